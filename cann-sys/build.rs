@@ -1,0 +1,196 @@
+//! Build script for cann-sys.
+//!
+//! Always: exports the target triple to the crate's tests (they compile a
+//! fake CANN with the C compiler for that target).
+//!
+//! With the `bindgen` feature: regenerates the bindings into `OUT_DIR` (the
+//! crate then uses them instead of the checked-in `src/bindings.rs`):
+//! - from a real CANN installation when `ASCEND_HOME_PATH` (or
+//!   `ASCEND_TOOLKIT_HOME`) holds `include/acl/acl.h`: exactly the items the
+//!   project's header declares are taken from the real headers, so any
+//!   drift between `include/cann_sys.h` and the installed CANN fails to
+//!   compile;
+//! - otherwise from `include/cann_sys.h`. `CANN_SYS_BINDINGS_COPY_TO=path`
+//!   also copies the result to `path` (used by `ci/check-bindings.sh`).
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=include/cann_sys.h");
+    let target = std::env::var("TARGET").expect("cargo sets TARGET");
+    println!("cargo:rustc-env=CANN_SYS_TARGET={target}");
+    println!(
+        "cargo:include={}",
+        std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
+            .join("include")
+            .display()
+    );
+    #[cfg(feature = "bindgen")]
+    generate::run();
+}
+
+#[cfg(feature = "bindgen")]
+mod generate {
+    use std::env;
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    /// The enums the project declares; bindgen renders them as newtypes.
+    const ENUMS: &[&str] = &[
+        "aclDataType",
+        "aclFormat",
+        "aclrtMemMallocPolicy",
+        "aclrtMemcpyKind",
+        "aclrtMemAttr",
+        "aclrtEventRecordedStatus",
+        "aclrtStreamStatus",
+    ];
+
+    /// Names declared by the project's header, read from its text so that
+    /// the real-header mode takes exactly the same items.
+    struct Declared {
+        functions: Vec<String>,
+        types: Vec<String>,
+        constants: Vec<String>,
+        aclnn_defines: Vec<String>,
+    }
+
+    fn ident_before_paren(line: &str) -> Option<String> {
+        let open = line.find('(')?;
+        let head = line[..open].trim_end();
+        let start = head
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let name = &head[start..];
+        (!name.is_empty()).then(|| name.to_string())
+    }
+
+    fn parse_header(text: &str) -> Declared {
+        let mut d = Declared {
+            functions: Vec::new(),
+            types: Vec::new(),
+            constants: Vec::new(),
+            aclnn_defines: Vec::new(),
+        };
+        for raw in text.lines() {
+            let line = raw.trim();
+            if let Some(rest) = line.strip_prefix("#define ") {
+                let name = rest.split_whitespace().next().unwrap_or("");
+                if name.starts_with("ACL") {
+                    d.constants.push(name.to_string());
+                    if name.starts_with("ACLNN_") {
+                        d.aclnn_defines.push(line.to_string());
+                    }
+                }
+            } else if let Some(rest) = line.strip_prefix("static const int ") {
+                d.constants
+                    .push(rest.split([' ', '=']).next().unwrap().to_string());
+            } else if let Some(rest) = line.strip_prefix("typedef ") {
+                if let Some(name) = rest.trim_end_matches(';').split_whitespace().last() {
+                    let name = name.trim_start_matches('*');
+                    if !rest.starts_with("enum") {
+                        d.types.push(name.to_string());
+                    }
+                }
+            } else if let Some(rest) = line.strip_prefix("} ") {
+                d.types.push(rest.trim_end_matches(';').to_string());
+            } else if (line.starts_with("acl") || line.starts_with("const char *acl"))
+                && line.contains('(')
+            {
+                if let Some(name) = ident_before_paren(line) {
+                    d.functions.push(name);
+                }
+            }
+        }
+        d
+    }
+
+    fn real_include_dir() -> Option<PathBuf> {
+        for var in ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"] {
+            if let Some(root) = env::var_os(var).filter(|v| !v.is_empty()) {
+                let inc = PathBuf::from(root).join("include");
+                if inc.join("acl").join("acl.h").is_file() {
+                    return Some(inc);
+                }
+            }
+        }
+        None
+    }
+
+    /// A C++ translation unit that includes the real CANN headers, plus the
+    /// aclnn status macros (opdev/op_errno.h is not installed publicly).
+    fn real_wrapper(inc: &Path, declared: &Declared) -> String {
+        let mut w = String::from("#include <acl/acl.h>\n#include <aclnn/acl_meta.h>\n");
+        w.push_str("#include <aclnn/aclnn_base.h>\n");
+        for op in [
+            "aclnn_slice.h",
+            "aclnn_index_select.h",
+            "aclnn_copy.h",
+            "aclnn_constant_pad_nd.h",
+        ] {
+            for dir in ["aclnnop", "aclnnop/level2"] {
+                if inc.join(dir).join(op).is_file() {
+                    w.push_str(&format!("#include <{dir}/{op}>\n"));
+                    break;
+                }
+            }
+        }
+        for def in &declared.aclnn_defines {
+            let name = def.split_whitespace().nth(1).unwrap();
+            w.push_str(&format!("#ifndef {name}\n{def}\n#endif\n"));
+        }
+        w
+    }
+
+    pub fn run() {
+        println!("cargo:rerun-if-env-changed=ASCEND_HOME_PATH");
+        println!("cargo:rerun-if-env-changed=ASCEND_TOOLKIT_HOME");
+        println!("cargo:rerun-if-env-changed=CANN_SYS_BINDINGS_COPY_TO");
+        let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+        let header = manifest.join("include").join("cann_sys.h");
+        let declared = parse_header(&fs::read_to_string(&header).expect("read cann_sys.h"));
+        let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("bindings.rs");
+
+        let mut builder = bindgen::Builder::default()
+            .use_core()
+            .layout_tests(true)
+            .generate_comments(false)
+            .derive_default(false)
+            .size_t_is_usize(true)
+            .prepend_enum_name(false)
+            .default_macro_constant_type(bindgen::MacroTypeVariation::Signed)
+            .formatter(bindgen::Formatter::Rustfmt);
+        for e in ENUMS {
+            builder = builder.newtype_enum(e);
+        }
+        for f in &declared.functions {
+            builder = builder.allowlist_function(f);
+        }
+        for t in &declared.types {
+            builder = builder.allowlist_type(t);
+        }
+        for c in &declared.constants {
+            builder = builder.allowlist_var(c);
+        }
+        let source = match real_include_dir() {
+            Some(inc) => {
+                println!(
+                    "cargo:warning=cann-sys: generating bindings from {}",
+                    inc.display()
+                );
+                builder
+                    .header_contents("cann_real.hpp", &real_wrapper(&inc, &declared))
+                    .clang_args(["-x", "c++", "-std=c++14"])
+                    .clang_arg(format!("-I{}", inc.display()))
+                    .clang_arg(format!("-I{}", inc.join("aclnn").display()))
+            }
+            None => builder
+                .header(header.to_str().unwrap())
+                .clang_args(["-x", "c", "-std=c11"]),
+        };
+        let bindings = source.generate().expect("bindgen failed");
+        bindings.write_to_file(&out).expect("write bindings");
+        if let Some(copy) = env::var_os("CANN_SYS_BINDINGS_COPY_TO").filter(|v| !v.is_empty()) {
+            fs::copy(&out, copy).expect("copy bindings");
+        }
+    }
+}

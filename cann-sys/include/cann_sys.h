@@ -1,0 +1,523 @@
+/*
+ * cann_sys.h - the subset of the AscendCL runtime and aclnn C API that
+ * npu-ops uses, declared from the project's ABI facts (shared/abi/abi-facts.md).
+ *
+ * Names, types and numeric values follow CANN's public headers
+ * (acl/acl_base_rt.h, acl/acl_rt.h, acl/error_codes/rt_error_codes.h,
+ * aclnn/acl_meta.h, aclnn/aclnn_base.h, opdev/op_errno.h and the
+ * aclnnop/aclnn_*.h operator headers). This header is the input of bindgen
+ * (see ../build.rs and ../../ci/check-bindings.sh); it compiles as C11 and
+ * as C++.
+ *
+ * Library placement (for the run-time loader):
+ *   acl*, aclrt*             libascendcl.so
+ *   aclnnInit, aclCreate*,
+ *   aclDestroy*, executor    libnnopbase.so
+ *   aclnn<Op>*               libopapi_math.so / libopapi_nn.so (CANN >= 8.5),
+ *                            else libopapi.so, else libaclnn_ops_infer.so /
+ *                            libaclnn_math.so
+ */
+#ifndef CANN_SYS_H
+#define CANN_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Handles and scalar types                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef void *aclrtStream;
+typedef void *aclrtEvent;
+typedef void *aclrtContext;
+typedef int aclError;
+typedef uint16_t aclFloat16;
+typedef int32_t aclnnStatus;
+
+typedef struct aclDataBuffer aclDataBuffer;
+typedef struct aclTensor aclTensor;
+typedef struct aclScalar aclScalar;
+typedef struct aclIntArray aclIntArray;
+typedef struct aclFloatArray aclFloatArray;
+typedef struct aclBoolArray aclBoolArray;
+typedef struct aclTensorList aclTensorList;
+typedef struct aclScalarList aclScalarList;
+typedef struct aclOpExecutor aclOpExecutor;
+
+/* ------------------------------------------------------------------------ */
+/* Enumerations                                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef enum {
+    ACL_DT_UNDEFINED = -1,
+    ACL_FLOAT = 0,
+    ACL_FLOAT16 = 1,
+    ACL_INT8 = 2,
+    ACL_INT32 = 3,
+    ACL_UINT8 = 4,
+    ACL_INT16 = 6,
+    ACL_UINT16 = 7,
+    ACL_UINT32 = 8,
+    ACL_INT64 = 9,
+    ACL_UINT64 = 10,
+    ACL_DOUBLE = 11,
+    ACL_BOOL = 12,
+    ACL_STRING = 13,
+    ACL_COMPLEX64 = 16,
+    ACL_COMPLEX128 = 17,
+    ACL_BF16 = 27,
+    ACL_INT4 = 29,
+    ACL_UINT1 = 30,
+    ACL_COMPLEX32 = 33,
+    ACL_HIFLOAT8 = 34,
+    ACL_FLOAT8_E5M2 = 35,
+    ACL_FLOAT8_E4M3FN = 36,
+    ACL_FLOAT8_E8M0 = 37,
+    ACL_FLOAT6_E3M2 = 38,
+    ACL_FLOAT6_E2M3 = 39,
+    ACL_FLOAT4_E2M1 = 40,
+    ACL_FLOAT4_E1M2 = 41
+} aclDataType;
+
+typedef enum {
+    ACL_FORMAT_UNDEFINED = -1,
+    ACL_FORMAT_NCHW = 0,
+    ACL_FORMAT_NHWC = 1,
+    ACL_FORMAT_ND = 2,
+    ACL_FORMAT_NC1HWC0 = 3,
+    ACL_FORMAT_FRACTAL_Z = 4,
+    ACL_FORMAT_NC1HWC0_C04 = 12,
+    ACL_FORMAT_HWCN = 16,
+    ACL_FORMAT_NDHWC = 27,
+    ACL_FORMAT_FRACTAL_NZ = 29,
+    ACL_FORMAT_NCDHW = 30,
+    ACL_FORMAT_NDC1HWC0 = 32,
+    ACL_FRACTAL_Z_3D = 33,
+    ACL_FORMAT_NC = 35,
+    ACL_FORMAT_NCL = 47,
+    ACL_FORMAT_FRACTAL_NZ_C0_16 = 50,
+    ACL_FORMAT_FRACTAL_NZ_C0_32 = 51,
+    ACL_FORMAT_FRACTAL_NZ_C0_2 = 52,
+    ACL_FORMAT_FRACTAL_NZ_C0_4 = 53,
+    ACL_FORMAT_FRACTAL_NZ_C0_8 = 54
+} aclFormat;
+
+typedef enum {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_HUGE_ONLY = 1,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P = 3,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P = 4,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5,
+    ACL_MEM_MALLOC_HUGE1G_ONLY = 6,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P = 7,
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000
+} aclrtMemMallocPolicy;
+
+typedef enum {
+    ACL_MEMCPY_HOST_TO_HOST = 0,
+    ACL_MEMCPY_HOST_TO_DEVICE = 1,
+    ACL_MEMCPY_DEVICE_TO_HOST = 2,
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+    ACL_MEMCPY_DEFAULT = 4,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 5,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE = 6,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7
+} aclrtMemcpyKind;
+
+typedef enum {
+    ACL_DDR_MEM = 0,
+    ACL_HBM_MEM = 1,
+    ACL_DDR_MEM_HUGE = 2,
+    ACL_DDR_MEM_NORMAL = 3,
+    ACL_HBM_MEM_HUGE = 4,
+    ACL_HBM_MEM_NORMAL = 5,
+    ACL_DDR_MEM_P2P_HUGE = 6,
+    ACL_DDR_MEM_P2P_NORMAL = 7,
+    ACL_HBM_MEM_P2P_HUGE = 8,
+    ACL_HBM_MEM_P2P_NORMAL = 9,
+    ACL_HBM_MEM_HUGE1G = 10,
+    ACL_HBM_MEM_P2P_HUGE1G = 11,
+    ACL_MEM_NORMAL = 12,
+    ACL_MEM_HUGE = 13,
+    ACL_MEM_HUGE1G = 14,
+    ACL_MEM_P2P_NORMAL = 15,
+    ACL_MEM_P2P_HUGE = 16,
+    ACL_MEM_P2P_HUGE1G = 17
+} aclrtMemAttr;
+
+typedef enum {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1
+} aclrtEventRecordedStatus;
+
+typedef enum {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF
+} aclrtStreamStatus;
+
+/* ------------------------------------------------------------------------ */
+/* Status codes: aclError base codes (acl_base_rt.h: static const int)      */
+/* ------------------------------------------------------------------------ */
+
+static const int ACL_ERROR_NONE = 0;
+static const int ACL_SUCCESS = 0;
+static const int ACL_ERROR_INVALID_PARAM = 100000;
+static const int ACL_ERROR_UNINITIALIZE = 100001;
+static const int ACL_ERROR_REPEAT_INITIALIZE = 100002;
+static const int ACL_ERROR_INVALID_FILE = 100003;
+static const int ACL_ERROR_WRITE_FILE = 100004;
+static const int ACL_ERROR_INVALID_FILE_SIZE = 100005;
+static const int ACL_ERROR_PARSE_FILE = 100006;
+static const int ACL_ERROR_FILE_MISSING_ATTR = 100007;
+static const int ACL_ERROR_FILE_ATTR_INVALID = 100008;
+static const int ACL_ERROR_INVALID_DUMP_CONFIG = 100009;
+static const int ACL_ERROR_INVALID_PROFILING_CONFIG = 100010;
+static const int ACL_ERROR_INVALID_MODEL_ID = 100011;
+static const int ACL_ERROR_DESERIALIZE_MODEL = 100012;
+static const int ACL_ERROR_PARSE_MODEL = 100013;
+static const int ACL_ERROR_READ_MODEL_FAILURE = 100014;
+static const int ACL_ERROR_MODEL_SIZE_INVALID = 100015;
+static const int ACL_ERROR_MODEL_MISSING_ATTR = 100016;
+static const int ACL_ERROR_MODEL_INPUT_NOT_MATCH = 100017;
+static const int ACL_ERROR_MODEL_OUTPUT_NOT_MATCH = 100018;
+static const int ACL_ERROR_MODEL_NOT_DYNAMIC = 100019;
+static const int ACL_ERROR_OP_TYPE_NOT_MATCH = 100020;
+static const int ACL_ERROR_OP_INPUT_NOT_MATCH = 100021;
+static const int ACL_ERROR_OP_OUTPUT_NOT_MATCH = 100022;
+static const int ACL_ERROR_OP_ATTR_NOT_MATCH = 100023;
+static const int ACL_ERROR_OP_NOT_FOUND = 100024;
+static const int ACL_ERROR_OP_LOAD_FAILED = 100025;
+static const int ACL_ERROR_UNSUPPORTED_DATA_TYPE = 100026;
+static const int ACL_ERROR_FORMAT_NOT_MATCH = 100027;
+static const int ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED = 100028;
+static const int ACL_ERROR_KERNEL_NOT_FOUND = 100029;
+static const int ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED = 100030;
+static const int ACL_ERROR_KERNEL_ALREADY_REGISTERED = 100031;
+static const int ACL_ERROR_INVALID_QUEUE_ID = 100032;
+static const int ACL_ERROR_REPEAT_SUBSCRIBE = 100033;
+static const int ACL_ERROR_STREAM_NOT_SUBSCRIBE = 100034;
+static const int ACL_ERROR_THREAD_NOT_SUBSCRIBE = 100035;
+static const int ACL_ERROR_WAIT_CALLBACK_TIMEOUT = 100036;
+static const int ACL_ERROR_REPEAT_FINALIZE = 100037;
+static const int ACL_ERROR_NOT_STATIC_AIPP = 100038;
+static const int ACL_ERROR_COMPILING_STUB_MODE = 100039;
+static const int ACL_ERROR_GROUP_NOT_SET = 100040;
+static const int ACL_ERROR_GROUP_NOT_CREATE = 100041;
+static const int ACL_ERROR_PROF_ALREADY_RUN = 100042;
+static const int ACL_ERROR_PROF_NOT_RUN = 100043;
+static const int ACL_ERROR_DUMP_ALREADY_RUN = 100044;
+static const int ACL_ERROR_DUMP_NOT_RUN = 100045;
+static const int ACL_ERROR_PROF_REPEAT_SUBSCRIBE = 148046;
+static const int ACL_ERROR_PROF_API_CONFLICT = 148047;
+static const int ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG = 148048;
+static const int ACL_ERROR_INVALID_OPP_PATH = 148049;
+static const int ACL_ERROR_OP_UNSUPPORTED_DYNAMIC = 148050;
+static const int ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED = 148051;
+static const int ACL_ERROR_UNSUPPORTED_JPEG = 148052;
+static const int ACL_ERROR_INVALID_BUNDLE_MODEL_ID = 148053;
+static const int ACL_ERROR_BAD_ALLOC = 200000;
+static const int ACL_ERROR_API_NOT_SUPPORT = 200001;
+static const int ACL_ERROR_INVALID_DEVICE = 200002;
+static const int ACL_ERROR_MEMORY_ADDRESS_UNALIGNED = 200003;
+static const int ACL_ERROR_RESOURCE_NOT_MATCH = 200004;
+static const int ACL_ERROR_INVALID_RESOURCE_HANDLE = 200005;
+static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
+static const int ACL_ERROR_PROF_MODULES_UNSUPPORTED = 200007;
+static const int ACL_ERROR_STORAGE_OVER_LIMIT = 300000;
+static const int ACL_ERROR_INTERNAL_ERROR = 500000;
+static const int ACL_ERROR_FAILURE = 500001;
+static const int ACL_ERROR_GE_FAILURE = 500002;
+static const int ACL_ERROR_RT_FAILURE = 500003;
+static const int ACL_ERROR_DRV_FAILURE = 500004;
+static const int ACL_ERROR_PROFILING_FAILURE = 500005;
+
+/* ------------------------------------------------------------------------ */
+/* Status codes: runtime (rt_error_codes.h: #define)                         */
+/* ------------------------------------------------------------------------ */
+
+#define ACL_RT_SUCCESS                               0
+#define ACL_ERROR_RT_PARAM_INVALID                   107000
+#define ACL_ERROR_RT_INVALID_DEVICEID                107001
+#define ACL_ERROR_RT_CONTEXT_NULL                    107002
+#define ACL_ERROR_RT_STREAM_CONTEXT                  107003
+#define ACL_ERROR_RT_MODEL_CONTEXT                   107004
+#define ACL_ERROR_RT_STREAM_MODEL                    107005
+#define ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID         107006
+#define ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL        107007
+#define ACL_ERROR_RT_ADDR_UNALIGNED                  107008
+#define ACL_ERROR_RT_FILE_OPEN                       107009
+#define ACL_ERROR_RT_FILE_WRITE                      107010
+#define ACL_ERROR_RT_STREAM_SUBSCRIBE                107011
+#define ACL_ERROR_RT_THREAD_SUBSCRIBE                107012
+#define ACL_ERROR_RT_GROUP_NOT_SET                   107013
+#define ACL_ERROR_RT_GROUP_NOT_CREATE                107014
+#define ACL_ERROR_RT_STREAM_NO_CB_REG                107015
+#define ACL_ERROR_RT_INVALID_MEMORY_TYPE             107016
+#define ACL_ERROR_RT_INVALID_HANDLE                  107017
+#define ACL_ERROR_RT_INVALID_MALLOC_TYPE             107018
+#define ACL_ERROR_RT_WAIT_TIMEOUT                    107019
+#define ACL_ERROR_RT_TASK_TIMEOUT                    107020
+#define ACL_ERROR_RT_SYSPARAMOPT_NOT_SET             107021
+#define ACL_ERROR_RT_DEVICE_TASK_ABORT               107022
+#define ACL_ERROR_RT_STREAM_ABORT                    107023
+#define ACL_ERROR_RT_CAPTURE_DEPENDENCY              107024
+#define ACL_ERROR_RT_STREAM_UNJOINED                 107025
+#define ACL_ERROR_RT_MODEL_CAPTURED                  107026
+#define ACL_ERROR_RT_STREAM_CAPTURED                 107027
+#define ACL_ERROR_RT_EVENT_CAPTURED                  107028
+#define ACL_ERROR_RT_STREAM_NOT_CAPTURED             107029
+#define ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT        107030
+#define ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT         107031
+#define ACL_ERROR_STREAM_CAPTURE_CONFLICT            107032
+#define ACL_ERROR_STREAM_TASK_GROUP_STATUS           107033
+#define ACL_ERROR_STREAM_TASK_GROUP_INTR             107034
+#define ACL_ERROR_RT_TASK_ABORT_STOP                 107035
+#define ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED        107036
+#define ACL_ERROR_RT_MODEL_RUNNING                   107037
+#define ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD     107038
+#define ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY        107039
+#define ACL_ERROR_RT_MODEL_UPDATE_FAILED             107040
+#define ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC        107041
+#define ACL_ERROR_RT_SYMBOL_NOT_FOUND                107042
+#define ACL_ERROR_RT_INVALID_SYMBOL                  107043
+#define ACL_ERROR_RT_INVALID_DEVICE_FUNCTION         107044
+#define ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA        107045
+#define ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING       107046
+#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT             207000
+#define ACL_ERROR_RT_MEMORY_ALLOCATION               207001
+#define ACL_ERROR_RT_MEMORY_FREE                     207002
+#define ACL_ERROR_RT_AICORE_OVER_FLOW                207003
+#define ACL_ERROR_RT_NO_DEVICE                       207004
+#define ACL_ERROR_RT_RESOURCE_ALLOC_FAIL             207005
+#define ACL_ERROR_RT_NO_PERMISSION                   207006
+#define ACL_ERROR_RT_NO_EVENT_RESOURCE               207007
+#define ACL_ERROR_RT_NO_STREAM_RESOURCE              207008
+#define ACL_ERROR_RT_NO_NOTIFY_RESOURCE              207009
+#define ACL_ERROR_RT_NO_MODEL_RESOURCE               207010
+#define ACL_ERROR_RT_NO_CDQ_RESOURCE                 207011
+#define ACL_ERROR_RT_OVER_LIMIT                      207012
+#define ACL_ERROR_RT_QUEUE_EMPTY                     207013
+#define ACL_ERROR_RT_QUEUE_FULL                      207014
+#define ACL_ERROR_RT_REPEATED_INIT                   207015
+#define ACL_ERROR_RT_AIVEC_OVER_FLOW                 207016
+#define ACL_ERROR_RT_OVER_FLOW                       207017
+#define ACL_ERROR_RT_DEVICE_OOM                      207018
+#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP   207019
+#define ACL_ERROR_RT_TIMEOUT                         207020
+#define ACL_ERROR_RT_INTERNAL_ERROR                  507000
+#define ACL_ERROR_RT_TS_ERROR                        507001
+#define ACL_ERROR_RT_STREAM_TASK_FULL                507002
+#define ACL_ERROR_RT_STREAM_TASK_EMPTY               507003
+#define ACL_ERROR_RT_STREAM_NOT_COMPLETE             507004
+#define ACL_ERROR_RT_END_OF_SEQUENCE                 507005
+#define ACL_ERROR_RT_EVENT_NOT_COMPLETE              507006
+#define ACL_ERROR_RT_CONTEXT_RELEASE_ERROR           507007
+#define ACL_ERROR_RT_SOC_VERSION                     507008
+#define ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT           507009
+#define ACL_ERROR_RT_LOST_HEARTBEAT                  507010
+#define ACL_ERROR_RT_MODEL_EXECUTE                   507011
+#define ACL_ERROR_RT_REPORT_TIMEOUT                  507012
+#define ACL_ERROR_RT_SYS_DMA                         507013
+#define ACL_ERROR_RT_AICORE_TIMEOUT                  507014
+#define ACL_ERROR_RT_AICORE_EXCEPTION                507015
+#define ACL_ERROR_RT_AICORE_TRAP_EXCEPTION           507016
+#define ACL_ERROR_RT_AICPU_TIMEOUT                   507017
+#define ACL_ERROR_RT_AICPU_EXCEPTION                 507018
+#define ACL_ERROR_RT_AICPU_DATADUMP_RSP_ERR          507019
+#define ACL_ERROR_RT_AICPU_MODEL_RSP_ERR             507020
+#define ACL_ERROR_RT_PROFILING_ERROR                 507021
+#define ACL_ERROR_RT_IPC_ERROR                       507022
+#define ACL_ERROR_RT_MODEL_ABORT_NORMAL              507023
+#define ACL_ERROR_RT_KERNEL_UNREGISTERING            507024
+#define ACL_ERROR_RT_RINGBUFFER_NOT_INIT             507025
+#define ACL_ERROR_RT_RINGBUFFER_NO_DATA              507026
+#define ACL_ERROR_RT_KERNEL_LOOKUP                   507027
+#define ACL_ERROR_RT_KERNEL_DUPLICATE                507028
+#define ACL_ERROR_RT_DEBUG_REGISTER_FAIL             507029
+#define ACL_ERROR_RT_DEBUG_UNREGISTER_FAIL           507030
+#define ACL_ERROR_RT_LABEL_CONTEXT                   507031
+#define ACL_ERROR_RT_PROGRAM_USE_OUT                 507032
+#define ACL_ERROR_RT_DEV_SETUP_ERROR                 507033
+#define ACL_ERROR_RT_VECTOR_CORE_TIMEOUT             507034
+#define ACL_ERROR_RT_VECTOR_CORE_EXCEPTION           507035
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_EXCEPTION      507036
+#define ACL_ERROR_RT_CDQ_BATCH_ABNORMAL              507037
+#define ACL_ERROR_RT_DIE_MODE_CHANGE_ERROR           507038
+#define ACL_ERROR_RT_DIE_SET_ERROR                   507039
+#define ACL_ERROR_RT_INVALID_DIEID                   507040
+#define ACL_ERROR_RT_DIE_MODE_NOT_SET                507041
+#define ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW       507042
+#define ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW      507043
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_READ_OVERFLOW  507044
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_WRITE_OVERFLOW 507045
+#define ACL_ERROR_RT_STREAM_SYNC_TIMEOUT             507046
+#define ACL_ERROR_RT_EVENT_SYNC_TIMEOUT              507047
+#define ACL_ERROR_RT_FFTS_PLUS_TIMEOUT               507048
+#define ACL_ERROR_RT_FFTS_PLUS_EXCEPTION             507049
+#define ACL_ERROR_RT_FFTS_PLUS_TRAP_EXCEPTION        507050
+#define ACL_ERROR_RT_SEND_MSG                        507051
+#define ACL_ERROR_RT_COPY_DATA                       507052
+#define ACL_ERROR_RT_DEVICE_MEM_ERROR                507053
+#define ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR         507054
+#define ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR        507055
+#define ACL_ERROR_RT_LINK_ERROR                      507056
+#define ACL_ERROR_RT_SUSPECT_REMOTE_ERROR            507057
+#define ACL_ERROR_RT_DRV_INTERNAL_ERROR              507899
+#define ACL_ERROR_RT_AICPU_INTERNAL_ERROR            507900
+#define ACL_ERROR_RT_SOCKET_CLOSE                    507901
+#define ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR         507902
+#define ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED      507903
+#define ACL_ERROR_RT_COMM_OP_RETRY_FAIL              507904
+#define ACL_ERROR_SNAPSHOT_LOCK_TIMEOUT              507905
+#define ACL_ERROR_SNAPSHOT_LOCK_FAILED               507906
+#define ACL_ERROR_SNAPSHOT_UNLOCK_FAILED             507907
+#define ACL_ERROR_SNAPSHOT_BACKUP_FAILED             507908
+#define ACL_ERROR_SNAPSHOT_RESTORE_FAILED            507909
+#define ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED     507910
+#define ACL_ERROR_HOST_MEMORY_NOT_REGISTERED         507911
+#define ACL_ERROR_SNAPSHOT_CALLBACK_FAILED           507912
+#define ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED  507913
+#define ACL_ERROR_RT_L3_PORT_ERROR                   507914
+#define ACL_ERROR_RT_CCU_TIMEOUT                     507915
+#define ACL_ERROR_RT_CCU_EXCEPTION                   507916
+
+/* ------------------------------------------------------------------------ */
+/* Status codes: aclnn (op_errno.h: #define)                                 */
+/* ------------------------------------------------------------------------ */
+
+#define ACLNN_SUCCESS                                0
+#define ACLNN_ERR_PARAM_NULLPTR                      161001
+#define ACLNN_ERR_PARAM_INVALID                      161002
+#define ACLNN_ERR_RUNTIME_ERROR                      361001
+#define ACLNN_ERR_INNER                              561000
+#define ACLNN_ERR_INNER_INFERSHAPE_ERROR             561001
+#define ACLNN_ERR_INNER_TILING_ERROR                 561002
+#define ACLNN_ERR_INNER_FIND_KERNEL_ERROR            561003
+#define ACLNN_ERR_INNER_CREATE_EXECUTOR              561101
+#define ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR           561102
+#define ACLNN_ERR_INNER_NULLPTR                      561103
+#define ACLNN_ERR_INNER_WRONG_ATTR_INFO_SIZE         561104
+#define ACLNN_ERR_INNER_KEY_CONFILICT                561105
+#define ACLNN_ERR_INNER_KEY_CONFLICT                 561105
+#define ACLNN_ERR_INNER_INVALID_IMPL_MODE            561106
+#define ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND           561107
+#define ACLNN_ERR_INNER_LOAD_JSON_FAILED             561108
+#define ACLNN_ERR_INNER_JSON_VALUE_NOT_FOUND         561109
+#define ACLNN_ERR_INNER_JSON_FORMAT_INVALID          561110
+#define ACLNN_ERR_INNER_JSON_DTYPE_INVALID           561111
+#define ACLNN_ERR_INNER_OPP_KERNEL_PKG_NOT_FOUND     561112
+#define ACLNN_ERR_INNER_OP_FILE_INVALID              561113
+#define ACLNN_ERR_INNER_ATTR_NUM_OUT_OF_BOUND        561114
+#define ACLNN_ERR_INNER_ATTR_LEN_NOT_ENOUGH          561115
+#define ACLNN_ERR_INNER_INPUT_NUM_IN_JSON_TOO_LARGE  561116
+#define ACLNN_ERR_INNER_INPUT_JSON_IS_NULL           561117
+#define ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID     561118
+#define ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID     561119
+
+/* ------------------------------------------------------------------------ */
+/* AscendCL runtime (libascendcl.so)                                        */
+/* ------------------------------------------------------------------------ */
+
+aclError aclInit(const char *configPath);
+aclError aclFinalize(void);
+const char *aclGetRecentErrMsg(void);
+const char *aclrtGetSocName(void);
+aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
+
+aclError aclrtSetDevice(int32_t deviceId);
+aclError aclrtResetDevice(int32_t deviceId);
+aclError aclrtGetDevice(int32_t *deviceId);
+aclError aclrtGetDeviceCount(uint32_t *count);
+aclError aclrtSynchronizeDevice(void);
+
+aclError aclrtCreateStream(aclrtStream *stream);
+aclError aclrtDestroyStream(aclrtStream stream);
+aclError aclrtSynchronizeStream(aclrtStream stream);
+aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+
+aclError aclrtCreateEvent(aclrtEvent *event);
+aclError aclrtDestroyEvent(aclrtEvent event);
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+aclError aclrtSynchronizeEvent(aclrtEvent event);
+
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtFree(void *devPtr);
+aclError aclrtMallocHost(void **hostPtr, size_t size);
+aclError aclrtFreeHost(void *hostPtr);
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                     aclrtMemcpyKind kind);
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                          aclrtMemcpyKind kind, aclrtStream stream);
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+                          aclrtStream stream);
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+/* ------------------------------------------------------------------------ */
+/* aclnn meta API (libnnopbase.so)                                          */
+/* ------------------------------------------------------------------------ */
+
+aclnnStatus aclnnInit(const char *configPath);
+aclnnStatus aclnnFinalize(void);
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format,
+                           const int64_t *storageDims, uint64_t storageDimsNum,
+                           void *tensorData);
+aclnnStatus aclDestroyTensor(const aclTensor *tensor);
+aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
+aclnnStatus aclDestroyIntArray(const aclIntArray *array);
+aclScalar *aclCreateScalar(void *value, aclDataType dataType);
+aclnnStatus aclDestroyScalar(const aclScalar *scalar);
+
+/* Executor reuse (public since CANN 8.0.RC2). */
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
+aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, size_t index, aclTensor *tensor,
+                                  void *addr);
+aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, size_t index, aclTensor *tensor,
+                                   void *addr);
+
+/* ------------------------------------------------------------------------ */
+/* aclnn operators (libopapi_math.so / libopapi_nn.so / legacy libraries)    */
+/* ------------------------------------------------------------------------ */
+
+aclnnStatus aclnnSliceGetWorkspaceSize(const aclTensor *self, int64_t dim, int64_t start,
+                                       int64_t end, int64_t step, aclTensor *out,
+                                       uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnSlice(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                       aclrtStream stream);
+
+aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor *self, int64_t dim,
+                                             const aclTensor *index, aclTensor *out,
+                                             uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnIndexSelect(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                             aclrtStream stream);
+
+aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *selfRef, const aclTensor *src,
+                                             uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnInplaceCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                             aclrtStream stream);
+
+aclnnStatus aclnnConstantPadNdGetWorkspaceSize(const aclTensor *self, const aclIntArray *pad,
+                                               const aclScalar *value, aclTensor *out,
+                                               uint64_t *workspaceSize,
+                                               aclOpExecutor **executor);
+aclnnStatus aclnnConstantPadNd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                               aclrtStream stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CANN_SYS_H */

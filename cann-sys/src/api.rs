@@ -1,0 +1,361 @@
+//! [`Api`]: the table of function pointers every caller goes through.
+
+use crate::bindings::*;
+use core::ffi::{c_char, c_void};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Declares the function table once: the pointer types (module [`fns`]),
+/// a compile-time check of each against the bindgen declaration, the
+/// [`Api`] struct, the symbol lists and the resolution code.
+macro_rules! api_table {
+    (
+        runtime { $( fn $r:ident ( $($ra:ty),* ) -> $rr:ty; )* }
+        meta { $( fn $m:ident ( $($ma:ty),* ) -> $mr:ty; )* }
+        reuse { $( fn $x:ident ( $($xa:ty),* ) -> $xr:ty; )* }
+        ops { $( $acc:ident: $opname:literal => fn $ws:ident ( $($wa:ty),* ), fn $run:ident; )* }
+    ) => {
+        /// Function-pointer types, one per declared C function, named after it.
+        #[allow(non_camel_case_types)]
+        pub mod fns {
+            use super::*;
+            $( #[doc = concat!("Pointer to `", stringify!($r), "` (libascendcl).")]
+               pub type $r = unsafe extern "C" fn($($ra),*) -> $rr; )*
+            $( #[doc = concat!("Pointer to `", stringify!($m), "` (libnnopbase).")]
+               pub type $m = unsafe extern "C" fn($($ma),*) -> $mr; )*
+            $( #[doc = concat!("Pointer to `", stringify!($x), "` (libnnopbase, CANN >= 8.0.RC2).")]
+               pub type $x = unsafe extern "C" fn($($xa),*) -> $xr; )*
+            $( #[doc = concat!("Pointer to `", stringify!($ws), "` (first phase of ", $opname, ").")]
+               pub type $ws = unsafe extern "C" fn($($wa),*) -> aclnnStatus;
+               #[doc = concat!("Pointer to `", stringify!($run), "` (second phase of ", $opname, ").")]
+               pub type $run = OpRun; )*
+            /// The second phase shared by every aclnn operator:
+            /// `(workspace, workspaceSize, executor, stream)`.
+            pub type OpRun =
+                unsafe extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, aclrtStream) -> aclnnStatus;
+        }
+
+        // Every pointer type must equal the bindgen declaration exactly: a
+        // signature that drifts from the header (or, with the `bindgen`
+        // feature, from an installed CANN's headers) does not compile.
+        const _: () = {
+            $( let _: fns::$r = crate::bindings::$r; )*
+            $( let _: fns::$m = crate::bindings::$m; )*
+            $( let _: fns::$x = crate::bindings::$x; )*
+            $( let _: fns::$ws = crate::bindings::$ws; let _: fns::$run = crate::bindings::$run; )*
+        };
+
+        /// One typed function pointer for every C function `cann-sys`
+        /// declares, plus where they came from.
+        ///
+        /// Runtime and tensor functions are always present. The executor-reuse
+        /// functions and each operator are `Option`s: a CANN release that lacks
+        /// one still loads, and the caller reports the missing piece by name
+        /// when it is used ([`Api::operator`] does that for operators).
+        ///
+        /// Calling any pointer is `unsafe`: the caller upholds the C API's
+        /// contract (valid handles, live buffers, initialisation order). A
+        /// loaded `Api` keeps its libraries open for as long as it (or a clone)
+        /// exists; do not keep copied pointers beyond that.
+        #[allow(non_snake_case)]
+        #[derive(Clone)]
+        pub struct Api {
+            $( #[doc = concat!("`", stringify!($r), "`")] pub $r: fns::$r, )*
+            $( #[doc = concat!("`", stringify!($m), "`")] pub $m: fns::$m, )*
+            $( #[doc = concat!("`", stringify!($x), "`, if this CANN has it")] pub $x: Option<fns::$x>, )*
+            $( #[doc = concat!("`", stringify!($ws), "`, if this CANN has ", $opname)] pub $ws: Option<fns::$ws>,
+               #[doc = concat!("`", stringify!($run), "`, if this CANN has ", $opname)] pub $run: Option<fns::$run>, )*
+            /// Where the functions come from; keeps loaded libraries alive.
+            pub origin: Origin,
+        }
+
+        /// Symbols that must be in the runtime library (`libascendcl.so`).
+        pub const RUNTIME_SYMBOLS: &[&str] = &[$(stringify!($r)),*];
+        /// Symbols that must be in `libnnopbase.so`.
+        pub const META_SYMBOLS: &[&str] = &[$(stringify!($m)),*];
+        /// Optional executor-reuse symbols of `libnnopbase.so`.
+        pub const REUSE_SYMBOLS: &[&str] = &[$(stringify!($x)),*];
+        /// The operators, each optional, with their two symbols.
+        pub const OPERATORS: &[OperatorSymbols] = &[$(
+            OperatorSymbols { name: $opname, get_workspace_size: stringify!($ws), run: stringify!($run) }
+        ),*];
+
+        impl Api {
+            $(
+                #[doc = concat!("The ", $opname, " operator, or [`LoadError::OperatorMissing`](crate::LoadError::OperatorMissing) naming it.")]
+                pub fn $acc(&self) -> Result<Operator<fns::$ws>, crate::LoadError> {
+                    self.operator($opname, self.$ws, self.$run)
+                }
+            )*
+
+            /// The operators this `Api` has, by aclnn name (`"Slice"`, ...).
+            pub fn available_operators(&self) -> Vec<&'static str> {
+                let mut v = Vec::new();
+                $( if self.$ws.is_some() && self.$run.is_some() { v.push($opname); } )*
+                v
+            }
+
+            /// Resolves every symbol through `sym` (runtime, meta) and `op`
+            /// (operators: both symbols from one library, or `None`).
+            pub(crate) fn resolve(
+                mut rt: impl FnMut(&'static str) -> Result<*const c_void, crate::LoadError>,
+                mut meta: impl FnMut(&'static str) -> Result<*const c_void, crate::LoadError>,
+                mut meta_opt: impl FnMut(&'static str) -> Option<*const c_void>,
+                mut op: impl FnMut(&'static str, &'static str) -> Option<(*const c_void, *const c_void)>,
+                origin: Origin,
+            ) -> Result<Api, crate::LoadError> {
+                // SAFETY (all transmutes below): each pointer was looked up by
+                // the exact C name whose signature `fns::<name>` mirrors (checked
+                // against the declarations above), and is non-null.
+                Ok(Api {
+                    $( $r: unsafe { core::mem::transmute::<*const c_void, fns::$r>(rt(stringify!($r))?) }, )*
+                    $( $m: unsafe { core::mem::transmute::<*const c_void, fns::$m>(meta(stringify!($m))?) }, )*
+                    $( $x: meta_opt(stringify!($x))
+                        .map(|p| unsafe { core::mem::transmute::<*const c_void, fns::$x>(p) }), )*
+                    $(
+                        $ws: None,
+                        $run: None,
+                    )*
+                    origin,
+                }
+                .with_ops(|api| {
+                    $(
+                        if let Some((w, r)) = op(stringify!($ws), stringify!($run)) {
+                            api.$ws = Some(unsafe { core::mem::transmute::<*const c_void, fns::$ws>(w) });
+                            api.$run = Some(unsafe { core::mem::transmute::<*const c_void, fns::$run>(r) });
+                        }
+                    )*
+                }))
+            }
+        }
+    };
+}
+
+api_table! {
+    runtime {
+        fn aclInit(*const c_char) -> aclError;
+        fn aclFinalize() -> aclError;
+        fn aclGetRecentErrMsg() -> *const c_char;
+        fn aclrtGetSocName() -> *const c_char;
+        fn aclrtGetVersion(*mut i32, *mut i32, *mut i32) -> aclError;
+        fn aclrtSetDevice(i32) -> aclError;
+        fn aclrtResetDevice(i32) -> aclError;
+        fn aclrtGetDevice(*mut i32) -> aclError;
+        fn aclrtGetDeviceCount(*mut u32) -> aclError;
+        fn aclrtSynchronizeDevice() -> aclError;
+        fn aclrtCreateStream(*mut aclrtStream) -> aclError;
+        fn aclrtDestroyStream(aclrtStream) -> aclError;
+        fn aclrtSynchronizeStream(aclrtStream) -> aclError;
+        fn aclrtStreamQuery(aclrtStream, *mut aclrtStreamStatus) -> aclError;
+        fn aclrtStreamWaitEvent(aclrtStream, aclrtEvent) -> aclError;
+        fn aclrtCreateEvent(*mut aclrtEvent) -> aclError;
+        fn aclrtDestroyEvent(aclrtEvent) -> aclError;
+        fn aclrtRecordEvent(aclrtEvent, aclrtStream) -> aclError;
+        fn aclrtQueryEventStatus(aclrtEvent, *mut aclrtEventRecordedStatus) -> aclError;
+        fn aclrtSynchronizeEvent(aclrtEvent) -> aclError;
+        fn aclrtMalloc(*mut *mut c_void, usize, aclrtMemMallocPolicy) -> aclError;
+        fn aclrtFree(*mut c_void) -> aclError;
+        fn aclrtMallocHost(*mut *mut c_void, usize) -> aclError;
+        fn aclrtFreeHost(*mut c_void) -> aclError;
+        fn aclrtMemcpy(*mut c_void, usize, *const c_void, usize, aclrtMemcpyKind) -> aclError;
+        fn aclrtMemcpyAsync(*mut c_void, usize, *const c_void, usize, aclrtMemcpyKind, aclrtStream) -> aclError;
+        fn aclrtMemset(*mut c_void, usize, i32, usize) -> aclError;
+        fn aclrtMemsetAsync(*mut c_void, usize, i32, usize, aclrtStream) -> aclError;
+        fn aclrtGetMemInfo(aclrtMemAttr, *mut usize, *mut usize) -> aclError;
+    }
+    meta {
+        fn aclnnInit(*const c_char) -> aclnnStatus;
+        fn aclnnFinalize() -> aclnnStatus;
+        fn aclCreateTensor(*const i64, u64, aclDataType, *const i64, i64, aclFormat, *const i64, u64, *mut c_void) -> *mut aclTensor;
+        fn aclDestroyTensor(*const aclTensor) -> aclnnStatus;
+        fn aclCreateIntArray(*const i64, u64) -> *mut aclIntArray;
+        fn aclDestroyIntArray(*const aclIntArray) -> aclnnStatus;
+        fn aclCreateScalar(*mut c_void, aclDataType) -> *mut aclScalar;
+        fn aclDestroyScalar(*const aclScalar) -> aclnnStatus;
+    }
+    reuse {
+        fn aclSetAclOpExecutorRepeatable(*mut aclOpExecutor) -> aclnnStatus;
+        fn aclDestroyAclOpExecutor(*mut aclOpExecutor) -> aclnnStatus;
+        fn aclSetInputTensorAddr(*mut aclOpExecutor, usize, *mut aclTensor, *mut c_void) -> aclnnStatus;
+        fn aclSetOutputTensorAddr(*mut aclOpExecutor, usize, *mut aclTensor, *mut c_void) -> aclnnStatus;
+    }
+    ops {
+        slice: "Slice" => fn aclnnSliceGetWorkspaceSize(
+            *const aclTensor, i64, i64, i64, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnSlice;
+        index_select: "IndexSelect" => fn aclnnIndexSelectGetWorkspaceSize(
+            *const aclTensor, i64, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnIndexSelect;
+        inplace_copy: "InplaceCopy" => fn aclnnInplaceCopyGetWorkspaceSize(
+            *mut aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceCopy;
+        constant_pad_nd: "ConstantPadNd" => fn aclnnConstantPadNdGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclScalar, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnConstantPadNd;
+    }
+}
+
+/// The two entry points of one aclnn operator.
+#[derive(Clone, Copy)]
+pub struct Operator<W> {
+    /// First phase: `aclnnXxxGetWorkspaceSize`.
+    pub get_workspace_size: W,
+    /// Second phase: `aclnnXxx(workspace, workspaceSize, executor, stream)`.
+    pub run: fns::OpRun,
+}
+
+/// The symbol names of one operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperatorSymbols {
+    /// Operator name as aclnn spells it (`"Slice"`).
+    pub name: &'static str,
+    /// First-phase symbol (`"aclnnSliceGetWorkspaceSize"`).
+    pub get_workspace_size: &'static str,
+    /// Second-phase symbol (`"aclnnSlice"`).
+    pub run: &'static str,
+}
+
+impl Api {
+    fn with_ops(mut self, f: impl FnOnce(&mut Api)) -> Api {
+        f(&mut self);
+        self
+    }
+
+    fn operator<W>(
+        &self,
+        name: &'static str,
+        ws: Option<W>,
+        run: Option<fns::OpRun>,
+    ) -> Result<Operator<W>, crate::LoadError> {
+        match (ws, run) {
+            (Some(get_workspace_size), Some(run)) => Ok(Operator {
+                get_workspace_size,
+                run,
+            }),
+            _ => {
+                let syms = OPERATORS
+                    .iter()
+                    .find(|o| o.name == name)
+                    .expect("declared operator");
+                Err(crate::LoadError::OperatorMissing {
+                    operator: name,
+                    symbol: syms.get_workspace_size,
+                    searched: self.origin.operator_libraries().to_vec(),
+                })
+            }
+        }
+    }
+
+    /// Where the functions come from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// Whether the executor-reuse functions (repeatable executors, address
+    /// rebinding, explicit destroy) are all present.
+    pub fn has_executor_reuse(&self) -> bool {
+        self.aclSetAclOpExecutorRepeatable.is_some()
+            && self.aclDestroyAclOpExecutor.is_some()
+            && self.aclSetInputTensorAddr.is_some()
+            && self.aclSetOutputTensorAddr.is_some()
+    }
+}
+
+impl fmt::Debug for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Api")
+            .field("origin", &self.origin)
+            .field("operators", &self.available_operators())
+            .field("executor_reuse", &self.has_executor_reuse())
+            .finish()
+    }
+}
+
+/// Where an [`Api`]'s functions come from.
+#[derive(Clone)]
+pub struct Origin(OriginKind);
+
+#[derive(Clone)]
+enum OriginKind {
+    Linked(&'static str),
+    Loaded(Arc<crate::load::Loaded>),
+}
+
+impl Origin {
+    /// Functions linked into this program (for example the simulator),
+    /// described by `name`.
+    pub fn linked(name: &'static str) -> Origin {
+        Origin(OriginKind::Linked(name))
+    }
+
+    pub(crate) fn loaded(l: crate::load::Loaded) -> Origin {
+        Origin(OriginKind::Loaded(Arc::new(l)))
+    }
+
+    /// The name given to [`Origin::linked`], if the functions were linked in.
+    pub fn linked_name(&self) -> Option<&'static str> {
+        match &self.0 {
+            OriginKind::Linked(n) => Some(n),
+            OriginKind::Loaded(_) => None,
+        }
+    }
+
+    /// The folder the libraries were loaded from, if they were loaded.
+    pub fn library_dir(&self) -> Option<&Path> {
+        match &self.0 {
+            OriginKind::Loaded(l) => Some(&l.dir),
+            OriginKind::Linked(_) => None,
+        }
+    }
+
+    /// Every library opened, in the order opened (runtime, meta, operators).
+    pub fn libraries(&self) -> &[PathBuf] {
+        match &self.0 {
+            OriginKind::Loaded(l) => &l.opened,
+            OriginKind::Linked(_) => &[],
+        }
+    }
+
+    /// The operator libraries considered, in search order.
+    pub fn operator_libraries(&self) -> &[PathBuf] {
+        match &self.0 {
+            OriginKind::Loaded(l) => &l.operator_candidates,
+            OriginKind::Linked(_) => &[],
+        }
+    }
+
+    /// The library an operator (`"Slice"`, ...) was taken from.
+    pub fn operator_library(&self, operator: &str) -> Option<&Path> {
+        match &self.0 {
+            OriginKind::Loaded(l) => l
+                .operator_sources
+                .iter()
+                .find(|(n, _)| *n == operator)
+                .map(|(_, p)| p.as_path()),
+            OriginKind::Linked(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            OriginKind::Linked(n) => write!(f, "{n} (linked)"),
+            OriginKind::Loaded(l) => write!(f, "{}", l.dir.display()),
+        }
+    }
+}
+
+impl fmt::Debug for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            OriginKind::Linked(n) => f.debug_tuple("Linked").field(n).finish(),
+            OriginKind::Loaded(l) => f
+                .debug_struct("Loaded")
+                .field("dir", &l.dir)
+                .field("libraries", &l.opened)
+                .finish(),
+        }
+    }
+}

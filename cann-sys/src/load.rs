@@ -1,0 +1,346 @@
+//! Finding and opening an installed CANN at run time.
+
+use crate::api::{Api, Origin, OPERATORS};
+use core::ffi::c_void;
+use libloading::Library;
+use std::env;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Runtime libraries, in order of preference (CANN 9 adds `libacl_rt.so`
+/// and keeps `libascendcl.so` for compatibility).
+pub const RUNTIME_LIBRARIES: &[&str] = &["libascendcl.so", "libacl_rt.so"];
+/// The aclnn meta library (tensors, arrays, scalars, executors).
+pub const META_LIBRARY: &str = "libnnopbase.so";
+/// The deprecated umbrella operator library, used only when no split
+/// `libopapi_*.so` exists (the two must never be loaded together).
+pub const UMBRELLA_OPERATOR_LIBRARY: &str = "libopapi.so";
+/// Operator libraries of CANN releases before the `libopapi*` layout.
+pub const LEGACY_OPERATOR_LIBRARIES: &[&str] = &[
+    "libaclnn_ops_infer.so",
+    "libaclnn_math.so",
+    "libaclnn_ops_train.so",
+];
+/// Default CANN roots: CANN >= 8.5, then older releases.
+pub const DEFAULT_ROOTS: &[&str] = &[
+    "/usr/local/Ascend/cann",
+    "/usr/local/Ascend/ascend-toolkit/latest",
+];
+/// Split operator libraries that hold this project's operators, searched
+/// before any other `libopapi_*.so`.
+const PREFERRED_SPLIT: &[&str] = &["libopapi_math.so", "libopapi_nn.so"];
+
+/// Where [`Api::load`] looks for CANN.
+///
+/// Folders are searched in this order, and the first one holding a runtime
+/// library is used for every library:
+/// 1. [`LoadConfig::lib_dir`], if set;
+/// 2. `$ASCEND_HOME_PATH/lib64`, then `$ASCEND_HOME_PATH/<arch>-linux/lib64`;
+/// 3. the same under `$ASCEND_TOOLKIT_HOME`;
+/// 4. the same under each default root ([`DEFAULT_ROOTS`], or
+///    [`LoadConfig::default_roots`]).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct LoadConfig {
+    /// A folder holding the libraries themselves (searched first).
+    pub lib_dir: Option<PathBuf>,
+    /// Replaces [`DEFAULT_ROOTS`] when set (an empty list searches none).
+    pub default_roots: Option<Vec<PathBuf>>,
+}
+
+impl LoadConfig {
+    /// The default search: environment, then the default roots.
+    pub fn new() -> LoadConfig {
+        LoadConfig::default()
+    }
+
+    /// Searches `dir` (a folder holding `libascendcl.so`, ...) first.
+    pub fn with_lib_dir(mut self, dir: impl Into<PathBuf>) -> LoadConfig {
+        self.lib_dir = Some(dir.into());
+        self
+    }
+
+    /// Replaces the default roots (each searched as `<root>/lib64` and
+    /// `<root>/<arch>-linux/lib64`).
+    pub fn with_default_roots(mut self, roots: Vec<PathBuf>) -> LoadConfig {
+        self.default_roots = Some(roots);
+        self
+    }
+
+    /// The folders searched, in order, without duplicates, as the
+    /// environment is now.
+    pub fn search_dirs(&self) -> Vec<PathBuf> {
+        let arch_lib64 = Path::new(&format!("{}-linux", env::consts::ARCH)).join("lib64");
+        let mut roots: Vec<PathBuf> = ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"]
+            .iter()
+            .filter_map(|v| env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from))
+            .collect();
+        match &self.default_roots {
+            Some(r) => roots.extend(r.iter().cloned()),
+            None => roots.extend(DEFAULT_ROOTS.iter().map(PathBuf::from)),
+        }
+        let mut dirs: Vec<PathBuf> = self.lib_dir.iter().cloned().collect();
+        for root in roots {
+            dirs.push(root.join("lib64"));
+            dirs.push(root.join(&arch_lib64));
+        }
+        let mut unique = Vec::with_capacity(dirs.len());
+        for d in dirs {
+            if !unique.contains(&d) {
+                unique.push(d);
+            }
+        }
+        unique
+    }
+}
+
+/// Why CANN could not be loaded, or an operator used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// No searched folder holds the library.
+    #[error(
+        "CANN library {library} not found; searched: {}. Install the CANN toolkit and source its \
+         set_env.sh, set ASCEND_HOME_PATH to the CANN root (the folder holding lib64/), or pass the \
+         library folder as LoadConfig::lib_dir",
+        PathList(searched)
+    )]
+    LibraryNotFound {
+        /// The library file name.
+        library: &'static str,
+        /// Every folder searched, in order.
+        searched: Vec<PathBuf>,
+    },
+    /// The library exists but the dynamic loader refused it.
+    #[error(
+        "cannot load {}: {source}. Its dependencies must be findable: source CANN's set_env.sh \
+         (it sets LD_LIBRARY_PATH) or add its folder to LD_LIBRARY_PATH",
+        path.display()
+    )]
+    Open {
+        /// The library path.
+        path: PathBuf,
+        /// The loader's error.
+        #[source]
+        source: libloading::Error,
+    },
+    /// A required function is missing from its library.
+    #[error(
+        "{} does not export {symbol}; this CANN release is incomplete or too old for npu-ops \
+         (CANN 8.0 or later is needed)",
+        library.display()
+    )]
+    SymbolMissing {
+        /// The missing C symbol.
+        symbol: &'static str,
+        /// The library searched.
+        library: PathBuf,
+    },
+    /// An operator was used that this CANN (or implementation) lacks.
+    #[error(
+        "aclnn operator {operator} is not available: no operator library exports {symbol} \
+         (searched: {}). Install a CANN release whose operator package provides it",
+        PathList(searched)
+    )]
+    OperatorMissing {
+        /// The aclnn operator name (`"Slice"`).
+        operator: &'static str,
+        /// Its first-phase symbol.
+        symbol: &'static str,
+        /// The operator libraries searched (empty for a linked implementation).
+        searched: Vec<PathBuf>,
+    },
+}
+
+struct PathList<'a>(&'a [PathBuf]);
+
+impl fmt::Display for PathList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("(nothing)");
+        }
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", p.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// Libraries opened by [`Api::load`]; dropped (closed) with the last
+/// [`Api`] clone that uses them.
+pub(crate) struct Loaded {
+    pub(crate) dir: PathBuf,
+    pub(crate) opened: Vec<PathBuf>,
+    pub(crate) operator_candidates: Vec<PathBuf>,
+    pub(crate) operator_sources: Vec<(&'static str, PathBuf)>,
+    // Declared last: closed after everything else is gone.
+    _libraries: Vec<Library>,
+}
+
+fn open(path: &Path) -> Result<Library, LoadError> {
+    // SAFETY: opening a library runs its initialisers; CANN's libraries (and
+    // implementations of the same ABI) are designed to be loaded this way.
+    unsafe { Library::new(path) }.map_err(|source| LoadError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn symbol(lib: &Library, name: &str) -> Option<*const c_void> {
+    // SAFETY: the symbol is read as an untyped address only; it is given a
+    // type by `Api::resolve`, which matches the C declaration of that name.
+    let sym = unsafe { lib.get::<*const c_void>(name) }.ok()?;
+    let ptr = *sym;
+    (!ptr.is_null()).then_some(ptr)
+}
+
+/// The operator libraries of `dir`, in search order: the split
+/// `libopapi_*.so` (math and nn first), else `libopapi.so`, else legacy.
+fn operator_candidates(dir: &Path) -> Vec<PathBuf> {
+    let mut split: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libopapi_") && n.ends_with(".so"))
+        })
+        .collect();
+    split.sort_by_key(|p| {
+        let name = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        let rank = PREFERRED_SPLIT
+            .iter()
+            .position(|s| *s == name)
+            .unwrap_or(PREFERRED_SPLIT.len());
+        (rank, name)
+    });
+    if !split.is_empty() {
+        return split;
+    }
+    let umbrella = dir.join(UMBRELLA_OPERATOR_LIBRARY);
+    if umbrella.is_file() {
+        return vec![umbrella];
+    }
+    LEGACY_OPERATOR_LIBRARIES
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+impl Api {
+    /// Finds CANN as [`LoadConfig`] describes and resolves every function.
+    ///
+    /// Runtime symbols come from `libascendcl.so` (or `libacl_rt.so`),
+    /// tensor and executor symbols from `libnnopbase.so`, both from the
+    /// first folder that holds a runtime library. Each operator comes from
+    /// the first operator library of that folder that exports it; operator
+    /// libraries are opened only while an operator is still unresolved.
+    /// This does not initialise CANN (`aclInit` is the caller's call).
+    pub fn load(config: &LoadConfig) -> Result<Api, LoadError> {
+        let searched = config.search_dirs();
+        let found = searched.iter().find_map(|d| {
+            RUNTIME_LIBRARIES
+                .iter()
+                .map(|n| d.join(n))
+                .find(|p| p.is_file())
+                .map(|p| (d.clone(), p))
+        });
+        let Some((dir, runtime_path)) = found else {
+            return Err(LoadError::LibraryNotFound {
+                library: RUNTIME_LIBRARIES[0],
+                searched,
+            });
+        };
+        let meta_path = dir.join(META_LIBRARY);
+        if !meta_path.is_file() {
+            return Err(LoadError::LibraryNotFound {
+                library: META_LIBRARY,
+                searched: vec![dir],
+            });
+        }
+        let runtime = open(&runtime_path)?;
+        let meta = open(&meta_path)?;
+        let mut opened = vec![runtime_path.clone(), meta_path.clone()];
+
+        // Resolve operators first, opening operator libraries lazily.
+        let candidates = operator_candidates(&dir);
+        let mut op_libs: Vec<(PathBuf, Library)> = Vec::new();
+        let mut resolved: Vec<(&'static str, *const c_void, *const c_void, PathBuf)> = Vec::new();
+        for op in OPERATORS {
+            let mut hit = op_libs.iter().find_map(|(p, l)| {
+                Some((
+                    symbol(l, op.get_workspace_size)?,
+                    symbol(l, op.run)?,
+                    p.clone(),
+                ))
+            });
+            for path in &candidates {
+                if hit.is_some() {
+                    break;
+                }
+                if op_libs.iter().any(|(p, _)| p == path) {
+                    continue;
+                }
+                let lib = open(path)?;
+                opened.push(path.clone());
+                if let (Some(w), Some(r)) =
+                    (symbol(&lib, op.get_workspace_size), symbol(&lib, op.run))
+                {
+                    hit = Some((w, r, path.clone()));
+                }
+                op_libs.push((path.clone(), lib));
+            }
+            if let Some((w, r, p)) = hit {
+                resolved.push((op.get_workspace_size, w, r, p));
+            }
+        }
+
+        let required = |lib: &Library, path: &Path, name: &'static str| {
+            symbol(lib, name).ok_or_else(|| LoadError::SymbolMissing {
+                symbol: name,
+                library: path.to_path_buf(),
+            })
+        };
+        let rt = |name| required(&runtime, &runtime_path, name);
+        let nn = |name| required(&meta, &meta_path, name);
+        let nn_opt = |name| symbol(&meta, name);
+        let op = |ws: &'static str, _run: &'static str| {
+            resolved.iter().find(|r| r.0 == ws).map(|r| (r.1, r.2))
+        };
+        let operator_sources = resolved
+            .iter()
+            .map(|(ws, _, _, p)| {
+                let name = OPERATORS
+                    .iter()
+                    .find(|o| o.get_workspace_size == *ws)
+                    .unwrap()
+                    .name;
+                (name, p.clone())
+            })
+            .collect();
+        // Placeholder origin while resolving; the real one owns the handles.
+        let api = Api::resolve(rt, nn, nn_opt, op, Origin::linked("loading"))?;
+        let mut libraries = vec![runtime, meta];
+        libraries.extend(op_libs.into_iter().map(|(_, l)| l));
+        Ok(Api {
+            origin: Origin::loaded(Loaded {
+                dir,
+                opened,
+                operator_candidates: candidates,
+                operator_sources,
+                _libraries: libraries,
+            }),
+            ..api
+        })
+    }
+}
