@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
 generated=$(mktemp --suffix=.rs)
-trap 'rm -f "$generated"' EXIT
+fake=$(mktemp -d)
+trap 'rm -rf "$generated" "$fake"' EXIT
 # Never pick up a real CANN here: this checks the project's own header.
 env -u ASCEND_HOME_PATH -u ASCEND_TOOLKIT_HOME CANN_SYS_BINDINGS_COPY_TO="$generated" \
     cargo build --quiet -p cann-sys --features bindgen
@@ -20,3 +21,19 @@ elif ! diff -u cann-sys/src/bindings.rs "$generated"; then
 else
     echo "check-bindings: cann-sys/src/bindings.rs matches include/cann_sys.h"
 fi
+
+# The real-CANN mode (ASCEND_HOME_PATH with include/acl/acl.h): run it on a
+# CANN-shaped include tree made from the project's header, without the aclnn
+# status macros (CANN does not install op_errno.h). It must give the same
+# bindings, so the path an NPU host takes stays working.
+mkdir -p "$fake/include/acl" "$fake/include/aclnn" "$fake/include/aclnnop"
+grep -v '^#define ACLNN_' cann-sys/include/cann_sys.h >"$fake/include/acl/acl.h"
+touch "$fake/include/aclnn/acl_meta.h" "$fake/include/aclnn/aclnn_base.h" \
+    "$fake/include/aclnnop/aclnn_slice.h" "$fake/include/aclnnop/aclnn_index_select.h"
+env -u ASCEND_TOOLKIT_HOME ASCEND_HOME_PATH="$fake" CANN_SYS_BINDINGS_COPY_TO="$fake/real.rs" \
+    cargo build --quiet -p cann-sys --features bindgen
+if ! diff -u "$generated" "$fake/real.rs"; then
+    echo "check-bindings: the real-header mode of the bindgen feature gives different bindings" >&2
+    exit 1
+fi
+echo "check-bindings: real-header mode agrees"
