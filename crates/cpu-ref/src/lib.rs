@@ -1,0 +1,53 @@
+//! Reference implementation of the npu-ops operator contract (`spec/ops.md`).
+//!
+//! Plain, obviously-correct host loops: the test oracle that the CPU
+//! simulator and real NPU hardware are compared against bit for bit. The
+//! five operators are [`slice()`], [`index_select`], [`as_strided`],
+//! [`sampled_slice`] and [`subtensor`]; each takes the SoC name of the
+//! product it pretends to be (see [`Family`]) and validates in the order
+//! documented on [`RefError`].
+//!
+//! ```
+//! use cpu_ref::{slice, index_select, Tensor, DEFAULT_SOC};
+//!
+//! let x = Tensor::from_slice(&[3, 3], &[1i32, 2, 3, 4, 5, 6, 7, 8, 9])?;
+//! let y = slice(DEFAULT_SOC, &x, 0, 0, 2, 1)?;
+//! assert_eq!(y.shape(), &[2, 3]);
+//! assert_eq!(y.to_vec::<i32>()?, [1, 2, 3, 4, 5, 6]);
+//!
+//! let index = Tensor::from_slice(&[2], &[1i64, 0])?;
+//! let z = index_select(DEFAULT_SOC, &x, 1, &index)?;
+//! assert_eq!(z.to_vec::<i32>()?, [2, 1, 5, 4, 8, 7]);
+//!
+//! // Slice does not exist on the Atlas inference series.
+//! let err = slice("Ascend310P3", &x, 0, 0, 2, 1).unwrap_err();
+//! assert_eq!(err.kind(), "unsupported_op");
+//! # Ok::<(), cpu_ref::RefError>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod dtype;
+pub mod element;
+pub mod error;
+pub mod ops;
+pub mod product;
+pub mod scalar;
+pub mod tensor;
+
+#[cfg(test)]
+mod test_util;
+
+pub use dtype::DType;
+pub use element::Element;
+pub use error::RefError;
+pub use ops::as_strided::as_strided;
+pub use ops::check_out_shape;
+pub use ops::index_select::{index_select, index_select_out_shape};
+pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
+pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
+pub use ops::subtensor::subtensor;
+pub use product::{check_op_dtype, supported_dtypes, supports_op, Family, Op, DEFAULT_SOC};
+pub use scalar::Scalar;
+pub use tensor::{Tensor, MAX_RANK};

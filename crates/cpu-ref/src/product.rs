@@ -1,0 +1,478 @@
+//! Products (families of SoCs) and which operators and dtypes each supports.
+//!
+//! Everything here is a data table taken from `spec/ops.md`, plus the
+//! project decisions marked below.
+
+use crate::dtype::DType;
+use crate::error::RefError;
+
+/// The SoC the simulator pretends to be when a case names none (an Atlas A2 part).
+pub const DEFAULT_SOC: &str = "Ascend910B3";
+
+/// A product family; the SoC name decides the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Atlas training series (Ascend910A and relatives, and plain `Ascend910B`).
+    Training,
+    /// Atlas A2 training series / Atlas 800I A2 (`Ascend910B1`..).
+    A2,
+    /// Atlas A3 training / inference series (`Ascend910_93xx`).
+    A3,
+    /// Atlas inference series (`Ascend310P*`).
+    Inference,
+    /// Atlas 200I/500 A2 inference products (`Ascend310B*`).
+    A200I500A2,
+}
+
+impl Family {
+    /// Every family.
+    pub const ALL: [Family; 5] = [
+        Family::Training,
+        Family::A2,
+        Family::A3,
+        Family::Inference,
+        Family::A200I500A2,
+    ];
+
+    /// The SoC names of the family, exactly as `aclrtGetSocName` reports them.
+    pub fn soc_names(self) -> &'static [&'static str] {
+        match self {
+            Family::Training => &[
+                "Ascend910A",
+                "Ascend910ProA",
+                "Ascend910PremiumA",
+                "Ascend910ProB",
+                "Ascend910B",
+            ],
+            Family::A2 => &[
+                "Ascend910B1",
+                "Ascend910B2",
+                "Ascend910B2C",
+                "Ascend910B3",
+                "Ascend910B4",
+                "Ascend910B4-1",
+            ],
+            Family::A3 => &[
+                "Ascend910_9391",
+                "Ascend910_9392",
+                "Ascend910_9381",
+                "Ascend910_9382",
+                "Ascend910_9372",
+                "Ascend910_9362",
+                "Ascend910_9363",
+            ],
+            Family::Inference => &[
+                "Ascend310P1",
+                "Ascend310P2",
+                "Ascend310P3",
+                "Ascend310P4",
+                "Ascend310P5",
+                "Ascend310P7",
+            ],
+            Family::A200I500A2 => &["Ascend310B1", "Ascend310B2", "Ascend310B3", "Ascend310B4"],
+        }
+    }
+
+    /// The family of an exact SoC name, or `None` for an unknown name.
+    pub fn from_soc(soc: &str) -> Option<Family> {
+        Family::ALL
+            .into_iter()
+            .find(|f| f.soc_names().contains(&soc))
+    }
+
+    /// The family of `soc`, or `InvalidArgument { op, param: "soc" }` for an
+    /// unknown name (never a default).
+    pub fn from_soc_checked(op: &'static str, soc: &str) -> Result<Family, RefError> {
+        Family::from_soc(soc)
+            .ok_or_else(|| RefError::invalid(op, "soc", format!("unknown SoC name {soc:?}")))
+    }
+
+    /// Human-readable product name, e.g. `"Atlas A2"`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Family::Training => "Atlas training series",
+            Family::A2 => "Atlas A2",
+            Family::A3 => "Atlas A3",
+            Family::Inference => "Atlas inference series",
+            Family::A200I500A2 => "Atlas 200I/500 A2",
+        }
+    }
+}
+
+/// The five operators of the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `aclnnSlice` (ops.md section 1).
+    Slice,
+    /// `aclnnIndexSelect` (section 2).
+    IndexSelect,
+    /// ATB AsStrided (section 3).
+    AsStrided,
+    /// TensorRT-style sampled slice (section 4).
+    SampledSlice,
+    /// MLI sub-tensor view (section 5).
+    Subtensor,
+}
+
+impl Op {
+    /// Every operator.
+    pub const ALL: [Op; 5] = [
+        Op::Slice,
+        Op::IndexSelect,
+        Op::AsStrided,
+        Op::SampledSlice,
+        Op::Subtensor,
+    ];
+
+    /// The conformance-format operator name, also used in errors.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Slice => "slice",
+            Op::IndexSelect => "index_select",
+            Op::AsStrided => "as_strided",
+            Op::SampledSlice => "sampled_slice",
+            Op::Subtensor => "subtensor",
+        }
+    }
+}
+
+/// Slice on the training series.
+const SLICE_TRAINING: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int64,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+];
+
+/// Slice on A2 / A3: the training list plus bfloat16.
+const SLICE_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int64,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::BFloat16,
+];
+
+/// IndexSelect on A2 / A3.
+const INDEX_SELECT_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::BFloat16,
+    DType::Int64,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Bool,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// IndexSelect on the training and inference series: the A2/A3 list without bfloat16.
+const INDEX_SELECT_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int64,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Bool,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// Whether `op` exists on `family`.
+///
+/// - slice: training, A2, A3.
+/// - index_select: every family but Atlas 200I/500 A2.
+/// - as_strided **(project)**: every family; its NPU composition needs only
+///   InplaceCopy (or IndexSelect for self-overlapping windows), and
+///   InplaceCopy exists everywhere.
+/// - sampled_slice **(project)**: every family but Atlas 200I/500 A2, whose
+///   lack of IndexSelect and ConstantPadNd rules out the NPU composition.
+/// - subtensor: every family (a pure view, no device work).
+pub fn supports_op(op: Op, family: Family) -> bool {
+    match op {
+        Op::Slice => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
+        Op::AsStrided | Op::Subtensor => true,
+    }
+}
+
+/// The dtypes of the data tensor that `op` accepts on `family`; empty when
+/// the operator does not exist there.
+///
+/// as_strided and sampled_slice **(project)** take the index_select list of
+/// the family (with bfloat16 only on A2/A3); subtensor takes every dtype.
+pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
+    if !supports_op(op, family) {
+        return &[];
+    }
+    let a2_or_a3 = matches!(family, Family::A2 | Family::A3);
+    match op {
+        Op::Slice if a2_or_a3 => SLICE_A2_A3,
+        Op::Slice => SLICE_TRAINING,
+        Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
+        Op::Subtensor => &DType::ALL,
+    }
+}
+
+/// Validation steps 0 to 2 for a call of `op` on `soc` with data dtype `dtype`:
+/// known SoC (`InvalidArgument`, param `soc`), operator available
+/// (`UnsupportedOp`), dtype supported (`UnsupportedDtype`).
+pub fn check_op_dtype(op: Op, soc: &str, dtype: DType) -> Result<Family, RefError> {
+    let family = Family::from_soc_checked(op.name(), soc)?;
+    if !supports_op(op, family) {
+        return Err(RefError::UnsupportedOp {
+            op: op.name(),
+            soc: soc.to_string(),
+        });
+    }
+    if !supported_dtypes(op, family).contains(&dtype) {
+        return Err(RefError::UnsupportedDtype {
+            op: op.name(),
+            dtype,
+            soc: soc.to_string(),
+        });
+    }
+    Ok(family)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Family::*;
+
+    #[test]
+    fn soc_table_is_exact() {
+        let table: [(&str, Family); 28] = [
+            ("Ascend910A", Training),
+            ("Ascend910ProA", Training),
+            ("Ascend910PremiumA", Training),
+            ("Ascend910ProB", Training),
+            ("Ascend910B", Training),
+            ("Ascend910B1", A2),
+            ("Ascend910B2", A2),
+            ("Ascend910B2C", A2),
+            ("Ascend910B3", A2),
+            ("Ascend910B4", A2),
+            ("Ascend910B4-1", A2),
+            ("Ascend910_9391", A3),
+            ("Ascend910_9392", A3),
+            ("Ascend910_9381", A3),
+            ("Ascend910_9382", A3),
+            ("Ascend910_9372", A3),
+            ("Ascend910_9362", A3),
+            ("Ascend910_9363", A3),
+            ("Ascend310P1", Inference),
+            ("Ascend310P2", Inference),
+            ("Ascend310P3", Inference),
+            ("Ascend310P4", Inference),
+            ("Ascend310P5", Inference),
+            ("Ascend310P7", Inference),
+            ("Ascend310B1", A200I500A2),
+            ("Ascend310B2", A200I500A2),
+            ("Ascend310B3", A200I500A2),
+            ("Ascend310B4", A200I500A2),
+        ];
+        for (soc, fam) in table {
+            assert_eq!(Family::from_soc(soc), Some(fam), "{soc}");
+            assert_eq!(Family::from_soc_checked("slice", soc), Ok(fam));
+        }
+        let total: usize = Family::ALL.iter().map(|f| f.soc_names().len()).sum();
+        assert_eq!(total, table.len(), "no SoC names beyond the table");
+    }
+
+    #[test]
+    fn unknown_soc_names_are_errors_not_defaults() {
+        for bad in [
+            "",
+            "Ascend310P6",
+            "Ascend310P8",
+            "Ascend310B5",
+            "Ascend910B4_1",
+            "Ascend910B5",
+            "ascend910b3",
+            "Ascend910B3 ",
+            "Ascend910_9393",
+            "Ascend910",
+            "Ascend310P",
+        ] {
+            assert_eq!(Family::from_soc(bad), None, "{bad:?}");
+            let e = Family::from_soc_checked("index_select", bad).unwrap_err();
+            assert_eq!(e.kind(), "invalid_argument");
+            assert_eq!(e.op(), "index_select");
+            assert_eq!(e.param(), Some("soc"));
+        }
+    }
+
+    #[test]
+    fn default_soc_is_an_a2_part() {
+        assert_eq!(DEFAULT_SOC, "Ascend910B3");
+        assert_eq!(Family::from_soc(DEFAULT_SOC), Some(A2));
+    }
+
+    #[test]
+    fn labels_are_distinct() {
+        let labels: Vec<_> = Family::ALL.iter().map(|f| f.label()).collect();
+        assert_eq!(
+            labels,
+            [
+                "Atlas training series",
+                "Atlas A2",
+                "Atlas A3",
+                "Atlas inference series",
+                "Atlas 200I/500 A2"
+            ]
+        );
+    }
+
+    #[test]
+    fn op_names() {
+        let names: Vec<_> = Op::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "slice",
+                "index_select",
+                "as_strided",
+                "sampled_slice",
+                "subtensor"
+            ]
+        );
+    }
+
+    #[test]
+    fn availability_table() {
+        let expect = |op: Op| -> [bool; 5] {
+            match op {
+                Op::Slice => [true, true, true, false, false],
+                Op::IndexSelect => [true, true, true, true, false],
+                Op::AsStrided => [true, true, true, true, true],
+                Op::SampledSlice => [true, true, true, true, false],
+                Op::Subtensor => [true, true, true, true, true],
+            }
+        };
+        for op in Op::ALL {
+            for (fam, want) in Family::ALL.into_iter().zip(expect(op)) {
+                assert_eq!(supports_op(op, fam), want, "{op:?} on {fam:?}");
+                if !want {
+                    assert!(supported_dtypes(op, fam).is_empty());
+                }
+            }
+        }
+    }
+
+    fn sorted(v: &[DType]) -> Vec<&'static str> {
+        let mut n: Vec<_> = v.iter().map(|d| d.name()).collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn slice_dtypes() {
+        let training = [
+            DType::Float32,
+            DType::Float16,
+            DType::Int32,
+            DType::Int64,
+            DType::Int8,
+            DType::UInt8,
+            DType::Bool,
+        ];
+        let mut a2 = training.to_vec();
+        a2.push(DType::BFloat16);
+        assert_eq!(
+            sorted(supported_dtypes(Op::Slice, Training)),
+            sorted(&training)
+        );
+        assert_eq!(sorted(supported_dtypes(Op::Slice, A2)), sorted(&a2));
+        assert_eq!(sorted(supported_dtypes(Op::Slice, A3)), sorted(&a2));
+    }
+
+    #[test]
+    fn index_like_dtypes() {
+        let all_but_bf16: Vec<DType> = DType::ALL
+            .into_iter()
+            .filter(|d| *d != DType::BFloat16)
+            .collect();
+        for op in [Op::IndexSelect, Op::AsStrided, Op::SampledSlice] {
+            for fam in [A2, A3] {
+                assert_eq!(
+                    sorted(supported_dtypes(op, fam)),
+                    sorted(&DType::ALL),
+                    "{op:?}"
+                );
+            }
+            for fam in [Training, Inference] {
+                assert_eq!(
+                    sorted(supported_dtypes(op, fam)),
+                    sorted(&all_but_bf16),
+                    "{op:?}"
+                );
+            }
+        }
+        assert_eq!(
+            sorted(supported_dtypes(Op::AsStrided, A200I500A2)),
+            sorted(&all_but_bf16)
+        );
+        assert!(supported_dtypes(Op::IndexSelect, A200I500A2).is_empty());
+        assert!(supported_dtypes(Op::SampledSlice, A200I500A2).is_empty());
+    }
+
+    #[test]
+    fn subtensor_takes_every_dtype_everywhere() {
+        for fam in Family::ALL {
+            assert_eq!(supported_dtypes(Op::Subtensor, fam), &DType::ALL);
+        }
+    }
+
+    #[test]
+    fn check_order_soc_then_op_then_dtype() {
+        // Unknown SoC beats everything.
+        let e = check_op_dtype(Op::Slice, "Nope", DType::Complex64).unwrap_err();
+        assert_eq!((e.kind(), e.param()), ("invalid_argument", Some("soc")));
+        // Missing operator beats a bad dtype.
+        let e = check_op_dtype(Op::Slice, "Ascend310P3", DType::Complex64).unwrap_err();
+        assert_eq!(
+            e,
+            RefError::UnsupportedOp {
+                op: "slice",
+                soc: "Ascend310P3".into()
+            }
+        );
+        let e = check_op_dtype(Op::Slice, "Ascend910A", DType::BFloat16).unwrap_err();
+        assert_eq!(
+            e,
+            RefError::UnsupportedDtype {
+                op: "slice",
+                dtype: DType::BFloat16,
+                soc: "Ascend910A".into()
+            }
+        );
+        assert_eq!(
+            check_op_dtype(Op::Slice, "Ascend910B", DType::Float32),
+            Ok(Training)
+        );
+        assert_eq!(
+            check_op_dtype(Op::Slice, "Ascend910B4-1", DType::BFloat16),
+            Ok(A2)
+        );
+    }
+}

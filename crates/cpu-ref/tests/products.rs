@@ -1,0 +1,163 @@
+//! Product rules across all five operators: availability, dtypes, unknown
+//! SoC names and the validation order, through the public API only.
+
+use cpu_ref::{
+    as_strided, index_select, sampled_slice, slice, subtensor, DType, Family, RefError, SampleMode,
+    SampledSliceParams, Tensor,
+};
+
+const OPS: [&str; 5] = [
+    "slice",
+    "index_select",
+    "as_strided",
+    "sampled_slice",
+    "subtensor",
+];
+
+/// Runs `op` on `x` (shape [2, 2]) with valid parameters.
+fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
+    let index = Tensor::from_slice(&[1], &[1i64]).unwrap();
+    match op {
+        "slice" => slice(soc, x, 0, 0, 1, 1),
+        "index_select" => index_select(soc, x, 0, &index),
+        "as_strided" => as_strided(soc, x, &[2], &[1], &[0]),
+        "sampled_slice" => sampled_slice(
+            soc,
+            x,
+            &SampledSliceParams::new(&[0, 0], &[1, 2], &[1, 1], SampleMode::Wrap),
+        ),
+        "subtensor" => subtensor(soc, x, &[1], 1),
+        _ => unreachable!(),
+    }
+}
+
+/// ops.md, restated as one table: is `op` available on the family?
+fn available(op: &str, fam: Family) -> bool {
+    use Family::*;
+    match op {
+        "slice" => matches!(fam, Training | A2 | A3),
+        "index_select" | "sampled_slice" => matches!(fam, Training | A2 | A3 | Inference),
+        "as_strided" | "subtensor" => true,
+        _ => unreachable!(),
+    }
+}
+
+/// ops.md, restated: is `dtype` accepted by `op` on the family (if available)?
+fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
+    let bf16_family = matches!(fam, Family::A2 | Family::A3);
+    match op {
+        "slice" => match dtype {
+            DType::Float32
+            | DType::Float16
+            | DType::Int32
+            | DType::Int64
+            | DType::Int8
+            | DType::UInt8
+            | DType::Bool => true,
+            DType::BFloat16 => bf16_family,
+            _ => false,
+        },
+        "index_select" | "as_strided" | "sampled_slice" => dtype != DType::BFloat16 || bf16_family,
+        "subtensor" => true,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn full_matrix_of_operator_family_soc_and_dtype() {
+    let mut checked = 0;
+    for op in OPS {
+        for fam in Family::ALL {
+            for soc in fam.soc_names() {
+                for dtype in DType::ALL {
+                    let x = Tensor::from_bytes(dtype, &[2, 2], vec![0; 4 * dtype.size()]).unwrap();
+                    let got = call(op, soc, &x);
+                    let want_kind = if !available(op, fam) {
+                        Some("unsupported_op")
+                    } else if !dtype_ok(op, fam, dtype) {
+                        Some("unsupported_dtype")
+                    } else {
+                        None
+                    };
+                    match (want_kind, got) {
+                        (None, Ok(y)) => assert_eq!(y.dtype(), dtype),
+                        (Some(kind), Err(e)) => {
+                            assert_eq!(e.kind(), kind, "{op} {soc} {dtype}");
+                            assert_eq!(e.op(), op);
+                            // The SoC string is in the error.
+                            assert!(e.to_string().contains(soc), "{e}");
+                        }
+                        (want, got) => {
+                            panic!("{op} on {soc} with {dtype}: want {want:?}, got {got:?}")
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 5 * 28 * 15);
+}
+
+#[test]
+fn unknown_soc_is_invalid_argument_for_every_operator() {
+    let x = Tensor::from_slice(&[2, 2], &[0i32; 4]).unwrap();
+    for op in OPS {
+        for soc in [
+            "",
+            "Ascend310P6",
+            "Ascend910B4_1",
+            "ascend910b3",
+            "Ascend910C",
+        ] {
+            let e = call(op, soc, &x).unwrap_err();
+            assert_eq!(
+                (e.kind(), e.op(), e.param()),
+                ("invalid_argument", op, Some("soc")),
+                "{op} {soc:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn plain_ascend910b_is_training_not_a2() {
+    let x = Tensor::from_bytes(DType::BFloat16, &[2, 2], vec![0; 8]).unwrap();
+    assert_eq!(Family::from_soc("Ascend910B"), Some(Family::Training));
+    assert_eq!(
+        call("slice", "Ascend910B", &x).unwrap_err().kind(),
+        "unsupported_dtype"
+    );
+    assert!(call("slice", "Ascend910B1", &x).is_ok());
+}
+
+#[test]
+fn error_kinds_cover_the_conformance_list() {
+    let x = Tensor::from_slice(&[2], &[0i32; 2]).unwrap();
+    let kinds = [
+        slice("Ascend910B3", &x, 0, 0, 1, 0).unwrap_err().kind(),
+        slice(
+            "Ascend910B3",
+            &Tensor::from_slice(&[1], &[0u16]).unwrap(),
+            0,
+            0,
+            1,
+            1,
+        )
+        .unwrap_err()
+        .kind(),
+        slice("Ascend310B1", &x, 0, 0, 1, 1).unwrap_err().kind(),
+        index_select("Ascend910B3", &x, 0, &Tensor::scalar(2i64))
+            .unwrap_err()
+            .kind(),
+    ];
+    assert_eq!(
+        kinds,
+        [
+            "invalid_argument",
+            "unsupported_dtype",
+            "unsupported_op",
+            "index_out_of_range"
+        ]
+    );
+}

@@ -1,0 +1,338 @@
+//! Property tests: the operators against naive re-statements of ops.md, and
+//! "never panics" for arbitrary i64 parameters.
+
+use cpu_ref::{
+    as_strided, index_select, sampled_slice, slice, subtensor, SampleMode, SampledSliceParams,
+    Scalar, Tensor, DEFAULT_SOC,
+};
+use proptest::prelude::*;
+
+/// int32 tensor of `shape` holding 0, 1, 2, ...
+fn arange(shape: &[usize]) -> Tensor {
+    let n: usize = shape.iter().product();
+    let data: Vec<i32> = (0..n as i32).collect();
+    Tensor::from_slice(shape, &data).unwrap()
+}
+
+fn shape_strategy(
+    min_rank: usize,
+    max_rank: usize,
+    max_extent: usize,
+) -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(0..=max_extent, min_rank..=max_rank)
+}
+
+/// Interesting i64 values: small ones, the extremes, anything.
+fn any_i64() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        -12i64..12,
+        prop::sample::select(vec![
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 62),
+            1 << 62,
+            i64::MAX - 1,
+            i64::MAX
+        ]),
+        any::<i64>(),
+    ]
+}
+
+/// Sizes that are small, negative, or far too large to allocate; never
+/// allocatable-but-huge (which would make a test run for hours).
+fn size_i64() -> impl Strategy<Value = i64> {
+    prop_oneof![-2i64..6, i64::MIN..0, (1i64 << 61)..=i64::MAX]
+}
+
+/// The transpose of the first two axes of `x` (a non-contiguous view), if rank >= 2.
+fn transposed(x: &Tensor) -> Tensor {
+    let mut shape = x.shape().to_vec();
+    let mut strides = x.strides().to_vec();
+    if shape.len() >= 2 {
+        shape.swap(0, 1);
+        strides.swap(0, 1);
+    }
+    x.view(&shape, &strides, x.offset()).unwrap()
+}
+
+/// Every logical index of `shape` in row-major order.
+fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
+    let mut all = vec![vec![]];
+    for &d in shape {
+        let mut next = Vec::new();
+        for prefix in &all {
+            for i in 0..d {
+                let mut p = prefix.clone();
+                p.push(i);
+                next.push(p);
+            }
+        }
+        all = next;
+    }
+    all
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// slice equals a gather over the positions start', start'+step, .. < end'.
+    #[test]
+    fn slice_equals_naive_gather(
+        shape in shape_strategy(1, 4, 5),
+        dim_pick in 0usize..8,
+        start in any_i64(),
+        end in any_i64(),
+        step in prop_oneof![1i64..7, Just(i64::MAX)],
+        transpose in any::<bool>(),
+    ) {
+        let base = arange(&shape);
+        let x = if transpose { transposed(&base) } else { base };
+        let rank = x.rank();
+        let dim = dim_pick % rank;
+        let n = x.shape()[dim] as i128;
+        // ops.md normalisation, restated.
+        let (s, e) = (start as i128, end as i128);
+        let (s2, e2) = if n == 0 {
+            (0, 0)
+        } else {
+            let s2 = if s < -n { 0 } else if s >= n { n } else { (s + n) % n };
+            let e2 = if e >= n { n } else if (e + n) % n < s2 { s2 } else { (e + n) % n };
+            (s2, e2)
+        };
+        let mut positions = Vec::new();
+        let mut p = s2;
+        while p < e2 {
+            positions.push(p as usize);
+            p += step as i128;
+        }
+        let mut want_shape = x.shape().to_vec();
+        want_shape[dim] = positions.len();
+        let mut want = Vec::new();
+        for idx in indices(&want_shape) {
+            let mut src = idx.clone();
+            src[dim] = positions[idx[dim]];
+            want.extend_from_slice(x.element_bytes(&src));
+        }
+        // Also through a negative dim.
+        for d in [dim as i64, dim as i64 - rank as i64] {
+            let y = slice(DEFAULT_SOC, &x, d, start, end, step).unwrap();
+            prop_assert_eq!(y.shape(), &want_shape[..]);
+            prop_assert_eq!(y.contiguous_bytes(), want.clone());
+        }
+    }
+
+    /// A non-contiguous input gives the same result as its contiguous copy.
+    #[test]
+    fn views_equal_contiguous_copies(
+        shape in shape_strategy(2, 4, 4),
+        start in -5i64..5,
+        size in 0i64..5,
+        stride in -3i64..3,
+        index in prop::collection::vec(0i64..4, 0..4),
+    ) {
+        let v = transposed(&arange(&shape));
+        let c = v.to_contiguous();
+        let same = |a: Result<Tensor, _>, b: Result<Tensor, _>| match (a, b) {
+            (Ok(a), Ok(b)) => a.shape() == b.shape() && a.contiguous_bytes() == b.contiguous_bytes(),
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        };
+        prop_assert!(same(slice(DEFAULT_SOC, &v, 0, start, start + size, 1), slice(DEFAULT_SOC, &c, 0, start, start + size, 1)));
+        let it = Tensor::from_slice(&[index.len()], &index).unwrap();
+        prop_assert!(same(index_select(DEFAULT_SOC, &v, 1, &it), index_select(DEFAULT_SOC, &c, 1, &it)));
+        prop_assert!(same(
+            as_strided(DEFAULT_SOC, &v, &[size.max(1)], &[stride.abs()], &[start.abs()]),
+            as_strided(DEFAULT_SOC, &c, &[size.max(1)], &[stride.abs()], &[start.abs()]),
+        ));
+        for mode in [SampleMode::StrictBounds, SampleMode::Wrap, SampleMode::Clamp, SampleMode::fill_default(), SampleMode::Reflect] {
+            let p = SampledSliceParams::new(&[start], &[size], &[stride], mode).with_axes(&[-1]);
+            prop_assert!(same(sampled_slice(DEFAULT_SOC, &v, &p), sampled_slice(DEFAULT_SOC, &c, &p)));
+        }
+        let sv = subtensor(DEFAULT_SOC, &v, &[start.abs() % 4], 1);
+        let sc = subtensor(DEFAULT_SOC, &c, &[start.abs() % 4], 1);
+        prop_assert!(same(sv, sc));
+    }
+
+    /// index_select equals out[.., i, ..] = x[.., index[i], ..]; int32 == int64.
+    #[test]
+    fn index_select_equals_naive(
+        shape in shape_strategy(1, 4, 4),
+        dim_pick in 0usize..8,
+        picks in prop::collection::vec(0usize..64, 0..6),
+    ) {
+        let x = arange(&shape);
+        let dim = dim_pick % x.rank();
+        let n = shape[dim];
+        prop_assume!(n > 0 || picks.is_empty());
+        let index: Vec<i64> = picks.iter().map(|&p| (p % n.max(1)) as i64).collect();
+        let mut want_shape = shape.clone();
+        want_shape[dim] = index.len();
+        let mut want = Vec::new();
+        for idx in indices(&want_shape) {
+            let mut src = idx.clone();
+            src[dim] = index[idx[dim]] as usize;
+            want.extend_from_slice(x.element_bytes(&src));
+        }
+        let i64_index = Tensor::from_slice(&[index.len()], &index).unwrap();
+        let i32_values: Vec<i32> = index.iter().map(|&v| v as i32).collect();
+        let i32_index = Tensor::from_slice(&[index.len()], &i32_values).unwrap();
+        for it in [i64_index, i32_index] {
+            let y = index_select(DEFAULT_SOC, &x, dim as i64, &it).unwrap();
+            prop_assert_eq!(y.shape(), &want_shape[..]);
+            prop_assert_eq!(y.contiguous_bytes(), want.clone());
+        }
+    }
+
+    /// On a contiguous input, as_strided equals the strided view over it.
+    #[test]
+    fn as_strided_equals_strided_view(
+        numel in 1usize..24,
+        size in prop::collection::vec(1i64..4, 1..4),
+        stride_seed in prop::collection::vec(0i64..5, 4),
+        offset in 0i64..24,
+    ) {
+        let x = arange(&[numel]);
+        let stride: Vec<i64> = stride_seed[..size.len()].to_vec();
+        let last: i64 = offset + size.iter().zip(&stride).map(|(n, s)| (n - 1) * s).sum::<i64>();
+        let got = as_strided(DEFAULT_SOC, &x, &size, &stride, &[offset]);
+        if last < numel as i64 {
+            let shape: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+            let strides: Vec<usize> = stride.iter().map(|&v| v as usize).collect();
+            let view = x.view(&shape, &strides, offset as usize).unwrap();
+            let y = got.unwrap();
+            prop_assert_eq!(y.shape(), view.shape());
+            prop_assert_eq!(y.contiguous_bytes(), view.contiguous_bytes());
+        } else {
+            prop_assert_eq!(got.unwrap_err().param(), Some("offset"));
+        }
+    }
+
+    /// WRAP with start 0 (or any multiple of d), stride 1, size d is the identity.
+    #[test]
+    fn wrap_full_window_is_identity(shape in shape_strategy(0, 4, 4), k in -3i64..3) {
+        let x = arange(&shape);
+        let start: Vec<i64> = shape.iter().map(|&d| k * d as i64).collect();
+        let size: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let stride = vec![1; shape.len()];
+        let y = sampled_slice(DEFAULT_SOC, &x, &SampledSliceParams::new(&start, &size, &stride, SampleMode::Wrap)).unwrap();
+        prop_assert_eq!(y.shape(), x.shape());
+        prop_assert_eq!(y.contiguous_bytes(), x.contiguous_bytes());
+    }
+
+    /// 1-D sampled slice against the table of ops.md, every mode.
+    #[test]
+    fn sampled_slice_1d_equals_formula(d in 1usize..6, start in any_i64(), stride in any_i64(), size in 0i64..6) {
+        let x = arange(&[d]);
+        let d128 = d as i128;
+        let coords: Vec<i128> = (0..size as i128).map(|y| y * stride as i128 + start as i128).collect();
+        let inside = |c: i128| (0..d128).contains(&c);
+        let run = |mode| sampled_slice(DEFAULT_SOC, &x, &SampledSliceParams::new(&[start], &[size], &[stride], mode));
+        let wrap: Vec<i32> = coords.iter().map(|&c| c.rem_euclid(d128) as i32).collect();
+        prop_assert_eq!(run(SampleMode::Wrap).unwrap().to_vec::<i32>().unwrap(), wrap);
+        let clamp: Vec<i32> = coords.iter().map(|&c| c.clamp(0, d128 - 1) as i32).collect();
+        prop_assert_eq!(run(SampleMode::Clamp).unwrap().to_vec::<i32>().unwrap(), clamp);
+        let fill: Vec<i32> = coords.iter().map(|&c| if inside(c) { c as i32 } else { -7 }).collect();
+        prop_assert_eq!(run(SampleMode::Fill(Scalar::Int(-7))).unwrap().to_vec::<i32>().unwrap(), fill);
+        let reflect: Vec<i32> = coords.iter().map(|&c| {
+            if d == 1 { return 0; }
+            let p = 2 * d128 - 2;
+            let r = c.abs() % p;
+            (if r >= d128 { p - r } else { r }) as i32
+        }).collect();
+        prop_assert_eq!(run(SampleMode::Reflect).unwrap().to_vec::<i32>().unwrap(), reflect);
+        let strict = run(SampleMode::StrictBounds);
+        if coords.iter().all(|&c| inside(c)) {
+            let want: Vec<i32> = coords.iter().map(|&c| c as i32).collect();
+            prop_assert_eq!(strict.unwrap().to_vec::<i32>().unwrap(), want);
+        } else {
+            prop_assert_eq!(strict.unwrap_err().kind(), "invalid_argument");
+        }
+    }
+
+    /// The dynamic (tensor) form equals the static form.
+    #[test]
+    fn dynamic_equals_static(
+        start in prop::collection::vec(any_i64(), 2),
+        size in prop::collection::vec(0i64..4, 2),
+        stride in prop::collection::vec(any_i64(), 2),
+        use_axes in any::<bool>(),
+        use_i32 in any::<bool>(),
+    ) {
+        let x = arange(&[3, 2]);
+        let mode = SampleMode::Fill(Scalar::Int(5));
+        let axes = [-1i64, 0];
+        let t = |v: &[i64]| if use_i32 {
+            let w: Vec<i32> = v.iter().map(|&e| e as i32).collect();
+            Tensor::from_slice(&[w.len()], &w).unwrap()
+        } else {
+            Tensor::from_slice(&[v.len()], v).unwrap()
+        };
+        let start: Vec<i64> = if use_i32 { start.iter().map(|&v| v as i32 as i64).collect() } else { start };
+        let stride: Vec<i64> = if use_i32 { stride.iter().map(|&v| v as i32 as i64).collect() } else { stride };
+        let mut stat = SampledSliceParams::new(&start, &size, &stride, mode);
+        if use_axes {
+            stat = stat.with_axes(&axes);
+        }
+        let axes_t = t(&axes);
+        let dynamic = SampledSliceParams::from_tensors(&t(&start), &t(&size), &t(&stride), use_axes.then_some(&axes_t), mode).unwrap();
+        prop_assert_eq!(&dynamic, &stat);
+        let a = sampled_slice(DEFAULT_SOC, &x, &dynamic).unwrap();
+        let b = sampled_slice(DEFAULT_SOC, &x, &stat).unwrap();
+        prop_assert_eq!(a.contiguous_bytes(), b.contiguous_bytes());
+    }
+
+    /// subtensor equals x[c_0, .., c_{k-1} + i, ..] and shares storage.
+    #[test]
+    fn subtensor_equals_naive(shape in shape_strategy(2, 4, 4), k_pick in 1usize..4, seeds in prop::collection::vec(0usize..8, 4), f_seed in 0usize..8, transpose in any::<bool>()) {
+        let base = arange(&shape);
+        let x = if transpose { transposed(&base) } else { base };
+        let rank = x.rank();
+        let k = 1 + (k_pick - 1) % (rank - 1);
+        prop_assume!(x.shape()[..k].iter().all(|&d| d > 0));
+        let coord: Vec<i64> = (0..k).map(|j| (seeds[j] % x.shape()[j]) as i64).collect();
+        let room = x.shape()[k - 1] - coord[k - 1] as usize;
+        let f = 1 + f_seed % room;
+        let y = subtensor(DEFAULT_SOC, &x, &coord, f as i64).unwrap();
+        prop_assert!(y.shares_storage(&x));
+        let mut want_shape = vec![f];
+        want_shape.extend_from_slice(&x.shape()[k..]);
+        prop_assert_eq!(y.shape(), &want_shape[..]);
+        let mut want = Vec::new();
+        for idx in indices(&want_shape) {
+            let mut src: Vec<usize> = coord.iter().map(|&c| c as usize).collect();
+            src[k - 1] += idx[0];
+            src.extend_from_slice(&idx[1..]);
+            want.extend_from_slice(x.element_bytes(&src));
+        }
+        prop_assert_eq!(y.contiguous_bytes(), want);
+    }
+
+    /// No operator panics, whatever its i64 parameters.
+    #[test]
+    fn no_panics_for_arbitrary_parameters(
+        shape in shape_strategy(0, 3, 3),
+        a in any_i64(), b in any_i64(), c in any_i64(), d in any_i64(),
+        sizes in prop::collection::vec(size_i64(), 0..4),
+        others in prop::collection::vec(any_i64(), 0..4),
+        index in prop::collection::vec(any_i64(), 0..4),
+        mode_pick in 0usize..5,
+    ) {
+        let x = arange(&shape);
+        let _ = slice(DEFAULT_SOC, &x, a, b, c, d);
+        let it = Tensor::from_slice(&[index.len()], &index).unwrap();
+        let _ = index_select(DEFAULT_SOC, &x, a, &it);
+        let _ = as_strided(DEFAULT_SOC, &x, &sizes, &others, &[a]);
+        let _ = as_strided(DEFAULT_SOC, &x, &sizes, &sizes, &[b]);
+        let mode = [SampleMode::StrictBounds, SampleMode::Wrap, SampleMode::Clamp, SampleMode::Fill(Scalar::Int(c)), SampleMode::Reflect][mode_pick];
+        let n = sizes.len();
+        let starts = vec![a; n];
+        let strides = vec![b; n];
+        let _ = sampled_slice(DEFAULT_SOC, &x, &SampledSliceParams::new(&starts, &sizes, &strides, mode));
+        let axes: Vec<i64> = others.iter().take(n).copied().collect();
+        if axes.len() == n {
+            let _ = sampled_slice(DEFAULT_SOC, &x, &SampledSliceParams::new(&starts, &sizes, &strides, mode).with_axes(&axes));
+        }
+        let _ = subtensor(DEFAULT_SOC, &x, &others, a);
+        let _ = subtensor(DEFAULT_SOC, &x, &index, b);
+    }
+}
