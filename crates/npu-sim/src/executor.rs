@@ -1,0 +1,482 @@
+//! Executors (the plan made by the first phase) and the second phase:
+//! workspace and stream checks, then a launch whose every memory access is
+//! checked before any kernel runs.
+
+use crate::kernels::{self, CopyDesc, KDtype};
+use crate::memory::Allocation;
+use crate::runtime::{self, Loc};
+use crate::soc::{self, Op};
+use crate::state::{self, fail, Runtime, Tensor};
+use crate::stream::{Fault, TaskKind};
+use cann_sys::*;
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// Operator-specific results of the first phase.
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// Nothing to run (an empty tensor).
+    Empty,
+    /// `out = self[.., start + i*step, ..]` along `dim`.
+    Slice {
+        /// Normalised dim.
+        dim: usize,
+        /// Normalised start.
+        start: i64,
+        /// Step (> 0).
+        step: i64,
+    },
+    /// Gather along `dim` (0 for a 0-D self).
+    IndexSelect {
+        /// Normalised dim.
+        dim: usize,
+    },
+    /// `selfRef = src` (broadcast, cast); `stage` when they share memory.
+    InplaceCopy {
+        /// Copy `src` through the workspace first.
+        stage: bool,
+    },
+    /// Pad with `value` (already in self's dtype).
+    ConstantPadNd {
+        /// (before, after) per dim.
+        pads: Vec<(i64, i64)>,
+        /// The fill element.
+        value: Vec<u8>,
+    },
+}
+
+/// An `aclOpExecutor`.
+pub struct Executor {
+    /// Its operator.
+    pub op: Op,
+    /// The plan.
+    pub plan: Plan,
+    /// Input tensors (rebindable by index).
+    pub inputs: Vec<Tensor>,
+    /// Output tensors (rebindable by index).
+    pub outputs: Vec<Tensor>,
+    /// Workspace bytes the run needs.
+    pub workspace: u64,
+    /// Survives runs.
+    pub repeatable: bool,
+}
+
+impl Executor {
+    /// Why this executor cannot be made repeatable, if it cannot.
+    pub fn repeatable_refusal(&self) -> Option<&'static str> {
+        match &self.plan {
+            Plan::ConstantPadNd { .. } => {
+                Some("it holds a host value (the pad scalar) copied inside")
+            }
+            Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
+            _ => None,
+        }
+    }
+}
+
+/// Registers a new one-shot executor and writes the first phase's outputs.
+///
+/// # Safety
+/// `ws`/`ex` were checked non-null by the caller and are valid for writes.
+pub unsafe fn publish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
+    let size = e.workspace;
+    let e = Arc::new(Mutex::new(e));
+    let h = state::handle_of(&e);
+    state::with_handles(|hs| hs.executors.insert(h, e));
+    // SAFETY: caller's contract.
+    unsafe {
+        *ws = size;
+        *ex = h as *mut aclOpExecutor;
+    }
+    ACLNN_SUCCESS
+}
+
+/// Element size of a tensor's dtype (validated by the first phase).
+pub fn elem(t: &Tensor) -> usize {
+    soc::dtype_size(t.dtype).expect("dtype validated in the first phase")
+}
+
+/// Number of elements of a shape.
+pub fn numel(shape: &[i64]) -> i64 {
+    shape.iter().product()
+}
+
+/// The byte range a view touches: `None` when it has no elements.
+/// Saturates on overflow (the memory checker then rejects it).
+pub fn view_range(
+    data: u64,
+    offset: i64,
+    shape: &[i64],
+    strides: &[i64],
+    es: usize,
+) -> Option<(u64, u64)> {
+    if shape.contains(&0) {
+        return None;
+    }
+    let es = es as u128;
+    let mut last: u128 = offset as u128;
+    for (&n, &s) in shape.iter().zip(strides) {
+        last += (n as u128 - 1) * s as u128;
+    }
+    let start = data as u128 + offset as u128 * es;
+    let len = (last - offset as u128 + 1) * es;
+    Some((
+        u64::try_from(start).unwrap_or(u64::MAX),
+        u64::try_from(len).unwrap_or(u64::MAX),
+    ))
+}
+
+/// Whether the view is row-major contiguous (extent-1 dims ignored).
+pub fn is_contiguous(shape: &[i64], strides: &[i64]) -> bool {
+    let mut expect = 1i64;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n != 1 && s != expect {
+            return false;
+        }
+        expect = expect.saturating_mul(n);
+    }
+    true
+}
+
+/// Row-major strides.
+pub fn contiguous(shape: &[i64]) -> Vec<i64> {
+    crate::meta::contiguous_strides(shape)
+}
+
+/// Rounds workspace parts to the allocator's alignment.
+pub fn align(n: u64) -> u64 {
+    n.next_multiple_of(crate::memory::ALIGN)
+}
+
+/// A memory region a launch touches.
+pub struct Region {
+    what: String,
+    addr: u64,
+    len: u64,
+    write: bool,
+    /// The allocation holding `addr` when the work was enqueued.
+    alloc: Option<Arc<Allocation>>,
+}
+
+/// A pointer into a region: device address `addr` inside region `region`.
+#[derive(Clone, Copy, Debug)]
+pub struct Ref {
+    region: usize,
+    addr: u64,
+}
+
+impl Ref {
+    /// The pointer `bytes` further into the same region.
+    pub fn offset(r: Ref, bytes: u64) -> Ref {
+        Ref {
+            region: r.region,
+            addr: r.addr + bytes,
+        }
+    }
+}
+
+/// One kernel call of a launch.
+pub enum Step {
+    /// Strided copy.
+    Copy(CopyDesc, Ref, Ref),
+    /// Casting strided copy: (desc, dst type, dst, src type, src).
+    Cast(CopyDesc, KDtype, Ref, KDtype, Ref),
+    /// Contiguous fill of `count` elements with `value`.
+    Fill(Ref, i64, Vec<u8>),
+    /// Index check: index, 64-bit, count, bound.
+    CheckIndex(Ref, bool, i64, i64),
+    /// Gather: dst, src, outer, n_src, inner bytes, index, 64-bit, n_index.
+    Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+}
+
+/// The work of one second-phase call, built on the caller's thread and run
+/// on the stream.
+pub struct Launch {
+    op: &'static str,
+    regions: Vec<Region>,
+    /// Kernel calls, in order.
+    pub steps: Vec<Step>,
+}
+
+impl Launch {
+    /// An empty launch for `op`.
+    pub fn new(op: &'static str) -> Launch {
+        Launch {
+            op,
+            regions: Vec::new(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Declares that the launch reads (or writes) `t`'s storage (named
+    /// `what`) through the layout (shape, strides, offset); returns a pointer
+    /// to its element 0, or `None` if it has no elements.
+    pub fn view(
+        &mut self,
+        rt: &Runtime,
+        what: &str,
+        t: &Tensor,
+        layout: (&[i64], &[i64], i64),
+        write: bool,
+    ) -> Option<Ref> {
+        let (shape, strides, offset) = layout;
+        let es = elem(t);
+        let (addr, len) = view_range(t.data, offset, shape, strides, es)?;
+        Some(self.region(rt, what, addr, len, write))
+    }
+
+    /// Declares a raw region (workspace parts).
+    pub fn region(&mut self, rt: &Runtime, what: &str, addr: u64, len: u64, write: bool) -> Ref {
+        self.regions.push(Region {
+            what: what.to_string(),
+            addr,
+            len,
+            write,
+            alloc: runtime::find_alloc(rt, addr),
+        });
+        Ref {
+            region: self.regions.len() - 1,
+            addr,
+        }
+    }
+
+    /// The memory checker: every region must lie inside the allocation that
+    /// held it at enqueue time, which must still be live. Returns the host
+    /// address of each region's start.
+    fn check(&self) -> Result<Vec<*mut u8>, Fault> {
+        let mut hosts = Vec::with_capacity(self.regions.len());
+        for r in &self.regions {
+            let access = if r.write { "writes" } else { "reads" };
+            let end = r.addr.saturating_add(r.len);
+            match &r.alloc {
+                Some(a) if a.freed.load(Ordering::Acquire) => {
+                    return Err(Fault {
+                        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+                        message: format!(
+                            "npu-sim memcheck: {}: use after free: {} {access} [{:#x}, {end:#x}) in {a}, \
+                             which was freed while the kernel was pending",
+                            self.op, r.what, r.addr
+                        ),
+                    })
+                }
+                Some(a) if a.contains(r.addr, r.len) => hosts.push(a.host_ptr(r.addr)),
+                other => {
+                    let code = if r.write {
+                        ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW
+                    } else {
+                        ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW
+                    };
+                    let near = match other {
+                        Some(a) => format!("it runs past the end of {a}"),
+                        None => "no live allocation holds its start".to_string(),
+                    };
+                    return Err(Fault {
+                        code,
+                        message: format!(
+                            "npu-sim memcheck: {}: {} {access} [{:#x}, {end:#x}) ({} bytes): {near}; no memory was touched",
+                            self.op, r.what, r.addr, r.len
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(hosts)
+    }
+
+    fn host(&self, hosts: &[*mut u8], r: Ref) -> *mut u8 {
+        let reg = &self.regions[r.region];
+        // SAFETY: `r.addr` is inside region `r.region` by construction, and
+        // the region was checked to lie in its allocation.
+        unsafe { hosts[r.region].add((r.addr - reg.addr) as usize) }
+    }
+
+    /// Runs the launch (on the stream's thread).
+    pub fn run(&self, rt: &Runtime) -> Result<(), Fault> {
+        let hosts = self.check()?;
+        let pool = &rt.pool;
+        for step in &self.steps {
+            // SAFETY (all kernel calls): every pointer was derived from a
+            // region the memory checker proved to lie in a live allocation,
+            // and each region covers every element its view addresses.
+            match step {
+                Step::Copy(d, dst, src) => unsafe {
+                    kernels::copy(pool, *d, self.host(&hosts, *dst), self.host(&hosts, *src))
+                },
+                Step::Cast(d, dt, dst, st, src) => {
+                    let ok = unsafe {
+                        kernels::cast(
+                            pool,
+                            *d,
+                            *dt,
+                            self.host(&hosts, *dst),
+                            *st,
+                            self.host(&hosts, *src),
+                        )
+                    };
+                    if !ok {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: cast {st:?} -> {dt:?} is not supported",
+                                self.op
+                            ),
+                        });
+                    }
+                }
+                Step::Fill(dst, count, value) => unsafe {
+                    kernels::fill(pool, self.host(&hosts, *dst), *count, value)
+                },
+                Step::CheckIndex(index, is64, n, bound) => {
+                    if let Some((pos, val)) = unsafe {
+                        kernels::index_check(self.host(&hosts, *index), *is64, *n, *bound)
+                    } {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {bound} \
+                                 (valid indices are 0..{bound}); the kernel stopped before reading",
+                                self.op
+                            ),
+                        });
+                    }
+                }
+                Step::Gather(dst, src, outer, n_src, inner, index, is64, n_index) => unsafe {
+                    kernels::gather(
+                        pool,
+                        self.host(&hosts, *dst),
+                        self.host(&hosts, *src),
+                        *outer,
+                        *n_src,
+                        *inner,
+                        self.host(&hosts, *index),
+                        *is64,
+                        *n_index,
+                    )
+                },
+            }
+        }
+        // Freed while the kernel ran: the data it produced is not trusted.
+        for r in &self.regions {
+            if let Some(a) = &r.alloc {
+                if a.freed.load(Ordering::Acquire) {
+                    return Err(Fault {
+                        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+                        message: format!(
+                            "npu-sim memcheck: {}: use after free: {a} ({}) was freed while the kernel ran",
+                            self.op, r.what
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+// SAFETY: a Launch holds addresses and Arcs of Sync allocations; its raw
+// host pointers are only formed while running.
+unsafe impl Send for Launch {}
+
+/// Builds the launch of an executor, given the workspace address.
+pub type Builder = fn(&Runtime, &Executor, u64) -> Launch;
+
+/// The second phase shared by every operator.
+pub fn run(
+    op: Op,
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+    build: Builder,
+) -> aclnnStatus {
+    let api = op.name();
+    if executor.is_null() {
+        return fail(
+            ACLNN_ERR_PARAM_NULLPTR,
+            format!("npu-sim: {api}: null executor"),
+        );
+    }
+    let Some(ex) = state::with_handles(|h| h.executors.get(&(executor as usize)).cloned()) else {
+        return fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!(
+                "npu-sim: {api}: {executor:p} is not a live executor (a one-shot executor runs once; \
+                 GetWorkspaceSize, {api}, {api} is a misuse)"
+            ),
+        );
+    };
+    let ex = ex.lock().unwrap_or_else(|e| e.into_inner());
+    if ex.op != op {
+        return fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!("npu-sim: {api}: the executor belongs to {}", ex.op.name()),
+        );
+    }
+    // A one-shot executor is consumed by this call whatever the outcome.
+    if !ex.repeatable {
+        state::with_handles(|h| h.executors.remove(&(executor as usize)));
+    }
+    if workspace_size > 0 && workspace.is_null() {
+        return fail(
+            ACLNN_ERR_PARAM_NULLPTR,
+            format!("npu-sim: {api}: workspaceSize {workspace_size} with a null workspace"),
+        );
+    }
+    if workspace_size < ex.workspace {
+        return fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!(
+                "npu-sim: {api}: workspace of {workspace_size} bytes is smaller than the {} the first phase asked for",
+                ex.workspace
+            ),
+        );
+    }
+    let rt = match runtime::rt() {
+        Ok(r) => r,
+        Err(_) => {
+            return fail(
+                ACLNN_ERR_RUNTIME_ERROR,
+                format!("npu-sim: {api}: the runtime is not initialised"),
+            )
+        }
+    };
+    if ex.workspace > 0 {
+        match runtime::locate(&rt, workspace as u64, ex.workspace) {
+            Ok(Loc::Device(_)) => {}
+            Ok(Loc::Host) => {
+                return fail(
+                    ACLNN_ERR_PARAM_INVALID,
+                    format!(
+                    "npu-sim: {api}: the workspace {workspace:p} is host memory, not device memory"
+                ),
+                )
+            }
+            Err(m) => {
+                return fail(
+                    ACLNN_ERR_PARAM_INVALID,
+                    format!("npu-sim: {api}: workspace {m}"),
+                )
+            }
+        }
+    }
+    let s = match runtime::stream_of(&rt, state::current_device(), stream) {
+        Ok(s) => s,
+        Err(_) => {
+            let msg = state::last_error_ptr();
+            let why = runtime::cstr(msg);
+            return fail(
+                ACLNN_ERR_RUNTIME_ERROR,
+                format!("npu-sim: {api}: bad stream: {why}"),
+            );
+        }
+    };
+    if matches!(ex.plan, Plan::Empty) {
+        return ACLNN_SUCCESS;
+    }
+    let launch = build(&rt, &ex, workspace as u64);
+    drop(ex);
+    let rt2 = rt.clone();
+    s.enqueue(TaskKind::Work, move || launch.run(&rt2));
+    ACLNN_SUCCESS
+}

@@ -1,0 +1,317 @@
+//! FFI to the C device kernels (`kernels/`), and their split into blocks
+//! across the "AI Core" threads.
+
+use std::ffi::c_void;
+
+/// Maximum rank the kernels handle.
+pub const MAX_RANK: usize = 8;
+
+/// `npu_copy_desc`: a strided N-d copy (strides in elements).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CopyDesc {
+    /// Number of dims (0..=8).
+    pub rank: i32,
+    /// Extents.
+    pub shape: [i64; MAX_RANK],
+    /// Destination strides, elements.
+    pub dst_stride: [i64; MAX_RANK],
+    /// Source strides, elements.
+    pub src_stride: [i64; MAX_RANK],
+    /// Element size, bytes.
+    pub elem_size: usize,
+}
+
+/// `npu_dtype`: element types of the casting copy.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)]
+pub enum KDtype {
+    F32,
+    F16,
+    Bf16,
+    F64,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    Bool,
+    C64,
+    C128,
+}
+
+unsafe extern "C" {
+    fn npu_copy_normalize(d: *mut CopyDesc);
+    fn npu_copy_rows(d: *const CopyDesc) -> i64;
+    fn npu_copy_run(
+        d: *const CopyDesc,
+        dst: *mut c_void,
+        src: *const c_void,
+        row_begin: i64,
+        row_end: i64,
+    );
+    fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
+    fn npu_fill(dst: *mut c_void, count: i64, value: *const c_void, elem_size: usize);
+    fn npu_index_check(
+        index: *const c_void,
+        index_is_64: i32,
+        n_index: i64,
+        bound: i64,
+        bad_value: *mut i64,
+    ) -> i64;
+    fn npu_gather_run(
+        dst: *mut c_void,
+        src: *const c_void,
+        n_src: i64,
+        inner_bytes: i64,
+        index: *const c_void,
+        index_is_64: i32,
+        n_index: i64,
+        outer_begin: i64,
+        outer_end: i64,
+    );
+    fn npu_cast_run(
+        d: *const CopyDesc,
+        dst_type: KDtype,
+        dst: *mut c_void,
+        src_type: KDtype,
+        src: *const c_void,
+        row_begin: i64,
+        row_end: i64,
+    ) -> i32;
+}
+
+impl CopyDesc {
+    /// A copy of `shape` with the given element strides.
+    pub fn new(
+        shape: &[i64],
+        dst_stride: &[i64],
+        src_stride: &[i64],
+        elem_size: usize,
+    ) -> CopyDesc {
+        assert!(
+            shape.len() <= MAX_RANK
+                && dst_stride.len() == shape.len()
+                && src_stride.len() == shape.len()
+        );
+        let mut d = CopyDesc {
+            rank: shape.len() as i32,
+            shape: [0; MAX_RANK],
+            dst_stride: [0; MAX_RANK],
+            src_stride: [0; MAX_RANK],
+            elem_size,
+        };
+        d.shape[..shape.len()].copy_from_slice(shape);
+        d.dst_stride[..shape.len()].copy_from_slice(dst_stride);
+        d.src_stride[..shape.len()].copy_from_slice(src_stride);
+        d
+    }
+}
+
+/// Raw pointers that may cross to the pool's threads (each block writes
+/// disjoint bytes).
+#[derive(Clone, Copy)]
+struct Ptr(usize);
+
+/// Blocks below this many bytes run on the calling thread.
+const PARALLEL_BYTES: u64 = 1 << 20;
+
+fn blocks(pool: &rayon::ThreadPool, units: i64, bytes: u64) -> i64 {
+    if bytes < PARALLEL_BYTES || units < 2 {
+        return 1;
+    }
+    let per_thread = 4;
+    units
+        .min((pool.current_num_threads() * per_thread) as i64)
+        .max(1)
+}
+
+fn split(units: i64, nblocks: i64, b: i64) -> (i64, i64) {
+    (units * b / nblocks, units * (b + 1) / nblocks)
+}
+
+/// Runs `f(begin, end)` over `[0, units)`, split into blocks on the pool.
+fn par_ranges(pool: &rayon::ThreadPool, units: i64, bytes: u64, f: impl Fn(i64, i64) + Sync) {
+    let n = blocks(pool, units, bytes);
+    if n == 1 {
+        f(0, units);
+        return;
+    }
+    pool.scope(|s| {
+        for b in 0..n {
+            let f = &f;
+            s.spawn(move |_| {
+                let (lo, hi) = split(units, n, b);
+                f(lo, hi);
+            });
+        }
+    });
+}
+
+fn numel(d: &CopyDesc) -> u64 {
+    d.shape[..d.rank as usize]
+        .iter()
+        .map(|&x| x as u64)
+        .product()
+}
+
+/// Normalises `d` and, for big copies with few rows, splits the innermost
+/// extent so that every thread gets rows; returns the row count.
+fn prepare(pool: &rayon::ThreadPool, d: &mut CopyDesc, bytes: u64) -> i64 {
+    // SAFETY: `d` is a valid descriptor.
+    unsafe {
+        npu_copy_normalize(d);
+        let rows = npu_copy_rows(d);
+        let want = (pool.current_num_threads() * 4) as i64;
+        if bytes >= PARALLEL_BYTES && rows < want {
+            let es = d.elem_size.max(1) as i64;
+            npu_copy_split_inner(d, want, (16 << 10) / es);
+            return npu_copy_rows(d);
+        }
+        rows
+    }
+}
+
+/// Strided copy.
+///
+/// # Safety
+/// Every element the descriptor addresses from `dst`/`src` is valid memory
+/// (checked by the memory checker), and `dst` does not overlap itself.
+pub unsafe fn copy(pool: &rayon::ThreadPool, mut d: CopyDesc, dst: *mut u8, src: *const u8) {
+    let bytes = numel(&d) * d.elem_size as u64;
+    let rows = prepare(pool, &mut d, bytes);
+    let (dp, sp) = (Ptr(dst as usize), Ptr(src as usize));
+    par_ranges(pool, rows, bytes, |lo, hi| {
+        // SAFETY: caller's contract; row ranges write disjoint bytes.
+        unsafe { npu_copy_run(&d, dp.0 as *mut c_void, sp.0 as *const c_void, lo, hi) }
+    });
+}
+
+/// Casting strided copy; `false` if the kernel does not support the pair.
+///
+/// # Safety
+/// As for [`copy`], with each side's element size that of its type.
+pub unsafe fn cast(
+    pool: &rayon::ThreadPool,
+    mut d: CopyDesc,
+    dt: KDtype,
+    dst: *mut u8,
+    st: KDtype,
+    src: *const u8,
+) -> bool {
+    d.elem_size = 0; // elements must stay elements when converting
+    let bytes = numel(&d) * 8;
+    let rows = prepare(pool, &mut d, bytes);
+    let ok = std::sync::atomic::AtomicBool::new(true);
+    let (dp, sp) = (Ptr(dst as usize), Ptr(src as usize));
+    par_ranges(pool, rows, bytes, |lo, hi| {
+        // SAFETY: caller's contract; row ranges write disjoint bytes.
+        let r = unsafe {
+            npu_cast_run(
+                &d,
+                dt,
+                dp.0 as *mut c_void,
+                st,
+                sp.0 as *const c_void,
+                lo,
+                hi,
+            )
+        };
+        if r != 0 {
+            ok.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    ok.into_inner()
+}
+
+/// Fills `count` contiguous elements with `value`.
+///
+/// # Safety
+/// `dst` is valid for `count * value.len()` bytes.
+pub unsafe fn fill(pool: &rayon::ThreadPool, dst: *mut u8, count: i64, value: &[u8]) {
+    let es = value.len();
+    let dp = Ptr(dst as usize);
+    par_ranges(pool, count, count as u64 * es as u64, |lo, hi| {
+        // SAFETY: caller's contract; ranges are disjoint.
+        unsafe {
+            npu_fill(
+                (dp.0 + lo as usize * es) as *mut c_void,
+                hi - lo,
+                value.as_ptr().cast(),
+                es,
+            )
+        }
+    });
+}
+
+/// The first index outside `[0, bound)`, as (position, value).
+///
+/// # Safety
+/// `index` is valid for `n` elements of the given width.
+pub unsafe fn index_check(index: *const u8, is64: bool, n: i64, bound: i64) -> Option<(i64, i64)> {
+    let mut bad = 0i64;
+    // SAFETY: caller's contract.
+    let pos = unsafe { npu_index_check(index.cast(), is64 as i32, n, bound, &mut bad) };
+    (pos >= 0).then_some((pos, bad))
+}
+
+/// `dst[o, i, :] = src[o, index[i], :]`, contiguous `[outer, n, inner]`.
+///
+/// # Safety
+/// Buffers valid for their shapes; indices checked in range.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gather(
+    pool: &rayon::ThreadPool,
+    dst: *mut u8,
+    src: *const u8,
+    outer: i64,
+    n_src: i64,
+    inner_bytes: i64,
+    index: *const u8,
+    is64: bool,
+    n_index: i64,
+) {
+    let bytes = (outer * n_index * inner_bytes) as u64;
+    let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(index as usize));
+    if outer > 1 {
+        par_ranges(pool, outer, bytes, |lo, hi| {
+            // SAFETY: caller's contract; outer ranges write disjoint rows.
+            unsafe {
+                npu_gather_run(
+                    dp.0 as *mut c_void,
+                    sp.0 as *const c_void,
+                    n_src,
+                    inner_bytes,
+                    ip.0 as *const c_void,
+                    is64 as i32,
+                    n_index,
+                    lo,
+                    hi,
+                )
+            }
+        });
+    } else {
+        // One outer row: split the index list instead.
+        let iw = if is64 { 8 } else { 4 };
+        par_ranges(pool, n_index, bytes, |lo, hi| {
+            // SAFETY: caller's contract; index ranges write disjoint output.
+            unsafe {
+                npu_gather_run(
+                    (dp.0 + (lo * inner_bytes) as usize) as *mut c_void,
+                    sp.0 as *const c_void,
+                    n_src,
+                    inner_bytes,
+                    (ip.0 + lo as usize * iw) as *const c_void,
+                    is64 as i32,
+                    hi - lo,
+                    0,
+                    outer,
+                )
+            }
+        });
+    }
+}

@@ -1,0 +1,247 @@
+//! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
+//! simulated on the CPU behind the same C ABI.
+//!
+//! Every function `cann-sys` declares is exported here under its real name
+//! (`aclrtMalloc`, `aclnnSliceGetWorkspaceSize`, ...), so the crate works two
+//! ways: linked in, through [`api()`]; or as a shared library (this crate's
+//! cdylib) that [`cann_sys::Api::load`] opens from a folder laid out like
+//! CANN's `lib64/`.
+//!
+//! It behaves like the device, mistakes included:
+//! - device memory lives in an address range the host cannot read (a host
+//!   dereference faults), with a capacity (`NPU_SIM_MEM`);
+//! - a memory checker proves every byte a kernel will touch lies in a live
+//!   allocation before the kernel runs; violations and frees of memory that
+//!   pending work still uses fail the stream, touching nothing;
+//! - streams run asynchronously on their own threads, in order; faults are
+//!   sticky and reported by `aclrtSynchronizeStream`, explained by
+//!   `aclGetRecentErrMsg`;
+//! - the two-phase protocol, status codes, per-product support
+//!   (`NPU_SIM_SOC`), empty tensors and executor rules follow
+//!   `shared/abi/aclnn-behaviour.md`;
+//! - every handle is tracked: a stale or foreign handle is an error, and
+//!   [`stats()`] counts what is live so tests can prove nothing leaked.
+//!
+//! Environment: `NPU_SIM_SOC` (default `Ascend910B3`), `NPU_SIM_DEVICES`
+//! (default 1), `NPU_SIM_MEM` (default `16G`), `NPU_SIM_THREADS` (default
+//! the core count), read by `aclInit`/`aclnnInit`.
+#![deny(missing_docs)]
+
+mod executor;
+mod kernels;
+mod memory;
+mod meta;
+mod ops;
+mod runtime;
+pub mod soc;
+mod state;
+mod stream;
+
+pub use meta::*;
+pub use ops::*;
+pub use runtime::*;
+
+use cann_sys::{Api, Origin};
+
+/// Live counts of everything the simulator hands out.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NpuSimStats {
+    /// Live device allocations (all devices).
+    pub allocations: u64,
+    /// Bytes of device memory in use (rounded to the allocation granule).
+    pub allocated_bytes: u64,
+    /// Live `aclrtMallocHost` blocks.
+    pub host_allocations: u64,
+    /// Live `aclTensor`s.
+    pub tensors: u64,
+    /// Live `aclIntArray`s.
+    pub int_arrays: u64,
+    /// Live `aclScalar`s.
+    pub scalars: u64,
+    /// Live executors (one-shot ones not yet run, and repeatable ones).
+    pub executors: u64,
+    /// Live streams (default streams not counted).
+    pub streams: u64,
+    /// Live events.
+    pub events: u64,
+}
+
+impl NpuSimStats {
+    /// Whether nothing is live.
+    pub fn is_clean(&self) -> bool {
+        *self == NpuSimStats::default()
+    }
+}
+
+/// The live counts now.
+pub fn stats() -> NpuSimStats {
+    let (allocations, allocated_bytes) = match state::runtime() {
+        Some(rt) => rt.memory.iter().fold((0, 0), |(n, b), m| {
+            let m = m.lock().unwrap_or_else(|e| e.into_inner());
+            (n + m.live_count() as u64, b + m.used())
+        }),
+        None => (0, 0),
+    };
+    state::with_handles(|h| NpuSimStats {
+        allocations,
+        allocated_bytes,
+        host_allocations: h.host.len() as u64,
+        tensors: h.tensors.len() as u64,
+        int_arrays: h.int_arrays.len() as u64,
+        scalars: h.scalars.len() as u64,
+        executors: h.executors.len() as u64,
+        streams: h.streams.len() as u64,
+        events: h.events.len() as u64,
+    })
+}
+
+/// `npuSimGetStats`: the simulator-only C entry point for [`stats()`].
+///
+/// # Safety
+/// `out` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn npuSimGetStats(out: *mut NpuSimStats) -> i32 {
+    if out.is_null() {
+        return cann_sys::ACL_ERROR_INVALID_PARAM;
+    }
+    // SAFETY: checked non-null; the caller passes a valid pointer.
+    unsafe { *out = stats() };
+    cann_sys::ACL_SUCCESS
+}
+
+/// A gate that keeps a stream from running further work until released
+/// (a test hook: it makes "work is still pending" deterministic).
+pub struct Hold(std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+
+impl Hold {
+    /// Lets the stream go on.
+    pub fn release(&self) {
+        let (m, cv) = &*self.0;
+        *m.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        cv.notify_all();
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Enqueues a gate on `stream` (NULL: the calling thread's default stream):
+/// work enqueued after it waits until the [`Hold`] is released or dropped.
+pub fn hold_stream(stream: cann_sys::aclrtStream) -> Result<Hold, i32> {
+    let rt = runtime::rt()?;
+    let s = runtime::stream_of(&rt, state::current_device(), stream)?;
+    let gate = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let g = gate.clone();
+    s.enqueue(stream::TaskKind::Sync, move || {
+        let (m, cv) = &*g;
+        let mut open = m.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = cv.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+        Ok(())
+    });
+    Ok(Hold(gate))
+}
+
+/// `npuSimHoldStream`: C form of [`hold_stream`]; `*hold` receives a handle
+/// for `npuSimReleaseHold`.
+///
+/// # Safety
+/// `hold` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn npuSimHoldStream(
+    stream: cann_sys::aclrtStream,
+    hold: *mut *mut std::ffi::c_void,
+) -> i32 {
+    if hold.is_null() {
+        return cann_sys::ACL_ERROR_INVALID_PARAM;
+    }
+    match hold_stream(stream) {
+        Ok(h) => {
+            // SAFETY: checked non-null.
+            unsafe { *hold = Box::into_raw(Box::new(h)).cast() };
+            cann_sys::ACL_SUCCESS
+        }
+        Err(c) => c,
+    }
+}
+
+/// `npuSimReleaseHold`: releases and frees a hold from `npuSimHoldStream`.
+///
+/// # Safety
+/// `hold` came from `npuSimHoldStream` and is released once.
+#[no_mangle]
+pub unsafe extern "C" fn npuSimReleaseHold(hold: *mut std::ffi::c_void) -> i32 {
+    if hold.is_null() {
+        return cann_sys::ACL_ERROR_INVALID_PARAM;
+    }
+    // SAFETY: by contract, a pointer from Box::into_raw in npuSimHoldStream.
+    drop(unsafe { Box::from_raw(hold.cast::<Hold>()) });
+    cann_sys::ACL_SUCCESS
+}
+
+/// A [`cann_sys::Api`] whose functions are this simulator's, linked in.
+///
+/// ```
+/// let api = npu_sim::api();
+/// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
+/// assert_eq!(api.available_operators().len(), 4);
+/// ```
+pub fn api() -> Api {
+    Api {
+        aclInit,
+        aclFinalize,
+        aclGetRecentErrMsg,
+        aclrtGetSocName,
+        aclrtGetVersion,
+        aclrtSetDevice,
+        aclrtResetDevice,
+        aclrtGetDevice,
+        aclrtGetDeviceCount,
+        aclrtSynchronizeDevice,
+        aclrtCreateStream,
+        aclrtDestroyStream,
+        aclrtSynchronizeStream,
+        aclrtStreamQuery,
+        aclrtStreamWaitEvent,
+        aclrtCreateEvent,
+        aclrtDestroyEvent,
+        aclrtRecordEvent,
+        aclrtQueryEventStatus,
+        aclrtSynchronizeEvent,
+        aclrtMalloc,
+        aclrtFree,
+        aclrtMallocHost,
+        aclrtFreeHost,
+        aclrtMemcpy,
+        aclrtMemcpyAsync,
+        aclrtMemset,
+        aclrtMemsetAsync,
+        aclrtGetMemInfo,
+        aclnnInit,
+        aclnnFinalize,
+        aclCreateTensor,
+        aclDestroyTensor,
+        aclCreateIntArray,
+        aclDestroyIntArray,
+        aclCreateScalar,
+        aclDestroyScalar,
+        aclSetAclOpExecutorRepeatable: Some(aclSetAclOpExecutorRepeatable),
+        aclDestroyAclOpExecutor: Some(aclDestroyAclOpExecutor),
+        aclSetInputTensorAddr: Some(aclSetInputTensorAddr),
+        aclSetOutputTensorAddr: Some(aclSetOutputTensorAddr),
+        aclnnSliceGetWorkspaceSize: Some(aclnnSliceGetWorkspaceSize),
+        aclnnSlice: Some(aclnnSlice),
+        aclnnIndexSelectGetWorkspaceSize: Some(aclnnIndexSelectGetWorkspaceSize),
+        aclnnIndexSelect: Some(aclnnIndexSelect),
+        aclnnInplaceCopyGetWorkspaceSize: Some(aclnnInplaceCopyGetWorkspaceSize),
+        aclnnInplaceCopy: Some(aclnnInplaceCopy),
+        aclnnConstantPadNdGetWorkspaceSize: Some(aclnnConstantPadNdGetWorkspaceSize),
+        aclnnConstantPadNd: Some(aclnnConstantPadNd),
+        origin: Origin::linked("npu-sim"),
+    }
+}

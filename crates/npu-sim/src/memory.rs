@@ -1,0 +1,341 @@
+//! Simulated device memory.
+//!
+//! Each device owns a range of virtual addresses reserved with `PROT_NONE`:
+//! device pointers handed to callers lie in it, so a host dereference of a
+//! device pointer faults, as it would with a real NPU. The bytes live in a
+//! separate host mapping per allocation (backed lazily by the kernel), which
+//! only the simulator's kernels touch, after the memory checker has proved
+//! every access lies inside a live allocation.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Alignment of device allocations (aclnn requires 32 bytes; 512 like the
+/// real allocator).
+pub const ALIGN: u64 = 512;
+
+/// One live (or freed but still referenced) device allocation.
+pub struct Allocation {
+    /// Unique id, never reused.
+    pub id: u64,
+    /// Device the memory belongs to.
+    pub device: u32,
+    /// Device address of the first byte.
+    pub base: u64,
+    /// Size requested by the caller.
+    pub size: u64,
+    backing: *mut u8,
+    backing_len: usize,
+    /// Set by `aclrtFree`; kernels that still hold the allocation fault.
+    pub freed: AtomicBool,
+}
+
+// SAFETY: `backing` is a private mapping owned by this value; concurrent
+// kernel writes go to disjoint bytes by construction of the plans, and the
+// mapping is released only in `Drop`, after every holder is gone.
+unsafe impl Send for Allocation {}
+// SAFETY: as above.
+unsafe impl Sync for Allocation {}
+
+impl Allocation {
+    /// Host pointer to the byte at device address `addr` (inside this
+    /// allocation, as checked by the caller).
+    pub fn host_ptr(&self, addr: u64) -> *mut u8 {
+        debug_assert!(addr >= self.base && addr - self.base <= self.size);
+        // SAFETY: the offset is within the mapping (checked above by callers).
+        unsafe { self.backing.add((addr - self.base) as usize) }
+    }
+
+    /// Whether `[addr, addr + len)` lies inside this allocation.
+    pub fn contains(&self, addr: u64, len: u64) -> bool {
+        addr >= self.base
+            && addr
+                .checked_add(len)
+                .is_some_and(|end| end <= self.base + self.size)
+    }
+}
+
+impl fmt::Display for Allocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "allocation #{} [{:#x}, {:#x}) ({} bytes, device {})",
+            self.id,
+            self.base,
+            self.base + self.size,
+            self.size,
+            self.device
+        )
+    }
+}
+
+impl fmt::Debug for Allocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        if self.backing_len > 0 {
+            // SAFETY: the mapping was created by `map_backing` with this length
+            // and nothing refers to it any more.
+            unsafe { libc::munmap(self.backing.cast(), self.backing_len) };
+        }
+    }
+}
+
+fn map_backing(len: usize) -> Option<*mut u8> {
+    // SAFETY: a fresh anonymous private mapping; no existing memory is affected.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p.cast())
+}
+
+/// The device-address space and allocations of one device.
+pub struct DeviceMemory {
+    device: u32,
+    range_base: u64,
+    range_len: u64,
+    capacity: u64,
+    used: u64,
+    /// Free address blocks: offset -> length.
+    free: BTreeMap<u64, u64>,
+    /// Where the next search starts (next fit: freed addresses are not
+    /// reused at once, so stale pointers are caught longer).
+    cursor: u64,
+    live: BTreeMap<u64, Arc<Allocation>>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Why an allocation failed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum AllocError {
+    /// More than the device's capacity, or no address range left.
+    OutOfMemory,
+    /// Zero bytes requested.
+    ZeroSize,
+}
+
+impl DeviceMemory {
+    /// Reserves the address range for a device of `capacity` bytes.
+    pub fn new(device: u32, capacity: u64) -> Option<DeviceMemory> {
+        // Twice the capacity so that fragmentation never makes a request
+        // that fits the capacity fail for lack of addresses.
+        let range_len = capacity
+            .checked_mul(2)?
+            .max(1 << 20)
+            .next_multiple_of(1 << 21);
+        // SAFETY: a fresh PROT_NONE reservation; never readable or writable.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                range_len as usize,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        let mut free = BTreeMap::new();
+        free.insert(0, range_len);
+        Some(DeviceMemory {
+            device,
+            range_base: p as u64,
+            range_len,
+            capacity,
+            used: 0,
+            free,
+            cursor: 0,
+            live: BTreeMap::new(),
+        })
+    }
+
+    /// Capacity in bytes.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Bytes currently allocated.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Number of live allocations.
+    pub fn live_count(&self) -> usize {
+        self.live.len()
+    }
+
+    /// Whether `addr` is inside this device's reserved range.
+    pub fn owns(&self, addr: u64) -> bool {
+        addr >= self.range_base && addr - self.range_base < self.range_len
+    }
+
+    fn take_range(&mut self, len: u64) -> Option<u64> {
+        let pick = self
+            .free
+            .range(self.cursor..)
+            .chain(self.free.range(..self.cursor))
+            .find(|(_, l)| **l >= len)
+            .map(|(o, l)| (*o, *l))?;
+        let (off, l) = pick;
+        self.free.remove(&off);
+        if l > len {
+            self.free.insert(off + len, l - len);
+        }
+        self.cursor = off + len;
+        Some(off)
+    }
+
+    fn give_back(&mut self, off: u64, len: u64) {
+        let (mut off, mut len) = (off, len);
+        if let Some((&po, &pl)) = self.free.range(..off).next_back() {
+            if po + pl == off {
+                self.free.remove(&po);
+                off = po;
+                len += pl;
+            }
+        }
+        if let Some(&nl) = self.free.get(&(off + len)) {
+            self.free.remove(&(off + len));
+            len += nl;
+        }
+        self.free.insert(off, len);
+    }
+
+    /// Allocates `size` bytes.
+    pub fn alloc(&mut self, size: u64) -> Result<Arc<Allocation>, AllocError> {
+        if size == 0 {
+            return Err(AllocError::ZeroSize);
+        }
+        let rounded = size
+            .checked_next_multiple_of(ALIGN)
+            .ok_or(AllocError::OutOfMemory)?;
+        if self
+            .used
+            .checked_add(rounded)
+            .is_none_or(|u| u > self.capacity)
+        {
+            return Err(AllocError::OutOfMemory);
+        }
+        let off = self.take_range(rounded).ok_or(AllocError::OutOfMemory)?;
+        let backing_len = usize::try_from(rounded).map_err(|_| AllocError::OutOfMemory)?;
+        let Some(backing) = map_backing(backing_len) else {
+            self.give_back(off, rounded);
+            return Err(AllocError::OutOfMemory);
+        };
+        let a = Arc::new(Allocation {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            device: self.device,
+            base: self.range_base + off,
+            size,
+            backing,
+            backing_len,
+            freed: AtomicBool::new(false),
+        });
+        self.used += rounded;
+        self.live.insert(a.base, a.clone());
+        Ok(a)
+    }
+
+    /// Frees the allocation starting at `addr`. Kernels still holding it
+    /// see `freed` and fault instead of touching it.
+    pub fn free(&mut self, addr: u64) -> Option<Arc<Allocation>> {
+        let a = self.live.remove(&addr)?;
+        a.freed.store(true, Ordering::Release);
+        let rounded = a.size.next_multiple_of(ALIGN);
+        self.used -= rounded;
+        self.give_back(a.base - self.range_base, rounded);
+        Some(a)
+    }
+
+    /// The live allocation containing `addr`, if any.
+    pub fn find(&self, addr: u64) -> Option<&Arc<Allocation>> {
+        let (_, a) = self.live.range(..=addr).next_back()?;
+        (addr < a.base + a.size.max(1)).then_some(a)
+    }
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        // SAFETY: the reservation was made in `new` with this length.
+        unsafe {
+            libc::munmap(
+                self.range_base as *mut libc::c_void,
+                self.range_len as usize,
+            )
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_free_and_lookup() {
+        let mut m = DeviceMemory::new(0, 1 << 20).unwrap();
+        let a = m.alloc(100).unwrap();
+        let b = m.alloc(1000).unwrap();
+        assert_eq!(a.base % ALIGN, 0);
+        assert!(m.owns(a.base) && m.owns(b.base));
+        assert_eq!(m.find(a.base + 99).unwrap().id, a.id);
+        assert!(m.find(a.base + 100).is_none(), "past the end of a is not a");
+        assert!(a.contains(a.base, 100) && !a.contains(a.base, 101));
+        assert_eq!(m.used(), 512 + 1024);
+        m.free(a.base).unwrap();
+        assert!(a.freed.load(Ordering::Acquire));
+        assert!(m.find(a.base).is_none());
+        assert!(m.free(a.base).is_none(), "double free is detected");
+        assert_eq!(m.used(), 1024);
+    }
+
+    #[test]
+    fn capacity_is_enforced() {
+        let mut m = DeviceMemory::new(0, 4096).unwrap();
+        let a = m.alloc(4096).unwrap();
+        assert_eq!(m.alloc(1).unwrap_err(), AllocError::OutOfMemory);
+        m.free(a.base);
+        assert!(m.alloc(4096).is_ok());
+        assert_eq!(m.alloc(0).unwrap_err(), AllocError::ZeroSize);
+        assert_eq!(m.alloc(u64::MAX).unwrap_err(), AllocError::OutOfMemory);
+    }
+
+    #[test]
+    fn freed_addresses_are_not_reused_at_once_and_ranges_coalesce() {
+        let mut m = DeviceMemory::new(0, 1 << 16).unwrap();
+        let a = m.alloc(512).unwrap();
+        let base = a.base;
+        m.free(base);
+        let b = m.alloc(512).unwrap();
+        assert_ne!(b.base, base, "next fit moves on");
+        m.free(b.base);
+        // All space coalesced back: a request of the whole range fits.
+        assert!(m.alloc(1 << 16).is_ok());
+    }
+
+    #[test]
+    fn backing_is_usable() {
+        let mut m = DeviceMemory::new(0, 1 << 20).unwrap();
+        let a = m.alloc(64).unwrap();
+        // SAFETY: 64 bytes inside the allocation's backing.
+        unsafe {
+            a.host_ptr(a.base).write_bytes(7, 64);
+            assert_eq!(*a.host_ptr(a.base + 63), 7);
+        }
+    }
+}

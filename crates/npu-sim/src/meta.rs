@@ -1,0 +1,320 @@
+//! The aclnn meta API (`libnnopbase.so`), simulated: init, tensors, int
+//! arrays, scalars and executor reuse.
+
+use crate::runtime;
+use crate::soc;
+use crate::state::{self, fail, Scalar, Tensor};
+use cann_sys::*;
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+
+/// `aclnnInit`: initialises aclnn (and the runtime, if `aclInit` has not).
+#[no_mangle]
+pub extern "C" fn aclnnInit(_config_path: *const c_char) -> aclnnStatus {
+    let mut init = state::init_state();
+    if let Err(c) = runtime::start(&mut init) {
+        return c;
+    }
+    init.aclnn = true;
+    ACLNN_SUCCESS
+}
+
+/// `aclnnFinalize`.
+#[no_mangle]
+pub extern "C" fn aclnnFinalize() -> aclnnStatus {
+    let mut init = state::init_state();
+    init.aclnn = false;
+    runtime::stop_if_unused(&mut init);
+    ACLNN_SUCCESS
+}
+
+/// Copies `n` values from a C array (NULL with `n == 0` is an empty array).
+///
+/// # Safety
+/// `p` is null or valid for `n` reads.
+unsafe fn read_i64s(p: *const i64, n: u64) -> Option<Vec<i64>> {
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    if p.is_null() || n > 64 {
+        return None;
+    }
+    // SAFETY: non-null and valid for `n` reads by the caller's contract.
+    Some(unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec())
+}
+
+/// `aclCreateTensor`: records the view; rejects only null dims with a
+/// non-zero count (returns NULL). Whether the view fits its storage is
+/// found out by the operators and the memory checker, as on the device.
+///
+/// # Safety
+/// Array arguments are null or valid for their counts.
+#[no_mangle]
+pub unsafe extern "C" fn aclCreateTensor(
+    view_dims: *const i64,
+    view_dims_num: u64,
+    data_type: aclDataType,
+    stride: *const i64,
+    offset: i64,
+    _format: aclFormat,
+    storage_dims: *const i64,
+    storage_dims_num: u64,
+    tensor_data: *mut c_void,
+) -> *mut aclTensor {
+    // SAFETY: forwarded caller contract.
+    let Some(view) = (unsafe { read_i64s(view_dims, view_dims_num) }) else {
+        state::set_error(
+            "npu-sim: aclCreateTensor: null viewDims with a non-zero count (or more than 64 dims)",
+        );
+        return std::ptr::null_mut();
+    };
+    // SAFETY: forwarded caller contract.
+    let Some(_storage) = (unsafe { read_i64s(storage_dims, storage_dims_num) }) else {
+        state::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
+        return std::ptr::null_mut();
+    };
+    let strides = if stride.is_null() {
+        contiguous_strides(&view)
+    } else {
+        // SAFETY: non-null strides hold one entry per view dim.
+        unsafe { std::slice::from_raw_parts(stride, view.len()) }.to_vec()
+    };
+    let t = Arc::new(Tensor {
+        dtype: data_type,
+        view,
+        strides,
+        offset,
+        data: tensor_data as u64,
+    });
+    let h = state::handle_of(&t);
+    state::with_handles(|hs| hs.tensors.insert(h, t));
+    h as *mut aclTensor
+}
+
+/// Row-major strides of `shape`, in elements (saturating; only used for
+/// shapes the caller described).
+pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
+    let mut s = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1].saturating_mul(shape[i + 1].max(1));
+    }
+    s
+}
+
+/// `aclDestroyTensor`: NULL is not an error; an unknown handle is.
+#[no_mangle]
+pub extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
+    if tensor.is_null() {
+        return ACLNN_SUCCESS;
+    }
+    match state::with_handles(|h| h.tensors.remove(&(tensor as usize))) {
+        Some(_) => ACLNN_SUCCESS,
+        None => fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!("npu-sim: aclDestroyTensor: {tensor:p} is not a live tensor (never created, or destroyed)"),
+        ),
+    }
+}
+
+/// `aclCreateIntArray`.
+///
+/// # Safety
+/// `value` is null or valid for `size` reads.
+#[no_mangle]
+pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut aclIntArray {
+    let v = if size == 0 {
+        Vec::new()
+    } else if value.is_null() || size > (1 << 24) {
+        state::set_error(
+            "npu-sim: aclCreateIntArray: null value with a non-zero size (or too large)",
+        );
+        return std::ptr::null_mut();
+    } else {
+        // SAFETY: non-null and valid for `size` reads by contract.
+        unsafe { std::slice::from_raw_parts(value, size as usize) }.to_vec()
+    };
+    let a = Arc::new(v);
+    let h = state::handle_of(&a);
+    state::with_handles(|hs| hs.int_arrays.insert(h, a));
+    h as *mut aclIntArray
+}
+
+/// `aclDestroyIntArray`.
+#[no_mangle]
+pub extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus {
+    if array.is_null() {
+        return ACLNN_SUCCESS;
+    }
+    match state::with_handles(|h| h.int_arrays.remove(&(array as usize))) {
+        Some(_) => ACLNN_SUCCESS,
+        None => fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!("npu-sim: aclDestroyIntArray: {array:p} is not a live int array"),
+        ),
+    }
+}
+
+/// `aclCreateScalar`: copies the host value of `data_type` at `value`.
+///
+/// # Safety
+/// `value` is null or points to a value of `data_type`.
+#[no_mangle]
+pub unsafe extern "C" fn aclCreateScalar(
+    value: *mut c_void,
+    data_type: aclDataType,
+) -> *mut aclScalar {
+    let Some(size) = soc::dtype_size(data_type) else {
+        state::set_error(format!(
+            "npu-sim: aclCreateScalar: unsupported data type {}",
+            data_type.0
+        ));
+        return std::ptr::null_mut();
+    };
+    if value.is_null() {
+        state::set_error("npu-sim: aclCreateScalar: null value");
+        return std::ptr::null_mut();
+    }
+    let mut bytes = [0u8; 16];
+    // SAFETY: `value` points to `size` bytes of a `data_type` value.
+    unsafe { std::ptr::copy_nonoverlapping(value as *const u8, bytes.as_mut_ptr(), size) };
+    let s = Arc::new(Scalar {
+        dtype: data_type,
+        bytes,
+    });
+    let h = state::handle_of(&s);
+    state::with_handles(|hs| hs.scalars.insert(h, s));
+    h as *mut aclScalar
+}
+
+/// `aclDestroyScalar`.
+#[no_mangle]
+pub extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus {
+    if scalar.is_null() {
+        return ACLNN_SUCCESS;
+    }
+    match state::with_handles(|h| h.scalars.remove(&(scalar as usize))) {
+        Some(_) => ACLNN_SUCCESS,
+        None => fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!("npu-sim: aclDestroyScalar: {scalar:p} is not a live scalar"),
+        ),
+    }
+}
+
+fn executor_of(
+    ex: *mut aclOpExecutor,
+    api: &str,
+) -> Result<Arc<std::sync::Mutex<crate::executor::Executor>>, aclnnStatus> {
+    if ex.is_null() {
+        return Err(fail(
+            ACLNN_ERR_INNER_NULLPTR,
+            format!("npu-sim: {api}: null executor"),
+        ));
+    }
+    state::with_handles(|h| h.executors.get(&(ex as usize)).cloned()).ok_or_else(|| {
+        fail(
+            ACLNN_ERR_INNER_NULLPTR,
+            format!(
+                "npu-sim: {api}: {ex:p} is not a live executor (a one-shot executor is freed by its run; \
+                 using or destroying it afterwards is a use after free)"
+            ),
+        )
+    })
+}
+
+/// `aclSetAclOpExecutorRepeatable`: the executor then survives runs until
+/// `aclDestroyAclOpExecutor`. Refused (as CANN refuses) for executors that
+/// hold host data copied inside (ConstantPadNd's value) or that copy a buffer
+/// onto itself.
+#[no_mangle]
+pub extern "C" fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) -> aclnnStatus {
+    let ex = match executor_of(executor, "aclSetAclOpExecutorRepeatable") {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let mut ex = ex.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = ex.repeatable_refusal() {
+        return fail(
+            ACLNN_ERR_INNER,
+            format!(
+                "npu-sim: aclSetAclOpExecutorRepeatable: {} cannot be repeatable: {why}",
+                ex.op.name()
+            ),
+        );
+    }
+    ex.repeatable = true;
+    ACLNN_SUCCESS
+}
+
+/// `aclDestroyAclOpExecutor`: frees a live executor.
+#[no_mangle]
+pub extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -> aclnnStatus {
+    if let Err(c) = executor_of(executor, "aclDestroyAclOpExecutor") {
+        return c;
+    }
+    state::with_handles(|h| h.executors.remove(&(executor as usize)));
+    ACLNN_SUCCESS
+}
+
+fn set_addr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+    output: bool,
+) -> aclnnStatus {
+    let api = if output {
+        "aclSetOutputTensorAddr"
+    } else {
+        "aclSetInputTensorAddr"
+    };
+    let ex = match executor_of(executor, api) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    if !tensor.is_null() && state::with_handles(|h| !h.tensors.contains_key(&(tensor as usize))) {
+        return fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!("npu-sim: {api}: {tensor:p} is not a live tensor"),
+        );
+    }
+    let mut ex = ex.lock().unwrap_or_else(|e| e.into_inner());
+    let list = if output {
+        &mut ex.outputs
+    } else {
+        &mut ex.inputs
+    };
+    let n = list.len();
+    match list.get_mut(index) {
+        Some(t) => {
+            t.data = addr as u64;
+            ACLNN_SUCCESS
+        }
+        None => fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!("npu-sim: {api}: index {index} out of range (the executor has {n})"),
+        ),
+    }
+}
+
+/// `aclSetInputTensorAddr`: rebinds input `index` to `addr`.
+#[no_mangle]
+pub extern "C" fn aclSetInputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    set_addr(executor, index, tensor, addr, false)
+}
+
+/// `aclSetOutputTensorAddr`: rebinds output `index` to `addr`.
+#[no_mangle]
+pub extern "C" fn aclSetOutputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    set_addr(executor, index, tensor, addr, true)
+}

@@ -1,0 +1,939 @@
+//! The aclnn operators: Slice, IndexSelect, InplaceCopy, ConstantPadNd.
+//!
+//! First phase: checks in aclnn's order (null pointers `161001`; missing
+//! kernel for the product `561003`; dtype, then shape `161002`), then a plan
+//! and its real workspace size. Second phase: [`executor::run`].
+
+use crate::executor::{
+    self, align, contiguous, elem, is_contiguous, numel, publish, view_range, Executor, Launch,
+    Plan, Step,
+};
+use crate::kernels::{self, CopyDesc, KDtype};
+use crate::runtime;
+use crate::soc::{self, Op};
+use crate::state::{self, fail, Runtime, Tensor};
+use cann_sys::*;
+use std::ffi::c_void;
+
+type R<T> = Result<T, aclnnStatus>;
+
+fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
+    fail(
+        ACLNN_ERR_PARAM_INVALID,
+        format!("npu-sim: {}: {msg}", op.name()),
+    )
+}
+
+fn nulls(op: Op, args: &[(&str, bool)]) -> R<()> {
+    match args.iter().find(|(_, null)| *null) {
+        Some((name, _)) => Err(fail(
+            ACLNN_ERR_PARAM_NULLPTR,
+            format!("npu-sim: {}GetWorkspaceSize: {name} is null", op.name()),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
+    state::with_handles(|h| h.tensors.get(&(p as usize)).map(|t| (**t).clone())).ok_or_else(|| {
+        invalid(
+            op,
+            format_args!("{name} ({p:p}) is not a live tensor (never created, or destroyed)"),
+        )
+    })
+}
+
+fn family(op: Op) -> R<soc::Family> {
+    let rt = runtime::rt().map_err(|_| {
+        fail(
+            ACLNN_ERR_RUNTIME_ERROR,
+            format!(
+                "npu-sim: {}: not initialised: call aclnnInit or aclInit first",
+                op.name()
+            ),
+        )
+    })?;
+    let fam = rt.config.family;
+    if !soc::op_available(op, fam) {
+        return Err(fail(
+            ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+            format!(
+                "npu-sim: {}: no kernel for {} ({:?} family)",
+                op.name(),
+                rt.config.soc,
+                fam
+            ),
+        ));
+    }
+    Ok(fam)
+}
+
+fn dtype_ok(op: Op, fam: soc::Family, t: &Tensor, name: &str) -> R<()> {
+    if soc::dtype_supported(op, fam, t.dtype) {
+        Ok(())
+    } else {
+        Err(invalid(
+            op,
+            format_args!(
+                "{name} has data type {}, which is not supported on this product",
+                t.dtype.0
+            ),
+        ))
+    }
+}
+
+/// Structure every tensor must have: known element size, rank <= 8,
+/// strides per dim, non-negative extents, strides and offset, and a
+/// 32-byte aligned, non-null base when it has elements.
+fn well_formed(op: Op, t: &Tensor, name: &str) -> R<()> {
+    if soc::dtype_size(t.dtype).is_none() {
+        return Err(invalid(
+            op,
+            format_args!("{name} has data type {}, which is not supported", t.dtype.0),
+        ));
+    }
+    if t.view.len() > 8 {
+        return Err(invalid(
+            op,
+            format_args!("{name} has rank {} (at most 8)", t.view.len()),
+        ));
+    }
+    if t.strides.len() != t.view.len() {
+        return Err(invalid(
+            op,
+            format_args!(
+                "{name} has {} strides for {} dims",
+                t.strides.len(),
+                t.view.len()
+            ),
+        ));
+    }
+    if t.view.iter().any(|&d| d < 0) || t.strides.iter().any(|&s| s < 0) || t.offset < 0 {
+        return Err(invalid(
+            op,
+            format_args!(
+                "{name}: shape {:?}, strides {:?} and offset {} must be non-negative",
+                t.view, t.strides, t.offset
+            ),
+        ));
+    }
+    let es = soc::dtype_size(t.dtype).unwrap();
+    if view_range(t.data, t.offset, &t.view, &t.strides, es).is_some_and(|(_, len)| len == u64::MAX)
+    {
+        return Err(invalid(
+            op,
+            format_args!("{name}: the view's extent overflows"),
+        ));
+    }
+    if numel(&t.view) > 0 && (t.data == 0 || !t.data.is_multiple_of(32)) {
+        return Err(invalid(
+            op,
+            format_args!(
+                "{name}: data address {:#x} must be non-null and 32-byte aligned",
+                t.data
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
+    let r = rank as i64;
+    if dim < -r || dim >= r {
+        return Err(invalid(
+            op,
+            format_args!("dim {dim} is outside [{}, {}]", -r, r - 1),
+        ));
+    }
+    Ok(if dim < 0 { dim + r } else { dim } as usize)
+}
+
+fn bytes(t: &Tensor) -> u64 {
+    numel(&t.view) as u64 * elem(t) as u64
+}
+
+/// Writes the first phase's outputs for `e` (shared tail of every operator).
+fn finish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
+    // SAFETY: `ws` and `ex` were checked non-null by `nulls`; the caller
+    // passes valid pointers.
+    unsafe { publish(e, ws, ex) }
+}
+
+fn status(r: R<aclnnStatus>) -> aclnnStatus {
+    r.unwrap_or_else(|c| c)
+}
+
+// ---------------------------------------------------------------- Slice
+
+/// `aclnnSliceGetWorkspaceSize`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn aclnnSliceGetWorkspaceSize(
+    self_: *const aclTensor,
+    dim: i64,
+    start: i64,
+    end: i64,
+    step: i64,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Slice;
+    status((|| {
+        nulls(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+        )?;
+        let (x, o) = (tensor(op, self_, "self")?, tensor(op, out, "out")?);
+        let fam = family(op)?;
+        dtype_ok(op, fam, &x, "self")?;
+        if o.dtype != x.dtype {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "out data type {} differs from self's {}",
+                    o.dtype.0, x.dtype.0
+                ),
+            ));
+        }
+        well_formed(op, &x, "self")?;
+        well_formed(op, &o, "out")?;
+        let rank = x.view.len();
+        if rank == 0 {
+            return Err(invalid(op, "self must have rank 1 to 8, got 0"));
+        }
+        let d = norm_dim(op, dim, rank)?;
+        if step <= 0 {
+            return Err(invalid(op, format_args!("step must be > 0, got {step}")));
+        }
+        let n = x.view[d] as i128;
+        let (s, e) = (start as i128, end as i128);
+        let (s2, len) = if n == 0 {
+            (0, 0)
+        } else {
+            let s2 = if s < -n {
+                0
+            } else if s >= n {
+                n
+            } else {
+                (s + n) % n
+            };
+            let e2 = if e >= n {
+                n
+            } else if (e + n) % n < s2 {
+                s2
+            } else {
+                (e + n) % n
+            };
+            (s2, (e2 - s2 + step as i128 - 1) / step as i128)
+        };
+        let mut want = x.view.clone();
+        want[d] = len as i64;
+        if o.view != want {
+            return Err(invalid(
+                op,
+                format_args!("out shape {:?} must be {:?}", o.view, want),
+            ));
+        }
+        let empty = numel(&x.view) == 0 || numel(&want) == 0;
+        let workspace = if empty || is_contiguous(&o.view, &o.strides) {
+            0
+        } else {
+            align(bytes(&o))
+        };
+        let plan = if empty {
+            Plan::Empty
+        } else {
+            Plan::Slice {
+                dim: d,
+                start: s2 as i64,
+                step,
+            }
+        };
+        Ok(finish(
+            Executor {
+                op,
+                plan,
+                inputs: vec![x],
+                outputs: vec![o],
+                workspace,
+                repeatable: false,
+            },
+            workspace_size,
+            executor,
+        ))
+    })())
+}
+
+/// Writes `(shape, strides @ offset of t)` into `out` (or through the
+/// workspace when `out` is not contiguous): the tail shared by the ops.
+fn store(
+    l: &mut Launch,
+    rt: &Runtime,
+    o: &Tensor,
+    ws: u64,
+    produce: impl FnOnce(&mut Launch, executor::Ref),
+) {
+    let es = elem(o);
+    if is_contiguous(&o.view, &o.strides) {
+        let dst = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        produce(l, dst);
+    } else {
+        let tmp = l.region(rt, "workspace (out staging)", ws, bytes(o), true);
+        produce(l, tmp);
+        let dst = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, &contiguous(&o.view), es),
+            dst,
+            tmp,
+        ));
+    }
+}
+
+fn build_slice(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::Slice { dim, start, step } = e.plan else {
+        unreachable!()
+    };
+    let (x, o) = (&e.inputs[0], &e.outputs[0]);
+    let mut strides = x.strides.clone();
+    strides[dim] = if o.view[dim] > 1 {
+        x.strides[dim] * step
+    } else {
+        0
+    };
+    let offset = x.offset + start * x.strides[dim];
+    let mut l = Launch::new(Op::Slice.name());
+    let src = l
+        .view(rt, "self", x, (&o.view, &strides, offset), false)
+        .expect("non-empty");
+    let es = elem(x);
+    store(&mut l, rt, o, ws, |l, dst| {
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &contiguous(&o.view), &strides, es),
+            dst,
+            src,
+        ));
+    });
+    l
+}
+
+/// `aclnnSlice`.
+#[no_mangle]
+pub extern "C" fn aclnnSlice(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    executor::run(
+        Op::Slice,
+        workspace,
+        workspace_size,
+        executor,
+        stream,
+        build_slice,
+    )
+}
+
+// ---------------------------------------------------------- IndexSelect
+
+/// `aclnnIndexSelectGetWorkspaceSize`.
+#[no_mangle]
+pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
+    self_: *const aclTensor,
+    dim: i64,
+    index: *const aclTensor,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::IndexSelect;
+    status((|| {
+        nulls(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("index", index.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+        )?;
+        let (x, i, o) = (
+            tensor(op, self_, "self")?,
+            tensor(op, index, "index")?,
+            tensor(op, out, "out")?,
+        );
+        let fam = family(op)?;
+        dtype_ok(op, fam, &x, "self")?;
+        if o.dtype != x.dtype {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "out data type {} differs from self's {}",
+                    o.dtype.0, x.dtype.0
+                ),
+            ));
+        }
+        if i.dtype != aclDataType::ACL_INT64 && i.dtype != aclDataType::ACL_INT32 {
+            return Err(invalid(
+                op,
+                format_args!("index data type {} must be INT64 or INT32", i.dtype.0),
+            ));
+        }
+        for (t, n) in [(&x, "self"), (&i, "index"), (&o, "out")] {
+            well_formed(op, t, n)?;
+        }
+        if i.view.len() > 1 {
+            return Err(invalid(
+                op,
+                format_args!("index must have rank 0 or 1, got {}", i.view.len()),
+            ));
+        }
+        let scalar = x.view.is_empty();
+        let xs = if scalar { vec![1] } else { x.view.clone() };
+        let d = norm_dim(op, dim, xs.len())?;
+        let n_index = numel(&i.view);
+        if scalar && n_index != 1 {
+            return Err(invalid(
+                op,
+                format_args!("a 0-D self needs an index of one element, got {n_index}"),
+            ));
+        }
+        let empty = numel(&xs) == 0 || n_index == 0;
+        if !empty {
+            let want = if scalar {
+                vec![]
+            } else {
+                let mut w = xs.clone();
+                w[d] = n_index;
+                w
+            };
+            if o.view != want {
+                return Err(invalid(
+                    op,
+                    format_args!("out shape {:?} must be {:?}", o.view, want),
+                ));
+            }
+        }
+        let mut workspace = 0;
+        if !empty {
+            if !is_contiguous(&x.view, &x.strides) {
+                workspace += align(bytes(&x));
+            }
+            if !is_contiguous(&i.view, &i.strides) {
+                workspace += align(bytes(&i));
+            }
+            if !is_contiguous(&o.view, &o.strides) {
+                workspace += align(bytes(&o));
+            }
+        }
+        let plan = if empty {
+            Plan::Empty
+        } else {
+            Plan::IndexSelect { dim: d }
+        };
+        Ok(finish(
+            Executor {
+                op,
+                plan,
+                inputs: vec![x, i],
+                outputs: vec![o],
+                workspace,
+                repeatable: false,
+            },
+            workspace_size,
+            executor,
+        ))
+    })())
+}
+
+/// A contiguous source for `t`: itself, or a staged copy in the workspace
+/// at `*ws` (advanced past it).
+fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &str, ws: &mut u64) -> executor::Ref {
+    let src = l
+        .view(rt, name, t, (&t.view, &t.strides, t.offset), false)
+        .expect("non-empty");
+    if is_contiguous(&t.view, &t.strides) {
+        return src;
+    }
+    let tmp = l.region(
+        rt,
+        &format!("workspace ({name} staging)"),
+        *ws,
+        bytes(t),
+        true,
+    );
+    *ws += align(bytes(t));
+    l.steps.push(Step::Copy(
+        CopyDesc::new(&t.view, &contiguous(&t.view), &t.strides, elem(t)),
+        tmp,
+        src,
+    ));
+    tmp
+}
+
+fn build_index_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::IndexSelect { dim } = e.plan else {
+        unreachable!()
+    };
+    let (x, i, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
+    let xs = if x.view.is_empty() {
+        vec![1]
+    } else {
+        x.view.clone()
+    };
+    let mut l = Launch::new(Op::IndexSelect.name());
+    let mut cursor = ws;
+    let src = staged(&mut l, rt, x, "self", &mut cursor);
+    let idx = staged(&mut l, rt, i, "index", &mut cursor);
+    let is64 = i.dtype == aclDataType::ACL_INT64;
+    let n_index = numel(&i.view);
+    let outer = numel(&xs[..dim]);
+    let inner_bytes = numel(&xs[dim + 1..]) * elem(x) as i64;
+    l.steps.push(Step::CheckIndex(idx, is64, n_index, xs[dim]));
+    store(&mut l, rt, o, cursor, |l, dst| {
+        l.steps.push(Step::Gather(
+            dst,
+            src,
+            outer,
+            xs[dim],
+            inner_bytes,
+            idx,
+            is64,
+            n_index,
+        ));
+    });
+    l
+}
+
+/// `aclnnIndexSelect`.
+#[no_mangle]
+pub extern "C" fn aclnnIndexSelect(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    executor::run(
+        Op::IndexSelect,
+        workspace,
+        workspace_size,
+        executor,
+        stream,
+        build_index_select,
+    )
+}
+
+// ---------------------------------------------------------- InplaceCopy
+
+/// Whether two different logical indices of the view may share an element
+/// (stride 0 over an extent > 1, or windows that interleave).
+pub fn self_overlapping(shape: &[i64], strides: &[i64]) -> bool {
+    let mut dims: Vec<(i64, i64)> = shape
+        .iter()
+        .zip(strides)
+        .filter(|(n, _)| **n > 1)
+        .map(|(n, s)| (*s, *n))
+        .collect();
+    dims.sort();
+    let mut span: i128 = 0; // largest offset reachable with the smaller strides
+    for (s, n) in dims {
+        if (s as i128) <= span {
+            return true;
+        }
+        span += (n as i128 - 1) * s as i128;
+    }
+    false
+}
+
+/// `src`'s strides broadcast to `shape` (right-aligned), or `None`.
+fn broadcast(shape: &[i64], src_shape: &[i64], src_strides: &[i64]) -> Option<Vec<i64>> {
+    if src_shape.len() > shape.len() {
+        return None;
+    }
+    let lead = shape.len() - src_shape.len();
+    let mut out = vec![0; shape.len()];
+    for k in 0..src_shape.len() {
+        let (n, m) = (shape[lead + k], src_shape[k]);
+        if m == n {
+            out[lead + k] = if n == 1 { 0 } else { src_strides[k] };
+        } else if m == 1 {
+            out[lead + k] = 0;
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+fn kdtype(t: aclDataType) -> Option<KDtype> {
+    use aclDataType as D;
+    Some(match t {
+        D::ACL_FLOAT => KDtype::F32,
+        D::ACL_FLOAT16 => KDtype::F16,
+        D::ACL_BF16 => KDtype::Bf16,
+        D::ACL_DOUBLE => KDtype::F64,
+        D::ACL_INT8 => KDtype::I8,
+        D::ACL_UINT8 => KDtype::U8,
+        D::ACL_INT16 => KDtype::I16,
+        D::ACL_UINT16 => KDtype::U16,
+        D::ACL_INT32 => KDtype::I32,
+        D::ACL_UINT32 => KDtype::U32,
+        D::ACL_INT64 => KDtype::I64,
+        D::ACL_UINT64 => KDtype::U64,
+        D::ACL_BOOL => KDtype::Bool,
+        D::ACL_COMPLEX64 => KDtype::C64,
+        D::ACL_COMPLEX128 => KDtype::C128,
+        _ => return None,
+    })
+}
+
+/// `aclnnInplaceCopyGetWorkspaceSize`.
+#[no_mangle]
+pub extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
+    self_ref: *mut aclTensor,
+    src: *const aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::InplaceCopy;
+    status((|| {
+        nulls(
+            op,
+            &[
+                ("selfRef", self_ref.is_null()),
+                ("src", src.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+        )?;
+        let (d, s) = (tensor(op, self_ref, "selfRef")?, tensor(op, src, "src")?);
+        let fam = family(op)?;
+        dtype_ok(op, fam, &d, "selfRef")?;
+        dtype_ok(op, fam, &s, "src")?;
+        well_formed(op, &d, "selfRef")?;
+        well_formed(op, &s, "src")?;
+        if broadcast(&d.view, &s.view, &s.strides).is_none() {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "src shape {:?} cannot be broadcast to selfRef shape {:?}",
+                    s.view, d.view
+                ),
+            ));
+        }
+        if self_overlapping(&d.view, &d.strides) {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "selfRef (shape {:?}, strides {:?}) overlaps itself",
+                    d.view, d.strides
+                ),
+            ));
+        }
+        if self_overlapping(&s.view, &s.strides) {
+            return Err(fail(
+                ACLNN_ERR_INNER_NULLPTR,
+                format!(
+                    "npu-sim: {}: the contiguous step rejects src (shape {:?}, strides {:?}): its view overlaps itself",
+                    op.name(),
+                    s.view,
+                    s.strides
+                ),
+            ));
+        }
+        let empty = numel(&d.view) == 0 || numel(&s.view) == 0;
+        let ranges_meet = match (
+            view_range(d.data, d.offset, &d.view, &d.strides, elem(&d)),
+            view_range(s.data, s.offset, &s.view, &s.strides, elem(&s)),
+        ) {
+            (Some((a, al)), Some((b, bl))) => a < b.saturating_add(bl) && b < a.saturating_add(al),
+            _ => false,
+        };
+        let stage = !empty && ranges_meet;
+        let workspace = if stage { align(bytes(&s)) } else { 0 };
+        let plan = if empty {
+            Plan::Empty
+        } else {
+            Plan::InplaceCopy { stage }
+        };
+        Ok(finish(
+            Executor {
+                op,
+                plan,
+                inputs: vec![s],
+                outputs: vec![d],
+                workspace,
+                repeatable: false,
+            },
+            workspace_size,
+            executor,
+        ))
+    })())
+}
+
+fn build_inplace_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::InplaceCopy { stage } = e.plan else {
+        unreachable!()
+    };
+    let (s, d) = (&e.inputs[0], &e.outputs[0]);
+    let mut l = Launch::new(Op::InplaceCopy.name());
+    let mut src = l
+        .view(rt, "src", s, (&s.view, &s.strides, s.offset), false)
+        .expect("non-empty");
+    let mut src_strides = s.strides.clone();
+    if stage {
+        let tmp = l.region(rt, "workspace (src staging)", ws, bytes(s), true);
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&s.view, &contiguous(&s.view), &s.strides, elem(s)),
+            tmp,
+            src,
+        ));
+        src = tmp;
+        src_strides = contiguous(&s.view);
+    }
+    let bstrides = broadcast(&d.view, &s.view, &src_strides).expect("checked in the first phase");
+    let dst = l
+        .view(rt, "selfRef", d, (&d.view, &d.strides, d.offset), true)
+        .expect("non-empty");
+    if d.dtype == s.dtype {
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&d.view, &d.strides, &bstrides, elem(d)),
+            dst,
+            src,
+        ));
+    } else {
+        let (dt, st) = (kdtype(d.dtype).unwrap(), kdtype(s.dtype).unwrap());
+        l.steps.push(Step::Cast(
+            CopyDesc::new(&d.view, &d.strides, &bstrides, 0),
+            dt,
+            dst,
+            st,
+            src,
+        ));
+    }
+    l
+}
+
+/// `aclnnInplaceCopy`.
+#[no_mangle]
+pub extern "C" fn aclnnInplaceCopy(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    executor::run(
+        Op::InplaceCopy,
+        workspace,
+        workspace_size,
+        executor,
+        stream,
+        build_inplace_copy,
+    )
+}
+
+// -------------------------------------------------------- ConstantPadNd
+
+/// `aclnnConstantPadNdGetWorkspaceSize`: `pad` holds (before, after) pairs
+/// starting from the last dim; negative entries crop.
+#[no_mangle]
+pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
+    self_: *const aclTensor,
+    pad: *const aclIntArray,
+    value: *const aclScalar,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::ConstantPadNd;
+    status((|| {
+        nulls(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("pad", pad.is_null()),
+                ("value", value.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+        )?;
+        let (x, o) = (tensor(op, self_, "self")?, tensor(op, out, "out")?);
+        let pads =
+            state::with_handles(|h| h.int_arrays.get(&(pad as usize)).map(|a| (**a).clone()))
+                .ok_or_else(|| {
+                    invalid(op, format_args!("pad ({pad:p}) is not a live int array"))
+                })?;
+        let v = state::with_handles(|h| h.scalars.get(&(value as usize)).map(|a| (**a).clone()))
+            .ok_or_else(|| invalid(op, format_args!("value ({value:p}) is not a live scalar")))?;
+        let fam = family(op)?;
+        dtype_ok(op, fam, &x, "self")?;
+        if o.dtype != x.dtype {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "out data type {} differs from self's {}",
+                    o.dtype.0, x.dtype.0
+                ),
+            ));
+        }
+        well_formed(op, &x, "self")?;
+        well_formed(op, &o, "out")?;
+        let rank = x.view.len();
+        if pads.len() % 2 != 0 || pads.len() > 2 * rank {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "pad has {} entries; it needs an even number, at most {}",
+                    pads.len(),
+                    2 * rank
+                ),
+            ));
+        }
+        let mut per_dim = vec![(0i64, 0i64); rank];
+        for (k, pair) in pads.chunks(2).enumerate() {
+            per_dim[rank - 1 - k] = (pair[0], pair[1]);
+        }
+        let mut want = Vec::with_capacity(rank);
+        for (dim, (&n, &(lo, hi))) in x.view.iter().zip(&per_dim).enumerate() {
+            match n
+                .checked_add(lo)
+                .and_then(|v| v.checked_add(hi))
+                .filter(|v| *v >= 0)
+            {
+                Some(v) => want.push(v),
+                None => {
+                    return Err(invalid(
+                        op,
+                        format_args!("dim {dim}: {n} + {lo} + {hi} is not a valid extent"),
+                    ))
+                }
+            }
+        }
+        if o.view != want {
+            return Err(invalid(
+                op,
+                format_args!("out shape {:?} must be {:?}", o.view, want),
+            ));
+        }
+        let (Some(dt), Some(st)) = (kdtype(x.dtype), kdtype(v.dtype)) else {
+            return Err(invalid(
+                op,
+                format_args!("value of data type {} cannot be converted", v.dtype.0),
+            ));
+        };
+        let mut fill = vec![0u8; elem(&x)];
+        let rt = runtime::rt()?;
+        // SAFETY: one element of each type, in host buffers of that size.
+        let ok = unsafe {
+            kernels::cast(
+                &rt.pool,
+                CopyDesc::new(&[], &[], &[], 0),
+                dt,
+                fill.as_mut_ptr(),
+                st,
+                v.bytes.as_ptr(),
+            )
+        };
+        if !ok {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "value of data type {} cannot be converted to {}",
+                    v.dtype.0, x.dtype.0
+                ),
+            ));
+        }
+        let empty = numel(&want) == 0;
+        let workspace = if empty || is_contiguous(&o.view, &o.strides) {
+            0
+        } else {
+            align(bytes(&o))
+        };
+        let plan = if empty {
+            Plan::Empty
+        } else {
+            Plan::ConstantPadNd {
+                pads: per_dim,
+                value: fill,
+            }
+        };
+        Ok(finish(
+            Executor {
+                op,
+                plan,
+                inputs: vec![x],
+                outputs: vec![o],
+                workspace,
+                repeatable: false,
+            },
+            workspace_size,
+            executor,
+        ))
+    })())
+}
+
+fn build_constant_pad(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::ConstantPadNd { pads, value } = &e.plan else {
+        unreachable!()
+    };
+    let (x, o) = (&e.inputs[0], &e.outputs[0]);
+    let mut l = Launch::new(Op::ConstantPadNd.name());
+    // The part of self that lands in out (negative pads crop).
+    let (mut ext, mut src_off, mut dst_off) = (Vec::new(), x.offset, 0i64);
+    let ostr = contiguous(&o.view);
+    for (k, (&n, &(lo, hi))) in x.view.iter().zip(pads).enumerate() {
+        ext.push(n + lo.min(0) + hi.min(0));
+        src_off += (-lo).max(0) * x.strides[k];
+        dst_off += lo.max(0) * ostr[k];
+    }
+    let inner = ext.iter().all(|&n| n > 0);
+    let src = if inner {
+        l.view(rt, "self", x, (&ext, &x.strides, src_off), false)
+    } else {
+        None
+    };
+    let es = elem(x);
+    store(&mut l, rt, o, ws, |l, dst| {
+        l.steps.push(Step::Fill(dst, numel(&o.view), value.clone()));
+        if let Some(src) = src {
+            let mut d2 = dst;
+            d2 = executor::Ref::offset(d2, dst_off as u64 * es as u64);
+            l.steps.push(Step::Copy(
+                CopyDesc::new(&ext, &ostr, &x.strides, es),
+                d2,
+                src,
+            ));
+        }
+    });
+    l
+}
+
+/// `aclnnConstantPadNd`.
+#[no_mangle]
+pub extern "C" fn aclnnConstantPadNd(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    executor::run(
+        Op::ConstantPadNd,
+        workspace,
+        workspace_size,
+        executor,
+        stream,
+        build_constant_pad,
+    )
+}

@@ -1,0 +1,917 @@
+//! The AscendCL runtime functions (`libascendcl.so`), simulated.
+
+use crate::memory::{AllocError, Allocation};
+use crate::state::{self, fail, Runtime};
+use crate::stream::{Event, Fault, Stream, TaskKind};
+use cann_sys::*;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The runtime, or the status for "not initialised".
+pub(crate) fn rt() -> Result<Arc<Runtime>, i32> {
+    state::runtime().ok_or_else(|| {
+        fail(
+            ACL_ERROR_UNINITIALIZE,
+            "npu-sim: not initialised: call aclInit (or aclnnInit) first",
+        )
+    })
+}
+
+/// The runtime and the calling thread's device.
+pub(crate) fn rt_device() -> Result<(Arc<Runtime>, u32), i32> {
+    let rt = rt()?;
+    match state::current_device() {
+        Some(d) if d < rt.config.devices => Ok((rt, d)),
+        _ => Err(fail(
+            ACL_ERROR_RT_CONTEXT_NULL,
+            "npu-sim: no device set on this thread: call aclrtSetDevice first",
+        )),
+    }
+}
+
+/// Where a pointer lives.
+pub(crate) enum Loc {
+    Host,
+    Device(Arc<Allocation>),
+}
+
+/// Classifies `[addr, addr + len)`: host memory, or inside one live device
+/// allocation; a device address outside any live allocation is an error.
+pub(crate) fn locate(rt: &Runtime, addr: u64, len: u64) -> Result<Loc, String> {
+    for m in &rt.memory {
+        let m = lock(m);
+        if m.owns(addr) {
+            return match m.find(addr) {
+                Some(a) if a.contains(addr, len) => Ok(Loc::Device(a.clone())),
+                Some(a) => Err(format!("[{addr:#x}, +{len}) runs past the end of {a}")),
+                None => Err(format!(
+                    "{addr:#x} is device memory but not inside a live allocation (freed, or never allocated)"
+                )),
+            };
+        }
+    }
+    Ok(Loc::Host)
+}
+
+/// The live allocation containing `addr` (for capturing at enqueue time).
+pub(crate) fn find_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
+    rt.memory.iter().find_map(|m| lock(m).find(addr).cloned())
+}
+
+/// A stream handle, resolved: NULL is the device's default stream.
+pub(crate) fn stream_of(
+    rt: &Runtime,
+    device: Option<u32>,
+    s: aclrtStream,
+) -> Result<Arc<Stream>, i32> {
+    if s.is_null() {
+        let Some(d) = device else {
+            return Err(fail(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "npu-sim: the default stream needs a device: call aclrtSetDevice first",
+            ));
+        };
+        let mut ds = lock(&rt.default_streams);
+        if ds[d as usize].is_none() {
+            let st = Stream::new(d).map_err(|m| fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, m))?;
+            ds[d as usize] = Some(Arc::new(st));
+        }
+        return Ok(ds[d as usize].clone().unwrap());
+    }
+    state::with_handles(|h| h.streams.get(&(s as usize)).cloned()).ok_or_else(|| {
+        fail(
+            ACL_ERROR_RT_INVALID_HANDLE,
+            format!("npu-sim: {s:p} is not a live stream (never created, or destroyed)"),
+        )
+    })
+}
+
+fn event_of(e: aclrtEvent) -> Result<Arc<Event>, i32> {
+    state::with_handles(|h| h.events.get(&(e as usize)).cloned()).ok_or_else(|| {
+        fail(
+            ACL_ERROR_RT_INVALID_HANDLE,
+            format!("npu-sim: {e:p} is not a live event (never created, or destroyed)"),
+        )
+    })
+}
+
+fn code_of(r: Result<(), i32>) -> aclError {
+    match r {
+        Ok(()) => ACL_SUCCESS,
+        Err(c) => c,
+    }
+}
+
+fn report(f: Fault) -> aclError {
+    fail(f.code, f.message)
+}
+
+/// Starts the runtime if neither init has.
+pub(crate) fn start(init: &mut state::Init) -> Result<(), i32> {
+    if init.runtime.is_none() {
+        let cfg = state::Config::from_env()
+            .map_err(|m| fail(ACL_ERROR_RT_SOC_VERSION, format!("npu-sim: {m}")))?;
+        let rt = state::make_runtime(cfg)
+            .map_err(|m| fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, format!("npu-sim: {m}")))?;
+        init.runtime = Some(Arc::new(rt));
+    }
+    Ok(())
+}
+
+/// Stops the runtime when both inits are finalized: waits for default
+/// streams and releases device memory.
+pub(crate) fn stop_if_unused(init: &mut state::Init) {
+    if !init.acl && !init.aclnn {
+        if let Some(rt) = init.runtime.take() {
+            for s in lock(&rt.default_streams).iter().flatten() {
+                let _ = s.synchronize();
+            }
+        }
+    }
+}
+
+/// `aclInit`: reads `NPU_SIM_SOC`, `NPU_SIM_DEVICES`, `NPU_SIM_MEM`,
+/// `NPU_SIM_THREADS`; an unknown SoC fails with `ACL_ERROR_RT_SOC_VERSION`.
+#[no_mangle]
+pub extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
+    let mut init = state::init_state();
+    if init.acl {
+        return fail(
+            ACL_ERROR_REPEAT_INITIALIZE,
+            "npu-sim: aclInit called twice without aclFinalize",
+        );
+    }
+    if let Err(c) = start(&mut init) {
+        return c;
+    }
+    init.acl = true;
+    ACL_SUCCESS
+}
+
+/// `aclFinalize`.
+#[no_mangle]
+pub extern "C" fn aclFinalize() -> aclError {
+    let mut init = state::init_state();
+    if !init.acl {
+        return fail(
+            ACL_ERROR_REPEAT_FINALIZE,
+            "npu-sim: aclFinalize without a matching aclInit",
+        );
+    }
+    init.acl = false;
+    stop_if_unused(&mut init);
+    ACL_SUCCESS
+}
+
+/// `aclGetRecentErrMsg`: the calling thread's last failure, or NULL.
+#[no_mangle]
+pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
+    state::last_error_ptr()
+}
+
+/// `aclrtGetSocName`: the simulated SoC, or NULL before initialisation.
+#[no_mangle]
+pub extern "C" fn aclrtGetSocName() -> *const c_char {
+    match state::runtime() {
+        Some(rt) => rt.soc_cstr.as_ptr(),
+        None => std::ptr::null(),
+    }
+}
+
+/// `aclrtGetVersion`: the ACL API version the project's header follows (1.17.0).
+///
+/// # Safety
+/// The pointers are null or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetVersion(
+    major: *mut i32,
+    minor: *mut i32,
+    patch: *mut i32,
+) -> aclError {
+    if major.is_null() || minor.is_null() || patch.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtGetVersion: null output pointer",
+        );
+    }
+    // SAFETY: checked non-null; the caller passes valid pointers.
+    unsafe {
+        *major = 1;
+        *minor = 17;
+        *patch = 0;
+    }
+    ACL_SUCCESS
+}
+
+/// `aclrtSetDevice`.
+#[no_mangle]
+pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
+    let rt = match rt() {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    if device_id < 0 || device_id as u32 >= rt.config.devices {
+        return fail(
+            ACL_ERROR_RT_INVALID_DEVICEID,
+            format!(
+                "npu-sim: device {device_id} does not exist ({} device(s))",
+                rt.config.devices
+            ),
+        );
+    }
+    state::set_current_device(Some(device_id as u32));
+    ACL_SUCCESS
+}
+
+/// `aclrtResetDevice`: waits for the device's default stream.
+#[no_mangle]
+pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
+    let rt = match rt() {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    if device_id < 0 || device_id as u32 >= rt.config.devices {
+        return fail(
+            ACL_ERROR_RT_INVALID_DEVICEID,
+            format!("npu-sim: device {device_id} does not exist"),
+        );
+    }
+    if let Some(s) = lock(&rt.default_streams)[device_id as usize].clone() {
+        let _ = s.synchronize();
+    }
+    if state::current_device() == Some(device_id as u32) {
+        state::set_current_device(None);
+    }
+    ACL_SUCCESS
+}
+
+/// `aclrtGetDevice`.
+///
+/// # Safety
+/// `device_id` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
+    if device_id.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtGetDevice: null output pointer",
+        );
+    }
+    if let Err(c) = rt() {
+        return c;
+    }
+    match state::current_device() {
+        // SAFETY: checked non-null.
+        Some(d) => unsafe {
+            *device_id = d as i32;
+            ACL_SUCCESS
+        },
+        None => fail(
+            ACL_ERROR_RT_CONTEXT_NULL,
+            "npu-sim: no device set on this thread",
+        ),
+    }
+}
+
+/// `aclrtGetDeviceCount`.
+///
+/// # Safety
+/// `count` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
+    if count.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtGetDeviceCount: null output pointer",
+        );
+    }
+    match rt() {
+        // SAFETY: checked non-null.
+        Ok(rt) => unsafe {
+            *count = rt.config.devices;
+            ACL_SUCCESS
+        },
+        Err(c) => c,
+    }
+}
+
+/// `aclrtSynchronizeDevice`: waits for every stream of the current device.
+#[no_mangle]
+pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
+    let (rt, dev) = match rt_device() {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let mut streams: Vec<Arc<Stream>> = state::with_handles(|h| {
+        h.streams
+            .values()
+            .filter(|s| s.device == dev)
+            .cloned()
+            .collect()
+    });
+    streams.extend(lock(&rt.default_streams)[dev as usize].clone());
+    let mut first = Ok(());
+    for s in streams {
+        if let Err(f) = s.synchronize() {
+            if first.is_ok() {
+                first = Err(f);
+            }
+        }
+    }
+    match first {
+        Ok(()) => ACL_SUCCESS,
+        Err(f) => report(f),
+    }
+}
+
+/// `aclrtCreateStream`: a stream on the current device, with its own worker.
+///
+/// # Safety
+/// `stream` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
+    if stream.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtCreateStream: null output pointer",
+        );
+    }
+    let (_rt, dev) = match rt_device() {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let s = match Stream::new(dev) {
+        Ok(s) => Arc::new(s),
+        Err(m) => return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, format!("npu-sim: {m}")),
+    };
+    let h = state::handle_of(&s);
+    state::with_handles(|hs| hs.streams.insert(h, s));
+    // SAFETY: checked non-null.
+    unsafe { *stream = h as aclrtStream };
+    ACL_SUCCESS
+}
+
+/// `aclrtDestroyStream`: finishes the stream's work, then destroys it.
+#[no_mangle]
+pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
+    let Some(s) = state::with_handles(|h| h.streams.remove(&(stream as usize))) else {
+        return fail(
+            ACL_ERROR_RT_INVALID_HANDLE,
+            format!("npu-sim: aclrtDestroyStream: {stream:p} is not a live stream"),
+        );
+    };
+    let _ = s.synchronize();
+    s.shutdown();
+    ACL_SUCCESS
+}
+
+/// `aclrtSynchronizeStream`: waits; returns the stream's first fault since
+/// the last synchronisation (explained by `aclGetRecentErrMsg`).
+#[no_mangle]
+pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
+    let r = rt().and_then(|rt| stream_of(&rt, state::current_device(), stream));
+    match r {
+        Ok(s) => match s.synchronize() {
+            Ok(()) => ACL_SUCCESS,
+            Err(f) => report(f),
+        },
+        Err(c) => c,
+    }
+}
+
+/// `aclrtStreamQuery`.
+///
+/// # Safety
+/// `status` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtStreamQuery(
+    stream: aclrtStream,
+    status: *mut aclrtStreamStatus,
+) -> aclError {
+    if status.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtStreamQuery: null output pointer",
+        );
+    }
+    match rt().and_then(|rt| stream_of(&rt, state::current_device(), stream)) {
+        Ok(s) => {
+            let st = if s.is_idle() {
+                aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE
+            } else {
+                aclrtStreamStatus::ACL_STREAM_STATUS_NOT_READY
+            };
+            // SAFETY: checked non-null.
+            unsafe { *status = st };
+            ACL_SUCCESS
+        }
+        Err(c) => c,
+    }
+}
+
+/// `aclrtStreamWaitEvent`: later work on `stream` waits for the event's
+/// latest record.
+#[no_mangle]
+pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
+    code_of((|| {
+        let rt = rt()?;
+        let s = stream_of(&rt, state::current_device(), stream)?;
+        event_of(event)?.wait_on(&s);
+        Ok(())
+    })())
+}
+
+/// `aclrtCreateEvent`.
+///
+/// # Safety
+/// `event` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
+    if event.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtCreateEvent: null output pointer",
+        );
+    }
+    if let Err(c) = rt_device() {
+        return c;
+    }
+    let e = Arc::new(Event::default());
+    let h = state::handle_of(&e);
+    state::with_handles(|hs| hs.events.insert(h, e));
+    // SAFETY: checked non-null.
+    unsafe { *event = h as aclrtEvent };
+    ACL_SUCCESS
+}
+
+/// `aclrtDestroyEvent`.
+#[no_mangle]
+pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
+    match state::with_handles(|h| h.events.remove(&(event as usize))) {
+        Some(_) => ACL_SUCCESS,
+        None => fail(
+            ACL_ERROR_RT_INVALID_HANDLE,
+            format!("npu-sim: aclrtDestroyEvent: {event:p} is not a live event"),
+        ),
+    }
+}
+
+/// `aclrtRecordEvent`.
+#[no_mangle]
+pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+    code_of((|| {
+        let rt = rt()?;
+        let s = stream_of(&rt, state::current_device(), stream)?;
+        event_of(event)?.record(&s);
+        Ok(())
+    })())
+}
+
+/// `aclrtQueryEventStatus`.
+///
+/// # Safety
+/// `status` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtQueryEventStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventRecordedStatus,
+) -> aclError {
+    if status.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtQueryEventStatus: null output pointer",
+        );
+    }
+    match event_of(event) {
+        Ok(e) => {
+            let st = if e.is_complete() {
+                aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
+            } else {
+                aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_NOT_READY
+            };
+            // SAFETY: checked non-null.
+            unsafe { *status = st };
+            ACL_SUCCESS
+        }
+        Err(c) => c,
+    }
+}
+
+/// `aclrtSynchronizeEvent`.
+#[no_mangle]
+pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
+    match event_of(event) {
+        Ok(e) => {
+            e.synchronize();
+            ACL_SUCCESS
+        }
+        Err(c) => c,
+    }
+}
+
+/// `aclrtMalloc`: device memory on the current device, in the simulator's
+/// non-host-dereferenceable address range. Beyond capacity:
+/// `ACL_ERROR_RT_MEMORY_ALLOCATION`.
+///
+/// # Safety
+/// `dev_ptr` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMalloc(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    _policy: aclrtMemMallocPolicy,
+) -> aclError {
+    if dev_ptr.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtMalloc: null output pointer",
+        );
+    }
+    let (rt, dev) = match rt_device() {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let mut m = lock(&rt.memory[dev as usize]);
+    match m.alloc(size as u64) {
+        Ok(a) => {
+            // SAFETY: checked non-null.
+            unsafe { *dev_ptr = a.base as *mut c_void };
+            ACL_SUCCESS
+        }
+        Err(AllocError::ZeroSize) => fail(ACL_ERROR_INVALID_PARAM, "npu-sim: aclrtMalloc: size 0"),
+        Err(AllocError::OutOfMemory) => fail(
+            ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!(
+                "npu-sim: aclrtMalloc: out of device memory: {size} bytes requested, {} of {} in use on device {dev}",
+                m.used(),
+                m.capacity()
+            ),
+        ),
+    }
+}
+
+/// `aclrtFree`. Work still enqueued that uses the memory faults its stream
+/// (use after free) instead of touching it.
+#[no_mangle]
+pub extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
+    let rt = match rt() {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    let addr = dev_ptr as u64;
+    for m in &rt.memory {
+        let mut m = lock(m);
+        if m.owns(addr) {
+            return match m.free(addr) {
+                Some(_) => ACL_SUCCESS,
+                None => fail(
+                    ACL_ERROR_RT_MEMORY_FREE,
+                    format!("npu-sim: aclrtFree({addr:#x}): not the start of a live allocation (double free?)"),
+                ),
+            };
+        }
+    }
+    fail(
+        ACL_ERROR_RT_MEMORY_FREE,
+        format!("npu-sim: aclrtFree({addr:#x}): not device memory"),
+    )
+}
+
+/// `aclrtMallocHost`: page-locked host memory (plain host memory here).
+///
+/// # Safety
+/// `host_ptr` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize) -> aclError {
+    if host_ptr.is_null() || size == 0 {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtMallocHost: null output pointer or size 0",
+        );
+    }
+    if let Err(c) = rt() {
+        return c;
+    }
+    let mut p: *mut c_void = std::ptr::null_mut();
+    // SAFETY: posix_memalign writes `p` on success.
+    if unsafe { libc::posix_memalign(&mut p, 64, size) } != 0 {
+        return fail(
+            ACL_ERROR_BAD_ALLOC,
+            format!("npu-sim: aclrtMallocHost: {size} bytes not available"),
+        );
+    }
+    state::with_handles(|h| h.host.insert(p as usize, size));
+    // SAFETY: checked non-null.
+    unsafe { *host_ptr = p };
+    ACL_SUCCESS
+}
+
+/// `aclrtFreeHost`: only pointers from `aclrtMallocHost` are freed (others
+/// are an error), so no caller-supplied pointer is trusted.
+#[no_mangle]
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
+    match state::with_handles(|h| h.host.remove(&(host_ptr as usize))) {
+        Some(_) => {
+            // SAFETY: allocated by posix_memalign in aclrtMallocHost, removed
+            // from the registry so it is freed once.
+            unsafe { libc::free(host_ptr) };
+            ACL_SUCCESS
+        }
+        None => fail(
+            ACL_ERROR_INVALID_PARAM,
+            format!(
+                "npu-sim: aclrtFreeHost({host_ptr:p}): not from aclrtMallocHost (or freed already)"
+            ),
+        ),
+    }
+}
+
+/// A checked copy: both ends located, kinds matched.
+struct Copy {
+    dst: (u64, Option<Arc<Allocation>>),
+    src: (u64, Option<Arc<Allocation>>),
+    count: usize,
+}
+
+fn plan_copy(
+    rt: &Runtime,
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    api: &str,
+) -> Result<Copy, i32> {
+    if count > dest_max {
+        return Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: count {count} exceeds destMax {dest_max}"),
+        ));
+    }
+    if count > 0 && (dst.is_null() || src.is_null()) {
+        return Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: null pointer"),
+        ));
+    }
+    let loc = |p: u64, what: &str| {
+        locate(rt, p, count as u64).map_err(|m| {
+            fail(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("npu-sim: {api}: {what} {m}"),
+            )
+        })
+    };
+    let d = loc(dst as u64, "destination")?;
+    let s = loc(src as u64, "source")?;
+    let (want_dst_dev, want_src_dev) = match kind {
+        aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_HOST => (Some(false), Some(false)),
+        aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE
+        | aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE => (Some(true), Some(false)),
+        aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST => (Some(false), Some(true)),
+        aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE
+        | aclrtMemcpyKind::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE
+        | aclrtMemcpyKind::ACL_MEMCPY_INTER_DEVICE_TO_DEVICE => (Some(true), Some(true)),
+        aclrtMemcpyKind::ACL_MEMCPY_DEFAULT => (None, None),
+        other => {
+            return Err(fail(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("npu-sim: {api}: unknown copy kind {}", other.0),
+            ))
+        }
+    };
+    let is_dev = |l: &Loc| matches!(l, Loc::Device(_));
+    let side = |dev: bool| if dev { "device" } else { "host" };
+    for (want, l, what) in [
+        (want_dst_dev, &d, "destination"),
+        (want_src_dev, &s, "source"),
+    ] {
+        if let Some(w) = want {
+            if w != is_dev(l) {
+                return Err(fail(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    format!(
+                        "npu-sim: {api}: copy kind {} needs a {} {what}, got a {} pointer",
+                        kind.0,
+                        side(w),
+                        side(is_dev(l))
+                    ),
+                ));
+            }
+        }
+    }
+    let alloc = |l: Loc| match l {
+        Loc::Device(a) => Some(a),
+        Loc::Host => None,
+    };
+    Ok(Copy {
+        dst: (dst as u64, alloc(d)),
+        src: (src as u64, alloc(s)),
+        count,
+    })
+}
+
+fn host_ptr(end: &(u64, Option<Arc<Allocation>>)) -> *mut u8 {
+    match &end.1 {
+        Some(a) => a.host_ptr(end.0),
+        None => end.0 as *mut u8,
+    }
+}
+
+fn freed_fault(api: &str, end: &(u64, Option<Arc<Allocation>>)) -> Option<Fault> {
+    let a = end.1.as_ref()?;
+    a.freed
+        .load(std::sync::atomic::Ordering::Acquire)
+        .then(|| Fault {
+            code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+            message: format!(
+                "npu-sim: {api}: use after free: {a} was freed while the copy was pending"
+            ),
+        })
+}
+
+impl Copy {
+    /// Copies; faults instead if device memory was freed in between.
+    fn run(&self, api: &str) -> Result<(), Fault> {
+        if let Some(f) = freed_fault(api, &self.dst).or_else(|| freed_fault(api, &self.src)) {
+            return Err(f);
+        }
+        // SAFETY: both ranges were located (host: caller's promise; device:
+        // inside a live allocation, still live as just checked, and kept
+        // mapped by the Arc). `copy` tolerates overlap.
+        unsafe { std::ptr::copy(host_ptr(&self.src), host_ptr(&self.dst), self.count) };
+        Ok(())
+    }
+}
+
+/// `aclrtMemcpy`: synchronous; checks the kind against where each pointer
+/// lives and `count` against `destMax`.
+#[no_mangle]
+pub extern "C" fn aclrtMemcpy(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    let rt = match rt() {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    match plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpy") {
+        Ok(c) => match c.run("aclrtMemcpy") {
+            Ok(()) => ACL_SUCCESS,
+            Err(f) => report(f),
+        },
+        Err(code) => code,
+    }
+}
+
+/// `aclrtMemcpyAsync`: checked now, copied in stream order.
+#[no_mangle]
+pub extern "C" fn aclrtMemcpyAsync(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    code_of((|| {
+        let rt = rt()?;
+        let s = stream_of(&rt, state::current_device(), stream)?;
+        let c = plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
+        // The raw host pointers are only addresses here; the caller keeps
+        // host buffers alive until the stream has run the copy, as with CANN.
+        let c = SendCopy(c);
+        s.enqueue(TaskKind::Work, move || c.0.run("aclrtMemcpyAsync"));
+        Ok(())
+    })())
+}
+
+struct SendCopy(Copy);
+// SAFETY: a Copy holds addresses (u64) and Arcs of Sync allocations.
+unsafe impl Send for SendCopy {}
+
+fn plan_memset(
+    rt: &Runtime,
+    dev_ptr: *mut c_void,
+    max: usize,
+    count: usize,
+    api: &str,
+) -> Result<Option<Arc<Allocation>>, i32> {
+    if count > max {
+        return Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: count {count} exceeds maxCount {max}"),
+        ));
+    }
+    match locate(rt, dev_ptr as u64, count as u64) {
+        Ok(Loc::Device(a)) => Ok(Some(a)),
+        Ok(Loc::Host) if count == 0 => Ok(None),
+        Ok(Loc::Host) => Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: {dev_ptr:p} is not device memory"),
+        )),
+        Err(m) => Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: {m}"),
+        )),
+    }
+}
+
+fn run_memset(
+    a: &Option<Arc<Allocation>>,
+    addr: u64,
+    value: i32,
+    count: usize,
+    api: &str,
+) -> Result<(), Fault> {
+    let Some(a) = a else { return Ok(()) };
+    if let Some(f) = freed_fault(api, &(addr, Some(a.clone()))) {
+        return Err(f);
+    }
+    // SAFETY: [addr, addr + count) lies in the live allocation `a`.
+    unsafe { a.host_ptr(addr).write_bytes(value as u8, count) };
+    Ok(())
+}
+
+/// `aclrtMemset`: fills `count` bytes with the low byte of `value`.
+#[no_mangle]
+pub extern "C" fn aclrtMemset(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+) -> aclError {
+    code_of((|| {
+        let rt = rt()?;
+        let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemset")?;
+        run_memset(&a, dev_ptr as u64, value, count, "aclrtMemset").map_err(report)
+    })())
+}
+
+/// `aclrtMemsetAsync`.
+#[no_mangle]
+pub extern "C" fn aclrtMemsetAsync(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+    stream: aclrtStream,
+) -> aclError {
+    code_of((|| {
+        let rt = rt()?;
+        let s = stream_of(&rt, state::current_device(), stream)?;
+        let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemsetAsync")?;
+        let addr = dev_ptr as u64;
+        s.enqueue(TaskKind::Work, move || {
+            run_memset(&a, addr, value, count, "aclrtMemsetAsync")
+        });
+        Ok(())
+    })())
+}
+
+/// `aclrtGetMemInfo`: free and total bytes of the current device (every
+/// attribute reports the one simulated memory).
+///
+/// # Safety
+/// `free` and `total` are null or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetMemInfo(
+    _attr: aclrtMemAttr,
+    free: *mut usize,
+    total: *mut usize,
+) -> aclError {
+    if free.is_null() || total.is_null() {
+        return fail(
+            ACL_ERROR_INVALID_PARAM,
+            "npu-sim: aclrtGetMemInfo: null output pointer",
+        );
+    }
+    let (rt, dev) = match rt_device() {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let m = lock(&rt.memory[dev as usize]);
+    // SAFETY: checked non-null.
+    unsafe {
+        *total = m.capacity() as usize;
+        *free = (m.capacity() - m.used()) as usize;
+    }
+    ACL_SUCCESS
+}
+
+/// Reads a C string argument (for messages).
+pub(crate) fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: a non-null C string argument, NUL-terminated by contract.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}

@@ -1,0 +1,207 @@
+//! Products the simulator can pretend to be, and what each supports.
+//!
+//! The simulator's own table, written from the aclnn documentation summarised
+//! in `shared/spec/ops.md` and `shared/abi/aclnn-behaviour.md` (tests compare
+//! it with `cpu-ref`, which has an independent one).
+
+use cann_sys::aclDataType;
+
+/// Product families (`ops.md`, last section).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Atlas training series (Ascend910A, ..., plain "Ascend910B").
+    Training,
+    /// Atlas A2 (Ascend910B1..B4-1).
+    A2,
+    /// Atlas A3 (Ascend910_93xx).
+    A3,
+    /// Atlas inference series (Ascend310P*).
+    Inference,
+    /// Atlas 200I/500 A2 (Ascend310B*).
+    Atlas200I500A2,
+}
+
+const SOCS: &[(&str, Family)] = &[
+    ("Ascend910A", Family::Training),
+    ("Ascend910ProA", Family::Training),
+    ("Ascend910PremiumA", Family::Training),
+    ("Ascend910ProB", Family::Training),
+    ("Ascend910B", Family::Training),
+    ("Ascend910B1", Family::A2),
+    ("Ascend910B2", Family::A2),
+    ("Ascend910B2C", Family::A2),
+    ("Ascend910B3", Family::A2),
+    ("Ascend910B4", Family::A2),
+    ("Ascend910B4-1", Family::A2),
+    ("Ascend910_9391", Family::A3),
+    ("Ascend910_9392", Family::A3),
+    ("Ascend910_9381", Family::A3),
+    ("Ascend910_9382", Family::A3),
+    ("Ascend910_9372", Family::A3),
+    ("Ascend910_9362", Family::A3),
+    ("Ascend910_9363", Family::A3),
+    ("Ascend310P1", Family::Inference),
+    ("Ascend310P2", Family::Inference),
+    ("Ascend310P3", Family::Inference),
+    ("Ascend310P4", Family::Inference),
+    ("Ascend310P5", Family::Inference),
+    ("Ascend310P7", Family::Inference),
+    ("Ascend310B1", Family::Atlas200I500A2),
+    ("Ascend310B2", Family::Atlas200I500A2),
+    ("Ascend310B3", Family::Atlas200I500A2),
+    ("Ascend310B4", Family::Atlas200I500A2),
+];
+
+/// The SoC the simulator is by default.
+pub const DEFAULT_SOC: &str = "Ascend910B3";
+
+/// The family of a SoC name, exactly as `aclrtGetSocName` spells it.
+pub fn family_of(soc: &str) -> Option<Family> {
+    SOCS.iter().find(|(n, _)| *n == soc).map(|(_, f)| *f)
+}
+
+/// Every SoC name the simulator knows.
+pub fn soc_names() -> impl Iterator<Item = &'static str> {
+    SOCS.iter().map(|(n, _)| *n)
+}
+
+/// The simulated aclnn operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// aclnnSlice
+    Slice,
+    /// aclnnIndexSelect
+    IndexSelect,
+    /// aclnnInplaceCopy
+    InplaceCopy,
+    /// aclnnConstantPadNd
+    ConstantPadNd,
+}
+
+impl Op {
+    /// The aclnn function name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Slice => "aclnnSlice",
+            Op::IndexSelect => "aclnnIndexSelect",
+            Op::InplaceCopy => "aclnnInplaceCopy",
+            Op::ConstantPadNd => "aclnnConstantPadNd",
+        }
+    }
+}
+
+/// Whether `op` has a kernel on `family`.
+pub fn op_available(op: Op, family: Family) -> bool {
+    use Family::*;
+    match op {
+        Op::Slice => matches!(family, Training | A2 | A3),
+        Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
+        Op::InplaceCopy => true,
+    }
+}
+
+const SLICE_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_BOOL,
+];
+
+const GENERAL_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT16,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_UINT16,
+    aclDataType::ACL_UINT32,
+    aclDataType::ACL_UINT64,
+    aclDataType::ACL_BOOL,
+    aclDataType::ACL_DOUBLE,
+    aclDataType::ACL_COMPLEX64,
+    aclDataType::ACL_COMPLEX128,
+];
+
+/// Whether `op` accepts data of `dtype` on `family`. BF16 only on A2/A3.
+/// Slice has its own short list; IndexSelect's list is used for the others
+/// (InplaceCopy and ConstantPadNd document the same set).
+pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
+    if dtype == aclDataType::ACL_BF16 {
+        return matches!(family, Family::A2 | Family::A3);
+    }
+    match op {
+        Op::Slice => SLICE_DTYPES.contains(&dtype),
+        _ => GENERAL_DTYPES.contains(&dtype),
+    }
+}
+
+/// Size in bytes of an element of `dtype`, for the dtypes the simulator
+/// can hold in device memory; `None` for the others (string, sub-byte, fp8).
+pub fn dtype_size(dtype: aclDataType) -> Option<usize> {
+    use aclDataType as D;
+    Some(match dtype {
+        D::ACL_INT8 | D::ACL_UINT8 | D::ACL_BOOL => 1,
+        D::ACL_FLOAT16 | D::ACL_BF16 | D::ACL_INT16 | D::ACL_UINT16 => 2,
+        D::ACL_FLOAT | D::ACL_INT32 | D::ACL_UINT32 => 4,
+        D::ACL_INT64 | D::ACL_UINT64 | D::ACL_DOUBLE | D::ACL_COMPLEX64 => 8,
+        D::ACL_COMPLEX128 => 16,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_ascend910b_is_training_not_a2() {
+        assert_eq!(family_of("Ascend910B"), Some(Family::Training));
+        assert_eq!(family_of("Ascend910B3"), Some(Family::A2));
+        assert_eq!(family_of("Ascend910B4-1"), Some(Family::A2));
+        assert_eq!(family_of("Ascend310P6"), None);
+        assert_eq!(family_of("ascend910b3"), None);
+    }
+
+    #[test]
+    fn availability() {
+        assert!(!op_available(Op::Slice, Family::Inference));
+        assert!(!op_available(Op::IndexSelect, Family::Atlas200I500A2));
+        assert!(op_available(Op::InplaceCopy, Family::Atlas200I500A2));
+        assert!(!op_available(Op::ConstantPadNd, Family::Atlas200I500A2));
+        assert!(op_available(Op::IndexSelect, Family::Inference));
+    }
+
+    #[test]
+    fn bf16_only_on_a2_a3() {
+        assert!(dtype_supported(
+            Op::Slice,
+            Family::A3,
+            aclDataType::ACL_BF16
+        ));
+        assert!(!dtype_supported(
+            Op::Slice,
+            Family::Training,
+            aclDataType::ACL_BF16
+        ));
+        assert!(!dtype_supported(
+            Op::IndexSelect,
+            Family::Inference,
+            aclDataType::ACL_BF16
+        ));
+        assert!(!dtype_supported(
+            Op::Slice,
+            Family::A2,
+            aclDataType::ACL_DOUBLE
+        ));
+        assert!(dtype_supported(
+            Op::IndexSelect,
+            Family::A2,
+            aclDataType::ACL_COMPLEX128
+        ));
+    }
+}

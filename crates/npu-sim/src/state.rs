@@ -1,0 +1,288 @@
+//! Process-wide simulator state: configuration, devices, handles, the
+//! per-thread current device and last error message.
+
+use crate::memory::DeviceMemory;
+use crate::soc::{self, Family};
+use crate::stream::{Event, Stream};
+use cann_sys::aclDataType;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+/// Configuration read from the environment at initialisation.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// SoC name (`NPU_SIM_SOC`).
+    pub soc: String,
+    /// Its family.
+    pub family: Family,
+    /// Device count (`NPU_SIM_DEVICES`).
+    pub devices: u32,
+    /// Memory per device in bytes (`NPU_SIM_MEM`).
+    pub mem: u64,
+    /// Kernel worker threads (`NPU_SIM_THREADS`).
+    pub threads: usize,
+}
+
+/// Parses a byte size such as `16G`, `512M`, `4096`.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last()? {
+        (i, 'k' | 'K') => (&s[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&s[..i], 1 << 20),
+        (i, 'g' | 'G') => (&s[..i], 1 << 30),
+        (i, 't' | 'T') => (&s[..i], 1 << 40),
+        _ => (s, 1),
+    };
+    num.trim().parse::<u64>().ok()?.checked_mul(mult)
+}
+
+impl Config {
+    /// Reads `NPU_SIM_SOC`, `NPU_SIM_DEVICES`, `NPU_SIM_MEM`,
+    /// `NPU_SIM_THREADS`; an unknown or malformed value is an error message.
+    pub fn from_env() -> Result<Config, String> {
+        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
+        let soc = var("NPU_SIM_SOC").unwrap_or_else(|| soc::DEFAULT_SOC.to_string());
+        let family = soc::family_of(&soc).ok_or_else(|| {
+            format!(
+                "NPU_SIM_SOC={soc:?} is not a SoC the simulator knows; use one of: {}",
+                soc::soc_names().collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        let devices = match var("NPU_SIM_DEVICES") {
+            None => 1,
+            Some(v) => v
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|d| (1..=64).contains(d))
+                .ok_or_else(|| {
+                    format!("NPU_SIM_DEVICES={v:?} must be a whole number from 1 to 64")
+                })?,
+        };
+        let mem = match var("NPU_SIM_MEM") {
+            None => 16 << 30,
+            Some(v) => parse_size(&v)
+                .filter(|m| (1 << 20..=1 << 40).contains(m))
+                .ok_or_else(|| {
+                    format!("NPU_SIM_MEM={v:?} must be a size from 1M to 1T (e.g. 16G)")
+                })?,
+        };
+        let threads = match var("NPU_SIM_THREADS") {
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|t| (1..=256).contains(t))
+                .ok_or_else(|| {
+                    format!("NPU_SIM_THREADS={v:?} must be a whole number from 1 to 256")
+                })?,
+        };
+        Ok(Config {
+            soc,
+            family,
+            devices,
+            mem,
+            threads,
+        })
+    }
+}
+
+/// One initialised simulator (between init and finalize).
+pub struct Runtime {
+    /// Its configuration.
+    pub config: Config,
+    /// The NUL-terminated SoC name returned by `aclrtGetSocName` (interned:
+    /// valid for the whole process, as the real library's string is).
+    pub soc_cstr: &'static std::ffi::CStr,
+    /// Device memory, one per device.
+    pub memory: Vec<Mutex<DeviceMemory>>,
+    /// The "AI Cores": threads kernels split their blocks across.
+    pub pool: rayon::ThreadPool,
+    /// The default stream (NULL stream) of each device, created on demand.
+    pub default_streams: Mutex<Vec<Option<Arc<Stream>>>>,
+}
+
+/// Init flags and the runtime.
+#[derive(Default)]
+pub struct Init {
+    /// `aclInit` was called (and not finalized).
+    pub acl: bool,
+    /// `aclnnInit` was called (and not finalized).
+    pub aclnn: bool,
+    /// The runtime, present while either flag is set.
+    pub runtime: Option<Arc<Runtime>>,
+}
+
+static INIT: RwLock<Init> = RwLock::new(Init {
+    acl: false,
+    aclnn: false,
+    runtime: None,
+});
+
+/// Locks the init state for writing.
+pub fn init_state() -> std::sync::RwLockWriteGuard<'static, Init> {
+    INIT.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The current runtime, if initialised.
+pub fn runtime() -> Option<Arc<Runtime>> {
+    INIT.read()
+        .unwrap_or_else(|e| e.into_inner())
+        .runtime
+        .clone()
+}
+
+/// Builds a runtime from a configuration.
+pub fn make_runtime(config: Config) -> Result<Runtime, String> {
+    let memory = (0..config.devices)
+        .map(|d| {
+            DeviceMemory::new(d, config.mem)
+                .map(Mutex::new)
+                .ok_or_else(|| {
+                    format!(
+                        "cannot reserve {} bytes of address space for device {d}",
+                        config.mem
+                    )
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .thread_name(|i| format!("npu-sim-core-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start the kernel thread pool: {e}"))?;
+    Ok(Runtime {
+        soc_cstr: intern(&config.soc),
+        default_streams: Mutex::new(vec![None; config.devices as usize]),
+        memory,
+        pool,
+        config,
+    })
+}
+
+/// A process-lifetime C string for a (known, finite) SoC name.
+fn intern(name: &str) -> &'static std::ffi::CStr {
+    static NAMES: Mutex<Vec<&'static std::ffi::CStr>> = Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.iter().find(|n| n.to_bytes() == name.as_bytes()) {
+        return n;
+    }
+    let leaked: &'static std::ffi::CStr = Box::leak(
+        CString::new(name)
+            .expect("SoC names have no NUL")
+            .into_boxed_c_str(),
+    );
+    names.push(leaked);
+    leaked
+}
+
+/// An `aclTensor`: a view (shape, strides, offset, in elements) over a
+/// storage whose base device address is `data`. The format and storage
+/// shape are not kept: every operator here treats data as ND, and the
+/// memory checker bounds views by their allocation, not a declared shape.
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    /// Element type.
+    pub dtype: aclDataType,
+    /// View shape.
+    pub view: Vec<i64>,
+    /// View strides in elements.
+    pub strides: Vec<i64>,
+    /// View offset in elements.
+    pub offset: i64,
+    /// Storage base address.
+    pub data: u64,
+}
+
+/// An `aclScalar`: a host value of `dtype`, up to 16 bytes.
+#[derive(Clone, Debug)]
+pub struct Scalar {
+    /// Its type.
+    pub dtype: aclDataType,
+    /// Its bytes (little-endian, as in memory).
+    pub bytes: [u8; 16],
+}
+
+/// Every live handle, by kind. The handle value is the address of the
+/// object, which stays valid while it is in the map.
+#[derive(Default)]
+pub struct Handles {
+    /// `aclTensor`s.
+    pub tensors: HashMap<usize, Arc<Tensor>>,
+    /// `aclIntArray`s.
+    pub int_arrays: HashMap<usize, Arc<Vec<i64>>>,
+    /// `aclScalar`s.
+    pub scalars: HashMap<usize, Arc<Scalar>>,
+    /// `aclOpExecutor`s.
+    pub executors: HashMap<usize, Arc<Mutex<crate::executor::Executor>>>,
+    /// Streams (not counting default streams).
+    pub streams: HashMap<usize, Arc<Stream>>,
+    /// Events.
+    pub events: HashMap<usize, Arc<Event>>,
+    /// `aclrtMallocHost` blocks: address -> size.
+    pub host: HashMap<usize, usize>,
+}
+
+static HANDLES: Mutex<Option<Handles>> = Mutex::new(None);
+
+/// Runs `f` with the handle registry locked.
+pub fn with_handles<R>(f: impl FnOnce(&mut Handles) -> R) -> R {
+    let mut g: MutexGuard<'_, Option<Handles>> = HANDLES.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(Handles::default))
+}
+
+/// The handle value of an object held in an `Arc`.
+pub fn handle_of<T>(a: &Arc<T>) -> usize {
+    Arc::as_ptr(a) as usize
+}
+
+thread_local! {
+    static CURRENT_DEVICE: RefCell<Option<u32>> = const { RefCell::new(None) };
+    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+/// The calling thread's device, set by `aclrtSetDevice`.
+pub fn current_device() -> Option<u32> {
+    CURRENT_DEVICE.with(|d| *d.borrow())
+}
+
+/// Sets (or clears) the calling thread's device.
+pub fn set_current_device(d: Option<u32>) {
+    CURRENT_DEVICE.with(|c| *c.borrow_mut() = d);
+}
+
+/// Records the message `aclGetRecentErrMsg` returns on this thread.
+pub fn set_error(msg: impl Into<String>) {
+    let mut s: String = msg.into();
+    s.retain(|c| c != '\0');
+    LAST_ERROR.with(|e| *e.borrow_mut() = Some(CString::new(s).expect("NULs removed")));
+}
+
+/// The message of this thread's last failure (valid until the next call
+/// that fails on this thread), or NULL.
+pub fn last_error_ptr() -> *const std::ffi::c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
+}
+
+/// Records `msg` and returns `code` (for `return fail(code, ...)`).
+pub fn fail(code: i32, msg: impl Into<String>) -> i32 {
+    set_error(msg);
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("16G"), Some(16 << 30));
+        assert_eq!(parse_size("512m"), Some(512 << 20));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size("99999999999T"), None);
+    }
+}

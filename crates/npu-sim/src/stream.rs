@@ -1,0 +1,234 @@
+//! Streams (one worker thread each, tasks in order) and events.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// A failure inside a task; sticky on its stream until synchronisation.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    /// Runtime status code reported at synchronisation.
+    pub code: i32,
+    /// Explanation, returned by `aclGetRecentErrMsg`.
+    pub message: String,
+}
+
+/// What a task is, for the fault rule: after a fault, device work is skipped
+/// until the fault is reported, but event records still complete so that
+/// other streams are not blocked forever.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TaskKind {
+    /// A kernel or copy.
+    Work,
+    /// An event record or wait.
+    Sync,
+}
+
+type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
+
+struct Queue {
+    tasks: VecDeque<(TaskKind, TaskFn)>,
+    enqueued: u64,
+    done: u64,
+    fault: Option<Fault>,
+    shutdown: bool,
+}
+
+struct Shared {
+    q: Mutex<Queue>,
+    /// Signals the worker (new task, shutdown).
+    work: Condvar,
+    /// Signals waiters (task done).
+    idle: Condvar,
+}
+
+/// A stream: tasks run in order on its own worker thread.
+pub struct Stream {
+    /// The device it belongs to.
+    pub device: u32,
+    shared: Arc<Shared>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Stream {
+    /// Starts a stream on `device`.
+    pub fn new(device: u32) -> Result<Stream, String> {
+        let shared = Arc::new(Shared {
+            q: Mutex::new(Queue {
+                tasks: VecDeque::new(),
+                enqueued: 0,
+                done: 0,
+                fault: None,
+                shutdown: false,
+            }),
+            work: Condvar::new(),
+            idle: Condvar::new(),
+        });
+        let s2 = shared.clone();
+        let n = NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
+        let worker = std::thread::Builder::new()
+            .name(format!("npu-sim-stream-{n}"))
+            .spawn(move || worker_loop(&s2))
+            .map_err(|e| format!("cannot start a stream worker: {e}"))?;
+        Ok(Stream {
+            device,
+            shared,
+            worker: Mutex::new(Some(worker)),
+        })
+    }
+
+    /// Appends a task; returns at once.
+    pub fn enqueue(
+        &self,
+        kind: TaskKind,
+        task: impl FnOnce() -> Result<(), Fault> + Send + 'static,
+    ) {
+        let mut q = lock(&self.shared.q);
+        q.tasks.push_back((kind, Box::new(task)));
+        q.enqueued += 1;
+        drop(q);
+        self.shared.work.notify_one();
+    }
+
+    /// Waits for every task enqueued so far; returns (and clears) the first
+    /// fault since the last synchronisation.
+    pub fn synchronize(&self) -> Result<(), Fault> {
+        let mut q = lock(&self.shared.q);
+        let target = q.enqueued;
+        while q.done < target {
+            q = self.shared.idle.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+        match q.fault.take() {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether every enqueued task has finished.
+    pub fn is_idle(&self) -> bool {
+        let q = lock(&self.shared.q);
+        q.done == q.enqueued
+    }
+
+    /// Drains the queue and stops the worker.
+    pub fn shutdown(&self) {
+        {
+            let mut q = lock(&self.shared.q);
+            q.shutdown = true;
+        }
+        self.shared.work.notify_all();
+        if let Some(h) = lock(&self.worker).take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn worker_loop(s: &Shared) {
+    loop {
+        let (kind, task, faulted) = {
+            let mut q = lock(&s.q);
+            loop {
+                if let Some((k, t)) = q.tasks.pop_front() {
+                    break (k, t, q.fault.is_some());
+                }
+                if q.shutdown {
+                    return;
+                }
+                q = s.work.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let result = if faulted && kind == TaskKind::Work {
+            Ok(()) // skipped: the stream already faulted
+        } else {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)).unwrap_or_else(|p| {
+                let what = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Err(Fault {
+                    code: cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+                    message: format!("npu-sim: internal error in a stream task: {what}"),
+                })
+            })
+        };
+        let mut q = lock(&s.q);
+        if let Err(f) = result {
+            if q.fault.is_none() {
+                q.fault = Some(f);
+            }
+        }
+        q.done += 1;
+        drop(q);
+        s.idle.notify_all();
+    }
+}
+
+/// An event: records complete in stream order; waits block until the
+/// record they refer to has completed.
+#[derive(Default)]
+pub struct Event {
+    state: Mutex<(u64, u64)>, // (records issued, records completed)
+    cv: Condvar,
+}
+
+impl Event {
+    /// Records the event on `stream`.
+    pub fn record(self: &Arc<Self>, stream: &Stream) {
+        let ticket = {
+            let mut st = lock(&self.state);
+            st.0 += 1;
+            st.0
+        };
+        let ev = self.clone();
+        stream.enqueue(TaskKind::Sync, move || {
+            let mut st = lock(&ev.state);
+            st.1 = st.1.max(ticket);
+            drop(st);
+            ev.cv.notify_all();
+            Ok(())
+        });
+    }
+
+    /// Makes `stream` wait for the event's latest record (as of now).
+    pub fn wait_on(self: &Arc<Self>, stream: &Stream) {
+        let ticket = lock(&self.state).0;
+        let ev = self.clone();
+        stream.enqueue(TaskKind::Sync, move || {
+            ev.wait_for(ticket);
+            Ok(())
+        });
+    }
+
+    fn wait_for(&self, ticket: u64) {
+        let mut st = lock(&self.state);
+        while st.1 < ticket {
+            st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Blocks the host until the latest record has completed.
+    pub fn synchronize(&self) {
+        let ticket = lock(&self.state).0;
+        self.wait_for(ticket);
+    }
+
+    /// Whether the latest record has completed (true if never recorded).
+    pub fn is_complete(&self) -> bool {
+        let st = lock(&self.state);
+        st.1 >= st.0
+    }
+}

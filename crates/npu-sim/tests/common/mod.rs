@@ -1,0 +1,447 @@
+//! Helpers for driving the simulator through `cann_sys::Api` (the C ABI),
+//! with no safe layer in between.
+#![allow(dead_code)]
+
+use cann_sys::*;
+use cpu_ref::DType;
+use std::ffi::{c_void, CStr};
+use std::sync::OnceLock;
+
+/// The simulator's API, initialised once per process; sets device 0 on the
+/// calling thread.
+pub fn api() -> &'static Api {
+    static API: OnceLock<Api> = OnceLock::new();
+    let api = API.get_or_init(|| {
+        let api = npu_sim::api();
+        // SAFETY: plain C calls with valid arguments.
+        unsafe { assert_eq!((api.aclInit)(std::ptr::null()), ACL_SUCCESS) };
+        api
+    });
+    // SAFETY: plain C call.
+    unsafe { assert_eq!((api.aclrtSetDevice)(0), ACL_SUCCESS) };
+    api
+}
+
+/// Re-initialises the simulator as `soc` (tests that call this are serial).
+pub fn reinit(soc: &str) {
+    let api = api();
+    // SAFETY: environment changes happen in #[serial] tests only; plain C calls.
+    unsafe {
+        assert_eq!((api.aclFinalize)(), ACL_SUCCESS);
+        std::env::set_var("NPU_SIM_SOC", soc);
+        let rc = (api.aclInit)(std::ptr::null());
+        std::env::remove_var("NPU_SIM_SOC");
+        assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
+        assert_eq!((api.aclrtSetDevice)(0), ACL_SUCCESS);
+    }
+}
+
+/// The calling thread's last error message.
+pub fn last_error() -> String {
+    // SAFETY: the simulator returns NULL or a NUL-terminated string.
+    let p = unsafe { (api().aclGetRecentErrMsg)() };
+    if p.is_null() {
+        String::new()
+    } else {
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+}
+
+/// Runs `f` (whose locals are all dropped when it returns), then asserts
+/// that nothing the simulator hands out is still live.
+pub fn leak_checked(f: impl FnOnce()) {
+    api();
+    f();
+    assert_clean();
+}
+
+/// Asserts that nothing the simulator hands out is live.
+pub fn assert_clean() {
+    let s = npu_sim::stats();
+    assert!(s.is_clean(), "leak: {s:?}");
+}
+
+pub fn acl_dtype(d: DType) -> aclDataType {
+    match d {
+        DType::Float32 => aclDataType::ACL_FLOAT,
+        DType::Float16 => aclDataType::ACL_FLOAT16,
+        DType::BFloat16 => aclDataType::ACL_BF16,
+        DType::Float64 => aclDataType::ACL_DOUBLE,
+        DType::Int8 => aclDataType::ACL_INT8,
+        DType::UInt8 => aclDataType::ACL_UINT8,
+        DType::Int16 => aclDataType::ACL_INT16,
+        DType::UInt16 => aclDataType::ACL_UINT16,
+        DType::Int32 => aclDataType::ACL_INT32,
+        DType::UInt32 => aclDataType::ACL_UINT32,
+        DType::Int64 => aclDataType::ACL_INT64,
+        DType::UInt64 => aclDataType::ACL_UINT64,
+        DType::Bool => aclDataType::ACL_BOOL,
+        DType::Complex64 => aclDataType::ACL_COMPLEX64,
+        DType::Complex128 => aclDataType::ACL_COMPLEX128,
+    }
+}
+
+/// Deterministic pseudo-random bytes (xorshift).
+pub fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Random valid data for `numel` elements of `d` (bools 0/1; any bit
+/// pattern otherwise, NaNs included: data movement must keep them).
+pub fn data(d: DType, numel: usize, seed: u64) -> Vec<u8> {
+    let mut b = bytes(seed, numel * d.size());
+    if d == DType::Bool {
+        b.iter_mut().for_each(|x| *x &= 1);
+    }
+    b
+}
+
+/// A device buffer.
+pub struct Buf {
+    pub ptr: *mut c_void,
+    pub len: usize,
+}
+
+impl Buf {
+    pub fn new(len: usize) -> Buf {
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        let rc = unsafe {
+            (api().aclrtMalloc)(
+                &mut ptr,
+                len.max(1),
+                aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST,
+            )
+        };
+        assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
+        Buf { ptr, len }
+    }
+
+    pub fn from(host: &[u8]) -> Buf {
+        let b = Buf::new(host.len());
+        b.write(host);
+        b
+    }
+
+    pub fn write(&self, host: &[u8]) {
+        assert!(host.len() <= self.len);
+        // SAFETY: host slice valid; device range checked by the simulator.
+        let rc = unsafe {
+            (api().aclrtMemcpy)(
+                self.ptr,
+                self.len,
+                host.as_ptr().cast(),
+                host.len(),
+                aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
+            )
+        };
+        assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
+    }
+
+    pub fn read(&self) -> Vec<u8> {
+        let mut v = vec![0u8; self.len];
+        // SAFETY: as in `write`.
+        let rc = unsafe {
+            (api().aclrtMemcpy)(
+                v.as_mut_ptr().cast(),
+                v.len(),
+                self.ptr,
+                self.len,
+                aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST,
+            )
+        };
+        assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
+        v
+    }
+
+    pub fn addr(&self) -> u64 {
+        self.ptr as u64
+    }
+}
+
+impl Drop for Buf {
+    fn drop(&mut self) {
+        // SAFETY: allocated by aclrtMalloc, freed once.
+        unsafe { (api().aclrtFree)(self.ptr) };
+    }
+}
+
+/// An `aclTensor` handle, destroyed on drop.
+pub struct T(pub *mut aclTensor);
+
+impl Drop for T {
+    fn drop(&mut self) {
+        // SAFETY: a live handle (or null).
+        unsafe { (api().aclDestroyTensor)(self.0) };
+    }
+}
+
+/// A view tensor over `base` (strides and offset in elements).
+pub fn view(
+    dtype: aclDataType,
+    shape: &[i64],
+    strides: &[i64],
+    offset: i64,
+    base: *mut c_void,
+    storage_elems: i64,
+) -> T {
+    let storage = [storage_elems];
+    // SAFETY: arrays valid for their lengths.
+    let t = unsafe {
+        (api().aclCreateTensor)(
+            shape.as_ptr(),
+            shape.len() as u64,
+            dtype,
+            strides.as_ptr(),
+            offset,
+            aclFormat::ACL_FORMAT_ND,
+            storage.as_ptr(),
+            1,
+            base,
+        )
+    };
+    assert!(!t.is_null());
+    T(t)
+}
+
+pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
+    let mut s = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1].max(1);
+    }
+    s
+}
+
+/// A contiguous tensor over a whole buffer.
+pub fn dense(dtype: aclDataType, shape: &[i64], buf: &Buf) -> T {
+    let n: i64 = shape.iter().product();
+    view(dtype, shape, &contiguous_strides(shape), 0, buf.ptr, n)
+}
+
+/// A tensor + its buffer, from a cpu-ref tensor (its storage and view).
+pub struct Dev {
+    pub t: T,
+    pub buf: Buf,
+}
+
+pub fn upload(x: &cpu_ref::Tensor) -> Dev {
+    let storage = x.storage_bytes();
+    let buf = Buf::from(storage);
+    let shape: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+    let strides: Vec<i64> = x.strides().iter().map(|&d| d as i64).collect();
+    let t = view(
+        acl_dtype(x.dtype()),
+        &shape,
+        &strides,
+        x.offset() as i64,
+        buf.ptr,
+        (storage.len() / x.dtype().size()) as i64,
+    );
+    Dev { t, buf }
+}
+
+/// A zeroed contiguous output of `shape`.
+pub fn output(d: DType, shape: &[usize]) -> Dev {
+    let n: usize = shape.iter().product();
+    let buf = Buf::from(&vec![0u8; n * d.size()]);
+    let shape: Vec<i64> = shape.iter().map(|&x| x as i64).collect();
+    Dev {
+        t: dense(acl_dtype(d), &shape, &buf),
+        buf,
+    }
+}
+
+/// A stream, destroyed on drop.
+pub struct Stream(pub aclrtStream);
+
+impl Stream {
+    pub fn new() -> Stream {
+        let mut s = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        assert_eq!(unsafe { (api().aclrtCreateStream)(&mut s) }, ACL_SUCCESS);
+        Stream(s)
+    }
+
+    pub fn sync(&self) -> aclError {
+        // SAFETY: live stream.
+        unsafe { (api().aclrtSynchronizeStream)(self.0) }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: live stream, destroyed once.
+        unsafe { (api().aclrtDestroyStream)(self.0) };
+    }
+}
+
+/// The first phase's outcome.
+pub struct Planned {
+    pub ws: u64,
+    pub ex: *mut aclOpExecutor,
+}
+
+/// Runs a first phase given as a closure over (ws, ex) out-pointers.
+pub fn plan(
+    f: impl FnOnce(*mut u64, *mut *mut aclOpExecutor) -> aclnnStatus,
+) -> Result<Planned, (aclnnStatus, String)> {
+    let mut ws = u64::MAX;
+    let mut ex = std::ptr::null_mut();
+    match f(&mut ws, &mut ex) {
+        0 => Ok(Planned { ws, ex }),
+        code => {
+            assert!(
+                ex.is_null(),
+                "a failed first phase must not write the executor"
+            );
+            Err((code, last_error()))
+        }
+    }
+}
+
+/// Second phase with a workspace of the asked size, on `stream`.
+pub fn launch(run: fns::OpRun, p: &Planned, stream: aclrtStream) -> aclnnStatus {
+    let ws = (p.ws > 0).then(|| Buf::new(p.ws as usize));
+    let ptr = ws.as_ref().map_or(std::ptr::null_mut(), |b| b.ptr);
+    // SAFETY: executor from the first phase; workspace of the asked size.
+    let rc = unsafe { run(ptr, p.ws, p.ex, stream) };
+    // The workspace must outlive the kernel: synchronise before freeing it.
+    if let Some(b) = ws {
+        // SAFETY: plain C call.
+        unsafe { (api().aclrtSynchronizeStream)(stream) };
+        drop(b);
+    }
+    rc
+}
+
+/// Both phases and a synchronisation: the final status, with the stage
+/// ("plan", "run" or "sync") that failed.
+pub fn exec(
+    first: impl FnOnce(*mut u64, *mut *mut aclOpExecutor) -> aclnnStatus,
+    run: fns::OpRun,
+    stream: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let p = plan(first).map_err(|(c, m)| ("plan", c, m))?;
+    let rc = launch(run, &p, stream.0);
+    if rc != 0 {
+        return Err(("run", rc, last_error()));
+    }
+    match stream.sync() {
+        0 => Ok(()),
+        c => Err(("sync", c, last_error())),
+    }
+}
+
+pub fn slice_op() -> Operator<fns::aclnnSliceGetWorkspaceSize> {
+    api().slice().unwrap()
+}
+pub fn index_select_op() -> Operator<fns::aclnnIndexSelectGetWorkspaceSize> {
+    api().index_select().unwrap()
+}
+pub fn copy_op() -> Operator<fns::aclnnInplaceCopyGetWorkspaceSize> {
+    api().inplace_copy().unwrap()
+}
+pub fn pad_op() -> Operator<fns::aclnnConstantPadNdGetWorkspaceSize> {
+    api().constant_pad_nd().unwrap()
+}
+
+/// Runs Slice through both phases.
+pub fn slice(
+    x: &T,
+    dim: i64,
+    start: i64,
+    end: i64,
+    step: i64,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = slice_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dim, start, end, step, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+/// Runs IndexSelect through both phases.
+pub fn index_select(
+    x: &T,
+    dim: i64,
+    index: &T,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = index_select_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dim, index.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+/// Runs InplaceCopy through both phases.
+pub fn inplace_copy(dst: &T, src: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = copy_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(dst.0, src.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+/// An int array + scalar, destroyed on drop.
+pub struct PadArgs {
+    pub pad: *mut aclIntArray,
+    pub value: *mut aclScalar,
+}
+
+impl PadArgs {
+    pub fn new(pad: &[i64], value: &[u8], dtype: aclDataType) -> PadArgs {
+        let mut v = [0u8; 16];
+        v[..value.len()].copy_from_slice(value);
+        // SAFETY: valid arrays.
+        unsafe {
+            PadArgs {
+                pad: (api().aclCreateIntArray)(pad.as_ptr(), pad.len() as u64),
+                value: (api().aclCreateScalar)(v.as_mut_ptr().cast(), dtype),
+            }
+        }
+    }
+}
+
+impl Drop for PadArgs {
+    fn drop(&mut self) {
+        // SAFETY: live handles.
+        unsafe {
+            (api().aclDestroyIntArray)(self.pad);
+            (api().aclDestroyScalar)(self.value);
+        }
+    }
+}
+
+/// Runs ConstantPadNd through both phases.
+pub fn constant_pad(
+    x: &T,
+    args: &PadArgs,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = pad_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, args.pad, args.value, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
