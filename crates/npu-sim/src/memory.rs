@@ -186,6 +186,20 @@ impl DeviceMemory {
     }
 
     fn take_range(&mut self, len: u64) -> Option<u64> {
+        // The cursor inside a free block (freed space merged with it): carve
+        // from the cursor, leaving the freed part below it for later.
+        if let Some((&o, &l)) = self.free.range(..self.cursor).next_back() {
+            if o + l >= self.cursor.saturating_add(len) {
+                let cur = self.cursor;
+                self.free.insert(o, cur - o);
+                let tail = o + l - (cur + len);
+                if tail > 0 {
+                    self.free.insert(cur + len, tail);
+                }
+                self.cursor = cur + len;
+                return Some(cur);
+            }
+        }
         let pick = self
             .free
             .range(self.cursor..)
