@@ -10,16 +10,21 @@ use std::sync::OnceLock;
 /// The simulator's API, initialised once per process; sets device 0 on the
 /// calling thread.
 pub fn api() -> &'static Api {
+    let api = raw();
+    // SAFETY: plain C call.
+    unsafe { assert_eq!((api.aclrtSetDevice)(0), ACL_SUCCESS) };
+    api
+}
+
+/// The simulator's API, initialised once per process; no device is set.
+pub fn raw() -> &'static Api {
     static API: OnceLock<Api> = OnceLock::new();
-    let api = API.get_or_init(|| {
+    API.get_or_init(|| {
         let api = npu_sim::api();
         // SAFETY: plain C calls with valid arguments.
         unsafe { assert_eq!((api.aclInit)(std::ptr::null()), ACL_SUCCESS) };
         api
-    });
-    // SAFETY: plain C call.
-    unsafe { assert_eq!((api.aclrtSetDevice)(0), ACL_SUCCESS) };
-    api
+    })
 }
 
 /// Re-initialises the simulator as `soc` (tests that call this are serial).
@@ -39,7 +44,7 @@ pub fn reinit(soc: &str) {
 /// The calling thread's last error message.
 pub fn last_error() -> String {
     // SAFETY: the simulator returns NULL or a NUL-terminated string.
-    let p = unsafe { (api().aclGetRecentErrMsg)() };
+    let p = unsafe { (raw().aclGetRecentErrMsg)() };
     if p.is_null() {
         String::new()
     } else {
