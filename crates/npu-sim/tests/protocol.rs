@@ -1045,3 +1045,99 @@ fn unknown_soc_fails_init_with_a_message() {
         assert_eq!((a.aclInit)(std::ptr::null()), 0);
     }
 }
+
+#[test]
+#[serial]
+fn devices_and_capacity_come_from_the_environment() {
+    let a = api();
+    // SAFETY: serial test; plain C calls with valid out-pointers.
+    unsafe {
+        assert_eq!((a.aclFinalize)(), 0);
+        std::env::set_var("NPU_SIM_DEVICES", "2");
+        std::env::set_var("NPU_SIM_MEM", "1M");
+        let rc = (a.aclInit)(std::ptr::null());
+        std::env::remove_var("NPU_SIM_DEVICES");
+        std::env::remove_var("NPU_SIM_MEM");
+        assert_eq!(rc, 0, "{}", last_error());
+        let mut n = 0u32;
+        assert_eq!((a.aclrtGetDeviceCount)(&mut n), 0);
+        assert_eq!(n, 2);
+        assert_eq!((a.aclrtSetDevice)(1), 0);
+        let mut dev = -1;
+        assert_eq!((a.aclrtGetDevice)(&mut dev), 0);
+        assert_eq!(dev, 1);
+        let (mut p1, mut big) = (null_mut(), null_mut());
+        assert_eq!(
+            (a.aclrtMalloc)(
+                &mut p1,
+                4096,
+                aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST
+            ),
+            0
+        );
+        assert_eq!(
+            (a.aclrtMalloc)(
+                &mut big,
+                1 << 20,
+                aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST
+            ),
+            ACL_ERROR_RT_MEMORY_ALLOCATION
+        );
+        let (mut free, mut total) = (0usize, 0usize);
+        assert_eq!(
+            (a.aclrtGetMemInfo)(aclrtMemAttr::ACL_HBM_MEM, &mut free, &mut total),
+            0
+        );
+        assert_eq!((free, total), ((1 << 20) - 4096, 1 << 20));
+        // Device 0 has its own memory; copies between devices work.
+        assert_eq!((a.aclrtSetDevice)(0), 0);
+        let mut p0 = null_mut();
+        assert_eq!(
+            (a.aclrtMalloc)(
+                &mut p0,
+                4096,
+                aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST
+            ),
+            0
+        );
+        assert_eq!((a.aclrtMemset)(p1, 4096, 3, 4096), 0);
+        assert_eq!(
+            (a.aclrtMemcpy)(
+                p0,
+                4096,
+                p1,
+                4096,
+                aclrtMemcpyKind::ACL_MEMCPY_INTER_DEVICE_TO_DEVICE
+            ),
+            0
+        );
+        let mut host = vec![0u8; 4096];
+        assert_eq!(
+            (a.aclrtMemcpy)(
+                host.as_mut_ptr().cast(),
+                4096,
+                p0,
+                4096,
+                aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST
+            ),
+            0
+        );
+        assert!(host.iter().all(|&b| b == 3));
+        assert_eq!((a.aclrtFree)(p0), 0);
+        assert_eq!((a.aclrtFree)(p1), 0);
+        // Malformed values fail initialisation with a message.
+        assert_eq!((a.aclFinalize)(), 0);
+        for (var, val) in [
+            ("NPU_SIM_DEVICES", "0"),
+            ("NPU_SIM_MEM", "lots"),
+            ("NPU_SIM_THREADS", "-1"),
+        ] {
+            std::env::set_var(var, val);
+            assert_ne!((a.aclInit)(std::ptr::null()), 0, "{var}={val}");
+            assert!(last_error().contains(var), "{}", last_error());
+            std::env::remove_var(var);
+        }
+        assert_eq!((a.aclInit)(std::ptr::null()), 0);
+    }
+    assert_clean();
+}
