@@ -1,0 +1,202 @@
+/*
+ * npu_kernels.h - data-movement kernels of the CPU simulator of Ascend NPUs.
+ *
+ * Plain C11 over pointers, extents and strides; no knowledge of the caller.
+ *
+ * Conventions (every function):
+ *   - Extents and strides are int64_t counted in ELEMENTS, never bytes.
+ *     Extents are >= 0. Strides are >= 0; a stride may be 0 (a broadcast or
+ *     overlapping source).
+ *   - Element sizes are in bytes. 1, 2, 4, 8 and 16 have specialised loops;
+ *     any other positive size also works (plain memcpy per element).
+ *   - Data pointers point at element (0, .., 0) of a view and need no
+ *     particular alignment. Sources and destinations must not overlap each
+ *     other, and a destination must not overlap itself.
+ *   - No global mutable state: every function is thread-safe as long as
+ *     concurrent calls write disjoint bytes.
+ *   - Floating point is IEEE 754 binary32/binary64 in the default rounding
+ *     mode (round to nearest even).
+ */
+#ifndef NPU_KERNELS_H
+#define NPU_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NPU_MAX_RANK 8
+
+/* ------------------------------------------------------------------------ */
+/* Strided N-d copy (Slice, InplaceCopy, AsStrided)                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * dst[i0,..,ik] = src[i0,..,ik] for every index of `shape`, where element
+ * (i0,..,ik) of a view lies at byte offset sum(i_j * stride[j]) * elem_size.
+ */
+typedef struct {
+    int32_t rank;                     /* 0..NPU_MAX_RANK; rank 0 = one element */
+    int64_t shape[NPU_MAX_RANK];
+    int64_t dst_stride[NPU_MAX_RANK]; /* elements */
+    int64_t src_stride[NPU_MAX_RANK]; /* elements */
+    size_t elem_size;                 /* bytes */
+} npu_copy_desc;
+
+/*
+ * Rewrites *d in place into an equivalent, cheaper description. A copy run
+ * with the result writes exactly the same bytes as with the original.
+ * Afterwards the caller can rely on:
+ *   - Empty copy (any extent 0): rank == 1, shape[0] == 0, strides 0;
+ *     npu_copy_rows() returns 0.
+ *   - Otherwise every extent is >= 2 (rank 0 means a single element), the
+ *     order of dimensions is kept, and no two adjacent dimensions i, i+1 are
+ *     contiguous in both views (stride[i] == stride[i+1] * shape[i+1] for both
+ *     dst and src), since such pairs are merged.
+ *   - If elem_size != 0, the innermost dimension has both strides 1, its
+ *     extent n makes elem_size * n one of 2, 4, 8, 16 and n divides every
+ *     other stride, it is folded into the element: elem_size *= n, that
+ *     dimension is removed and the other strides are divided by n. This is
+ *     the only change to elem_size. elem_size == 0 disables it (use that for
+ *     npu_cast_run, whose elements must stay elements).
+ *   - The product of the extents times elem_size (the bytes copied) is
+ *     unchanged. Entries at index >= rank are set to shape 1, strides 0.
+ *   - Idempotent: normalising twice gives the same result as once.
+ * A rank outside 0..NPU_MAX_RANK is turned into an empty copy.
+ */
+void npu_copy_normalize(npu_copy_desc *d);
+
+/*
+ * Number of independent rows: the product of all extents but the innermost
+ * (1 for rank <= 1), or 0 if any extent is 0 or the rank is invalid. Works
+ * on normalised and non-normalised descriptions alike (the counts differ).
+ */
+int64_t npu_copy_rows(const npu_copy_desc *d);
+
+/*
+ * Copies rows [row_begin, row_end), 0 <= row_begin <= row_end <= rows (out
+ * of range parts are ignored). Row r is the innermost line at the outer
+ * multi-index whose row-major rank over the outer extents is r. Any
+ * description is accepted, normalised or not; elem_size 0 copies nothing.
+ * Distinct row ranges never write the same dst bytes (dst must not overlap
+ * itself), so ranges can be run on different threads.
+ */
+void npu_copy_run(const npu_copy_desc *d, void *dst, const void *src,
+                  int64_t row_begin, int64_t row_end);
+
+/*
+ * Optional, after npu_copy_normalize, to get rows for threads: if
+ * rows < want_rows and rank < NPU_MAX_RANK, splits the innermost extent n
+ * into [q, n/q] with q the smallest divisor of n that is
+ * >= ceil(want_rows / rows) and keeps n/q >= min_inner; leaves *d unchanged
+ * if there is none (e.g. n prime) or q would exceed 64 * ceil(want_rows /
+ * rows). The copy result is unchanged. Do not normalise afterwards (that
+ * would merge the split back).
+ */
+void npu_copy_split_inner(npu_copy_desc *d, int64_t want_rows, int64_t min_inner);
+
+/* ------------------------------------------------------------------------ */
+/* Fill                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Writes `count` copies of the elem_size bytes at `value` to contiguous dst.
+ * count <= 0 or elem_size == 0 does nothing. value must not overlap dst.
+ */
+void npu_fill(void *dst, int64_t count, const void *value, size_t elem_size);
+
+/* ------------------------------------------------------------------------ */
+/* Gather along one axis (IndexSelect)                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Checks that every index is in [0, bound) (bound < 0 counts as 0). Returns
+ * -1 if all are, else the position of the first bad index, and stores its
+ * value in *bad_value (if bad_value is not NULL). index holds n_index int32
+ * (index_is_64 == 0) or int64 (index_is_64 != 0) values.
+ */
+int64_t npu_index_check(const void *index, int index_is_64, int64_t n_index,
+                        int64_t bound, int64_t *bad_value);
+
+/*
+ * src is viewed as [outer, n_src, inner] contiguous, dst as
+ * [outer, n_index, inner] contiguous; for o in [outer_begin, outer_end):
+ *   dst[o, i, :] = src[o, index[i], :]  for every i < n_index.
+ * inner_bytes = inner * elem_size (1, 2, 4, 8, 16 are specialised). Indices
+ * must have passed npu_index_check against n_src. Distinct outer ranges
+ * write disjoint bytes. When outer == 1 the work can also be split by index
+ * range: pass index + k (in index elements), dst + k * inner_bytes and a
+ * smaller n_index.
+ */
+void npu_gather_run(void *dst, const void *src, int64_t n_src, int64_t inner_bytes,
+                    const void *index, int index_is_64, int64_t n_index,
+                    int64_t outer_begin, int64_t outer_end);
+
+/* ------------------------------------------------------------------------ */
+/* Casting strided copy (InplaceCopy between dtypes)                         */
+/* ------------------------------------------------------------------------ */
+
+typedef enum {
+    NPU_F32, NPU_F16, NPU_BF16, NPU_F64, NPU_I8, NPU_U8, NPU_I16, NPU_U16,
+    NPU_I32, NPU_U32, NPU_I64, NPU_U64, NPU_BOOL, NPU_C64, NPU_C128
+} npu_dtype;
+
+/* Bytes per element: 4 2 2 8 1 1 2 2 4 4 8 8 1 8 16 in enum order (C64 is
+   two f32, C128 two f64, BOOL one byte); 0 for a value outside the enum. */
+size_t npu_dtype_size(npu_dtype t);
+
+/*
+ * Like npu_copy_run on the same description (same rows, same row ranges),
+ * converting each element from src_type to dst_type. d->elem_size is
+ * ignored: the element sizes come from the dtypes. Normalise the
+ * description (if at all) with elem_size == 0, which merges and drops
+ * dimensions but never folds one into the element; npu_copy_split_inner
+ * may also be used. Returns 0, or -1 (nothing written) if either dtype is
+ * not a valid npu_dtype. Every pair of valid dtypes is supported:
+ *
+ *   - same dtype: bit copy (NaN payloads and BOOL bytes kept as they are).
+ *   - float <-> float (F16, BF16, F32, F64): exact when the value is
+ *     representable, else round to nearest, ties to even (one rounding, also
+ *     F64 -> F16/BF16); overflow gives +-infinity; +-0, infinities and
+ *     subnormals are handled exactly; a NaN stays a NaN of the same sign,
+ *     made quiet, keeping the top payload bits that fit.
+ *   - float -> integer: truncation toward zero; NaN -> 0; values beyond the
+ *     target's range saturate to its min or max (so negative values -> 0
+ *     for unsigned targets, +-infinity -> max/min).
+ *   - integer -> float: round to nearest even, one rounding (INT64/UINT64 ->
+ *     F32 is the direct correctly rounded conversion, not via F64); values
+ *     beyond the F16/BF16 range give infinity.
+ *   - integer -> integer: wraps modulo 2^bits (two's complement truncation
+ *     of the sign- or zero-extended value).
+ *   - BOOL -> any number: 0 or 1 (a nonzero BOOL byte reads as 1).
+ *   - any number -> BOOL: 1 if x != 0 else 0 (NaN -> 1, -0.0 -> 0); for a
+ *     complex source, 1 if either part is nonzero.
+ *   - complex -> complex: both parts converted as float -> float.
+ *   - real -> complex: real part converted as above, imaginary part +0.
+ *   - complex -> real or integer: the real part, converted as above.
+ */
+int npu_cast_run(const npu_copy_desc *d, npu_dtype dst_type, void *dst,
+                 npu_dtype src_type, const void *src,
+                 int64_t row_begin, int64_t row_end);
+
+/* ------------------------------------------------------------------------ */
+/* Scalar half-precision conversions (the ones npu_cast_run uses)            */
+/* ------------------------------------------------------------------------ */
+
+/* Exact; a NaN is returned quiet with its sign and payload. */
+float npu_f16_to_f32(uint16_t h);
+float npu_bf16_to_f32(uint16_t h);
+/* Round to nearest even; overflow -> infinity; NaN -> quiet NaN (sign and
+   top payload bits kept). */
+uint16_t npu_f32_to_f16(float f);
+uint16_t npu_f32_to_bf16(float f);
+uint16_t npu_f64_to_f16(double f);
+uint16_t npu_f64_to_bf16(double f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPU_KERNELS_H */
