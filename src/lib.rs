@@ -1,7 +1,54 @@
-//! `npu-ops`: safe, fast data-movement operators for Huawei Ascend NPUs.
+//! `npu-ops`: safe, fast data-movement operators for Huawei Ascend NPUs,
+//! through CANN's aclnn two-phase C API, or through the embedded simulator
+//! (`npu-sim`) that speaks the same C ABI on machines without an NPU.
 //!
-//! The safe layer arrives in a later step; for now this crate re-exports
-//! the raw FFI ([`cann_sys`]).
+//! - [`Runtime`] over real CANN or the simulator ([`Backend`];
+//!   `NPU_OPS_BACKEND=cann|sim` overrides `Auto`), initialised once per
+//!   process; [`Device`], [`Stream`].
+//! - [`Tensor`]: device storage with dtype, shape, element strides and
+//!   offset, and zero-copy views (`narrow`, `slice_view`, `permute`,
+//!   `transpose`, `as_strided_view`, `subtensor`).
+//! - Operators on a [`Stream`]: [`Stream::slice`], [`Stream::index_select`]
+//!   (device or host indices), [`Stream::as_strided`],
+//!   [`Stream::sampled_slice`] (five modes, axes, dynamic parameters), each
+//!   with an `_into` form; [`Prepared`] operators for hot loops.
+//! - Every call is validated by the operator contract before anything is
+//!   enqueued; failures are one [`Error`] naming the operator, the
+//!   parameter and the rule.
+//!
+//! Buffers used by queued work stay alive until the work has run, so no use
+//! after free is possible from safe code; each stream caches its workspace,
+//! so steady-state launches allocate no device memory.
+//!
+//! ```
+//! use npu_ops::{Backend, Runtime, Tensor};
+//! let rt = Runtime::new(Backend::Simulator)?;
+//! let s = rt.stream()?;
+//! let x = Tensor::from_slice(&s, &[2, 3], &[1f32, 2., 3., 4., 5., 6.])?;
+//! let y = s.slice(&x, 1, 1, 3, 1)?;
+//! assert_eq!(y.to_vec::<f32>()?, [2., 3., 5., 6.]);
+//! # Ok::<(), npu_ops::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+mod dtype;
+mod error;
+mod ffi;
+mod ops;
+mod prepared;
+mod product;
+mod runtime;
+mod stream;
+mod tensor;
+
+pub use dtype::{DType, Element};
+pub use error::{Error, Result};
+pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
+pub use prepared::Prepared;
+pub use product::{Family, OpKind};
+pub use runtime::{Backend, BackendKind, Device, Runtime};
+pub use stream::Stream;
+pub use tensor::{Tensor, MAX_RANK};
 
 /// Raw FFI and the run-time CANN loader.
 pub use cann_sys;

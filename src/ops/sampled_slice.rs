@@ -1,0 +1,599 @@
+//! Sampled slice (TensorRT `ISliceLayer`, spec section 4), composed from
+//! aclnn primitives so it runs on a real NPU unchanged: per-axis source
+//! indices are computed on the host and uploaded once; identity axes are
+//! skipped, in-bounds positive-stride runs use Slice, everything else
+//! IndexSelect; FILL pads one cell on each side (ConstantPadNd) and then
+//! maps out-of-range coordinates onto the padding.
+
+use super::{acl, check_device, check_out, check_product};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ffi::{AclIntArray, AclScalar, First};
+use crate::product::OpKind;
+use crate::stream::Stream;
+use crate::tensor::{numel_checked, Tensor};
+
+const OP: &str = "sampled_slice";
+
+/// A fill value, converted exactly to the tensor's dtype.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// `true`/`false`.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer.
+    UInt(u64),
+    /// A real number (NaN and infinities allowed for float dtypes).
+    Float(f64),
+    /// A complex number (re, im).
+    Complex(f64, f64),
+}
+
+fn f32_exact(v: f64) -> Option<f32> {
+    if v.is_nan() {
+        return Some(f32::from_bits(
+            0x7fc0_0000 | ((v.is_sign_negative() as u32) << 31),
+        ));
+    }
+    let f = v as f32;
+    (f as f64 == v).then_some(f)
+}
+
+fn int_exact(v: f64) -> Option<i128> {
+    (v.is_finite() && v.fract() == 0.0 && v.abs() < 2f64.powi(100)).then_some(v as i128)
+}
+
+impl Scalar {
+    /// The value's bytes in `dtype`, if it is exactly representable there
+    /// (NaN becomes the dtype's default quiet NaN, keeping its sign).
+    pub fn to_bytes(self, dtype: DType) -> Result<Vec<u8>> {
+        let bad = || {
+            Error::invalid(
+                OP,
+                "fill",
+                format!("{self:?} is not exactly representable in {dtype}"),
+            )
+        };
+        let (re, im): (Option<f64>, f64) = match self {
+            Scalar::Bool(b) => (Some(b as u8 as f64), 0.0),
+            Scalar::Float(f) => (Some(f), 0.0),
+            Scalar::Complex(r, i) => (Some(r), i),
+            Scalar::Int(_) | Scalar::UInt(_) => (None, 0.0),
+        };
+        let as_int: Option<i128> = match self {
+            Scalar::Int(v) => Some(v as i128),
+            Scalar::UInt(v) => Some(v as i128),
+            _ if im == 0.0 => re.and_then(int_exact),
+            _ => None,
+        };
+        let real = || -> Option<f64> {
+            match self {
+                Scalar::Int(v) => ((v as f64) as i128 == v as i128).then_some(v as f64),
+                Scalar::UInt(v) => ((v as f64) as i128 == v as i128).then_some(v as f64),
+                _ => re,
+            }
+        };
+        macro_rules! int {
+            ($t:ty) => {
+                as_int
+                    .and_then(|v| <$t>::try_from(v).ok())
+                    .map(|v| v.to_le_bytes().to_vec())
+                    .ok_or_else(bad)
+            };
+        }
+        match dtype {
+            DType::Bool => match as_int {
+                Some(v @ 0..=1) => Ok(vec![v as u8]),
+                _ => Err(bad()),
+            },
+            DType::I8 => int!(i8),
+            DType::U8 => int!(u8),
+            DType::I16 => int!(i16),
+            DType::U16 => int!(u16),
+            DType::I32 => int!(i32),
+            DType::U32 => int!(u32),
+            DType::I64 => int!(i64),
+            DType::U64 => int!(u64),
+            _ if im != 0.0 && !matches!(dtype, DType::C64 | DType::C128) => Err(bad()),
+            DType::F64 => real().map(|v| v.to_le_bytes().to_vec()).ok_or_else(bad),
+            DType::F32 => real()
+                .and_then(f32_exact)
+                .map(|v| v.to_le_bytes().to_vec())
+                .ok_or_else(bad),
+            DType::F16 => real()
+                .and_then(|v| {
+                    if v.is_nan() {
+                        return Some(0x7e00 | ((v.is_sign_negative() as u16) << 15));
+                    }
+                    let h = half::f16::from_f64(v);
+                    (h.to_f64() == v).then_some(h.to_bits())
+                })
+                .map(|b| b.to_le_bytes().to_vec())
+                .ok_or_else(bad),
+            DType::BF16 => real()
+                .and_then(|v| {
+                    if v.is_nan() {
+                        return Some(0x7fc0 | ((v.is_sign_negative() as u16) << 15));
+                    }
+                    let h = half::bf16::from_f64(v);
+                    (h.to_f64() == v).then_some(h.to_bits())
+                })
+                .map(|b| b.to_le_bytes().to_vec())
+                .ok_or_else(bad),
+            DType::C64 => {
+                let (r, i) = (
+                    real().and_then(f32_exact).ok_or_else(bad)?,
+                    f32_exact(im).ok_or_else(bad)?,
+                );
+                Ok([r.to_le_bytes(), i.to_le_bytes()].concat())
+            }
+            DType::C128 => {
+                let r = real().ok_or_else(bad)?;
+                Ok([r.to_le_bytes(), im.to_le_bytes()].concat())
+            }
+        }
+    }
+}
+
+/// What to do with coordinates outside the input.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SampleMode {
+    /// Out-of-range coordinates are an error (checked before launch).
+    StrictBounds,
+    /// Coordinates wrap around (non-negative remainder).
+    Wrap,
+    /// Coordinates clamp to `[0, d - 1]`.
+    Clamp,
+    /// Out-of-range elements take this value.
+    Fill(Scalar),
+    /// Coordinates reflect at the edges (`z = 0` when `d == 1`).
+    Reflect,
+}
+
+/// Parameters of [`Stream::sampled_slice`]: `x_i = y_i * stride_i +
+/// start_i` for output coordinate `y_i`. With `axes`, the lists give one
+/// entry per listed axis (negative axes count from the end); unlisted axes
+/// take start 0, size `d`, stride 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampledSlice {
+    /// First coordinate per axis.
+    pub start: Vec<i64>,
+    /// Output extent per axis.
+    pub size: Vec<i64>,
+    /// Step per axis (negative and zero allowed).
+    pub stride: Vec<i64>,
+    /// The axes the lists apply to (all, in order, when `None`).
+    pub axes: Option<Vec<i64>>,
+    /// Out-of-range handling.
+    pub mode: SampleMode,
+}
+
+impl SampledSlice {
+    /// Parameters over every axis.
+    pub fn new(start: &[i64], size: &[i64], stride: &[i64], mode: SampleMode) -> SampledSlice {
+        SampledSlice {
+            start: start.to_vec(),
+            size: size.to_vec(),
+            stride: stride.to_vec(),
+            axes: None,
+            mode,
+        }
+    }
+
+    /// The same, applied to `axes` only.
+    pub fn with_axes(mut self, axes: &[i64]) -> SampledSlice {
+        self.axes = Some(axes.to_vec());
+        self
+    }
+}
+
+/// One axis after expansion and validation.
+#[derive(Clone, Copy, Debug)]
+struct Axis {
+    d: usize,
+    start: i128,
+    stride: i128,
+    size: usize,
+}
+
+impl Axis {
+    fn ends(&self) -> (i128, i128) {
+        (
+            self.start,
+            self.start + (self.size as i128 - 1) * self.stride,
+        )
+    }
+
+    fn in_bounds(&self) -> bool {
+        let (a, b) = self.ends();
+        self.size == 0 || (0..self.d as i128).contains(&a) && (0..self.d as i128).contains(&b)
+    }
+
+    fn identity(&self) -> bool {
+        self.start == 0 && self.stride == 1 && self.size == self.d
+    }
+}
+
+fn expand(x: &Tensor, p: &SampledSlice) -> Result<(Vec<Axis>, Vec<u8>)> {
+    let rank = x.rank() as i64;
+    let n = p.start.len();
+    if p.size.len() != n {
+        return Err(Error::invalid(
+            OP,
+            "size",
+            format!("has {} entries, start has {n}", p.size.len()),
+        ));
+    }
+    if p.stride.len() != n {
+        return Err(Error::invalid(
+            OP,
+            "stride",
+            format!("has {} entries, start has {n}", p.stride.len()),
+        ));
+    }
+    let axes: Vec<usize> = match &p.axes {
+        None => {
+            if n as i64 != rank {
+                return Err(Error::invalid(
+                    OP,
+                    "start",
+                    format!("needs one entry per axis ({rank}), got {n}"),
+                ));
+            }
+            (0..n).collect()
+        }
+        Some(a) => {
+            if a.len() != n {
+                return Err(Error::invalid(
+                    OP,
+                    "axes",
+                    format!("has {} entries, start has {n}", a.len()),
+                ));
+            }
+            let mut out = Vec::with_capacity(n);
+            for &ax in a {
+                if ax < -rank || ax >= rank {
+                    return Err(Error::invalid(
+                        OP,
+                        "axes",
+                        format!("{ax} is outside [{}, {}]", -rank, rank - 1),
+                    ));
+                }
+                let ax = if ax < 0 { ax + rank } else { ax } as usize;
+                if out.contains(&ax) {
+                    return Err(Error::invalid(
+                        OP,
+                        "axes",
+                        format!("axis {ax} is listed twice"),
+                    ));
+                }
+                out.push(ax);
+            }
+            out
+        }
+    };
+    let mut plan: Vec<Axis> = x
+        .shape()
+        .iter()
+        .map(|&d| Axis {
+            d,
+            start: 0,
+            stride: 1,
+            size: d,
+        })
+        .collect();
+    for (k, &ax) in axes.iter().enumerate() {
+        if p.size[k] < 0 {
+            return Err(Error::invalid(
+                OP,
+                "size",
+                format!("entry {k} is {}, must be >= 0", p.size[k]),
+            ));
+        }
+        plan[ax] = Axis {
+            d: x.shape()[ax],
+            start: p.start[k] as i128,
+            stride: p.stride[k] as i128,
+            size: p.size[k] as usize,
+        };
+    }
+    let fill = match p.mode {
+        SampleMode::Fill(v) => v.to_bytes(x.dtype())?,
+        _ => Vec::new(),
+    };
+    for (i, a) in plan.iter().enumerate() {
+        if a.size == 0 {
+            continue;
+        }
+        if a.d == 0 && !matches!(p.mode, SampleMode::Fill(_)) {
+            return Err(Error::invalid(
+                OP,
+                "self",
+                format!("axis {i} has extent 0; only FILL (or size 0) can sample it"),
+            ));
+        }
+        if p.mode == SampleMode::StrictBounds {
+            let (first, last) = a.ends();
+            if !(0..a.d as i128).contains(&first) {
+                return Err(Error::invalid(
+                    OP,
+                    "start",
+                    format!("axis {i}: first coordinate {first} is outside [0, {})", a.d),
+                ));
+            }
+            if !(0..a.d as i128).contains(&last) {
+                return Err(Error::invalid(
+                    OP,
+                    "size",
+                    format!("axis {i}: last coordinate {last} is outside [0, {})", a.d),
+                ));
+            }
+        }
+    }
+    let shape: Vec<usize> = plan.iter().map(|a| a.size).collect();
+    let n = numel_checked(OP, "size", &shape)?;
+    if n.checked_mul(x.dtype().size())
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(Error::invalid(
+            OP,
+            "size",
+            format!("the output {shape:?} is too large"),
+        ));
+    }
+    Ok((plan, fill))
+}
+
+/// Source index of output coordinate `y` on an axis (of the possibly
+/// padded input: `padded` shifts by one and maps outside onto the pads).
+fn source(mode: &SampleMode, a: &Axis, y: usize, padded: bool) -> i64 {
+    let x = a.start + y as i128 * a.stride;
+    let d = a.d as i128;
+    let z = match mode {
+        _ if padded => (x + 1).clamp(0, d + 1),
+        SampleMode::StrictBounds | SampleMode::Fill(_) => x,
+        SampleMode::Wrap => x.rem_euclid(d),
+        SampleMode::Clamp => x.clamp(0, d - 1),
+        SampleMode::Reflect if d == 1 => 0,
+        SampleMode::Reflect => {
+            let c = x.abs().rem_euclid(2 * d - 2);
+            if c >= d {
+                2 * d - 2 - c
+            } else {
+                c
+            }
+        }
+    };
+    z as i64
+}
+
+impl Stream {
+    /// The sampled slice: output shape `size` (after `axes` expansion),
+    /// `out[y] = x[z(y)]` per [`SampleMode`].
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor, SampledSlice, SampleMode, Scalar};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// let s = rt.stream()?;
+    /// let x = Tensor::from_slice(&s, &[2, 2], &[0f32; 4])?;
+    /// let p = SampledSlice::new(&[0, 0], &[3, 3], &[1, 1], SampleMode::Fill(Scalar::Float(1.0)));
+    /// let y = s.sampled_slice(&x, &p)?;
+    /// assert_eq!(y.to_vec::<f32>()?, [0., 0., 1., 0., 0., 1., 1., 1., 1.]);
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn sampled_slice(&self, x: &Tensor, p: &SampledSlice) -> Result<Tensor> {
+        check_product(self, OpKind::SampledSlice, x.dtype())?;
+        check_device(self, OP, "self", x)?;
+        let (plan, fill) = expand(x, p)?;
+        let shape: Vec<usize> = plan.iter().map(|a| a.size).collect();
+        if shape.contains(&0) {
+            return Tensor::empty(self, x.dtype(), &shape);
+        }
+        self.run_sampled(x, p, &plan, &fill)
+    }
+
+    /// [`Stream::sampled_slice`] into a caller's tensor or view.
+    pub fn sampled_slice_into(&self, x: &Tensor, p: &SampledSlice, out: &Tensor) -> Result<()> {
+        check_product(self, OpKind::SampledSlice, x.dtype())?;
+        check_device(self, OP, "self", x)?;
+        check_device(self, OP, "out", out)?;
+        let (plan, fill) = expand(x, p)?;
+        let shape: Vec<usize> = plan.iter().map(|a| a.size).collect();
+        check_out(OP, out, x.dtype(), &shape)?;
+        if shape.contains(&0) {
+            return Ok(());
+        }
+        let r = self.run_sampled(x, p, &plan, &fill)?;
+        self.copy_into(out, &r)
+    }
+
+    /// The "dynamic" form: start/size/stride (and axes) given as small
+    /// rank-1 int32/int64 device tensors; the result equals the static form.
+    pub fn sampled_slice_dynamic(
+        &self,
+        x: &Tensor,
+        start: &Tensor,
+        size: &Tensor,
+        stride: &Tensor,
+        axes: Option<&Tensor>,
+        mode: SampleMode,
+    ) -> Result<Tensor> {
+        let read = |t: &Tensor, param: &'static str| -> Result<Vec<i64>> {
+            check_device(self, OP, param, t)?;
+            if t.rank() != 1 {
+                return Err(Error::invalid(
+                    OP,
+                    param,
+                    format!("must be a rank-1 tensor, got rank {}", t.rank()),
+                ));
+            }
+            match t.dtype() {
+                DType::I64 => t.to_vec::<i64>(),
+                DType::I32 => Ok(t.to_vec::<i32>()?.into_iter().map(i64::from).collect()),
+                d => Err(Error::invalid(
+                    OP,
+                    param,
+                    format!("dtype must be int32 or int64, got {d}"),
+                )),
+            }
+        };
+        let p = SampledSlice {
+            start: read(start, "start")?,
+            size: read(size, "size")?,
+            stride: read(stride, "stride")?,
+            axes: axes.map(|a| read(a, "axes")).transpose()?,
+            mode,
+        };
+        self.sampled_slice(x, &p)
+    }
+
+    fn run_sampled(
+        &self,
+        x: &Tensor,
+        p: &SampledSlice,
+        plan: &[Axis],
+        fill: &[u8],
+    ) -> Result<Tensor> {
+        let fam = self.runtime().family();
+        let slice_ok =
+            fam.is_none_or(|f| OpKind::Slice.available(f) && OpKind::Slice.supports(f, x.dtype()));
+        // FILL: pad one cell each side on axes that reach outside.
+        let padded: Vec<bool> = plan
+            .iter()
+            .map(|a| matches!(p.mode, SampleMode::Fill(_)) && !a.in_bounds())
+            .collect();
+        let mut cur = x.clone();
+        if padded.contains(&true) {
+            let shape: Vec<usize> = x
+                .shape()
+                .iter()
+                .zip(&padded)
+                .map(|(&d, &pd)| d + 2 * pd as usize)
+                .collect();
+            let out = Tensor::empty(self, x.dtype(), &shape)?;
+            let pads: Vec<i64> = padded
+                .iter()
+                .rev()
+                .flat_map(|&pd| [pd as i64, pd as i64])
+                .collect();
+            let (ax, ao) = (acl(self, x)?, acl(self, &out)?);
+            let arr = AclIntArray::new(self.api(), &pads)?;
+            let val = AclScalar::new(self.api(), x.dtype().acl(), fill)?;
+            self.launch(
+                First::ConstantPadNd(&ax, &arr, &val, &ao),
+                vec![x.storage.clone(), out.storage.clone()],
+            )?;
+            cur = out;
+        }
+        // Axes that shrink the tensor most go first.
+        let mut order: Vec<usize> = (0..plan.len())
+            .filter(|&i| padded[i] || !plan[i].identity())
+            .collect();
+        order.sort_by(|&a, &b| {
+            let r = |i: usize| plan[i].size as f64 / plan[i].d.max(1) as f64;
+            r(a).total_cmp(&r(b))
+        });
+        let mut passes = 0;
+        for i in order {
+            let a = plan[i];
+            let mut shape = cur.shape().to_vec();
+            shape[i] = a.size;
+            let next = Tensor::empty(self, x.dtype(), &shape)?;
+            if !padded[i] && a.in_bounds() && a.stride > 0 && slice_ok {
+                let (start, step) = (a.start as i64, a.stride as i64);
+                let end = start + (a.size as i64 - 1) * step + 1;
+                self.slice_into_unchecked(&cur, i, start, end, step, &next)?;
+            } else {
+                let idx: Vec<i64> = (0..a.size)
+                    .map(|y| source(&p.mode, &a, y, padded[i]))
+                    .collect();
+                let index = Tensor::from_slice(self, &[idx.len()], &idx)?;
+                self.index_select_into(&cur, i as i64, &index, &next)?;
+            }
+            cur = next;
+            passes += 1;
+        }
+        if passes == 0 && !padded.contains(&true) {
+            // Every axis is the identity: still a new tensor.
+            let out = Tensor::empty(self, x.dtype(), x.shape())?;
+            self.copy_into(&out, x)?;
+            return Ok(out);
+        }
+        Ok(cur)
+    }
+
+    /// Slice without the product's dtype list (callers checked it).
+    fn slice_into_unchecked(
+        &self,
+        x: &Tensor,
+        dim: usize,
+        start: i64,
+        end: i64,
+        step: i64,
+        out: &Tensor,
+    ) -> Result<()> {
+        let (ax, ao) = (acl(self, x)?, acl(self, out)?);
+        self.launch(
+            First::Slice(&ax, dim as i64, start, end, step, &ao),
+            vec![x.storage.clone(), out.storage.clone()],
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_values_must_be_exact() {
+        assert_eq!(Scalar::Int(7).to_bytes(DType::I8).unwrap(), vec![7]);
+        assert!(Scalar::Int(300).to_bytes(DType::I8).is_err());
+        assert!(Scalar::Float(1.5).to_bytes(DType::I32).is_err());
+        assert_eq!(
+            Scalar::Float(1.5).to_bytes(DType::F16).unwrap(),
+            half::f16::from_f32(1.5).to_bits().to_le_bytes()
+        );
+        assert!(Scalar::Float(0.1).to_bytes(DType::F32).is_err());
+        assert_eq!(
+            Scalar::Float(f64::NAN).to_bytes(DType::F32).unwrap(),
+            0x7fc0_0000u32.to_le_bytes()
+        );
+        assert_eq!(
+            Scalar::Bool(true).to_bytes(DType::F64).unwrap(),
+            1f64.to_le_bytes()
+        );
+        assert!(Scalar::Int(2).to_bytes(DType::Bool).is_err());
+        assert!(Scalar::Complex(1.0, 2.0).to_bytes(DType::F32).is_err());
+        assert_eq!(
+            Scalar::UInt(u64::MAX).to_bytes(DType::U64).unwrap(),
+            u64::MAX.to_le_bytes()
+        );
+        assert!(
+            Scalar::Int(i64::MAX).to_bytes(DType::F64).is_err(),
+            "2^63-1 is not a double"
+        );
+    }
+
+    #[test]
+    fn reflect_and_wrap_indices() {
+        let a = Axis {
+            d: 3,
+            start: -4,
+            stride: 1,
+            size: 9,
+        };
+        let r: Vec<i64> = (0..9)
+            .map(|y| source(&SampleMode::Reflect, &a, y, false))
+            .collect();
+        assert_eq!(r, [0, 1, 2, 1, 0, 1, 2, 1, 0]);
+        let w: Vec<i64> = (0..9)
+            .map(|y| source(&SampleMode::Wrap, &a, y, false))
+            .collect();
+        assert_eq!(w, [2, 0, 1, 2, 0, 1, 2, 0, 1]);
+        let f: Vec<i64> = (0..9)
+            .map(|y| source(&SampleMode::Fill(Scalar::Int(0)), &a, y, true))
+            .collect();
+        assert_eq!(f, [0, 0, 0, 0, 1, 2, 3, 4, 4]);
+    }
+}

@@ -1,0 +1,119 @@
+//! Products (SoC families) and what each supports: the safe layer checks
+//! these before anything is enqueued, so a call the product would reject
+//! fails with a typed error naming the operator and the SoC.
+
+use crate::dtype::DType;
+
+/// Product families (shared/spec/ops.md, last section).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Atlas training series.
+    Training,
+    /// Atlas A2.
+    A2,
+    /// Atlas A3.
+    A3,
+    /// Atlas inference series.
+    Inference,
+    /// Atlas 200I/500 A2.
+    Atlas200I500A2,
+}
+
+impl Family {
+    /// The family of a SoC name as `aclrtGetSocName` reports it.
+    pub fn of_soc(soc: &str) -> Option<Family> {
+        Some(match soc {
+            "Ascend910A" | "Ascend910ProA" | "Ascend910PremiumA" | "Ascend910ProB"
+            | "Ascend910B" => Family::Training,
+            "Ascend910B1" | "Ascend910B2" | "Ascend910B2C" | "Ascend910B3" | "Ascend910B4"
+            | "Ascend910B4-1" => Family::A2,
+            "Ascend910_9391" | "Ascend910_9392" | "Ascend910_9381" | "Ascend910_9382"
+            | "Ascend910_9372" | "Ascend910_9362" | "Ascend910_9363" => Family::A3,
+            "Ascend310P1" | "Ascend310P2" | "Ascend310P3" | "Ascend310P4" | "Ascend310P5"
+            | "Ascend310P7" => Family::Inference,
+            "Ascend310B1" | "Ascend310B2" | "Ascend310B3" | "Ascend310B4" => Family::Atlas200I500A2,
+            _ => return None,
+        })
+    }
+
+    fn has_bf16(self) -> bool {
+        matches!(self, Family::A2 | Family::A3)
+    }
+}
+
+/// The operators of the safe layer, for support checks and error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// [`crate::Stream::slice`]
+    Slice,
+    /// [`crate::Stream::index_select`]
+    IndexSelect,
+    /// [`crate::Stream::as_strided`]
+    AsStrided,
+    /// [`crate::Stream::sampled_slice`]
+    SampledSlice,
+    /// [`crate::Tensor::subtensor`]
+    Subtensor,
+}
+
+impl OpKind {
+    /// The name used in errors (`"slice"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Slice => "slice",
+            OpKind::IndexSelect => "index_select",
+            OpKind::AsStrided => "as_strided",
+            OpKind::SampledSlice => "sampled_slice",
+            OpKind::Subtensor => "subtensor",
+        }
+    }
+
+    /// Whether the operator exists on `family`. AsStrided needs only
+    /// InplaceCopy (every family); sampled slice needs IndexSelect and
+    /// ConstantPadNd (not on 200I/500 A2).
+    pub fn available(self, family: Family) -> bool {
+        match self {
+            OpKind::Slice => matches!(family, Family::Training | Family::A2 | Family::A3),
+            OpKind::IndexSelect | OpKind::SampledSlice => family != Family::Atlas200I500A2,
+            OpKind::AsStrided | OpKind::Subtensor => true,
+        }
+    }
+
+    /// Whether the operator moves `dtype` on `family`.
+    pub fn supports(self, family: Family, dtype: DType) -> bool {
+        if dtype == DType::BF16 && self != OpKind::Subtensor {
+            return family.has_bf16();
+        }
+        match self {
+            OpKind::Slice => matches!(
+                dtype,
+                DType::F32
+                    | DType::F16
+                    | DType::I32
+                    | DType::I64
+                    | DType::I8
+                    | DType::U8
+                    | DType::Bool
+            ),
+            _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families() {
+        assert_eq!(Family::of_soc("Ascend910B"), Some(Family::Training));
+        assert_eq!(Family::of_soc("Ascend910B4-1"), Some(Family::A2));
+        assert_eq!(Family::of_soc("Ascend310P6"), None);
+        assert!(!OpKind::Slice.available(Family::Inference));
+        assert!(!OpKind::SampledSlice.available(Family::Atlas200I500A2));
+        assert!(OpKind::AsStrided.available(Family::Atlas200I500A2));
+        assert!(!OpKind::Slice.supports(Family::A2, DType::F64));
+        assert!(OpKind::IndexSelect.supports(Family::A3, DType::BF16));
+        assert!(!OpKind::IndexSelect.supports(Family::Inference, DType::BF16));
+    }
+}

@@ -1,0 +1,260 @@
+//! Runtimes, backends and devices.
+
+use crate::error::{Error, Result};
+use crate::ffi;
+use crate::product::Family;
+use cann_sys::{Api, LoadConfig};
+use std::cell::Cell;
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+/// Which implementation of the C API a [`Runtime`] drives.
+#[derive(Clone, Debug, Default)]
+pub enum Backend {
+    /// Real CANN when [`Api::load`] finds it, else the embedded simulator;
+    /// `NPU_OPS_BACKEND=cann|sim` overrides.
+    #[default]
+    Auto,
+    /// Real CANN, loaded as the config says.
+    Cann(LoadConfig),
+    /// The embedded simulator (`npu-sim`), linked in.
+    Simulator,
+}
+
+/// The backend a runtime ended up with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// Real CANN libraries.
+    Cann,
+    /// The embedded simulator.
+    Simulator,
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BackendKind::Cann => "cann",
+            BackendKind::Simulator => "sim",
+        })
+    }
+}
+
+/// Process-wide initialisation of one C API implementation: `aclInit` on
+/// the first runtime, `aclFinalize` when the last user is gone.
+struct InitToken {
+    api: Api,
+    owned: bool,
+}
+
+impl Drop for InitToken {
+    fn drop(&mut self) {
+        // Work still queued anywhere finishes before the runtime goes.
+        ffi::synchronize_device(&self.api);
+        if self.owned {
+            ffi::finalize(&self.api);
+        }
+    }
+}
+
+/// Live initialisations, by implementation (its origin).
+static INITS: Mutex<Vec<(String, Weak<InitToken>)>> = Mutex::new(Vec::new());
+
+fn init_token(api: &Api) -> Result<Arc<InitToken>> {
+    let key = api.origin().to_string();
+    let mut inits = INITS.lock().unwrap_or_else(|e| e.into_inner());
+    inits.retain(|(_, w)| w.strong_count() > 0);
+    if let Some(t) = inits
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, w)| w.upgrade())
+    {
+        return Ok(t);
+    }
+    let owned = match ffi::init(api) {
+        0 => true,
+        // Someone else (another library in the process) initialised it.
+        cann_sys::ACL_ERROR_REPEAT_INITIALIZE => false,
+        code => ffi::check(api, "aclInit", code).map(|_| false)?,
+    };
+    let t = Arc::new(InitToken {
+        api: api.clone(),
+        owned,
+    });
+    inits.push((key, Arc::downgrade(&t)));
+    Ok(t)
+}
+
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+thread_local! {
+    /// (runtime id, device) this thread last bound with `aclrtSetDevice`.
+    static BOUND: Cell<(usize, i32)> = const { Cell::new((0, -1)) };
+}
+
+pub(crate) struct RtInner {
+    pub(crate) api: Api,
+    pub(crate) kind: BackendKind,
+    pub(crate) soc: String,
+    pub(crate) family: Option<Family>,
+    pub(crate) devices: u32,
+    id: usize,
+    _init: Arc<InitToken>,
+}
+
+/// A connection to a C API implementation (real CANN or the simulator),
+/// initialised once per process however many runtimes exist. Cheap to clone;
+/// `Send + Sync`.
+///
+/// ```
+/// use npu_ops::{Backend, Runtime};
+/// let rt = Runtime::new(Backend::Simulator)?;
+/// assert_eq!(rt.soc(), "Ascend910B3");
+/// assert!(rt.device_count() >= 1);
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Runtime(pub(crate) Arc<RtInner>);
+
+impl Runtime {
+    /// Opens `backend` (see [`Backend`]).
+    pub fn new(backend: Backend) -> Result<Runtime> {
+        let backend = match backend {
+            Backend::Auto => match std::env::var("NPU_OPS_BACKEND").ok().as_deref() {
+                Some("cann") => Backend::Cann(LoadConfig::new()),
+                Some("sim") => Backend::Simulator,
+                Some(other) if !other.is_empty() => {
+                    return Err(Error::invalid(
+                        "runtime",
+                        "NPU_OPS_BACKEND",
+                        format!("must be `cann` or `sim`, got {other:?}"),
+                    ))
+                }
+                _ => match Api::load(&LoadConfig::new()) {
+                    Ok(api) => return Runtime::with_api(api, BackendKind::Cann),
+                    Err(_) => Backend::Simulator,
+                },
+            },
+            b => b,
+        };
+        match backend {
+            Backend::Cann(cfg) => Runtime::with_api(Api::load(&cfg)?, BackendKind::Cann),
+            _ => Runtime::with_api(npu_sim::api(), BackendKind::Simulator),
+        }
+    }
+
+    /// A runtime over an existing [`Api`] (for example one loaded from a
+    /// custom folder).
+    pub fn with_api(api: Api, kind: BackendKind) -> Result<Runtime> {
+        let init = init_token(&api)?;
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        ffi::set_device(&api, 0)?;
+        BOUND.with(|b| b.set((id, 0)));
+        let soc = ffi::soc_name(&api).unwrap_or_default();
+        let devices = ffi::device_count(&api)?;
+        Ok(Runtime(Arc::new(RtInner {
+            family: Family::of_soc(&soc),
+            soc,
+            devices,
+            kind,
+            id,
+            api,
+            _init: init,
+        })))
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> BackendKind {
+        self.0.kind
+    }
+
+    /// The SoC name (`aclrtGetSocName`).
+    pub fn soc(&self) -> &str {
+        &self.0.soc
+    }
+
+    /// The product family, if the SoC is one the project knows.
+    pub fn family(&self) -> Option<Family> {
+        self.0.family
+    }
+
+    /// Number of devices.
+    pub fn device_count(&self) -> u32 {
+        self.0.devices
+    }
+
+    /// The ACL API version (`aclrtGetVersion`).
+    pub fn version(&self) -> Result<(i32, i32, i32)> {
+        ffi::version(&self.0.api)
+    }
+
+    /// The C API in use (for diagnostics: where it was loaded from).
+    pub fn api(&self) -> &Api {
+        &self.0.api
+    }
+
+    /// Device `id`.
+    pub fn device(&self, id: u32) -> Result<Device> {
+        if id >= self.0.devices {
+            return Err(Error::invalid(
+                "runtime",
+                "device",
+                format!("device {id} does not exist ({} device(s))", self.0.devices),
+            ));
+        }
+        Ok(Device {
+            rt: self.clone(),
+            id: id as i32,
+        })
+    }
+
+    /// A new stream on device 0.
+    pub fn stream(&self) -> Result<crate::Stream> {
+        self.device(0)?.stream()
+    }
+
+    /// Binds `device` to the calling thread (once per thread and device).
+    pub(crate) fn bind(&self, device: i32) -> Result<()> {
+        let key = (self.0.id, device);
+        if BOUND.with(|b| b.get()) != key {
+            ffi::set_device(&self.0.api, device)?;
+            BOUND.with(|b| b.set(key));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("backend", &self.0.kind)
+            .field("soc", &self.0.soc)
+            .field("devices", &self.0.devices)
+            .finish()
+    }
+}
+
+/// One device of a runtime.
+#[derive(Clone, Debug)]
+pub struct Device {
+    pub(crate) rt: Runtime,
+    pub(crate) id: i32,
+}
+
+impl Device {
+    /// Its index.
+    pub fn id(&self) -> u32 {
+        self.id as u32
+    }
+
+    /// Free and total memory in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        self.rt.bind(self.id)?;
+        ffi::mem_info(&self.rt.0.api)
+    }
+
+    /// A new stream on this device.
+    pub fn stream(&self) -> Result<crate::Stream> {
+        crate::Stream::new(self)
+    }
+}

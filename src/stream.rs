@@ -1,0 +1,261 @@
+//! Streams: ordered queues of device work, each with its own workspace
+//! cache and the list of buffers its queued work still uses.
+
+use crate::error::{Error, Result};
+use crate::ffi::{self, First};
+use crate::runtime::{Device, Runtime};
+use crate::tensor::Storage;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+struct State {
+    /// The cached workspace (grown on demand, reused by every launch).
+    workspace: Option<Arc<Storage>>,
+    /// Work in flight: the event recorded after it, and what it uses.
+    inflight: VecDeque<(usize, Vec<Arc<Storage>>)>,
+    /// Completed events, for reuse.
+    spare: Vec<usize>,
+}
+
+pub(crate) struct StreamInner {
+    pub(crate) rt: Runtime,
+    pub(crate) device: i32,
+    pub(crate) raw: usize,
+    state: Mutex<State>,
+}
+
+/// An ordered queue of device work (`aclrtStream`). Operators enqueue and
+/// return at once; [`Stream::synchronize`] waits and reports faults.
+/// Buffers used by queued work stay alive until it has run, even if every
+/// [`crate::Tensor`] handle is dropped. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Stream(pub(crate) Arc<StreamInner>);
+
+impl Stream {
+    pub(crate) fn new(dev: &Device) -> Result<Stream> {
+        dev.rt.bind(dev.id)?;
+        let raw = ffi::create_stream(&dev.rt.0.api)?;
+        Ok(Stream(Arc::new(StreamInner {
+            rt: dev.rt.clone(),
+            device: dev.id,
+            raw,
+            state: Mutex::new(State {
+                workspace: None,
+                inflight: VecDeque::new(),
+                spare: Vec::new(),
+            }),
+        })))
+    }
+
+    /// The runtime.
+    pub fn runtime(&self) -> &Runtime {
+        &self.0.rt
+    }
+
+    /// The device index.
+    pub fn device(&self) -> u32 {
+        self.0.device as u32
+    }
+
+    pub(crate) fn api(&self) -> &cann_sys::Api {
+        &self.0.rt.0.api
+    }
+
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.0.rt.bind(self.0.device)
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for all queued work. A fault of any of it (an out-of-range
+    /// device index, a memory error) is returned here, typed.
+    pub fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        let code = ffi::synchronize_stream(self.api(), self.0.raw);
+        // Everything queued has run (or was abandoned by the fault).
+        let mut st = self.state();
+        while let Some((ev, keep)) = st.inflight.pop_front() {
+            st.spare.push(ev);
+            drop(keep);
+        }
+        drop(st);
+        if code == 0 {
+            return Ok(());
+        }
+        Err(fault(self.api(), code))
+    }
+
+    /// Makes later work on `self` wait for all work queued on `other` so far.
+    pub fn wait_for(&self, other: &Stream) -> Result<()> {
+        other.bind()?;
+        let ev = ffi::create_event(other.api())?;
+        let r = ffi::record_event(other.api(), ev, other.0.raw)
+            .and_then(|_| ffi::stream_wait_event(self.api(), self.0.raw, ev));
+        // The event may be destroyed once the wait is enqueued: the runtime
+        // keeps what it needs. Keep it until both sides passed it, to be safe.
+        let _ = ffi::synchronize_event(other.api(), ev);
+        ffi::destroy_event(other.api(), ev);
+        r
+    }
+
+    /// Releases buffers of work that has finished.
+    fn reap(&self, st: &mut State) {
+        while let Some((ev, _)) = st.inflight.front() {
+            if !ffi::event_complete(self.api(), *ev) {
+                break;
+            }
+            let (ev, keep) = st.inflight.pop_front().expect("front exists");
+            st.spare.push(ev);
+            drop(keep);
+        }
+    }
+
+    /// A workspace of at least `bytes`, from the cache (grown if needed).
+    fn workspace(&self, st: &mut State, bytes: u64) -> Result<Option<Arc<Storage>>> {
+        if bytes == 0 {
+            return Ok(None);
+        }
+        match &st.workspace {
+            Some(w) if w.bytes as u64 >= bytes => Ok(Some(w.clone())),
+            _ => {
+                // Work already queued keeps the old buffer alive.
+                let grown = (bytes as usize).next_power_of_two().max(64 << 10);
+                let w = Arc::new(Storage::alloc(&self.0.rt, self.0.device, grown)?);
+                st.workspace = Some(w.clone());
+                Ok(Some(w))
+            }
+        }
+    }
+
+    /// Runs both phases of one operator call and records what it uses.
+    pub(crate) fn launch(&self, first: First<'_>, keep: Vec<Arc<Storage>>) -> Result<()> {
+        self.bind()?;
+        let (planned, run) = first.plan(self.api())?;
+        self.run_planned(
+            first.names().1,
+            run,
+            planned.workspace,
+            planned.executor,
+            keep,
+        )
+    }
+
+    /// The second phase of a planned (or prepared) call.
+    pub(crate) fn run_planned(
+        &self,
+        name: &'static str,
+        run: cann_sys::fns::OpRun,
+        ws_bytes: u64,
+        executor: usize,
+        mut keep: Vec<Arc<Storage>>,
+    ) -> Result<()> {
+        let mut st = self.state();
+        self.reap(&mut st);
+        let ws = match self.workspace(&mut st, ws_bytes) {
+            Ok(w) => w,
+            Err(e) => {
+                // The executor is not run: release it (a one-shot executor
+                // that is never run would otherwise leak).
+                ffi::destroy_executor(self.api(), executor);
+                return Err(e);
+            }
+        };
+        let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
+        ffi::run(
+            self.api(),
+            name,
+            run,
+            ws_ptr,
+            ws_bytes,
+            executor,
+            self.0.raw,
+        )?;
+        keep.extend(ws);
+        for s in &keep {
+            s.used_by(self);
+        }
+        let ev = match st.spare.pop() {
+            Some(e) => e,
+            None => ffi::create_event(self.api())?,
+        };
+        ffi::record_event(self.api(), ev, self.0.raw)?;
+        st.inflight.push_back((ev, keep));
+        Ok(())
+    }
+}
+
+/// A stream fault as a typed error: an out-of-range device index becomes
+/// [`Error::IndexOutOfRange`] when the runtime says which (the simulator
+/// does: "position P value V bound B"), anything else [`Error::Runtime`].
+fn fault(api: &cann_sys::Api, code: i32) -> Error {
+    let message = ffi::last_error(api);
+    if code == cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION {
+        if let Some(e) = parse_index_fault(&message) {
+            return e;
+        }
+    }
+    Error::Runtime {
+        api: "aclrtSynchronizeStream",
+        code,
+        message,
+    }
+}
+
+fn parse_index_fault(msg: &str) -> Option<Error> {
+    let after = |key: &str| -> Option<i64> {
+        let rest = &msg[msg.find(key)? + key.len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(rest.len());
+        rest[..end].parse().ok()
+    };
+    let position = after("position ")?;
+    let value = after(" value ")?;
+    let bound = after(" bound ")?;
+    Some(Error::IndexOutOfRange {
+        op: "index_select",
+        position: usize::try_from(position).ok()?,
+        value,
+        bound: usize::try_from(bound).ok()?,
+    })
+}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        let api = &self.rt.0.api;
+        let _ = self.rt.bind(self.device);
+        // Queued work finishes before its buffers and the stream go.
+        ffi::synchronize_stream(api, self.raw);
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        for (ev, _) in st.inflight.drain(..) {
+            ffi::destroy_event(api, ev);
+        }
+        for ev in st.spare.drain(..) {
+            ffi::destroy_event(api, ev);
+        }
+        st.workspace = None;
+        ffi::destroy_stream(api, self.raw);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_faults_parse() {
+        let e = parse_index_fault("npu-sim: aclnnIndexSelect: index out of range: position 3 value -7 bound 5 (valid ...)").unwrap();
+        assert!(matches!(
+            e,
+            Error::IndexOutOfRange {
+                position: 3,
+                value: -7,
+                bound: 5,
+                ..
+            }
+        ));
+        assert!(parse_index_fault("AI Core exception").is_none());
+    }
+}
