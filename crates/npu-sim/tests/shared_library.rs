@@ -8,17 +8,40 @@ use serial_test::serial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `target/<profile>/libnpu_sim.so`, built with this test.
+/// The simulator's cdylib. `cargo test` builds only the rlib of a library
+/// it tests, so build the cdylib here (into its own target folder, so as not
+/// to wait on the outer build's lock); later runs find it up to date.
 fn cdylib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let lib = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("libnpu_sim.so");
-    assert!(lib.is_file(), "{} missing", lib.display());
-    lib
+    static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        let target = exe.ancestors().nth(3).unwrap().join("npu-sim-cdylib");
+        let out = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "-p",
+                "npu-sim",
+                "--lib",
+                "--message-format=json",
+                "--target-dir",
+            ])
+            .arg(&target)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo");
+        assert!(
+            out.status.success(),
+            "building the cdylib: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let path = text
+            .split('"')
+            .find(|s| s.ends_with("/libnpu_sim.so"))
+            .expect("cargo reports the cdylib");
+        PathBuf::from(path)
+    })
+    .clone()
 }
 
 /// A CANN-like root: `lib64/` holding the simulator under the real names,
