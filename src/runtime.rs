@@ -98,6 +98,8 @@ pub(crate) struct RtInner {
     pub(crate) soc: String,
     pub(crate) family: Option<Family>,
     pub(crate) devices: u32,
+    /// Total memory per device, read once.
+    totals: Mutex<Vec<Option<usize>>>,
     id: usize,
     _init: Arc<InitToken>,
 }
@@ -153,6 +155,7 @@ impl Runtime {
         let soc = ffi::soc_name(&api).unwrap_or_default();
         let devices = ffi::device_count(&api)?;
         Ok(Runtime(Arc::new(RtInner {
+            totals: Mutex::new(vec![None; devices as usize]),
             family: Family::of_soc(&soc),
             soc,
             devices,
@@ -211,6 +214,18 @@ impl Runtime {
     /// A new stream on device 0.
     pub fn stream(&self) -> Result<crate::Stream> {
         self.device(0)?.stream()
+    }
+
+    /// Total memory of `device` in bytes (read once).
+    pub(crate) fn total_memory(&self, device: i32) -> Result<usize> {
+        let mut t = self.0.totals.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = t[device as usize] {
+            return Ok(v);
+        }
+        self.bind(device)?;
+        let (_, total) = ffi::mem_info(&self.0.api)?;
+        t[device as usize] = Some(total);
+        Ok(total)
     }
 
     /// Binds `device` to the calling thread (once per thread and device).

@@ -8,6 +8,11 @@ use crate::tensor::Storage;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+/// Launches tracked per stream before a new one waits for the oldest:
+/// bounds the events and the memory held by queued work (real runtimes
+/// bound their task queues too).
+const MAX_INFLIGHT: usize = 64;
+
 struct State {
     /// The cached workspace (grown on demand, reused by every launch).
     workspace: Option<Arc<Storage>>,
@@ -50,6 +55,12 @@ impl Stream {
     /// The runtime.
     pub fn runtime(&self) -> &Runtime {
         &self.0.rt
+    }
+
+    /// The raw `aclrtStream`, for interoperating with other CANN code (it
+    /// stays valid while this stream, or a clone, lives).
+    pub fn as_raw(&self) -> cann_sys::aclrtStream {
+        self.0.raw as cann_sys::aclrtStream
     }
 
     /// The device index.
@@ -153,6 +164,13 @@ impl Stream {
     ) -> Result<()> {
         let mut st = self.state();
         self.reap(&mut st);
+        if st.inflight.len() >= MAX_INFLIGHT {
+            let (ev, keep) = st.inflight.pop_front().expect("non-empty");
+            // A fault is reported by the next synchronize, not here.
+            let _ = ffi::synchronize_event(self.api(), ev);
+            st.spare.push(ev);
+            drop(keep);
+        }
         let ws = match self.workspace(&mut st, ws_bytes) {
             Ok(w) => w,
             Err(e) => {

@@ -118,20 +118,30 @@ impl Tensor {
     /// A tensor of uninitialised device memory (contents unspecified until
     /// written), on the stream's device.
     pub fn empty(stream: &Stream, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+        Tensor::empty_for(stream, "tensor", "shape", dtype, shape)
+    }
+
+    /// [`Tensor::empty`] for an operator's output: a shape that could never
+    /// fit the device is an invalid `param` of `op`, not an out-of-memory.
+    pub(crate) fn empty_for(
+        stream: &Stream,
+        op: &'static str,
+        param: &'static str,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<Tensor> {
         if shape.len() > MAX_RANK {
             return Err(Error::invalid(
-                "tensor",
-                "shape",
+                op,
+                param,
                 format!("rank {} exceeds {MAX_RANK}", shape.len()),
             ));
         }
-        let n = numel_checked("tensor", "shape", shape)?;
-        let bytes = n
-            .checked_mul(dtype.size())
-            .filter(|b| *b <= isize::MAX as usize)
-            .ok_or_else(|| {
-                Error::invalid("tensor", "shape", format!("shape {shape:?} is too large"))
-            })?;
+        let n = numel_checked(op, param, shape)?;
+        let total = stream.0.rt.total_memory(stream.0.device)?;
+        let bytes = n.checked_mul(dtype.size()).filter(|b| *b <= total).ok_or_else(|| {
+            Error::invalid(op, param, format!("an output of shape {shape:?} ({dtype}) cannot fit the device's {total} bytes"))
+        })?;
         let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
         Ok(Tensor {
             storage: Arc::new(storage),
@@ -310,6 +320,43 @@ impl Tensor {
             ));
         }
         Ok(if dim < 0 { dim + r } else { dim } as usize)
+    }
+
+    /// A view with any shape, element strides and element offset over the
+    /// same storage (zero-copy); every element it addresses must lie in the
+    /// storage.
+    pub fn view(&self, shape: &[usize], strides: &[usize], offset: usize) -> Result<Tensor> {
+        if shape.len() > MAX_RANK || strides.len() != shape.len() {
+            return Err(Error::invalid(
+                "view",
+                "strides",
+                format!(
+                    "{} strides for {} dims (rank at most {MAX_RANK})",
+                    strides.len(),
+                    shape.len()
+                ),
+            ));
+        }
+        if !shape.contains(&0) {
+            let last = shape
+                .iter()
+                .zip(strides)
+                .try_fold(offset as u128, |acc, (&n, &s)| {
+                    Some(acc + (n as u128 - 1) * s as u128)
+                })
+                .unwrap_or(u128::MAX);
+            if last >= self.storage_elems() as u128 {
+                return Err(Error::invalid(
+                    "view",
+                    "shape",
+                    format!(
+                        "the view reaches element {last}, past the storage of {} elements",
+                        self.storage_elems()
+                    ),
+                ));
+            }
+        }
+        Ok(self.with_layout(shape.to_vec(), strides.to_vec(), offset))
     }
 
     /// A view of `len` elements of `dim` from `start` (zero-copy).

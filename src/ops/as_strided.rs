@@ -130,7 +130,7 @@ impl Stream {
         check_product(self, OpKind::AsStrided, x.dtype())?;
         check_device(self, OP, "self", x)?;
         let (sz, _, _) = validate(x, size, stride, &[offset])?;
-        let out = Tensor::empty(self, x.dtype(), &sz)?;
+        let out = Tensor::empty_for(self, OP, "size", x.dtype(), &sz)?;
         self.as_strided_into(x, size, stride, offset, &out)?;
         Ok(out)
     }

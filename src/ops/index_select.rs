@@ -96,7 +96,7 @@ impl Stream {
     /// as [`Error::IndexOutOfRange`].
     pub fn index_select(&self, x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         let (_, _, shape) = plan(self, x, dim, index)?;
-        let out = Tensor::empty(self, x.dtype(), &shape)?;
+        let out = Tensor::empty_for(self, OP, "index", x.dtype(), &shape)?;
         self.index_select_into(x, dim, index, &out)?;
         Ok(out)
     }

@@ -387,9 +387,12 @@ impl Stream {
         check_device(self, OP, "self", x)?;
         let (plan, fill) = expand(x, p)?;
         let shape: Vec<usize> = plan.iter().map(|a| a.size).collect();
+        // Refuse an output that can never fit before any pass runs.
+        let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
         if shape.contains(&0) {
-            return Tensor::empty(self, x.dtype(), &shape);
+            return Ok(out);
         }
+        drop(out);
         self.run_sampled(x, p, &plan, &fill)
     }
 

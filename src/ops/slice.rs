@@ -72,7 +72,7 @@ impl Stream {
         check_product(self, OpKind::Slice, x.dtype())?;
         check_device(self, OP, "self", x)?;
         let (_, shape) = out_shape(x, dim, start, end, step)?;
-        let out = Tensor::empty(self, x.dtype(), &shape)?;
+        let out = Tensor::empty_for(self, OP, "out", x.dtype(), &shape)?;
         self.slice_into(x, dim, start, end, step, &out)?;
         Ok(out)
     }

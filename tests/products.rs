@@ -1,0 +1,97 @@
+//! Product support: the simulator re-initialised as one SoC of each family,
+//! every operator on every dtype compared with cpu-ref kind for kind (and
+//! bit for bit where both succeed). Simulator only: the SoC of real
+//! hardware cannot be changed.
+
+mod common;
+
+use common::{assert_same, ref_tensor};
+use cpu_ref::DType as R;
+use npu_ops::{Backend, Runtime, SampleMode, SampledSlice};
+
+const SOCS: [&str; 5] = [
+    "Ascend910A",
+    "Ascend910B3",
+    "Ascend910_9391",
+    "Ascend310P3",
+    "Ascend310B1",
+];
+
+fn compare(
+    got: npu_ops::Result<npu_ops::Tensor>,
+    want: Result<cpu_ref::Tensor, cpu_ref::RefError>,
+    what: &str,
+) {
+    match (got, want) {
+        (Ok(g), Ok(w)) => assert_same(&g, &w, what),
+        (Err(g), Err(w)) => assert_eq!(g.kind(), w.kind(), "{what}: got {g}, reference says {w}"),
+        (g, w) => panic!(
+            "{what}: got {:?}, reference says {:?}",
+            g.map(|t| t.shape().to_vec()),
+            w.map(|t| t.shape().to_vec())
+        ),
+    }
+}
+
+#[test]
+fn every_family_supports_what_the_spec_says() {
+    if std::env::var("NPU_OPS_BACKEND").as_deref() == Ok("cann") {
+        eprintln!("every_family_supports_what_the_spec_says: skipped: the SoC of real hardware cannot be changed");
+        return;
+    }
+    for soc in SOCS {
+        // SAFETY: this binary's only test; no other thread reads the variable.
+        unsafe { std::env::set_var("NPU_SIM_SOC", soc) };
+        let rt = Runtime::new(Backend::Simulator).unwrap();
+        assert_eq!(rt.soc(), soc);
+        let s = rt.stream().unwrap();
+        for d in R::ALL {
+            let what = |op: &str| format!("{soc} {op} {d}");
+            let x = ref_tensor(d, &[3, 4], None, 7);
+            let dx = common::upload(&s, &x);
+            compare(
+                s.slice(&dx, 1, 1, 4, 2),
+                cpu_ref::slice(soc, &x, 1, 1, 4, 2),
+                &what("slice"),
+            );
+            compare(
+                s.index_select_host(&dx, 0, &[2, 0]),
+                cpu_ref::index_select(
+                    soc,
+                    &x,
+                    0,
+                    &cpu_ref::Tensor::from_slice(&[2], &[2i64, 0]).unwrap(),
+                ),
+                &what("index_select"),
+            );
+            // Overlapping windows: a gather, or copies in pieces where the
+            // product has no IndexSelect.
+            compare(
+                s.as_strided(&dx, &[3, 3], &[1, 1], 1),
+                cpu_ref::as_strided(soc, &x, &[3, 3], &[1, 1], &[1]),
+                &what("as_strided"),
+            );
+            let p = SampledSlice::new(&[-1, 5], &[4, 3], &[1, -2], SampleMode::Reflect);
+            let rp = cpu_ref::SampledSliceParams::new(
+                &[-1, 5],
+                &[4, 3],
+                &[1, -2],
+                cpu_ref::SampleMode::Reflect,
+            );
+            compare(
+                s.sampled_slice(&dx, &p),
+                cpu_ref::sampled_slice(soc, &x, &rp),
+                &what("sampled_slice"),
+            );
+            compare(
+                dx.subtensor(&[1], 2),
+                cpu_ref::subtensor(soc, &x, &[1], 2),
+                &what("subtensor"),
+            );
+        }
+        drop(s);
+        drop(rt); // the last runtime: finalizes, so the next reads NPU_SIM_SOC anew
+    }
+    // SAFETY: as above.
+    unsafe { std::env::remove_var("NPU_SIM_SOC") };
+}

@@ -1,0 +1,185 @@
+//! Every operator against cpu-ref, bit for bit, on random ranks 0..8 (zero
+//! extents included), every dtype, contiguous and permuted inputs, and
+//! parameters that include out-of-range and extreme i64 values; errors are
+//! compared kind for kind.
+
+mod common;
+
+use common::*;
+use cpu_ref::DType as R;
+use npu_ops::{SampleMode, SampledSlice, Scalar};
+use proptest::prelude::*;
+
+fn any_dtype() -> impl Strategy<Value = R> {
+    proptest::sample::select(R::ALL.to_vec())
+}
+
+/// A shape of rank 0..=8 with small extents (zero included), and a
+/// permutation to view it through (or none).
+fn shape_and_perm() -> impl Strategy<Value = (Vec<usize>, Option<Vec<usize>>)> {
+    (0usize..=8)
+        .prop_flat_map(|r| {
+            let max = if r > 4 { 2 } else { 4 };
+            (
+                proptest::collection::vec(prop_oneof![9 => 1usize..=max, 1 => Just(0usize)], r),
+                any::<bool>(),
+                Just(r),
+            )
+        })
+        .prop_flat_map(|(shape, permute, r)| {
+            let perm = if permute && r >= 2 {
+                Just((0..r).collect::<Vec<_>>())
+                    .prop_shuffle()
+                    .prop_map(Some)
+                    .boxed()
+            } else {
+                Just(None).boxed()
+            };
+            (Just(shape), perm)
+        })
+}
+
+fn param() -> impl Strategy<Value = i64> {
+    prop_oneof![4 => -6i64..8, 1 => Just(i64::MIN), 1 => Just(i64::MAX), 1 => Just(i64::MIN + 1), 1 => Just(i64::MAX - 1)]
+}
+
+/// A dim for `rank`: mostly in `[-rank, rank)`, sometimes just outside,
+/// sometimes extreme.
+fn pick_dim(sel: u16, rank: usize) -> i64 {
+    match sel % 20 {
+        0 => i64::MIN,
+        1 => i64::MAX,
+        _ => {
+            let r = rank.max(1) as i64;
+            (sel as i64 / 20) % (2 * r + 2) - r - 1
+        }
+    }
+}
+
+/// An index into an extent `n`: mostly valid, sometimes out of range.
+fn pick_index(sel: u16, n: usize, valid: bool) -> i64 {
+    if valid && n > 0 {
+        (sel as usize % n) as i64
+    } else {
+        match sel % 4 {
+            0 => -1,
+            1 => n as i64,
+            2 => i64::MIN,
+            _ => i64::MAX,
+        }
+    }
+}
+
+fn slice_dtype() -> impl Strategy<Value = R> {
+    prop_oneof![4 => proptest::sample::select(vec![R::Float32, R::Float16, R::BFloat16, R::Int32, R::Int64, R::Int8, R::UInt8, R::Bool]), 1 => any_dtype()]
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn slice_matches_reference(d in slice_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), start in prop_oneof![3 => -3i64..3, 1 => param()], end in prop_oneof![3 => -2i64..6, 1 => param()], step in prop_oneof![8 => 1i64..4, 1 => Just(0), 1 => Just(-1), 1 => Just(i64::MAX)], seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::slice(rt().soc(), &x, dim, start, end, step);
+        let got = s.slice(&upload(&s, &x), dim, start, end, step);
+        check(got, want, &format!("slice {d} {shape:?} {perm:?} dim {dim} {start}..{end} step {step}"));
+    }
+
+    #[test]
+    fn index_select_host_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), sels in proptest::collection::vec(any::<u16>(), 0..6), bad in proptest::option::weighted(0.2, any::<usize>()), wide in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let n = if shape.is_empty() { 1 } else { shape[(dim.rem_euclid(shape.len() as i64)) as usize] };
+        let idx: Vec<i64> = sels.iter().enumerate().map(|(i, &v)| pick_index(v, n, bad.is_none_or(|b| b % sels.len().max(1) != i))).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = if wide {
+            cpu_ref::Tensor::from_slice(&[idx.len()], &idx).unwrap()
+        } else {
+            let v: Vec<i32> = idx.iter().map(|&i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+            cpu_ref::Tensor::from_slice(&[v.len()], &v).unwrap()
+        };
+        let want = cpu_ref::index_select(rt().soc(), &x, dim, &index);
+        let host: Vec<i64> = if wide { idx.clone() } else { index.to_vec::<i32>().unwrap().into_iter().map(i64::from).collect() };
+        let got = s.index_select_host(&upload(&s, &x), dim, &host);
+        check(got, want, &format!("index_select {d} {shape:?} {perm:?} dim {dim} {host:?}"));
+    }
+
+    #[test]
+    fn as_strided_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dims in proptest::collection::vec((prop_oneof![12 => 1i64..4, 1 => Just(0), 1 => Just(i64::MAX)], prop_oneof![12 => 0i64..3, 1 => Just(-1), 1 => Just(i64::MAX)]), 0..4), offset in prop_oneof![12 => 0i64..3, 1 => Just(-1), 1 => Just(i64::MAX)], extra_stride in proptest::option::weighted(0.05, 0i64..3), seed in any::<u64>()) {
+        let size: Vec<i64> = dims.iter().map(|p| p.0).collect();
+        let mut stride: Vec<i64> = dims.iter().map(|p| p.1).collect();
+        stride.extend(extra_stride);
+        let s = stream();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::as_strided(rt().soc(), &x, &size, &stride, &[offset]);
+        let got = s.as_strided(&upload(&s, &x), &size, &stride, offset);
+        check(got, want, &format!("as_strided {d} {shape:?} {perm:?} size {size:?} stride {stride:?} offset {offset}"));
+    }
+
+    #[test]
+    fn sampled_slice_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), mode in 0usize..5, params in proptest::collection::vec((prop_oneof![8 => -5i64..6, 1 => Just(i64::MIN), 1 => Just(i64::MAX)], 0i64..5, prop_oneof![8 => -3i64..4, 1 => Just(i64::MIN), 1 => Just(i64::MAX)]), 0..4), axes in proptest::option::of(proptest::collection::vec(-4i64..4, 0..4)), fill in -3i64..4, seed in any::<u64>()) {
+        prop_assume!(shape.len() <= 4);
+        let s = stream();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let n = axes.as_ref().map_or(shape.len(), |a| a.len());
+        let take = |k: usize, i: usize| params.get(i).map_or(if k == 1 { 2 } else { 0 }, |p: &(i64, i64, i64)| [p.0, p.1, p.2][k]);
+        let start: Vec<i64> = (0..n).map(|i| take(0, i)).collect();
+        let size: Vec<i64> = (0..n).map(|i| take(1, i)).collect();
+        let stride: Vec<i64> = (0..n).map(|i| take(2, i)).collect();
+        let fill_v = if d == R::Bool { Scalar::Int(fill.rem_euclid(2)) } else if d.name().starts_with('u') { Scalar::Int(fill.abs()) } else { Scalar::Int(fill) };
+        let ref_fill = match fill_v { Scalar::Int(v) => cpu_ref::Scalar::Int(v), _ => unreachable!() };
+        let (m, rm) = match mode {
+            0 => (SampleMode::StrictBounds, cpu_ref::SampleMode::StrictBounds),
+            1 => (SampleMode::Wrap, cpu_ref::SampleMode::Wrap),
+            2 => (SampleMode::Clamp, cpu_ref::SampleMode::Clamp),
+            3 => (SampleMode::Fill(fill_v), cpu_ref::SampleMode::Fill(ref_fill)),
+            _ => (SampleMode::Reflect, cpu_ref::SampleMode::Reflect),
+        };
+        let mut p = SampledSlice::new(&start, &size, &stride, m);
+        let mut rp = cpu_ref::SampledSliceParams::new(&start, &size, &stride, rm);
+        if let Some(a) = &axes {
+            p = p.with_axes(a);
+            rp = rp.with_axes(a);
+        }
+        let want = cpu_ref::sampled_slice(rt().soc(), &x, &rp);
+        let dx = upload(&s, &x);
+        let got = s.sampled_slice(&dx, &p);
+        let what = format!("sampled_slice {d} {shape:?} {perm:?} {p:?}");
+        // The dynamic form (parameters as int64 device tensors) must agree.
+        let t = |v: &[i64]| npu_ops::Tensor::from_slice(&s, &[v.len()], v).unwrap();
+        let dynamic = s.sampled_slice_dynamic(&dx, &t(&start), &t(&size), &t(&stride), axes.as_ref().map(|a| t(a)).as_ref(), m);
+        match (&got, &dynamic) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a.to_bytes().unwrap(), b.to_bytes().unwrap()),
+            (Err(a), Err(b)) => prop_assert_eq!(a.kind(), b.kind()),
+            _ => prop_assert!(false, "{}: static and dynamic forms disagree", what),
+        }
+        check(got, want, &what);
+    }
+
+    #[test]
+    fn subtensor_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), k_sel in any::<u8>(), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<u8>()), size_sel in any::<u16>(), seed in any::<u64>()) {
+        let s = stream();
+        let k = (k_sel as usize) % shape.len().max(1) + usize::from(k_sel % 11 == 0);
+        let coords: Vec<i64> = (0..k.min(8)).map(|j| pick_index(sels[j], shape.get(j).copied().unwrap_or(0), bad.is_none_or(|b| b as usize % k.max(1) != j))).collect();
+        let room = shape.get(k.wrapping_sub(1)).map_or(1, |&n| (n as i64).saturating_sub(coords.last().copied().unwrap_or(0)));
+        let size = match size_sel % 10 { 0 => 0, 1 => room.saturating_add(1), 2 => i64::MAX, _ => 1 + (size_sel as i64 / 10) % room.max(1) };
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::subtensor(rt().soc(), &x, &coords, size);
+        let dx = upload(&s, &x);
+        let got = dx.subtensor(&coords, size);
+        if let Ok(v) = &got {
+            prop_assert!(v.shares_storage(&dx), "a sub-tensor is a view");
+        }
+        check(got, want, &format!("subtensor {d} {shape:?} {perm:?} {coords:?} {size}"));
+    }
+}
