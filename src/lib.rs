@@ -31,6 +31,8 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "cli")]
+pub mod conformance;
 mod dtype;
 mod error;
 mod ffi;

@@ -121,6 +121,19 @@ impl Stream {
         self.index_select(x, dim, &index)
     }
 
+    /// [`Stream::index_select`] with the (small) index read back and checked
+    /// on the host after the other parameters, so an out-of-range value is
+    /// reported before anything is enqueued and never reaches the device.
+    pub fn index_select_checked(&self, x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+        let (d, _, _) = plan(self, x, dim, index)?;
+        let values: Vec<i64> = match index.dtype() {
+            DType::I32 => index.to_vec::<i32>()?.into_iter().map(i64::from).collect(),
+            _ => index.to_vec::<i64>()?,
+        };
+        check_indices(&values, extent(x, d))?;
+        self.index_select(x, dim, index)
+    }
+
     /// [`Stream::index_select`] into a caller's tensor or view.
     pub fn index_select_into(
         &self,

@@ -1,0 +1,513 @@
+//! Generates `tests/cases/generated.jsonl`: the project's broad conformance
+//! suite, every expected output and error kind computed by cpu-ref (never by
+//! the simulator). Deterministic; run `cargo run --example gen_cases` and
+//! commit the result.
+
+use cpu_ref::{DType, Family, SampleMode, SampledSliceParams, Scalar, Tensor};
+use serde_json::{json, Value};
+use std::io::Write;
+
+/// One SoC per product family.
+const SOCS: [&str; 5] = [
+    "Ascend910A",
+    "Ascend910B3",
+    "Ascend910_9391",
+    "Ascend310P3",
+    "Ascend310B1",
+];
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo) as u64) as i64
+    }
+    fn extreme(&mut self, lo: i64, hi: i64) -> i64 {
+        match self.below(12) {
+            0 => i64::MIN,
+            1 => i64::MAX,
+            2 => i64::MIN + 1,
+            _ => self.range(lo, hi),
+        }
+    }
+}
+
+/// One element as the format writes it.
+fn value(d: DType, b: &[u8]) -> Value {
+    let f = |x: f64| {
+        if x.is_nan() {
+            json!("nan")
+        } else if x == f64::INFINITY {
+            json!("inf")
+        } else if x == f64::NEG_INFINITY {
+            json!("-inf")
+        } else {
+            json!(x)
+        }
+    };
+    match d {
+        DType::Float32 => f(f32::from_le_bytes(b.try_into().unwrap()) as f64),
+        DType::Float64 => f(f64::from_le_bytes(b.try_into().unwrap())),
+        DType::Float16 => f(half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f64()),
+        DType::BFloat16 => f(half::bf16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f64()),
+        DType::Int8 => json!(b[0] as i8),
+        DType::UInt8 => json!(b[0]),
+        DType::Int16 => json!(i16::from_le_bytes([b[0], b[1]])),
+        DType::UInt16 => json!(u16::from_le_bytes([b[0], b[1]])),
+        DType::Int32 => json!(i32::from_le_bytes(b.try_into().unwrap())),
+        DType::UInt32 => json!(u32::from_le_bytes(b.try_into().unwrap())),
+        DType::Int64 => json!(i64::from_le_bytes(b.try_into().unwrap())),
+        DType::UInt64 => json!(u64::from_le_bytes(b.try_into().unwrap())),
+        DType::Bool => json!(b[0] != 0),
+        DType::Complex64 => json!([
+            value(DType::Float32, &b[..4]),
+            value(DType::Float32, &b[4..])
+        ]),
+        DType::Complex128 => json!([
+            value(DType::Float64, &b[..8]),
+            value(DType::Float64, &b[8..])
+        ]),
+    }
+}
+
+/// Element bytes that the format can express exactly: small integers,
+/// halves, and a few specials (canonical NaN, infinities, -0).
+fn element(d: DType, r: &mut Rng) -> Vec<u8> {
+    let special = r.below(16);
+    let x: f64 = match special {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => -0.0,
+        _ => r.range(-64, 64) as f64 / 4.0,
+    };
+    let int = r.range(-100, 100);
+    match d {
+        DType::Float32 => (x as f32).to_le_bytes().to_vec(),
+        DType::Float64 => x.to_le_bytes().to_vec(),
+        DType::Float16 => half::f16::from_f64(x).to_bits().to_le_bytes().to_vec(),
+        DType::BFloat16 => half::bf16::from_f64(x).to_bits().to_le_bytes().to_vec(),
+        DType::Int8 => (int as i8).to_le_bytes().to_vec(),
+        DType::UInt8 => (int.unsigned_abs() as u8).to_le_bytes().to_vec(),
+        DType::Int16 => (int as i16 * 300).to_le_bytes().to_vec(),
+        DType::UInt16 => (int.unsigned_abs() as u16 * 600).to_le_bytes().to_vec(),
+        DType::Int32 => (int as i32 * 1_000_000).to_le_bytes().to_vec(),
+        DType::UInt32 => (int.unsigned_abs() as u32 * 40_000_000)
+            .to_le_bytes()
+            .to_vec(),
+        DType::Int64 => (int * 1_000_000_000_000).to_le_bytes().to_vec(),
+        DType::UInt64 => (int.unsigned_abs() * 100_000_000_000_000_000)
+            .to_le_bytes()
+            .to_vec(),
+        DType::Bool => vec![(int & 1) as u8],
+        DType::Complex64 => [(x as f32).to_le_bytes(), ((int as f32) / 2.0).to_le_bytes()].concat(),
+        DType::Complex128 => [x.to_le_bytes(), ((int as f64) / 2.0).to_le_bytes()].concat(),
+    }
+}
+
+fn storage(d: DType, shape: &[usize], r: &mut Rng) -> Tensor {
+    let n: usize = shape.iter().product();
+    let bytes: Vec<u8> = (0..n).flat_map(|_| element(d, r)).collect();
+    Tensor::from_bytes(d, shape, bytes).unwrap()
+}
+
+fn tensor_json(t: &Tensor) -> Value {
+    let es = t.dtype().size();
+    let data: Vec<Value> = t
+        .contiguous_bytes()
+        .chunks(es)
+        .map(|b| value(t.dtype(), b))
+        .collect();
+    json!({"dtype": t.dtype().name(), "shape": t.shape(), "data": data})
+}
+
+/// The input: storage plus, for a view, `input.view`.
+fn input_json(storage: &Tensor, view: &Tensor) -> Value {
+    let mut v = tensor_json(storage);
+    if view.shape() != storage.shape() || view.strides() != storage.strides() || view.offset() != 0
+    {
+        v["view"] =
+            json!({"shape": view.shape(), "strides": view.strides(), "offset": view.offset()});
+    }
+    v
+}
+
+fn expect(r: Result<Tensor, cpu_ref::RefError>) -> Value {
+    match r {
+        Ok(t) => tensor_json(&t),
+        Err(e) => json!({"error": e.kind()}),
+    }
+}
+
+/// A random input: contiguous, or a transposed / offset view of a storage.
+fn input(d: DType, r: &mut Rng, max_rank: usize) -> (Tensor, Tensor) {
+    let rank = r.below(max_rank as u64 + 1) as usize;
+    let shape: Vec<usize> = (0..rank)
+        .map(|_| {
+            if r.below(10) == 0 {
+                0
+            } else {
+                1 + r.below(4) as usize
+            }
+        })
+        .collect();
+    match (r.below(3), rank) {
+        (1, 2..) => {
+            // A transposed view of the storage.
+            let mut s2 = shape.clone();
+            s2.swap(0, rank - 1);
+            let st = storage(d, &s2, r);
+            let mut strides = st.strides().to_vec();
+            strides.swap(0, rank - 1);
+            let v = st.view(&shape, &strides, 0).unwrap();
+            (st, v)
+        }
+        (2, 1..) if !shape.contains(&0) => {
+            // Every other element along dim 0, from an offset.
+            let mut s2 = shape.clone();
+            s2[0] = shape[0] * 2 + 1;
+            let st = storage(d, &s2, r);
+            let mut strides = st.strides().to_vec();
+            strides[0] *= 2;
+            let off = st.strides()[0];
+            let v = st.view(&shape, &strides, off).unwrap();
+            (st, v)
+        }
+        _ => {
+            let st = storage(d, &shape, r);
+            (st.clone(), st)
+        }
+    }
+}
+
+fn main() {
+    let mut out: Vec<Value> = Vec::new();
+    let mut r = Rng(0x5EED_CA5E);
+    let mut n = 0usize;
+    let mut push = |out: &mut Vec<Value>,
+                    op: &str,
+                    soc: &str,
+                    x: (&Tensor, &Tensor),
+                    params: Value,
+                    e: Value,
+                    tag: &str| {
+        n += 1;
+        out.push(json!({"id": format!("{op}/{tag}-{n}"), "op": op, "soc": soc, "input": input_json(x.0, x.1), "params": params, "expect": e}));
+    };
+
+    // Every family x operator x dtype, on a small transposed input.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let st = storage(d, &[4, 3], &mut r);
+            let x = st.view(&[3, 4], &[1, 3], 0).unwrap();
+            let tag = format!("{fam}-{}", d.name());
+            push(
+                &mut out,
+                "slice",
+                soc,
+                (&st, &x),
+                json!({"dim": 1, "start": -3, "end": 4, "step": 2}),
+                expect(cpu_ref::slice(soc, &x, 1, -3, 4, 2)),
+                &tag,
+            );
+            let idx = Tensor::from_slice(&[3], &[2i32, 0, 2]).unwrap();
+            push(
+                &mut out,
+                "index_select",
+                soc,
+                (&st, &x),
+                json!({"dim": 0, "index": tensor_json(&idx)}),
+                expect(cpu_ref::index_select(soc, &x, 0, &idx)),
+                &tag,
+            );
+            push(
+                &mut out,
+                "as_strided",
+                soc,
+                (&st, &x),
+                json!({"size": [2, 3], "stride": [1, 2], "offset": 1}),
+                expect(cpu_ref::as_strided(soc, &x, &[2, 3], &[1, 2], &[1])),
+                &tag,
+            );
+            let p = SampledSliceParams::new(&[-1, 3], &[4, 3], &[1, -1], SampleMode::Clamp);
+            push(
+                &mut out,
+                "sampled_slice",
+                soc,
+                (&st, &x),
+                json!({"start": [-1, 3], "size": [4, 3], "stride": [1, -1], "mode": "clamp"}),
+                expect(cpu_ref::sampled_slice(soc, &x, &p)),
+                &tag,
+            );
+            push(
+                &mut out,
+                "subtensor",
+                soc,
+                (&st, &x),
+                json!({"start_coord": [1], "first_out_dim_size": 2}),
+                expect(cpu_ref::subtensor(soc, &x, &[1], 2)),
+                &tag,
+            );
+        }
+    }
+
+    let a2 = "Ascend910B3";
+    let slice_dtypes = [
+        DType::Float32,
+        DType::Float16,
+        DType::BFloat16,
+        DType::Int32,
+        DType::Int64,
+        DType::Int8,
+        DType::UInt8,
+        DType::Bool,
+    ];
+    // Slice: random shapes, views, zero extents, extreme parameters, errors.
+    for k in 0..300 {
+        let d = if k % 5 == 0 {
+            DType::ALL[r.below(15) as usize]
+        } else {
+            slice_dtypes[r.below(8) as usize]
+        };
+        let (st, x) = input(d, &mut r, 4);
+        let rank = x.rank() as i64;
+        let dim = if r.below(8) == 0 {
+            r.extreme(-rank - 2, rank + 2)
+        } else {
+            r.range(-rank.max(1), rank.max(1))
+        };
+        let (start, end) = (r.extreme(-6, 6), r.extreme(-6, 8));
+        let step = match r.below(10) {
+            0 => 0,
+            1 => -1,
+            2 => i64::MAX,
+            _ => r.range(1, 4),
+        };
+        push(
+            &mut out,
+            "slice",
+            a2,
+            (&st, &x),
+            json!({"dim": dim, "start": start, "end": end, "step": step}),
+            expect(cpu_ref::slice(a2, &x, dim, start, end, step)),
+            "random",
+        );
+    }
+    // IndexSelect: int32/int64, rank-0 index, 0-D input, out-of-range.
+    for k in 0..300 {
+        let d = DType::ALL[r.below(15) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let rank = x.rank().max(1) as i64;
+        let dim = if r.below(10) == 0 {
+            r.extreme(-rank - 2, rank + 2)
+        } else {
+            r.range(-rank, rank)
+        };
+        let n = if x.rank() == 0 {
+            1
+        } else {
+            x.shape()[dim.rem_euclid(rank) as usize] as i64
+        };
+        let len = if x.rank() == 0 {
+            1
+        } else {
+            r.below(5) as usize
+        };
+        let vals: Vec<i64> = (0..len)
+            .map(|_| {
+                if r.below(8) == 0 {
+                    r.extreme(-3, n + 3)
+                } else {
+                    r.range(0, n.max(1))
+                }
+            })
+            .collect();
+        let idx = match (k % 3, len) {
+            (0, 1) => Tensor::scalar(vals[0]),
+            (1, _) => Tensor::from_slice(
+                &[len],
+                &vals
+                    .iter()
+                    .map(|&v| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap(),
+            _ => Tensor::from_slice(&[len], &vals).unwrap(),
+        };
+        push(
+            &mut out,
+            "index_select",
+            a2,
+            (&st, &x),
+            json!({"dim": dim, "index": tensor_json(&idx)}),
+            expect(cpu_ref::index_select(a2, &x, dim, &idx)),
+            "random",
+        );
+    }
+    // AsStrided: overlapping windows, zero strides, errors, extremes.
+    for _ in 0..250 {
+        let d = DType::ALL[r.below(15) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let m = 1 + r.below(3) as usize;
+        let mut size: Vec<i64> = (0..m)
+            .map(|_| {
+                if r.below(15) == 0 {
+                    r.extreme(-1, 1)
+                } else {
+                    r.range(1, 4)
+                }
+            })
+            .collect();
+        let mut stride: Vec<i64> = (0..m)
+            .map(|_| {
+                if r.below(15) == 0 {
+                    r.extreme(-2, 0)
+                } else {
+                    r.range(0, 3)
+                }
+            })
+            .collect();
+        if r.below(20) == 0 {
+            size.clear();
+        }
+        if r.below(20) == 0 {
+            stride.push(1);
+        }
+        let offset = if r.below(12) == 0 {
+            r.extreme(-2, 0)
+        } else {
+            r.range(0, 3)
+        };
+        push(
+            &mut out,
+            "as_strided",
+            a2,
+            (&st, &x),
+            json!({"size": size, "stride": stride, "offset": offset}),
+            expect(cpu_ref::as_strided(a2, &x, &size, &stride, &[offset])),
+            "random",
+        );
+    }
+    // Sampled slice: every mode, with and without axes, static and dynamic.
+    let modes = ["strict_bounds", "wrap", "clamp", "fill", "reflect"];
+    for k in 0..500 {
+        let d = DType::ALL[r.below(15) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let rank = x.rank();
+        let mode_name = modes[k % 5];
+        let with_axes = r.below(3) == 0 && rank > 0;
+        let axes: Vec<i64> = if with_axes {
+            let mut a: Vec<i64> = (0..rank as i64).collect();
+            a.truncate(1 + r.below(rank as u64) as usize);
+            a.iter()
+                .map(|&v| if r.below(2) == 0 { v - rank as i64 } else { v })
+                .collect()
+        } else {
+            vec![]
+        };
+        let m = if with_axes { axes.len() } else { rank };
+        let start: Vec<i64> = (0..m)
+            .map(|_| {
+                if r.below(15) == 0 {
+                    r.extreme(-4, 4)
+                } else {
+                    r.range(-4, 5)
+                }
+            })
+            .collect();
+        let size: Vec<i64> = (0..m)
+            .map(|_| if r.below(20) == 0 { -1 } else { r.range(0, 5) })
+            .collect();
+        let stride: Vec<i64> = (0..m)
+            .map(|_| {
+                if r.below(15) == 0 {
+                    r.extreme(-2, 2)
+                } else {
+                    r.range(-2, 3)
+                }
+            })
+            .collect();
+        let fill_v = match d {
+            DType::Bool => 1,
+            _ => r.range(0, 5),
+        };
+        let mode = match mode_name {
+            "strict_bounds" => SampleMode::StrictBounds,
+            "wrap" => SampleMode::Wrap,
+            "clamp" => SampleMode::Clamp,
+            "fill" => SampleMode::Fill(Scalar::Int(fill_v)),
+            _ => SampleMode::Reflect,
+        };
+        let mut p = SampledSliceParams::new(&start, &size, &stride, mode);
+        let mut params = json!({"start": start, "size": size, "stride": stride, "mode": mode_name});
+        if mode_name == "fill" {
+            params["fill"] = json!(fill_v);
+        }
+        if with_axes {
+            p = p.with_axes(&axes);
+            params["axes"] = json!(axes);
+        }
+        if k % 4 == 1 {
+            params["dynamic"] = json!(true);
+        }
+        push(
+            &mut out,
+            "sampled_slice",
+            a2,
+            (&st, &x),
+            params,
+            expect(cpu_ref::sampled_slice(a2, &x, &p)),
+            mode_name,
+        );
+    }
+    // Sub-tensor views.
+    for _ in 0..200 {
+        let d = DType::ALL[r.below(15) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let k = r.below(x.rank() as u64 + 1) as usize;
+        let coords: Vec<i64> = (0..k)
+            .map(|j| {
+                if r.below(10) == 0 {
+                    r.extreme(-1, 5)
+                } else {
+                    r.range(0, x.shape()[j].max(1) as i64)
+                }
+            })
+            .collect();
+        let size = if r.below(10) == 0 {
+            r.extreme(-1, 5)
+        } else {
+            r.range(1, 4)
+        };
+        push(
+            &mut out,
+            "subtensor",
+            a2,
+            (&st, &x),
+            json!({"start_coord": coords, "first_out_dim_size": size}),
+            expect(cpu_ref::subtensor(a2, &x, &coords, size)),
+            "random",
+        );
+    }
+
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(
+        f,
+        "// Generated by `cargo run --example gen_cases`; expected outputs from cpu-ref."
+    )
+    .unwrap();
+    for c in &out {
+        writeln!(f, "{}", serde_json::to_string(c).unwrap()).unwrap();
+    }
+    eprintln!("{} cases written to {}", out.len(), path.display());
+}

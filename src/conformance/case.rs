@@ -1,0 +1,350 @@
+//! Reading case files (`spec/conformance-format.md`).
+
+use crate::dtype::DType;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A tensor as a case file writes it: dtype, shape, row-major bytes, and
+/// an optional view over that storage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseTensor {
+    /// Element type.
+    pub dtype: DType,
+    /// Storage shape.
+    pub shape: Vec<usize>,
+    /// Storage bytes, row-major, little-endian.
+    pub bytes: Vec<u8>,
+    /// `input.view`: (shape, strides, offset) in elements over the storage.
+    pub view: Option<(Vec<usize>, Vec<usize>, usize)>,
+}
+
+/// What a case expects.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// This output exactly.
+    Output(CaseTensor),
+    /// An error of this kind (`invalid_argument`, ...).
+    Error(String),
+}
+
+/// One case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// Unique name.
+    pub id: String,
+    /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`.
+    pub op: String,
+    /// The SoC to run as, if given.
+    pub soc: Option<String>,
+    /// The input.
+    pub input: CaseTensor,
+    /// Operator parameters (read when run).
+    pub params: Value,
+    /// The expectation.
+    pub expect: Expect,
+    /// Where it came from (`file:line`).
+    pub origin: String,
+}
+
+/// A line that could not be read as a case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Malformed {
+    /// `file:line`.
+    pub origin: String,
+    /// What is wrong.
+    pub error: String,
+}
+
+const OPS: [&str; 5] = [
+    "slice",
+    "index_select",
+    "as_strided",
+    "sampled_slice",
+    "subtensor",
+];
+const KINDS: [&str; 4] = [
+    "invalid_argument",
+    "unsupported_dtype",
+    "unsupported_op",
+    "index_out_of_range",
+];
+
+fn field<'a>(v: &'a Value, name: &str, ctx: &str) -> Result<&'a Value, String> {
+    v.get(name)
+        .ok_or_else(|| format!("{ctx}: missing field `{name}`"))
+}
+
+/// An integer parameter (any i64).
+pub fn int(v: &Value, ctx: &str) -> Result<i64, String> {
+    v.as_i64()
+        .ok_or_else(|| format!("{ctx}: expected an integer (i64), got {v}"))
+}
+
+/// A list of integer parameters.
+pub fn ints(v: &Value, ctx: &str) -> Result<Vec<i64>, String> {
+    v.as_array()
+        .ok_or_else(|| format!("{ctx}: expected a list of integers, got {v}"))?
+        .iter()
+        .enumerate()
+        .map(|(i, x)| int(x, &format!("{ctx}[{i}]")))
+        .collect()
+}
+
+fn extents(v: &Value, ctx: &str) -> Result<Vec<usize>, String> {
+    v.as_array()
+        .ok_or_else(|| format!("{ctx}: expected a list of extents, got {v}"))?
+        .iter()
+        .map(|x| {
+            x.as_u64()
+                .map(|n| n as usize)
+                .ok_or_else(|| format!("{ctx}: extent {x} is not a non-negative integer"))
+        })
+        .collect()
+}
+
+/// A float value: a number, or "nan", "inf", "-inf".
+fn float(v: &Value, ctx: &str) -> Result<f64, String> {
+    match v {
+        Value::String(s) if s == "nan" => Ok(f64::NAN),
+        Value::String(s) if s == "inf" => Ok(f64::INFINITY),
+        Value::String(s) if s == "-inf" => Ok(f64::NEG_INFINITY),
+        _ => v.as_f64().ok_or_else(|| {
+            format!("{ctx}: expected a number or \"nan\"/\"inf\"/\"-inf\", got {v}")
+        }),
+    }
+}
+
+fn exact_int<T: TryFrom<i128>>(v: &Value, ctx: &str, dtype: DType) -> Result<T, String> {
+    let i: Option<i128> = v
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| v.as_u64().map(i128::from))
+        .or_else(|| {
+            v.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 1e30)
+                .map(|f| f as i128)
+        });
+    i.and_then(|i| T::try_from(i).ok())
+        .ok_or_else(|| format!("{ctx}: {v} is not a {dtype} value"))
+}
+
+/// The little-endian bytes of one element.
+fn element(v: &Value, dtype: DType, ctx: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    let not_exact = |x: f64| format!("{ctx}: {x} is not exactly representable in {dtype}");
+    match dtype {
+        DType::Bool => match v {
+            Value::Bool(b) => out.push(*b as u8),
+            _ => match v.as_u64() {
+                Some(b @ 0..=1) => out.push(b as u8),
+                _ => return Err(format!("{ctx}: {v} is not a bool (true/false/0/1)")),
+            },
+        },
+        DType::I8 => out.extend(exact_int::<i8>(v, ctx, dtype)?.to_le_bytes()),
+        DType::U8 => out.extend(exact_int::<u8>(v, ctx, dtype)?.to_le_bytes()),
+        DType::I16 => out.extend(exact_int::<i16>(v, ctx, dtype)?.to_le_bytes()),
+        DType::U16 => out.extend(exact_int::<u16>(v, ctx, dtype)?.to_le_bytes()),
+        DType::I32 => out.extend(exact_int::<i32>(v, ctx, dtype)?.to_le_bytes()),
+        DType::U32 => out.extend(exact_int::<u32>(v, ctx, dtype)?.to_le_bytes()),
+        DType::I64 => out.extend(exact_int::<i64>(v, ctx, dtype)?.to_le_bytes()),
+        DType::U64 => out.extend(exact_int::<u64>(v, ctx, dtype)?.to_le_bytes()),
+        DType::F64 => out.extend(float(v, ctx)?.to_le_bytes()),
+        DType::F32 => {
+            let x = float(v, ctx)?;
+            let f = x as f32;
+            if !(x.is_nan() || f as f64 == x) {
+                return Err(not_exact(x));
+            }
+            out.extend(f.to_le_bytes());
+        }
+        DType::F16 => {
+            let x = float(v, ctx)?;
+            let h = half::f16::from_f64(x);
+            if !(x.is_nan() || h.to_f64() == x) {
+                return Err(not_exact(x));
+            }
+            out.extend(h.to_bits().to_le_bytes());
+        }
+        DType::BF16 => {
+            let x = float(v, ctx)?;
+            let h = half::bf16::from_f64(x);
+            if !(x.is_nan() || h.to_f64() == x) {
+                return Err(not_exact(x));
+            }
+            out.extend(h.to_bits().to_le_bytes());
+        }
+        DType::C64 | DType::C128 => {
+            let pair = v
+                .as_array()
+                .filter(|a| a.len() == 2)
+                .ok_or_else(|| format!("{ctx}: a complex value is a [re, im] pair, got {v}"))?;
+            let part = if dtype == DType::C64 {
+                DType::F32
+            } else {
+                DType::F64
+            };
+            element(&pair[0], part, ctx, out)?;
+            element(&pair[1], part, ctx, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// A tensor object (`dtype`, `shape`, `data`, optional `view`).
+pub fn tensor(v: &Value, ctx: &str) -> Result<CaseTensor, String> {
+    let name = field(v, "dtype", ctx)?
+        .as_str()
+        .ok_or_else(|| format!("{ctx}.dtype: expected a string"))?;
+    let dtype =
+        DType::from_name(name).ok_or_else(|| format!("{ctx}.dtype: unknown dtype {name:?}"))?;
+    let shape = extents(field(v, "shape", ctx)?, &format!("{ctx}.shape"))?;
+    let data = field(v, "data", ctx)?
+        .as_array()
+        .ok_or_else(|| format!("{ctx}.data: expected a list"))?;
+    let n = shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| format!("{ctx}.shape: too many elements"))?;
+    if data.len() != n {
+        return Err(format!(
+            "{ctx}.data: {} values for shape {shape:?} ({n} elements)",
+            data.len()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(n * dtype.size());
+    for (i, x) in data.iter().enumerate() {
+        element(x, dtype, &format!("{ctx}.data[{i}]"), &mut bytes)?;
+    }
+    let view = match v.get("view") {
+        None | Some(Value::Null) => None,
+        Some(w) => {
+            let vctx = format!("{ctx}.view");
+            let s = extents(field(w, "shape", &vctx)?, &format!("{vctx}.shape"))?;
+            let st = extents(field(w, "strides", &vctx)?, &format!("{vctx}.strides"))?;
+            let off = field(w, "offset", &vctx)?
+                .as_u64()
+                .ok_or_else(|| format!("{vctx}.offset: expected a non-negative integer"))?;
+            Some((s, st, off as usize))
+        }
+    };
+    Ok(CaseTensor {
+        dtype,
+        shape,
+        bytes,
+        view,
+    })
+}
+
+/// Reads one JSON line.
+pub fn parse_case(line: &str, origin: &str) -> Result<Case, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let id = field(&v, "id", "case")?
+        .as_str()
+        .ok_or("case.id: expected a string")?
+        .to_string();
+    let op = field(&v, "op", &id)?
+        .as_str()
+        .ok_or_else(|| format!("{id}.op: expected a string"))?
+        .to_string();
+    if !OPS.contains(&op.as_str()) {
+        return Err(format!(
+            "{id}.op: unknown operator {op:?} (one of {})",
+            OPS.join(", ")
+        ));
+    }
+    let soc = match v.get("soc") {
+        None | Some(Value::Null) => None,
+        Some(s) => Some(
+            s.as_str()
+                .ok_or_else(|| format!("{id}.soc: expected a string"))?
+                .to_string(),
+        ),
+    };
+    let input = tensor(field(&v, "input", &id)?, &format!("{id}.input"))?;
+    let params = field(&v, "params", &id)?.clone();
+    if !params.is_object() {
+        return Err(format!("{id}.params: expected an object"));
+    }
+    let e = field(&v, "expect", &id)?;
+    let expect = match e.get("error") {
+        Some(k) => {
+            let k = k
+                .as_str()
+                .ok_or_else(|| format!("{id}.expect.error: expected a string"))?;
+            if !KINDS.contains(&k) {
+                return Err(format!(
+                    "{id}.expect.error: unknown kind {k:?} (one of {})",
+                    KINDS.join(", ")
+                ));
+            }
+            Expect::Error(k.to_string())
+        }
+        None => Expect::Output(tensor(e, &format!("{id}.expect"))?),
+    };
+    Ok(Case {
+        id,
+        op,
+        soc,
+        input,
+        params,
+        expect,
+        origin: origin.to_string(),
+    })
+}
+
+/// Every `*.jsonl` file under `path` (recursively), or `path` itself.
+fn files(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for e in entries {
+            if e.is_dir() || e.extension().is_some_and(|x| x == "jsonl") {
+                files(&e, out)?;
+            }
+        }
+    } else {
+        out.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Reads every case of the given files and folders; blank lines and lines
+/// starting with `//` are skipped; a bad line is reported, not fatal.
+pub fn load(paths: &[PathBuf]) -> (Vec<Case>, Vec<Malformed>) {
+    let (mut cases, mut bad) = (Vec::new(), Vec::new());
+    for p in paths {
+        let mut fs = Vec::new();
+        if let Err(e) = files(p, &mut fs) {
+            bad.push(Malformed {
+                origin: p.display().to_string(),
+                error: format!("cannot read: {e}"),
+            });
+            continue;
+        }
+        for f in fs {
+            let text = match std::fs::read_to_string(&f) {
+                Ok(t) => t,
+                Err(e) => {
+                    bad.push(Malformed {
+                        origin: f.display().to_string(),
+                        error: format!("cannot read: {e}"),
+                    });
+                    continue;
+                }
+            };
+            for (i, line) in text.lines().enumerate() {
+                let t = line.trim();
+                if t.is_empty() || t.starts_with("//") {
+                    continue;
+                }
+                let origin = format!("{}:{}", f.display(), i + 1);
+                match parse_case(t, &origin) {
+                    Ok(c) => cases.push(c),
+                    Err(error) => bad.push(Malformed { origin, error }),
+                }
+            }
+        }
+    }
+    (cases, bad)
+}

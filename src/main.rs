@@ -1,0 +1,208 @@
+//! `npu-ops`: the conformance runner (the project's main job) and `info`.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use npu_ops::cann_sys::LoadConfig;
+use npu_ops::conformance::{self, Options};
+use npu_ops::{Backend, Runtime};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "npu-ops",
+    version,
+    about = "Conformance runner and diagnostics for npu-ops (Ascend NPU data-movement operators)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BackendArg {
+    /// Real CANN if found, else the simulator (NPU_OPS_BACKEND overrides).
+    Auto,
+    /// The embedded simulator.
+    Sim,
+    /// Real CANN.
+    Cann,
+}
+
+impl BackendArg {
+    fn backend(self) -> Backend {
+        match self {
+            BackendArg::Auto => Backend::Auto,
+            BackendArg::Sim => Backend::Simulator,
+            BackendArg::Cann => Backend::Cann(LoadConfig::new()),
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Runs conformance cases (JSON Lines files or folders; default: the
+    /// project's suite in tests/cases/) and compares bit for bit.
+    Conformance {
+        /// Case files or folders (every *.jsonl, recursively).
+        paths: Vec<PathBuf>,
+        /// Which implementation to check.
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendArg,
+        /// SoC for cases that name none (simulator).
+        #[arg(long, default_value = "Ascend910B3")]
+        soc: String,
+        /// Only cases whose id contains PATTERN.
+        #[arg(long, value_name = "PATTERN")]
+        filter: Option<String>,
+        /// Also write the JSON report here.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// Also write JUnit XML here.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// How many failures to print.
+        #[arg(long, default_value_t = 20)]
+        max_failures: usize,
+    },
+    /// Backend, libraries and where they were loaded from, version, SoC,
+    /// devices and their memory.
+    Info {
+        /// Which implementation to describe.
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendArg,
+    },
+}
+
+fn default_cases() -> PathBuf {
+    let here = PathBuf::from("tests/cases");
+    if here.is_dir() {
+        here
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases")
+    }
+}
+
+fn conformance_cmd(
+    paths: Vec<PathBuf>,
+    opts: Options,
+    report: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    max_failures: usize,
+) -> Result<bool, String> {
+    let paths = if paths.is_empty() {
+        vec![default_cases()]
+    } else {
+        paths
+    };
+    let (cases, malformed) = conformance::load(&paths);
+    let bar = if std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(cases.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed}")
+                .map_err(|e| e.to_string())?,
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let r = conformance::run(&cases, &malformed, &opts, || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    print!("{}", r.text(max_failures));
+    if let Some(p) = report {
+        std::fs::write(&p, r.json()).map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if let Some(p) = junit {
+        std::fs::write(&p, r.junit()).map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    Ok(r.failed() == 0)
+}
+
+fn info_cmd(backend: Backend) -> Result<(), String> {
+    let rt = Runtime::new(backend).map_err(|e| e.to_string())?;
+    let api = rt.api();
+    println!("backend:   {}", rt.backend());
+    match api.origin().linked_name() {
+        Some(n) => println!("libraries: {n} (linked into this program)"),
+        None => {
+            println!(
+                "libraries: {}",
+                api.origin()
+                    .library_dir()
+                    .map_or("?".into(), |d| d.display().to_string())
+            );
+            for l in api.origin().libraries() {
+                println!("  {}", l.display());
+            }
+        }
+    }
+    let (a, b, c) = rt.version().map_err(|e| e.to_string())?;
+    println!(
+        "version:   ACL {a}.{b}.{c}{}",
+        if api.origin().linked_name().is_some() {
+            " (simulated)"
+        } else {
+            ""
+        }
+    );
+    println!("operators: {}", api.available_operators().join(", "));
+    println!(
+        "soc:       {} ({})",
+        rt.soc(),
+        rt.family()
+            .map_or("unknown family".into(), |f| format!("{f:?}"))
+    );
+    println!("devices:   {}", rt.device_count());
+    for d in 0..rt.device_count() {
+        let (free, total) = rt
+            .device(d)
+            .and_then(|d| d.memory())
+            .map_err(|e| e.to_string())?;
+        println!(
+            "  device {d}: {:.1} GiB total, {:.1} GiB free",
+            total as f64 / (1u64 << 30) as f64,
+            free as f64 / (1u64 << 30) as f64
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Conformance {
+            paths,
+            backend,
+            soc,
+            filter,
+            report,
+            junit,
+            max_failures,
+        } => {
+            let opts = Options {
+                backend: backend.backend(),
+                default_soc: soc,
+                filter,
+            };
+            conformance_cmd(paths, opts, report, junit, max_failures).map(|ok| {
+                if ok {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                }
+            })
+        }
+        Command::Info { backend } => info_cmd(backend.backend()).map(|_| ExitCode::SUCCESS),
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("npu-ops: {e}");
+        ExitCode::from(2)
+    })
+}
