@@ -1,0 +1,362 @@
+//! The conformance runner itself: parsing every field, each malformed
+//! input, outcomes, report formats and exit codes.
+
+use npu_ops::conformance::{self, parse_case, Expect, Options, Status};
+use npu_ops::{Backend, DType};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn sim() -> Options {
+    Options {
+        backend: Backend::Simulator,
+        ..Options::default()
+    }
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const GOOD: &str = r#"{"id": "ok", "op": "slice", "input": {"dtype": "float32", "shape": [3], "data": [1, 2, 3]}, "params": {"dim": 0, "start": 1, "end": 3, "step": 1}, "expect": {"dtype": "float32", "shape": [2], "data": [2, 3]}}"#;
+
+#[test]
+fn every_field_is_read() {
+    let c = parse_case(
+        r#"{"id": "x", "op": "sampled_slice", "soc": "Ascend910_9391",
+            "input": {"dtype": "complex64", "shape": [2, 2], "data": [[1, -2], [0.5, "nan"], ["inf", "-inf"], [0, -0.0]],
+                      "view": {"shape": [2, 2], "strides": [1, 2], "offset": 0}},
+            "params": {"start": [0], "size": [2], "stride": [1], "mode": "fill", "fill": 0, "axes": [-1], "dynamic": true},
+            "expect": {"error": "unsupported_dtype"}}"#,
+        "f:1",
+    )
+    .unwrap();
+    assert_eq!(
+        (c.id.as_str(), c.op.as_str(), c.soc.as_deref()),
+        ("x", "sampled_slice", Some("Ascend910_9391"))
+    );
+    assert_eq!(c.input.dtype, DType::C64);
+    assert_eq!(c.input.view, Some((vec![2, 2], vec![1, 2], 0)));
+    let f = |i: usize| f32::from_le_bytes(c.input.bytes[i * 4..i * 4 + 4].try_into().unwrap());
+    assert_eq!((f(0), f(1), f(2)), (1.0, -2.0, 0.5));
+    assert!(f(3).is_nan());
+    assert_eq!((f(4), f(5)), (f32::INFINITY, f32::NEG_INFINITY));
+    assert!(
+        f(7) == 0.0 && f(7).is_sign_negative(),
+        "-0.0 keeps its sign"
+    );
+    assert_eq!(c.params["dynamic"], true);
+    assert_eq!(c.expect, Expect::Error("unsupported_dtype".into()));
+    // Bools as true/false or 0/1; integers at the edges of their type.
+    let c = parse_case(
+        r#"{"id": "b", "op": "slice", "input": {"dtype": "bool", "shape": [3], "data": [true, 0, 1]}, "params": {}, "expect": {"dtype": "int64", "shape": [2], "data": [-9223372036854775808, 9223372036854775807]}}"#,
+        "f:2",
+    )
+    .unwrap();
+    assert_eq!(c.input.bytes, [1, 0, 1]);
+    let Expect::Output(t) = c.expect else {
+        panic!()
+    };
+    assert_eq!(&t.bytes[..8], &i64::MIN.to_le_bytes());
+    let c = parse_case(r#"{"id": "u", "op": "slice", "input": {"dtype": "uint64", "shape": [1], "data": [18446744073709551615]}, "params": {}, "expect": {"error": "invalid_argument"}}"#, "f:3").unwrap();
+    assert_eq!(c.input.bytes, u64::MAX.to_le_bytes());
+}
+
+#[test]
+fn each_malformed_line_is_named_with_its_file_and_line() {
+    let bad = [
+        ("{not json", "not JSON"),
+        (r#"{"op": "slice"}"#, "missing field `id`"),
+        (
+            r#"{"id": "a", "op": "gather", "input": {}, "params": {}, "expect": {}}"#,
+            "unknown operator",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "float8", "shape": [1], "data": [1]}, "params": {}, "expect": {"error": "invalid_argument"}}"#,
+            "unknown dtype",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "int8", "shape": [2], "data": [1]}, "params": {}, "expect": {"error": "invalid_argument"}}"#,
+            "1 values for shape [2]",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "float32", "shape": [1], "data": [0.1]}, "params": {}, "expect": {"error": "invalid_argument"}}"#,
+            "not exactly representable",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "int8", "shape": [1], "data": [300]}, "params": {}, "expect": {"error": "invalid_argument"}}"#,
+            "not a int8 value",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "bool", "shape": [1], "data": [2]}, "params": {}, "expect": {"error": "invalid_argument"}}"#,
+            "not a bool",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "complex64", "shape": [1], "data": [1]}, "params": {}, "expect": {"error": "invalid_argument"}}"#,
+            "[re, im] pair",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "int8", "shape": [1], "data": [1]}, "params": {}, "expect": {"error": "wrong_answer"}}"#,
+            "unknown kind",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "int8", "shape": [1], "data": [1]}, "expect": {"error": "invalid_argument"}}"#,
+            "missing field `params`",
+        ),
+        (
+            r#"{"id": "a", "op": "slice", "input": {"dtype": "int8", "shape": [-1], "data": []}, "params": {}, "expect": {"error": "invalid_argument"}}"#,
+            "not a non-negative integer",
+        ),
+    ];
+    let dir = tempfile::TempDir::new().unwrap();
+    let text: String = bad
+        .iter()
+        .map(|(l, _)| format!("{l}\n"))
+        .collect::<String>()
+        + "// a comment\n\n"
+        + GOOD
+        + "\n";
+    let f = write(dir.path(), "cases.jsonl", &text);
+    let (cases, malformed) = conformance::load(std::slice::from_ref(&f));
+    assert_eq!(cases.len(), 1, "the good line is still read");
+    assert_eq!(malformed.len(), bad.len());
+    for (i, (m, (_, want))) in malformed.iter().zip(&bad).enumerate() {
+        assert_eq!(m.origin, format!("{}:{}", f.display(), i + 1));
+        assert!(
+            m.error.contains(want),
+            "line {}: {:?} should mention {want:?}",
+            i + 1,
+            m.error
+        );
+    }
+    // Malformed lines count as failures; the good case still runs.
+    let r = conformance::run(&cases, &malformed, &sim(), || {}).unwrap();
+    assert_eq!((r.passed(), r.failed()), (1, bad.len()));
+}
+
+#[test]
+fn a_bad_parameter_fails_only_its_case() {
+    let cases: Vec<_> = [
+        r#"{"id": "p1", "op": "slice", "input": {"dtype": "int8", "shape": [1], "data": [1]}, "params": {"dim": "zero", "start": 0, "end": 1, "step": 1}, "expect": {"error": "invalid_argument"}}"#,
+        r#"{"id": "p2", "op": "sampled_slice", "input": {"dtype": "int8", "shape": [1], "data": [1]}, "params": {"start": [0], "size": [1], "stride": [1], "mode": "mirror"}, "expect": {"error": "invalid_argument"}}"#,
+        GOOD,
+    ]
+    .iter()
+    .map(|l| parse_case(l, "t").unwrap())
+    .collect();
+    let r = conformance::run(&cases, &[], &sim(), || {}).unwrap();
+    assert_eq!((r.passed(), r.failed()), (1, 2));
+    assert!(
+        r.outcomes[0].reason.contains("malformed case") && r.outcomes[0].reason.contains("dim"),
+        "{}",
+        r.outcomes[0].reason
+    );
+    assert!(
+        r.outcomes[1].reason.contains("mode"),
+        "{}",
+        r.outcomes[1].reason
+    );
+}
+
+#[test]
+fn results_and_errors_must_match_exactly() {
+    let cases: Vec<_> = [
+        // Expects an error, gets a result.
+        r#"{"id": "e->r", "op": "slice", "input": {"dtype": "int8", "shape": [2], "data": [1, 2]}, "params": {"dim": 0, "start": 0, "end": 1, "step": 1}, "expect": {"error": "invalid_argument"}}"#,
+        // Expects a result, gets an error.
+        r#"{"id": "r->e", "op": "slice", "input": {"dtype": "int8", "shape": [2], "data": [1, 2]}, "params": {"dim": 5, "start": 0, "end": 1, "step": 1}, "expect": {"dtype": "int8", "shape": [1], "data": [1]}}"#,
+        // The wrong kind of error.
+        r#"{"id": "kind", "op": "slice", "input": {"dtype": "int8", "shape": [2], "data": [1, 2]}, "params": {"dim": 5, "start": 0, "end": 1, "step": 1}, "expect": {"error": "unsupported_op"}}"#,
+        // A wrong element: the first difference is named.
+        r#"{"id": "data", "op": "slice", "input": {"dtype": "float32", "shape": [3], "data": [1, 2, 3]}, "params": {"dim": 0, "start": 0, "end": 3, "step": 1}, "expect": {"dtype": "float32", "shape": [3], "data": [1, 2, 4]}}"#,
+        // -0.0 is not 0.0: comparison is bitwise.
+        r#"{"id": "zero", "op": "slice", "input": {"dtype": "float32", "shape": [1], "data": [-0.0]}, "params": {"dim": 0, "start": 0, "end": 1, "step": 1}, "expect": {"dtype": "float32", "shape": [1], "data": [0.0]}}"#,
+        // The wrong shape.
+        r#"{"id": "shape", "op": "slice", "input": {"dtype": "int8", "shape": [2], "data": [1, 2]}, "params": {"dim": 0, "start": 0, "end": 2, "step": 1}, "expect": {"dtype": "int8", "shape": [1, 2], "data": [1, 2]}}"#,
+        // A NaN that matches.
+        r#"{"id": "nan", "op": "slice", "input": {"dtype": "float32", "shape": [1], "data": ["nan"]}, "params": {"dim": 0, "start": 0, "end": 1, "step": 1}, "expect": {"dtype": "float32", "shape": [1], "data": ["nan"]}}"#,
+    ]
+    .iter()
+    .map(|l| parse_case(l, "t").unwrap())
+    .collect();
+    let r = conformance::run(&cases, &[], &sim(), || {}).unwrap();
+    let status: Vec<Status> = r.outcomes.iter().map(|o| o.status).collect();
+    use Status::*;
+    assert_eq!(
+        status,
+        [Failed, Failed, Failed, Failed, Failed, Failed, Passed]
+    );
+    let reason = |id: &str| {
+        r.outcomes
+            .iter()
+            .find(|o| o.id == id)
+            .unwrap()
+            .reason
+            .clone()
+    };
+    assert!(
+        reason("e->r").contains("expected error invalid_argument, got a int8 tensor"),
+        "{}",
+        reason("e->r")
+    );
+    assert!(
+        reason("r->e").contains("got error invalid_argument"),
+        "{}",
+        reason("r->e")
+    );
+    assert!(
+        reason("data").contains("element 2: expected 4.0") && reason("data").contains("got 3.0"),
+        "{}",
+        reason("data")
+    );
+    assert!(reason("zero").contains("0x80000000"), "{}", reason("zero"));
+}
+
+#[test]
+fn reports_in_text_json_and_junit() {
+    let cases: Vec<_> = [GOOD, r#"{"id": "bad<&>", "op": "subtensor", "input": {"dtype": "int8", "shape": [2, 2], "data": [1, 2, 3, 4]}, "params": {"start_coord": [0], "first_out_dim_size": 1}, "expect": {"error": "invalid_argument"}}"#]
+        .iter()
+        .map(|l| parse_case(l, "t").unwrap())
+        .collect();
+    let r = conformance::run(&cases, &[], &sim(), || {}).unwrap();
+    let text = r.text(10);
+    assert!(
+        text.contains("slice") && text.contains("subtensor") && text.contains("bad<&>"),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("conformance: 1 passed, 1 failed, 0 skipped"),
+        "{text}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+    assert_eq!(j["backend"], "sim");
+    assert_eq!(j["soc"], "Ascend910B3");
+    assert_eq!(
+        (
+            j["total"].as_u64(),
+            j["passed"].as_u64(),
+            j["failed"].as_u64(),
+            j["skipped"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1), Some(0))
+    );
+    assert_eq!(j["failures"][0]["id"], "bad<&>");
+    assert!(j["failures"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("expected error"));
+    let x = r.junit();
+    assert!(x.starts_with("<?xml"));
+    assert!(
+        x.contains(r#"<testsuites name="npu-ops conformance" tests="2" failures="1" skipped="0">"#),
+        "{x}"
+    );
+    assert!(
+        x.contains(r#"name="bad&lt;&amp;&gt;""#),
+        "ids are escaped: {x}"
+    );
+    assert!(x.contains("<failure message="));
+    assert_eq!(x.matches("<testsuite ").count(), 2);
+}
+
+#[test]
+fn the_command_exits_by_outcome_and_writes_reports() {
+    let exe = env!("CARGO_BIN_EXE_npu-ops");
+    let dir = tempfile::TempDir::new().unwrap();
+    let good = write(dir.path(), "good/a.jsonl", &format!("{GOOD}\n"));
+    write(
+        dir.path(),
+        "good/nested/b.jsonl",
+        &format!("{}\n", GOOD.replace("\"ok\"", "\"ok2\"")),
+    );
+    write(dir.path(), "good/ignored.txt", "not a case file");
+    let report = dir.path().join("r.json");
+    let junit = dir.path().join("r.xml");
+    let out = Command::new(exe)
+        .args(["conformance", "--backend", "sim"])
+        .arg(good.parent().unwrap())
+        .arg("--report")
+        .arg(&report)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("conformance: 2 passed, 0 failed, 0 skipped"),
+        "{stdout}"
+    );
+    assert!(std::fs::read_to_string(&report)
+        .unwrap()
+        .contains("\"passed\": 2"));
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .contains("<testcase"));
+    // A failing case: exit status 1; --filter selects by id.
+    let bad = write(
+        dir.path(),
+        "bad.jsonl",
+        &format!(
+            "{GOOD}\n{}\n",
+            GOOD.replace("[2, 3]}}", "[2, 4]}}")
+                .replace("\"ok\"", "\"wrong\"")
+        ),
+    );
+    let out = Command::new(exe)
+        .args(["conformance", "--backend", "sim"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("wrong: first difference at element 1"));
+    let out = Command::new(exe)
+        .args(["conformance", "--backend", "sim", "--filter", "ok"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // A missing file is reported and fails the run.
+    let out = Command::new(exe)
+        .args([
+            "conformance",
+            "--backend",
+            "sim",
+            "/nonexistent/cases.jsonl",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cannot read"));
+    // info describes the backend.
+    let out = Command::new(exe)
+        .args(["info", "--backend", "sim"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success()
+            && text.contains("backend:   sim")
+            && text.contains("Ascend910B3")
+            && text.contains("device 0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_project_suite_passes_on_the_simulator() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let (cases, malformed) = conformance::load(&[dir]);
+    assert!(malformed.is_empty(), "{malformed:?}");
+    assert!(cases.len() > 1000);
+    let r = conformance::run(&cases, &malformed, &sim(), || {}).unwrap();
+    assert_eq!(r.failed(), 0, "{}", r.text(20));
+}
