@@ -4,7 +4,7 @@
 //!
 //! - [`Runtime`] over real CANN or the simulator ([`Backend`];
 //!   `NPU_OPS_BACKEND=cann|sim` overrides `Auto`), initialised once per
-//!   process; [`Device`], [`Stream`].
+//!   process; [`Device`], [`Stream`], [`Event`].
 //! - [`Tensor`]: device storage with dtype, shape, element strides and
 //!   offset, and zero-copy views (`narrow`, `slice_view`, `permute`,
 //!   `transpose`, `as_strided_view`, `subtensor`).
@@ -49,7 +49,7 @@ pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
 pub use prepared::Prepared;
 pub use product::{Family, OpKind};
 pub use runtime::{Backend, BackendKind, Device, Runtime};
-pub use stream::Stream;
+pub use stream::{Event, Stream};
 pub use tensor::{Tensor, MAX_RANK};
 
 /// Raw FFI and the run-time CANN loader.

@@ -20,6 +20,8 @@ struct State {
     inflight: VecDeque<(usize, Vec<Arc<Storage>>)>,
     /// Completed events, for reuse.
     spare: Vec<usize>,
+    /// User events this stream waits on, released at synchronisation.
+    pending_events: Vec<Arc<EventInner>>,
 }
 
 pub(crate) struct StreamInner {
@@ -48,6 +50,7 @@ impl Stream {
                 workspace: None,
                 inflight: VecDeque::new(),
                 spare: Vec::new(),
+                pending_events: Vec::new(),
             }),
         })))
     }
@@ -91,24 +94,44 @@ impl Stream {
             st.spare.push(ev);
             drop(keep);
         }
+        let waited = std::mem::take(&mut st.pending_events);
         drop(st);
+        drop(waited);
         if code == 0 {
             return Ok(());
         }
         Err(fault(self.api(), code))
     }
 
-    /// Makes later work on `self` wait for all work queued on `other` so far.
+    /// Makes later work on `self` wait for all work queued on `other` so
+    /// far (without blocking the host).
     pub fn wait_for(&self, other: &Stream) -> Result<()> {
-        other.bind()?;
-        let ev = ffi::create_event(other.api())?;
-        let r = ffi::record_event(other.api(), ev, other.0.raw)
-            .and_then(|_| ffi::stream_wait_event(self.api(), self.0.raw, ev));
-        // The event may be destroyed once the wait is enqueued: the runtime
-        // keeps what it needs. Keep it until both sides passed it, to be safe.
-        let _ = ffi::synchronize_event(other.api(), ev);
-        ffi::destroy_event(other.api(), ev);
-        r
+        self.wait_event(&other.record()?)
+    }
+
+    /// Records an event after the work queued so far.
+    pub fn record(&self) -> Result<Event> {
+        self.bind()?;
+        let raw = ffi::create_event(self.api())?;
+        let ev = Event {
+            inner: Arc::new(EventInner {
+                rt: self.0.rt.clone(),
+                device: self.0.device,
+                raw,
+            }),
+        };
+        ffi::record_event(self.api(), raw, self.0.raw)?;
+        Ok(ev)
+    }
+
+    /// Makes later work on this stream wait until `event` has completed.
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.bind()?;
+        ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw)?;
+        // The event must outlive the wait: keep it until this stream's
+        // queued work (the wait included) has run.
+        self.state().pending_events.push(event.clone_handle());
+        Ok(())
     }
 
     /// Releases buffers of work that has finished.
@@ -201,6 +224,59 @@ impl Stream {
         ffi::record_event(self.api(), ev, self.0.raw)?;
         st.inflight.push_back((ev, keep));
         Ok(())
+    }
+}
+
+/// An event handle; holds the runtime (not the stream, so a stream that
+/// waits on its own event forms no reference cycle).
+pub(crate) struct EventInner {
+    rt: Runtime,
+    device: i32,
+    raw: usize,
+}
+
+impl Drop for EventInner {
+    fn drop(&mut self) {
+        let _ = self.rt.bind(self.device);
+        ffi::destroy_event(&self.rt.0.api, self.raw);
+    }
+}
+
+/// A point in a stream's queue (`aclrtEvent`): other streams can wait for
+/// it ([`Stream::wait_event`]) and the host can wait or poll. `Send + Sync`.
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Tensor};
+/// # let rt = Runtime::new(Backend::Simulator)?;
+/// let (a, b) = (rt.stream()?, rt.stream()?);
+/// let x = Tensor::from_slice(&a, &[4], &[1i32, 2, 3, 4])?;
+/// let y = a.slice(&x, 0, 1, 4, 2)?;
+/// let done = a.record()?;
+/// b.wait_event(&done)?;          // b's later work sees y
+/// let z = b.slice(&y, 0, 1, 2, 1)?;
+/// done.synchronize()?;
+/// assert!(done.is_complete());
+/// assert_eq!(z.to_vec::<i32>()?, [4]);
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+pub struct Event {
+    inner: Arc<EventInner>,
+}
+
+impl Event {
+    fn clone_handle(&self) -> Arc<EventInner> {
+        self.inner.clone()
+    }
+
+    /// Blocks the host until the event has completed.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.rt.bind(self.inner.device)?;
+        ffi::synchronize_event(&self.inner.rt.0.api, self.inner.raw)
+    }
+
+    /// Whether the event has completed.
+    pub fn is_complete(&self) -> bool {
+        ffi::event_complete(&self.inner.rt.0.api, self.inner.raw)
     }
 }
 

@@ -340,3 +340,55 @@ fn out_variants_validate_the_out_tensor() {
     // A tensor of the wrong dtype is refused by to_vec.
     assert_eq!(five.to_vec::<i32>().unwrap_err().kind(), "invalid_argument");
 }
+
+#[test]
+#[serial]
+fn events_order_streams_without_blocking_the_host() {
+    let sim = sim_only("events_order_streams_without_blocking_the_host (held stream)");
+    {
+        let (a, b) = (stream(), stream());
+        let x = arange(&a, 8);
+        let hold = sim.then(|| npu_sim::hold_stream(a.as_raw()).unwrap());
+        let y = a.slice(&x, 0, 4, 8, 1).unwrap();
+        let done = a.record().unwrap();
+        b.wait_event(&done).unwrap(); // returns at once even though a is held
+        let z = b.slice(&y, 0, 0, 2, 1).unwrap();
+        if sim {
+            assert!(!done.is_complete(), "a is held");
+        }
+        drop(hold);
+        assert_eq!(z.to_vec::<f32>().unwrap(), [4., 5.]);
+        assert!(done.is_complete());
+        // A stream may wait on its own event; nothing leaks.
+        a.wait_event(&a.record().unwrap()).unwrap();
+    }
+    if sim {
+        assert_no_leaks("after events");
+    }
+}
+
+#[test]
+#[serial]
+fn prepared_operators_fall_back_to_one_shot_when_reuse_is_refused() {
+    if !sim_only("prepared_operators_fall_back_to_one_shot_when_reuse_is_refused") {
+        return;
+    }
+    {
+        // The simulator's API without executor reuse, as an older CANN.
+        let mut api = npu_sim::api();
+        api.aclSetAclOpExecutorRepeatable = None;
+        let rt = npu_ops::Runtime::with_api(api, npu_ops::BackendKind::Simulator).unwrap();
+        let s = rt.stream().unwrap();
+        let x = Tensor::from_slice(&s, &[6], &[0i32, 1, 2, 3, 4, 5]).unwrap();
+        let out = Tensor::empty(&s, DType::I32, &[3]).unwrap();
+        let p = s.prepare_slice(&x, 0, 0, 6, 2, &out).unwrap();
+        assert!(!p.is_repeatable());
+        for k in 0..20 {
+            let xk =
+                Tensor::from_slice(&s, &[6], &(0..6).map(|i| i + k).collect::<Vec<i32>>()).unwrap();
+            p.run(&[&xk], &out).unwrap();
+            assert_eq!(out.to_vec::<i32>().unwrap(), [k, k + 2, k + 4]);
+        }
+    }
+    assert_no_leaks("after one-shot fallbacks");
+}
