@@ -137,6 +137,20 @@ fn well_formed(op: Op, t: &Tensor, name: &str) -> R<()> {
     Ok(())
 }
 
+/// `out` must have `self`'s dtype.
+fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
+    if o.dtype != x.dtype {
+        return Err(invalid(
+            op,
+            format_args!(
+                "out data type {} differs from self's {}",
+                o.dtype.0, x.dtype.0
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
     let r = rank as i64;
     if dim < -r || dim >= r {
@@ -192,15 +206,7 @@ pub extern "C" fn aclnnSliceGetWorkspaceSize(
         let (x, o) = (tensor(op, self_, "self")?, tensor(op, out, "out")?);
         let fam = family(op)?;
         dtype_ok(op, fam, &x, "self")?;
-        if o.dtype != x.dtype {
-            return Err(invalid(
-                op,
-                format_args!(
-                    "out data type {} differs from self's {}",
-                    o.dtype.0, x.dtype.0
-                ),
-            ));
-        }
+        same_dtype(op, &o, &x)?;
         well_formed(op, &x, "self")?;
         well_formed(op, &o, "out")?;
         let rank = x.view.len();
@@ -375,15 +381,7 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         );
         let fam = family(op)?;
         dtype_ok(op, fam, &x, "self")?;
-        if o.dtype != x.dtype {
-            return Err(invalid(
-                op,
-                format_args!(
-                    "out data type {} differs from self's {}",
-                    o.dtype.0, x.dtype.0
-                ),
-            ));
-        }
+        same_dtype(op, &o, &x)?;
         if i.dtype != aclDataType::ACL_INT64 && i.dtype != aclDataType::ACL_INT32 {
             return Err(invalid(
                 op,
@@ -779,15 +777,7 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
             .ok_or_else(|| invalid(op, format_args!("value ({value:p}) is not a live scalar")))?;
         let fam = family(op)?;
         dtype_ok(op, fam, &x, "self")?;
-        if o.dtype != x.dtype {
-            return Err(invalid(
-                op,
-                format_args!(
-                    "out data type {} differs from self's {}",
-                    o.dtype.0, x.dtype.0
-                ),
-            ));
-        }
+        same_dtype(op, &o, &x)?;
         well_formed(op, &x, "self")?;
         well_formed(op, &o, "out")?;
         let rank = x.view.len();
