@@ -7,7 +7,7 @@ use cann_sys::{Api, LoadConfig};
 use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 /// Which implementation of the C API a [`Runtime`] drives.
 #[derive(Clone, Debug, Default)]
@@ -40,49 +40,67 @@ impl fmt::Display for BackendKind {
     }
 }
 
-/// Process-wide initialisation of one C API implementation: `aclInit` on
-/// the first runtime, `aclFinalize` when the last user is gone.
+/// Process-wide initialisation of one C API implementation: `aclInit` for
+/// the first runtime, `aclFinalize` when the last is gone. Each runtime
+/// holds one token; the count of tokens per implementation is kept in
+/// [`INITS`] and changed, with the init or finalize it implies, under its
+/// lock, so a runtime created while the last one goes is never finalised
+/// underneath.
 struct InitToken {
+    key: String,
     api: Api,
+}
+
+struct InitEntry {
+    key: String,
+    users: usize,
+    /// Whether this crate called `aclInit` (and so must finalize).
     owned: bool,
 }
 
+/// Live initialisations, by implementation (its origin).
+static INITS: Mutex<Vec<InitEntry>> = Mutex::new(Vec::new());
+
 impl Drop for InitToken {
     fn drop(&mut self) {
-        // Work still queued anywhere finishes before the runtime goes.
-        ffi::synchronize_device(&self.api);
-        if self.owned {
-            ffi::finalize(&self.api);
+        let mut inits = INITS.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(i) = inits.iter().position(|e| e.key == self.key) else {
+            return;
+        };
+        inits[i].users -= 1;
+        if inits[i].users == 0 {
+            let e = inits.remove(i);
+            // Work still queued anywhere finishes before the runtime goes.
+            ffi::synchronize_device(&self.api);
+            if e.owned {
+                ffi::finalize(&self.api);
+            }
         }
     }
 }
 
-/// Live initialisations, by implementation (its origin).
-static INITS: Mutex<Vec<(String, Weak<InitToken>)>> = Mutex::new(Vec::new());
-
 fn init_token(api: &Api) -> Result<Arc<InitToken>> {
     let key = api.origin().to_string();
     let mut inits = INITS.lock().unwrap_or_else(|e| e.into_inner());
-    inits.retain(|(_, w)| w.strong_count() > 0);
-    if let Some(t) = inits
-        .iter()
-        .find(|(k, _)| *k == key)
-        .and_then(|(_, w)| w.upgrade())
-    {
-        return Ok(t);
+    if let Some(e) = inits.iter_mut().find(|e| e.key == key) {
+        e.users += 1;
+    } else {
+        let owned = match ffi::init(api) {
+            0 => true,
+            // Someone else (another library in the process) initialised it.
+            cann_sys::ACL_ERROR_REPEAT_INITIALIZE => false,
+            code => ffi::check(api, "aclInit", code).map(|_| false)?,
+        };
+        inits.push(InitEntry {
+            key: key.clone(),
+            users: 1,
+            owned,
+        });
     }
-    let owned = match ffi::init(api) {
-        0 => true,
-        // Someone else (another library in the process) initialised it.
-        cann_sys::ACL_ERROR_REPEAT_INITIALIZE => false,
-        code => ffi::check(api, "aclInit", code).map(|_| false)?,
-    };
-    let t = Arc::new(InitToken {
+    Ok(Arc::new(InitToken {
+        key,
         api: api.clone(),
-        owned,
-    });
-    inits.push((key, Arc::downgrade(&t)));
-    Ok(t)
+    }))
 }
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);

@@ -3,6 +3,7 @@
 
 use npu_ops::conformance::{self, parse_case, Expect, Options, Status};
 use npu_ops::{Backend, DType};
+use serial_test::serial;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -23,6 +24,7 @@ fn write(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
 const GOOD: &str = r#"{"id": "ok", "op": "slice", "input": {"dtype": "float32", "shape": [3], "data": [1, 2, 3]}, "params": {"dim": 0, "start": 1, "end": 3, "step": 1}, "expect": {"dtype": "float32", "shape": [2], "data": [2, 3]}}"#;
 
 #[test]
+#[serial]
 fn every_field_is_read() {
     let c = parse_case(
         r#"{"id": "x", "op": "sampled_slice", "soc": "Ascend910_9391",
@@ -65,6 +67,7 @@ fn every_field_is_read() {
 }
 
 #[test]
+#[serial]
 fn each_malformed_line_is_named_with_its_file_and_line() {
     let bad = [
         ("{not json", "not JSON"),
@@ -137,6 +140,7 @@ fn each_malformed_line_is_named_with_its_file_and_line() {
 }
 
 #[test]
+#[serial]
 fn a_bad_parameter_fails_only_its_case() {
     let cases: Vec<_> = [
         r#"{"id": "p1", "op": "slice", "input": {"dtype": "int8", "shape": [1], "data": [1]}, "params": {"dim": "zero", "start": 0, "end": 1, "step": 1}, "expect": {"error": "invalid_argument"}}"#,
@@ -161,6 +165,7 @@ fn a_bad_parameter_fails_only_its_case() {
 }
 
 #[test]
+#[serial]
 fn results_and_errors_must_match_exactly() {
     let cases: Vec<_> = [
         // Expects an error, gets a result.
@@ -215,6 +220,7 @@ fn results_and_errors_must_match_exactly() {
 }
 
 #[test]
+#[serial]
 fn reports_in_text_json_and_junit() {
     let cases: Vec<_> = [GOOD, r#"{"id": "bad<&>", "op": "subtensor", "input": {"dtype": "int8", "shape": [2, 2], "data": [1, 2, 3, 4]}, "params": {"start_coord": [0], "first_out_dim_size": 1}, "expect": {"error": "invalid_argument"}}"#]
         .iter()
@@ -263,6 +269,7 @@ fn reports_in_text_json_and_junit() {
 }
 
 #[test]
+#[serial]
 fn the_command_exits_by_outcome_and_writes_reports() {
     let exe = env!("CARGO_BIN_EXE_npu-ops");
     let dir = tempfile::TempDir::new().unwrap();
@@ -352,6 +359,7 @@ fn the_command_exits_by_outcome_and_writes_reports() {
 }
 
 #[test]
+#[serial]
 fn the_project_suite_passes_on_the_simulator() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let (cases, malformed) = conformance::load(&[dir]);

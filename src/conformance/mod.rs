@@ -269,7 +269,19 @@ pub fn run(
             let r = Runtime::new(Backend::Simulator);
             std::env::remove_var("NPU_SIM_SOC");
             match r {
-                Ok(r) => r,
+                Ok(r) if r.soc() == soc => r,
+                Ok(r) => {
+                    for c in group {
+                        report.push(Outcome {
+                            id: c.id.clone(),
+                            op: c.op.clone(),
+                            status: Status::Failed,
+                            reason: format!("cannot run as SoC {soc}: another runtime in this process keeps the simulator as {}", r.soc()),
+                        });
+                        progress();
+                    }
+                    continue;
+                }
                 Err(e) => {
                     for c in group {
                         report.push(Outcome {
