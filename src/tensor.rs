@@ -130,6 +130,26 @@ impl Tensor {
         dtype: DType,
         shape: &[usize],
     ) -> Result<Tensor> {
+        let bytes = Tensor::bytes_that_fit(stream, op, param, dtype, shape)?;
+        let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
+        Ok(Tensor {
+            storage: Arc::new(storage),
+            dtype,
+            strides: contiguous_strides(shape),
+            shape: shape.to_vec(),
+            offset: 0,
+        })
+    }
+
+    /// The bytes of a `shape` tensor of `dtype`, if it could fit the
+    /// stream's device at all (else an invalid `param` of `op`).
+    pub(crate) fn bytes_that_fit(
+        stream: &Stream,
+        op: &'static str,
+        param: &'static str,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<usize> {
         if shape.len() > MAX_RANK {
             return Err(Error::invalid(
                 op,
@@ -139,16 +159,8 @@ impl Tensor {
         }
         let n = numel_checked(op, param, shape)?;
         let total = stream.0.rt.total_memory(stream.0.device)?;
-        let bytes = n.checked_mul(dtype.size()).filter(|b| *b <= total).ok_or_else(|| {
+        n.checked_mul(dtype.size()).filter(|b| *b <= total).ok_or_else(|| {
             Error::invalid(op, param, format!("an output of shape {shape:?} ({dtype}) cannot fit the device's {total} bytes"))
-        })?;
-        let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
-        Ok(Tensor {
-            storage: Arc::new(storage),
-            dtype,
-            strides: contiguous_strides(shape),
-            shape: shape.to_vec(),
-            offset: 0,
         })
     }
 

@@ -388,11 +388,10 @@ impl Stream {
         let (plan, fill) = expand(x, p)?;
         let shape: Vec<usize> = plan.iter().map(|a| a.size).collect();
         // Refuse an output that can never fit before any pass runs.
-        let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+        Tensor::bytes_that_fit(self, OP, "size", x.dtype(), &shape)?;
         if shape.contains(&0) {
-            return Ok(out);
+            return Tensor::empty(self, x.dtype(), &shape);
         }
-        drop(out);
         self.run_sampled(x, p, &plan, &fill)
     }
 
