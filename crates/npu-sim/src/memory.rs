@@ -80,14 +80,52 @@ impl fmt::Debug for Allocation {
 impl Drop for Allocation {
     fn drop(&mut self) {
         if self.backing_len > 0 {
-            // SAFETY: the mapping was created by `map_backing` with this length
-            // and nothing refers to it any more.
-            unsafe { libc::munmap(self.backing.cast(), self.backing_len) };
+            release_backing(self.backing, self.backing_len);
         }
     }
 }
 
+/// Host mappings of freed allocations, by length, kept for reuse: a fresh
+/// lazily backed mapping page-faults on first touch, which would make every
+/// new output cost far more than the kernel writing it. Reused memory keeps
+/// its old contents, as device memory does.
+struct BackingCache {
+    free: std::collections::HashMap<usize, Vec<usize>>,
+    bytes: usize,
+}
+
+/// Host bytes the cache may hold.
+const BACKING_CACHE_BYTES: usize = 1 << 30;
+
+static BACKING: std::sync::Mutex<Option<BackingCache>> = std::sync::Mutex::new(None);
+
+fn release_backing(ptr: *mut u8, len: usize) {
+    let mut g = BACKING.lock().unwrap_or_else(|e| e.into_inner());
+    let c = g.get_or_insert_with(|| BackingCache {
+        free: Default::default(),
+        bytes: 0,
+    });
+    if c.bytes + len <= BACKING_CACHE_BYTES {
+        c.free.entry(len).or_default().push(ptr as usize);
+        c.bytes += len;
+        return;
+    }
+    drop(g);
+    // SAFETY: the mapping was created by `map_backing` with this length and
+    // nothing refers to it any more.
+    unsafe { libc::munmap(ptr.cast(), len) };
+}
+
 fn map_backing(len: usize) -> Option<*mut u8> {
+    {
+        let mut g = BACKING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = g.as_mut() {
+            if let Some(p) = c.free.get_mut(&len).and_then(|v| v.pop()) {
+                c.bytes -= len;
+                return Some(p as *mut u8);
+            }
+        }
+    }
     // SAFETY: a fresh anonymous private mapping; no existing memory is affected.
     let p = unsafe {
         libc::mmap(
