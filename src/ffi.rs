@@ -20,16 +20,22 @@ pub(crate) fn last_error(api: &Api) -> String {
     }
 }
 
-/// Turns a status into `Ok` or [`Error::Runtime`] with the runtime's message.
+/// Turns a status into `Ok`, or an error with the runtime's message: an
+/// aclnn parameter check (`161001`, `161002`) is an invalid argument of
+/// that function, anything else [`Error::Runtime`].
 pub(crate) fn check(api: &Api, name: &'static str, code: i32) -> Result<()> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(Error::Runtime {
+    match code {
+        0 => Ok(()),
+        ACLNN_ERR_PARAM_NULLPTR | ACLNN_ERR_PARAM_INVALID => Err(Error::InvalidArgument {
+            op: name,
+            param: "arguments",
+            reason: format!("status {code}: {}", last_error(api)),
+        }),
+        _ => Err(Error::Runtime {
             api: name,
             code,
             message: last_error(api),
-        })
+        }),
     }
 }
 

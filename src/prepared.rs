@@ -54,6 +54,9 @@ pub struct Prepared {
     output: Layout,
     /// (executor, workspace bytes, second phase, descriptors) when repeatable.
     repeatable: Option<(usize, u64, cann_sys::fns::OpRun, Vec<usize>)>,
+    /// Rebinding and running are one step: held across both, so threads
+    /// sharing a prepared operator do not interleave their addresses.
+    exec: std::sync::Mutex<()>,
 }
 
 impl Prepared {
@@ -71,6 +74,7 @@ impl Prepared {
             inputs: inputs.iter().map(|t| Layout::of(t)).collect(),
             output: Layout::of(out),
             repeatable: None,
+            exec: std::sync::Mutex::new(()),
         };
         if !stream.api().has_executor_reuse() || out.numel() == 0 {
             return Ok(p);
@@ -164,11 +168,12 @@ impl Prepared {
         s.bind()?;
         match &self.repeatable {
             Some((ex, ws, run, raws)) => {
+                let _one_at_a_time = self.exec.lock().unwrap_or_else(|e| e.into_inner());
                 for (i, t) in inputs.iter().enumerate() {
                     ffi::rebind_raw(s.api(), *ex, false, i, raws[i], t.storage.ptr)?;
                 }
                 ffi::rebind_raw(s.api(), *ex, true, 0, raws[inputs.len()], out.storage.ptr)?;
-                s.run_planned(self.run_name(), *run, *ws, *ex, keep)
+                s.run_planned(self.run_name(), *run, *ws, *ex, false, keep)
             }
             None => {
                 let descs: Vec<ffi::AclTensor<'_>> = inputs
@@ -187,8 +192,11 @@ impl Drop for Prepared {
         if let Some((ex, _, _, raws)) = self.repeatable.take() {
             let api = self.stream.api();
             let _ = self.stream.bind();
-            // Queued runs finish before the executor and descriptors go.
-            let _ = self.stream.synchronize();
+            // Queued runs finish before the executor and descriptors go
+            // (waiting on an event: a fault stays for the stream's owner).
+            if let Ok(ev) = self.stream.record() {
+                let _ = ev.synchronize();
+            }
             ffi::destroy_executor(api, ex);
             for r in raws {
                 ffi::destroy_tensor(api, r);

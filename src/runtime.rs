@@ -80,7 +80,15 @@ impl Drop for InitToken {
 }
 
 fn init_token(api: &Api) -> Result<Arc<InitToken>> {
-    let key = api.origin().to_string();
+    // One CANN reached through two spellings of its folder is one key.
+    let key = match api.origin().library_dir() {
+        Some(d) => d
+            .canonicalize()
+            .unwrap_or_else(|_| d.to_path_buf())
+            .display()
+            .to_string(),
+        None => api.origin().to_string(),
+    };
     let mut inits = INITS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = inits.iter_mut().find(|e| e.key == key) {
         e.users += 1;
@@ -209,7 +217,10 @@ impl Runtime {
         ffi::version(&self.0.api)
     }
 
-    /// The C API in use (for diagnostics: where it was loaded from).
+    /// The C API in use (for diagnostics: where it was loaded from). Calls
+    /// through it bypass this crate's bookkeeping: in particular, changing
+    /// the thread's device with `aclrtSetDevice` is not seen by this crate,
+    /// which binds each device once per thread.
     pub fn api(&self) -> &Api {
         &self.0.api
     }

@@ -13,15 +13,23 @@ use std::sync::{Arc, Mutex};
 /// bound their task queues too).
 const MAX_INFLIGHT: usize = 64;
 
+/// What queued work holds until it has run: its buffers, and the events
+/// it waits on.
+#[derive(Default)]
+pub(crate) struct Keep {
+    /// Held (never read) until the work has run.
+    _storages: Vec<Arc<Storage>>,
+    /// Held (never read) until the wait has passed.
+    _events: Vec<Arc<EventInner>>,
+}
+
 struct State {
     /// The cached workspace (grown on demand, reused by every launch).
     workspace: Option<Arc<Storage>>,
     /// Work in flight: the event recorded after it, and what it uses.
-    inflight: VecDeque<(usize, Vec<Arc<Storage>>)>,
+    inflight: VecDeque<(usize, Keep)>,
     /// Completed events, for reuse.
     spare: Vec<usize>,
-    /// User events this stream waits on, released at synchronisation.
-    pending_events: Vec<Arc<EventInner>>,
 }
 
 pub(crate) struct StreamInner {
@@ -50,7 +58,6 @@ impl Stream {
                 workspace: None,
                 inflight: VecDeque::new(),
                 spare: Vec::new(),
-                pending_events: Vec::new(),
             }),
         })))
     }
@@ -88,15 +95,11 @@ impl Stream {
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
         let code = ffi::synchronize_stream(self.api(), self.0.raw);
-        // Everything queued has run (or was abandoned by the fault).
+        // Release what finished; work another thread queued meanwhile keeps
+        // its buffers (its completion event has not fired).
         let mut st = self.state();
-        while let Some((ev, keep)) = st.inflight.pop_front() {
-            st.spare.push(ev);
-            drop(keep);
-        }
-        let waited = std::mem::take(&mut st.pending_events);
+        self.reap(&mut st);
         drop(st);
-        drop(waited);
         if code == 0 {
             return Ok(());
         }
@@ -127,14 +130,19 @@ impl Stream {
     /// Makes later work on this stream wait until `event` has completed.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.bind()?;
+        let mut st = self.state();
         ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw)?;
-        // The event must outlive the wait: keep it until this stream's
-        // queued work (the wait included) has run.
-        self.state().pending_events.push(event.clone_handle());
-        Ok(())
+        // The event must outlive the wait: it is released with the wait.
+        self.track(
+            &mut st,
+            Keep {
+                _storages: Vec::new(),
+                _events: vec![event.inner.clone()],
+            },
+        )
     }
 
-    /// Releases buffers of work that has finished.
+    /// Releases what finished work held.
     fn reap(&self, st: &mut State) {
         while let Some((ev, _)) = st.inflight.front() {
             if !ffi::event_complete(self.api(), *ev) {
@@ -143,6 +151,34 @@ impl Stream {
             let (ev, keep) = st.inflight.pop_front().expect("front exists");
             st.spare.push(ev);
             drop(keep);
+        }
+    }
+
+    /// Records a completion event after the work queued so far and holds
+    /// `keep` until it fires. If the event cannot be recorded, waits for the
+    /// stream instead, so nothing is released early.
+    fn track(&self, st: &mut State, keep: Keep) -> Result<()> {
+        let ev = match st.spare.pop() {
+            Some(e) => Ok(e),
+            None => ffi::create_event(self.api()),
+        };
+        let recorded = ev.and_then(|e| match ffi::record_event(self.api(), e, self.0.raw) {
+            Ok(()) => Ok(e),
+            Err(err) => {
+                st.spare.push(e);
+                Err(err)
+            }
+        });
+        match recorded {
+            Ok(e) => {
+                st.inflight.push_back((e, keep));
+                Ok(())
+            }
+            Err(err) => {
+                ffi::synchronize_stream(self.api(), self.0.raw);
+                drop(keep);
+                Err(err)
+            }
         }
     }
 
@@ -164,7 +200,7 @@ impl Stream {
     }
 
     /// Runs both phases of one operator call and records what it uses.
-    pub(crate) fn launch(&self, first: First<'_>, keep: Vec<Arc<Storage>>) -> Result<()> {
+    pub(crate) fn launch(&self, first: First<'_>, storages: Vec<Arc<Storage>>) -> Result<()> {
         self.bind()?;
         let (planned, run) = first.plan(self.api())?;
         self.run_planned(
@@ -172,18 +208,21 @@ impl Stream {
             run,
             planned.workspace,
             planned.executor,
-            keep,
+            true,
+            storages,
         )
     }
 
-    /// The second phase of a planned (or prepared) call.
+    /// The second phase of a planned call; a `one_shot` executor is released
+    /// if it cannot be run, a repeatable one stays its owner's.
     pub(crate) fn run_planned(
         &self,
         name: &'static str,
         run: cann_sys::fns::OpRun,
         ws_bytes: u64,
         executor: usize,
-        mut keep: Vec<Arc<Storage>>,
+        one_shot: bool,
+        mut storages: Vec<Arc<Storage>>,
     ) -> Result<()> {
         let mut st = self.state();
         self.reap(&mut st);
@@ -197,9 +236,10 @@ impl Stream {
         let ws = match self.workspace(&mut st, ws_bytes) {
             Ok(w) => w,
             Err(e) => {
-                // The executor is not run: release it (a one-shot executor
-                // that is never run would otherwise leak).
-                ffi::destroy_executor(self.api(), executor);
+                if one_shot {
+                    // Never run: release it, or it would leak.
+                    ffi::destroy_executor(self.api(), executor);
+                }
                 return Err(e);
             }
         };
@@ -213,17 +253,17 @@ impl Stream {
             executor,
             self.0.raw,
         )?;
-        keep.extend(ws);
-        for s in &keep {
+        storages.extend(ws);
+        for s in &storages {
             s.used_by(self);
         }
-        let ev = match st.spare.pop() {
-            Some(e) => e,
-            None => ffi::create_event(self.api())?,
-        };
-        ffi::record_event(self.api(), ev, self.0.raw)?;
-        st.inflight.push_back((ev, keep));
-        Ok(())
+        self.track(
+            &mut st,
+            Keep {
+                _storages: storages,
+                _events: Vec::new(),
+            },
+        )
     }
 }
 
@@ -264,10 +304,6 @@ pub struct Event {
 }
 
 impl Event {
-    fn clone_handle(&self) -> Arc<EventInner> {
-        self.inner.clone()
-    }
-
     /// Blocks the host until the event has completed.
     pub fn synchronize(&self) -> Result<()> {
         self.inner.rt.bind(self.inner.device)?;

@@ -349,21 +349,30 @@ impl Tensor {
                 ),
             ));
         }
+        let limit = i64::MAX as usize;
+        if shape.iter().chain(strides).any(|&v| v > limit) || offset > limit {
+            return Err(Error::invalid(
+                "view",
+                "shape",
+                "extents, strides and offset must be at most i64::MAX",
+            ));
+        }
+        let storage = self.storage_elems();
+        // An empty view touches nothing: only the bounds above apply.
         if !shape.contains(&0) {
-            let last = shape
-                .iter()
-                .zip(strides)
-                .try_fold(offset as u128, |acc, (&n, &s)| {
-                    Some(acc + (n as u128 - 1) * s as u128)
-                })
-                .unwrap_or(u128::MAX);
-            if last >= self.storage_elems() as u128 {
+            // Each term is below 2^126; eight of them and the offset fit u128.
+            let last: u128 = offset as u128
+                + shape
+                    .iter()
+                    .zip(strides)
+                    .map(|(&n, &s)| (n as u128 - 1) * s as u128)
+                    .sum::<u128>();
+            if last >= storage as u128 {
                 return Err(Error::invalid(
                     "view",
                     "shape",
                     format!(
-                        "the view reaches element {last}, past the storage of {} elements",
-                        self.storage_elems()
+                        "the view reaches element {last}, past the storage of {storage} elements"
                     ),
                 ));
             }
@@ -387,11 +396,15 @@ impl Tensor {
         let mut shape = self.shape.clone();
         shape[d] = len;
         let offset = if len == 0 {
-            self.offset
+            Some(self.offset)
         } else {
-            self.offset + start * self.strides[d]
+            start
+                .checked_mul(self.strides[d])
+                .and_then(|o| o.checked_add(self.offset))
         };
-        Ok(self.with_layout(shape, self.strides.clone(), offset))
+        let offset =
+            offset.ok_or_else(|| Error::invalid("narrow", "start", "the offset overflows"))?;
+        self.view(&shape, &self.strides, offset)
     }
 
     /// A view of `dim` from `start` to `end` every `step` (zero-copy), with
@@ -402,15 +415,20 @@ impl Tensor {
         let mut shape = self.shape.clone();
         let mut strides = self.strides.clone();
         shape[d] = len;
+        let overflow = || Error::invalid("slice", "step", "the view's offset or stride overflows");
         let offset = if len == 0 {
             self.offset
         } else {
-            self.offset + s * self.strides[d]
+            s.checked_mul(self.strides[d])
+                .and_then(|o| o.checked_add(self.offset))
+                .ok_or_else(overflow)?
         };
         if len > 1 {
-            strides[d] = self.strides[d] * step as usize;
+            strides[d] = self.strides[d]
+                .checked_mul(step as usize)
+                .ok_or_else(overflow)?;
         }
-        Ok(self.with_layout(shape, strides, offset))
+        self.view(&shape, &strides, offset)
     }
 
     /// Reorders dims: dim `i` of the result is dim `order[i]` (zero-copy).

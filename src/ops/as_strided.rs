@@ -149,6 +149,11 @@ impl Stream {
         check_device(self, OP, "out", out)?;
         let (sz, st, off) = validate(x, size, stride, &[offset])?;
         check_out(OP, out, x.dtype(), &sz)?;
+        if super::aliases(x, out) {
+            let tmp = Tensor::empty(self, x.dtype(), &sz)?;
+            self.as_strided_into(x, size, stride, offset, &tmp)?;
+            return self.copy_into(out, &tmp);
+        }
         // flat(x) is a strided view only of a contiguous x.
         let src = self.contiguous(x)?;
         if !overlaps(&sz, &st) {

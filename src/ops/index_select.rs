@@ -158,6 +158,11 @@ impl Stream {
             }
             return Ok(());
         }
+        if super::aliases(x, out) || super::aliases(index, out) {
+            let tmp = Tensor::empty(self, x.dtype(), &shape)?;
+            self.index_select_into(x, dim, index, &tmp)?;
+            return self.copy_into(out, &tmp);
+        }
         let (ax, ai, ao) = (acl(self, x)?, acl(self, index)?, acl(self, out)?);
         self.launch(
             First::IndexSelect(&ax, dim, &ai, &ao),

@@ -82,7 +82,8 @@ pub(crate) fn normalise_dim(op: &'static str, dim: i64, rank: usize) -> Result<u
     Ok(if dim < 0 { dim + r } else { dim } as usize)
 }
 
-/// The out tensor given to an `_into` call must match exactly.
+/// The out tensor given to an `_into` call must match exactly and must
+/// not overlap itself (two outputs in one element).
 pub(crate) fn check_out(
     op: &'static str,
     out: &Tensor,
@@ -103,7 +104,44 @@ pub(crate) fn check_out(
             format!("shape {:?} must be {shape:?}", out.shape()),
         ));
     }
+    if as_strided::overlaps(out.shape(), out.strides()) {
+        return Err(Error::invalid(
+            op,
+            "out",
+            format!(
+                "the view (shape {:?}, strides {:?}) overlaps itself",
+                out.shape(),
+                out.strides()
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// The element range `[first, last]` a tensor's view touches.
+fn span(t: &Tensor) -> Option<(usize, usize)> {
+    if t.numel() == 0 {
+        return None;
+    }
+    let last = t.offset()
+        + t.shape()
+            .iter()
+            .zip(t.strides())
+            .map(|(&n, &s)| (n - 1) * s)
+            .sum::<usize>();
+    Some((t.offset(), last))
+}
+
+/// Whether `a` and `b` may touch the same memory (then an operator
+/// writing `b` from `a` must go through a temporary).
+pub(crate) fn aliases(a: &Tensor, b: &Tensor) -> bool {
+    if !a.shares_storage(b) {
+        return false;
+    }
+    match (span(a), span(b)) {
+        (Some((a0, a1)), Some((b0, b1))) => a0 <= b1 && b0 <= a1,
+        _ => false,
+    }
 }
 
 /// The aclnn descriptor of a tensor (its view over its whole storage).

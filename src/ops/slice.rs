@@ -95,6 +95,11 @@ impl Stream {
         if out.numel() == 0 {
             return Ok(());
         }
+        if super::aliases(x, out) {
+            let tmp = Tensor::empty(self, x.dtype(), &shape)?;
+            self.slice_into(x, dim, start, end, step, &tmp)?;
+            return self.copy_into(out, &tmp);
+        }
         let (ax, ao) = (acl(self, x)?, acl(self, out)?);
         self.launch(
             First::Slice(&ax, dim, start, end, step, &ao),

@@ -43,15 +43,22 @@ pub(crate) fn subtensor(
             ),
         ));
     }
-    let offset = x.offset()
-        + start_coord
-            .iter()
-            .zip(x.strides())
-            .map(|(&c, &s)| c as usize * s)
-            .sum::<usize>();
+    let offset = start_coord
+        .iter()
+        .zip(x.strides())
+        .try_fold(x.offset(), |acc, (&c, &s)| {
+            (c as usize).checked_mul(s).and_then(|v| v.checked_add(acc))
+        })
+        .ok_or_else(|| Error::invalid(OP, "start_coord", "the sub-tensor's offset overflows"))?;
     let mut shape = vec![first_out_dim_size as usize];
     shape.extend_from_slice(&x.shape()[k..]);
     let mut strides = vec![x.strides()[k - 1]];
     strides.extend_from_slice(&x.strides()[k..]);
-    Ok(x.with_layout(shape, strides, offset))
+    x.view(&shape, &strides, offset).map_err(|_| {
+        Error::invalid(
+            OP,
+            "start_coord",
+            "the sub-tensor lies outside the input's storage",
+        )
+    })
 }

@@ -82,7 +82,7 @@ impl Executor {
 pub unsafe fn publish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
     let size = e.workspace;
     let e = Arc::new(Mutex::new(e));
-    let h = state::handle_of(&e);
+    let h = state::new_handle();
     state::with_handles(|hs| hs.executors.insert(h, e));
     // SAFETY: caller's contract.
     unsafe {

@@ -86,7 +86,7 @@ pub unsafe extern "C" fn aclCreateTensor(
         offset,
         data: tensor_data as u64,
     });
-    let h = state::handle_of(&t);
+    let h = state::new_handle();
     state::with_handles(|hs| hs.tensors.insert(h, t));
     h as *mut aclTensor
 }
@@ -134,7 +134,7 @@ pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut
         unsafe { std::slice::from_raw_parts(value, size as usize) }.to_vec()
     };
     let a = Arc::new(v);
-    let h = state::handle_of(&a);
+    let h = state::new_handle();
     state::with_handles(|hs| hs.int_arrays.insert(h, a));
     h as *mut aclIntArray
 }
@@ -181,7 +181,7 @@ pub unsafe extern "C" fn aclCreateScalar(
         dtype: data_type,
         bytes,
     });
-    let h = state::handle_of(&s);
+    let h = state::new_handle();
     state::with_handles(|hs| hs.scalars.insert(h, s));
     h as *mut aclScalar
 }

@@ -348,7 +348,7 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
         Ok(s) => Arc::new(s),
         Err(m) => return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, format!("npu-sim: {m}")),
     };
-    let h = state::handle_of(&s);
+    let h = state::new_handle();
     state::with_handles(|hs| hs.streams.insert(h, s));
     // SAFETY: checked non-null.
     unsafe { *stream = h as aclrtStream };
@@ -441,7 +441,7 @@ pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
         return c;
     }
     let e = Arc::new(Event::default());
-    let h = state::handle_of(&e);
+    let h = state::new_handle();
     state::with_handles(|hs| hs.events.insert(h, e));
     // SAFETY: checked non-null.
     unsafe { *event = h as aclrtEvent };

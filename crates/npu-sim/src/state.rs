@@ -206,8 +206,7 @@ pub struct Scalar {
     pub bytes: [u8; 16],
 }
 
-/// Every live handle, by kind. The handle value is the address of the
-/// object, which stays valid while it is in the map.
+/// Every live handle, by kind, from its (never reused) handle value.
 #[derive(Default)]
 pub struct Handles {
     /// `aclTensor`s.
@@ -234,9 +233,12 @@ pub fn with_handles<R>(f: impl FnOnce(&mut Handles) -> R) -> R {
     f(g.get_or_insert_with(Handles::default))
 }
 
-/// The handle value of an object held in an `Arc`.
-pub fn handle_of<T>(a: &Arc<T>) -> usize {
-    Arc::as_ptr(a) as usize
+/// A new handle value: never reused (unlike an object's address), so a
+/// handle used after its destroy is always caught, never mistaken for a
+/// newer object.
+pub fn new_handle() -> usize {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0x10_0000);
+    NEXT.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed)
 }
 
 thread_local! {
