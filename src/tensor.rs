@@ -322,6 +322,19 @@ impl Tensor {
         Ok(dtype::from_bytes(&self.to_bytes()?))
     }
 
+    /// The values of an int32 or int64 tensor as `i64` (`None` for other
+    /// dtypes); waits for queued work on it first.
+    pub(crate) fn int_values(&self) -> Option<Result<Vec<i64>>> {
+        match self.dtype {
+            DType::I64 => Some(self.to_vec::<i64>()),
+            DType::I32 => Some(
+                self.to_vec::<i32>()
+                    .map(|v| v.into_iter().map(i64::from).collect()),
+            ),
+            _ => None,
+        }
+    }
+
     fn norm_dim(&self, op: &'static str, dim: isize) -> Result<usize> {
         let r = self.rank() as isize;
         if dim < -r || dim >= r {

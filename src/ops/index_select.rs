@@ -126,10 +126,7 @@ impl Stream {
     /// reported before anything is enqueued and never reaches the device.
     pub fn index_select_checked(&self, x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         let (d, _, _) = plan(self, x, dim, index)?;
-        let values: Vec<i64> = match index.dtype() {
-            DType::I32 => index.to_vec::<i32>()?.into_iter().map(i64::from).collect(),
-            _ => index.to_vec::<i64>()?,
-        };
+        let values = index.int_values().expect("plan checked the index dtype")?;
         check_indices(&values, extent(x, d))?;
         self.index_select(x, dim, index)
     }
@@ -150,10 +147,7 @@ impl Stream {
         // and the index list is all there is to transfer).
         if x.numel() == 0 || out.numel() == 0 {
             if n_index > 0 {
-                let v: Vec<i64> = match index.dtype() {
-                    DType::I32 => index.to_vec::<i32>()?.into_iter().map(i64::from).collect(),
-                    _ => index.to_vec::<i64>()?,
-                };
+                let v = index.int_values().expect("plan checked the index dtype")?;
                 check_indices(&v, extent(x, d))?;
             }
             return Ok(());

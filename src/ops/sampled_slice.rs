@@ -430,15 +430,13 @@ impl Stream {
                     format!("must be a rank-1 tensor, got rank {}", t.rank()),
                 ));
             }
-            match t.dtype() {
-                DType::I64 => t.to_vec::<i64>(),
-                DType::I32 => Ok(t.to_vec::<i32>()?.into_iter().map(i64::from).collect()),
-                d => Err(Error::invalid(
+            t.int_values().unwrap_or_else(|| {
+                Err(Error::invalid(
                     OP,
                     param,
-                    format!("dtype must be int32 or int64, got {d}"),
-                )),
-            }
+                    format!("dtype must be int32 or int64, got {}", t.dtype()),
+                ))
+            })
         };
         let p = SampledSlice {
             start: read(start, "start")?,
