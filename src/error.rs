@@ -55,6 +55,13 @@ pub enum Error {
         /// The runtime's explanation.
         message: String,
     },
+    /// A host buffer of this size (for reading a result back) cannot be
+    /// allocated.
+    #[error("out of host memory: {bytes} bytes requested")]
+    HostOutOfMemory {
+        /// Bytes requested.
+        bytes: usize,
+    },
     /// A CANN call failed.
     #[error("{api} failed with status {code}: {message}")]
     Runtime {
@@ -80,7 +87,7 @@ impl Error {
             Error::UnsupportedDtype { .. } => "unsupported_dtype",
             Error::UnsupportedOp { .. } => "unsupported_op",
             Error::IndexOutOfRange { .. } => "index_out_of_range",
-            Error::OutOfMemory { .. } => "out_of_memory",
+            Error::OutOfMemory { .. } | Error::HostOutOfMemory { .. } => "out_of_memory",
             Error::Runtime { .. } => "runtime",
             Error::Load(_) => "load",
         }

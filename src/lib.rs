@@ -35,7 +35,9 @@
 pub mod conformance;
 mod dtype;
 mod error;
+mod fault;
 mod ffi;
+mod layout;
 mod ops;
 mod prepared;
 mod product;
@@ -45,12 +47,13 @@ mod tensor;
 
 pub use dtype::{DType, Element};
 pub use error::{Error, Result};
+pub use layout::MAX_RANK;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
 pub use prepared::Prepared;
 pub use product::{Family, OpKind};
 pub use runtime::{Backend, BackendKind, Device, Runtime};
 pub use stream::{Event, Stream};
-pub use tensor::{Tensor, MAX_RANK};
+pub use tensor::Tensor;
 
 /// Raw FFI and the run-time CANN loader.
 pub use cann_sys;

@@ -11,7 +11,7 @@ use crate::tensor::Tensor;
 
 /// The layout a prepared operator was planned for.
 #[derive(Clone, Debug, PartialEq)]
-struct Layout {
+struct Planned {
     dtype: crate::DType,
     shape: Vec<usize>,
     strides: Vec<usize>,
@@ -19,9 +19,9 @@ struct Layout {
     storage_elems: usize,
 }
 
-impl Layout {
-    fn of(t: &Tensor) -> Layout {
-        Layout {
+impl Planned {
+    fn of(t: &Tensor) -> Planned {
+        Planned {
             dtype: t.dtype(),
             shape: t.shape().to_vec(),
             strides: t.strides().to_vec(),
@@ -50,8 +50,8 @@ pub struct Prepared {
     stream: Stream,
     op: &'static str,
     kind: Kind,
-    inputs: Vec<Layout>,
-    output: Layout,
+    inputs: Vec<Planned>,
+    output: Planned,
     /// (executor, workspace bytes, second phase, descriptors) when repeatable.
     repeatable: Option<(usize, u64, cann_sys::fns::OpRun, Vec<usize>)>,
     /// Rebinding and running are one step: held across both, so threads
@@ -71,8 +71,8 @@ impl Prepared {
             stream: stream.clone(),
             op,
             kind,
-            inputs: inputs.iter().map(|t| Layout::of(t)).collect(),
-            output: Layout::of(out),
+            inputs: inputs.iter().map(|t| Planned::of(t)).collect(),
+            output: Planned::of(out),
             repeatable: None,
             exec: std::sync::Mutex::new(()),
         };
@@ -136,22 +136,25 @@ impl Prepared {
         }
         for (t, l) in inputs.iter().zip(&self.inputs) {
             check_device(&self.stream, self.op, "inputs", t)?;
-            if Layout::of(t) != *l {
+            if Planned::of(t) != *l {
                 return Err(Error::invalid(
                     self.op,
                     "inputs",
-                    format!("layout {:?} differs from the prepared {l:?}", Layout::of(t)),
+                    format!(
+                        "layout {:?} differs from the prepared {l:?}",
+                        Planned::of(t)
+                    ),
                 ));
             }
         }
         check_device(&self.stream, self.op, "out", out)?;
-        if Layout::of(out) != self.output {
+        if Planned::of(out) != self.output {
             return Err(Error::invalid(
                 self.op,
                 "out",
                 format!(
                     "layout {:?} differs from the prepared {:?}",
-                    Layout::of(out),
+                    Planned::of(out),
                     self.output
                 ),
             ));
@@ -159,12 +162,21 @@ impl Prepared {
         if out.numel() == 0 {
             return Ok(());
         }
-        let keep: Vec<_> = inputs
-            .iter()
-            .chain([&out])
-            .map(|t| t.storage.clone())
-            .collect();
         let s = &self.stream;
+        // The rules of the `_into` forms hold at every run: an output that
+        // overlaps an input goes through a temporary (a repeatable executor
+        // would read what it is writing).
+        if inputs.iter().any(|t| crate::ops::aliases(t, out)) {
+            return match self.kind {
+                Kind::Slice {
+                    dim,
+                    start,
+                    end,
+                    step,
+                } => s.slice_into(inputs[0], dim, start, end, step, out),
+                Kind::IndexSelect { dim } => s.index_select_into(inputs[0], dim, inputs[1], out),
+            };
+        }
         s.bind()?;
         match &self.repeatable {
             Some((ex, ws, run, raws)) => {
@@ -173,7 +185,7 @@ impl Prepared {
                     ffi::rebind_raw(s.api(), *ex, false, i, raws[i], t.storage.ptr)?;
                 }
                 ffi::rebind_raw(s.api(), *ex, true, 0, raws[inputs.len()], out.storage.ptr)?;
-                s.run_planned(self.run_name(), *run, *ws, *ex, false, keep)
+                s.run_planned(self.run_name(), *run, *ws, *ex, false, inputs, out)
             }
             None => {
                 let descs: Vec<ffi::AclTensor<'_>> = inputs
@@ -181,7 +193,7 @@ impl Prepared {
                     .chain([&out])
                     .map(|t| acl(s, t))
                     .collect::<Result<_>>()?;
-                s.launch(self.first(&descs), keep)
+                s.launch(self.first(&descs), inputs, out)
             }
         }
     }

@@ -1,10 +1,12 @@
 //! Streams: ordered queues of device work, each with its own workspace
-//! cache and the list of buffers its queued work still uses.
+//! cache, the list of buffers its queued work still uses, and its
+//! [`Timeline`] (which launches a fault spoiled).
 
 use crate::error::{Error, Result};
+use crate::fault::{Fault, Timeline, Write};
 use crate::ffi::{self, First};
 use crate::runtime::{Device, Runtime};
-use crate::tensor::Storage;
+use crate::tensor::{Storage, Tensor};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -36,7 +38,9 @@ pub(crate) struct StreamInner {
     pub(crate) rt: Runtime,
     pub(crate) device: i32,
     pub(crate) raw: usize,
+    /// The launch lock: enqueueing and numbering a launch are one step.
     state: Mutex<State>,
+    pub(crate) timeline: Arc<Timeline>,
 }
 
 /// An ordered queue of device work (`aclrtStream`). Operators enqueue and
@@ -50,7 +54,8 @@ impl Stream {
     pub(crate) fn new(dev: &Device) -> Result<Stream> {
         dev.rt.bind(dev.id)?;
         let raw = ffi::create_stream(&dev.rt.0.api)?;
-        Ok(Stream(Arc::new(StreamInner {
+        let timeline = Timeline::new();
+        let inner = Arc::new(StreamInner {
             rt: dev.rt.clone(),
             device: dev.id,
             raw,
@@ -59,7 +64,10 @@ impl Stream {
                 inflight: VecDeque::new(),
                 spare: Vec::new(),
             }),
-        })))
+            timeline: timeline.clone(),
+        });
+        timeline.attach(Arc::downgrade(&inner));
+        Ok(Stream(inner))
     }
 
     /// The runtime.
@@ -90,20 +98,40 @@ impl Stream {
         self.0.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits for all queued work. A fault of any of it (an out-of-range
-    /// device index, a memory error) is returned here, typed.
+    /// Waits for all queued work. The first fault of any work since the
+    /// last `synchronize` (an out-of-range device index, a memory error) is
+    /// returned here, typed, once, whichever thread or tensor read saw it
+    /// first; the outputs of that work keep reporting it when read.
     pub fn synchronize(&self) -> Result<()> {
+        self.settle()?;
+        match self.0.timeline.take_unreported() {
+            Some(f) => Err(f.error()),
+            None => Ok(()),
+        }
+    }
+
+    /// Synchronises with the runtime and records the outcome on the
+    /// timeline: the one place a fault is taken from the runtime.
+    pub(crate) fn settle(&self) -> Result<()> {
         self.bind()?;
+        let tl = &self.0.timeline;
+        let _one_at_a_time = tl.sync_lock();
+        let before = {
+            let _launches = self.state();
+            tl.next()
+        };
         let code = ffi::synchronize_stream(self.api(), self.0.raw);
+        let fault = (code != 0).then(|| Fault {
+            api: "aclrtSynchronizeStream",
+            code,
+            message: ffi::last_error(self.api()),
+        });
+        let mut st = self.state();
+        tl.settle(before, tl.next(), fault);
         // Release what finished; work another thread queued meanwhile keeps
         // its buffers (its completion event has not fired).
-        let mut st = self.state();
         self.reap(&mut st);
-        drop(st);
-        if code == 0 {
-            return Ok(());
-        }
-        Err(fault(self.api(), code))
+        Ok(())
     }
 
     /// Makes later work on `self` wait for all work queued on `other` so
@@ -133,13 +161,16 @@ impl Stream {
         let mut st = self.state();
         ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw)?;
         // The event must outlive the wait: it is released with the wait.
-        self.track(
-            &mut st,
-            Keep {
-                _storages: Vec::new(),
-                _events: vec![event.inner.clone()],
-            },
-        )
+        let keep = Keep {
+            _storages: Vec::new(),
+            _events: vec![event.inner.clone()],
+        };
+        if let Err((e, keep)) = self.track(&mut st, keep) {
+            drop(st);
+            self.release_after_sync(keep);
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Releases what finished work held.
@@ -155,9 +186,9 @@ impl Stream {
     }
 
     /// Records a completion event after the work queued so far and holds
-    /// `keep` until it fires. If the event cannot be recorded, waits for the
-    /// stream instead, so nothing is released early.
-    fn track(&self, st: &mut State, keep: Keep) -> Result<()> {
+    /// `keep` until it fires. If the event cannot be recorded, gives `keep`
+    /// back: the caller releases it only after synchronising.
+    fn track(&self, st: &mut State, keep: Keep) -> std::result::Result<(), (Error, Keep)> {
         let ev = match st.spare.pop() {
             Some(e) => Ok(e),
             None => ffi::create_event(self.api()),
@@ -174,12 +205,19 @@ impl Stream {
                 st.inflight.push_back((e, keep));
                 Ok(())
             }
-            Err(err) => {
-                ffi::synchronize_stream(self.api(), self.0.raw);
-                drop(keep);
-                Err(err)
-            }
+            Err(err) => Err((err, keep)),
         }
+    }
+
+    /// Waits for the stream (recording any fault), then drops `keep`.
+    fn release_after_sync(&self, keep: Keep) {
+        if self.settle().is_err() {
+            // Cannot even bind the device: keep the buffers forever rather
+            // than free memory queued work may still use.
+            std::mem::forget(keep);
+            return;
+        }
+        drop(keep);
     }
 
     /// A workspace of at least `bytes`, from the cache (grown if needed).
@@ -191,7 +229,14 @@ impl Stream {
             Some(w) if w.bytes as u64 >= bytes => Ok(Some(w.clone())),
             _ => {
                 // Work already queued keeps the old buffer alive.
-                let grown = (bytes as usize).next_power_of_two().max(64 << 10);
+                let want = usize::try_from(bytes).map_err(|_| Error::OutOfMemory {
+                    bytes: usize::MAX,
+                    message: format!("a workspace of {bytes} bytes"),
+                })?;
+                let grown = want
+                    .checked_next_power_of_two()
+                    .unwrap_or(want)
+                    .max(64 << 10);
                 let w = Arc::new(Storage::alloc(&self.0.rt, self.0.device, grown)?);
                 st.workspace = Some(w.clone());
                 Ok(Some(w))
@@ -199,8 +244,9 @@ impl Stream {
         }
     }
 
-    /// Runs both phases of one operator call and records what it uses.
-    pub(crate) fn launch(&self, first: First<'_>, storages: Vec<Arc<Storage>>) -> Result<()> {
+    /// Runs both phases of one operator call that reads `reads` and writes
+    /// `write`, and records what it uses.
+    pub(crate) fn launch(&self, first: First<'_>, reads: &[&Tensor], write: &Tensor) -> Result<()> {
         self.bind()?;
         let (planned, run) = first.plan(self.api())?;
         self.run_planned(
@@ -209,12 +255,19 @@ impl Stream {
             planned.workspace,
             planned.executor,
             true,
-            storages,
+            reads,
+            write,
         )
     }
 
-    /// The second phase of a planned call; a `one_shot` executor is released
-    /// if it cannot be run, a repeatable one stays its owner's.
+    /// The second phase of a planned call that reads `reads` and writes
+    /// `write`; a `one_shot` executor is released if it cannot be run, a
+    /// repeatable one stays its owner's.
+    ///
+    /// Inputs whose producing work is known to have faulted fail the call
+    /// with that fault (nothing is enqueued); inputs still pending on
+    /// another stream are remembered, so their fault reaches `write`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_planned(
         &self,
         name: &'static str,
@@ -222,27 +275,61 @@ impl Stream {
         ws_bytes: u64,
         executor: usize,
         one_shot: bool,
-        mut storages: Vec<Arc<Storage>>,
+        reads: &[&Tensor],
+        write: &Tensor,
     ) -> Result<()> {
+        let release = |e: Error| {
+            if one_shot {
+                // Never run: release it, or it would leak.
+                ffi::destroy_executor(self.api(), executor);
+            }
+            e
+        };
+        // Deep chains of pending records are resolved first (outside the
+        // launch lock: it may wait for other streams).
+        for t in reads.iter().chain([&write]) {
+            if let Some(w) = t.storage.writer() {
+                if w.too_deep() {
+                    let _ = w.wait();
+                }
+            }
+        }
+        let tl = &self.0.timeline;
         let mut st = self.state();
         self.reap(&mut st);
         if st.inflight.len() >= MAX_INFLIGHT {
             let (ev, keep) = st.inflight.pop_front().expect("non-empty");
-            // A fault is reported by the next synchronize, not here.
+            // A fault is recorded by the next synchronisation, not here.
             let _ = ffi::synchronize_event(self.api(), ev);
             st.spare.push(ev);
             drop(keep);
         }
-        let ws = match self.workspace(&mut st, ws_bytes) {
-            Ok(w) => w,
-            Err(e) => {
-                if one_shot {
-                    // Never run: release it, or it would leak.
-                    ffi::destroy_executor(self.api(), executor);
+        let mut deps: Vec<Arc<Write>> = Vec::new();
+        for t in reads {
+            let Some(w) = t.storage.writer() else {
+                continue;
+            };
+            match w.peek() {
+                Err(f) => return Err(release(f.error())),
+                Ok(true) => {}
+                // Same stream: its order and its timeline cover it.
+                Ok(false) if w.is_on(tl) => {}
+                Ok(false) => {
+                    if !deps.iter().any(|d| Arc::ptr_eq(d, &w)) {
+                        deps.push(w)
+                    }
                 }
-                return Err(e);
             }
-        };
+        }
+        // A partial write keeps what the storage held before.
+        if !write.covers_storage() {
+            if let Some(w) = write.storage.writer() {
+                if !matches!(w.peek(), Ok(true)) && !deps.iter().any(|d| Arc::ptr_eq(d, &w)) {
+                    deps.push(w);
+                }
+            }
+        }
+        let ws = self.workspace(&mut st, ws_bytes).map_err(release)?;
         let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
         ffi::run(
             self.api(),
@@ -253,17 +340,25 @@ impl Stream {
             executor,
             self.0.raw,
         )?;
-        storages.extend(ws);
-        for s in &storages {
-            s.used_by(self);
+        let seq = tl.advance();
+        write.storage.set_writer(Write::new(tl.clone(), seq, deps));
+        let mut storages: Vec<Arc<Storage>> = Vec::with_capacity(reads.len() + 2);
+        for t in reads.iter().chain([&write]) {
+            if !storages.iter().any(|s| Arc::ptr_eq(s, &t.storage)) {
+                storages.push(t.storage.clone());
+            }
         }
-        self.track(
-            &mut st,
-            Keep {
-                _storages: storages,
-                _events: Vec::new(),
-            },
-        )
+        storages.extend(ws);
+        let keep = Keep {
+            _storages: storages,
+            _events: Vec::new(),
+        };
+        if let Err((e, keep)) = self.track(&mut st, keep) {
+            drop(st);
+            self.release_after_sync(keep);
+            return Err(e);
+        }
+        Ok(())
     }
 }
 
@@ -316,48 +411,22 @@ impl Event {
     }
 }
 
-/// A stream fault as a typed error: an out-of-range device index becomes
-/// [`Error::IndexOutOfRange`] when the runtime says which (the simulator
-/// does: "position P value V bound B"), anything else [`Error::Runtime`].
-fn fault(api: &cann_sys::Api, code: i32) -> Error {
-    let message = ffi::last_error(api);
-    if code == cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION {
-        if let Some(e) = parse_index_fault(&message) {
-            return e;
-        }
-    }
-    Error::Runtime {
-        api: "aclrtSynchronizeStream",
-        code,
-        message,
-    }
-}
-
-fn parse_index_fault(msg: &str) -> Option<Error> {
-    let after = |key: &str| -> Option<i64> {
-        let rest = &msg[msg.find(key)? + key.len()..];
-        let end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
-            .unwrap_or(rest.len());
-        rest[..end].parse().ok()
-    };
-    let position = after("position ")?;
-    let value = after(" value ")?;
-    let bound = after(" bound ")?;
-    Some(Error::IndexOutOfRange {
-        op: "index_select",
-        position: usize::try_from(position).ok()?,
-        value,
-        bound: usize::try_from(bound).ok()?,
-    })
-}
-
 impl Drop for StreamInner {
     fn drop(&mut self) {
         let api = &self.rt.0.api;
         let _ = self.rt.bind(self.device);
-        // Queued work finishes before its buffers and the stream go.
-        ffi::synchronize_stream(api, self.raw);
+        // Queued work finishes before its buffers and the stream go; its
+        // faults stay on the timeline, which outlives the stream.
+        let tl = &self.timeline;
+        let _one_at_a_time = tl.sync_lock();
+        let before = tl.next();
+        let code = ffi::synchronize_stream(api, self.raw);
+        let fault = (code != 0).then(|| Fault {
+            api: "aclrtSynchronizeStream",
+            code,
+            message: ffi::last_error(api),
+        });
+        tl.settle(before, tl.next(), fault);
         let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
         for (ev, _) in st.inflight.drain(..) {
             ffi::destroy_event(api, ev);
@@ -367,25 +436,5 @@ impl Drop for StreamInner {
         }
         st.workspace = None;
         ffi::destroy_stream(api, self.raw);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn index_faults_parse() {
-        let e = parse_index_fault("npu-sim: aclnnIndexSelect: index out of range: position 3 value -7 bound 5 (valid ...)").unwrap();
-        assert!(matches!(
-            e,
-            Error::IndexOutOfRange {
-                position: 3,
-                value: -7,
-                bound: 5,
-                ..
-            }
-        ));
-        assert!(parse_index_fault("AI Core exception").is_none());
     }
 }

@@ -2,13 +2,14 @@
 
 use crate::dtype::{self, DType, Element};
 use crate::error::{Error, Result};
+use crate::fault::Write;
 use crate::ffi;
+use crate::layout::{self, Layout};
 use crate::runtime::Runtime;
-use crate::stream::{Stream, StreamInner};
-use std::sync::{Arc, Mutex, Weak};
+use crate::stream::Stream;
+use std::sync::{Arc, Mutex};
 
-/// The largest rank a tensor may have (aclnn's limit).
-pub const MAX_RANK: usize = 8;
+pub use crate::layout::MAX_RANK;
 
 /// One device allocation, freed when the last tensor and the last piece of
 /// queued work that use it are gone.
@@ -17,9 +18,8 @@ pub(crate) struct Storage {
     device: i32,
     pub(crate) ptr: usize,
     pub(crate) bytes: usize,
-    /// Streams that have had work on this storage (synchronised before a
-    /// host read).
-    users: Mutex<Vec<Weak<StreamInner>>>,
+    /// The work that last wrote it (`None`: written by the host, or never).
+    writer: Mutex<Option<Arc<Write>>>,
 }
 
 impl Storage {
@@ -31,34 +31,28 @@ impl Storage {
             device,
             ptr,
             bytes,
-            users: Mutex::new(Vec::new()),
+            writer: Mutex::new(None),
         })
     }
 
-    pub(crate) fn used_by(&self, s: &Stream) {
-        let mut u = self.users.lock().unwrap_or_else(|e| e.into_inner());
-        u.retain(|w| w.strong_count() > 0);
-        if !u
-            .iter()
-            .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&s.0)))
-        {
-            u.push(Arc::downgrade(&s.0));
-        }
-    }
-
-    /// Waits for every stream that has queued work on this storage.
-    fn settle(&self) -> Result<()> {
-        let users: Vec<Stream> = self
-            .users
+    pub(crate) fn writer(&self) -> Option<Arc<Write>> {
+        self.writer
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .filter_map(|w| w.upgrade().map(Stream))
-            .collect();
-        for s in users {
-            s.synchronize()?;
+            .clone()
+    }
+
+    pub(crate) fn set_writer(&self, w: Arc<Write>) {
+        *self.writer.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
+    }
+
+    /// Waits for the work that last wrote this storage; its fault (or that
+    /// of work its data came from) is the error.
+    fn settle(&self) -> Result<()> {
+        match self.writer() {
+            Some(w) => w.wait(),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -72,7 +66,12 @@ impl Drop for Storage {
 
 /// A device tensor: a view (shape, element strides, element offset) over
 /// device storage, of one [`DType`]. Views share storage and enqueue no
-/// work; cloning is cheap. Every operator accepts non-contiguous tensors.
+/// work; cloning is cheap. Every operator accepts any view as input:
+/// non-contiguous, with gaps, or overlapping itself (a broadcast).
+///
+/// A tensor whose producing work faulted (or was skipped after a fault on
+/// its stream) reports that fault when read, waited on or used as an input,
+/// from any thread; see [`Stream::synchronize`].
 ///
 /// ```
 /// use npu_ops::{Backend, Runtime, Tensor};
@@ -88,30 +87,16 @@ impl Drop for Storage {
 pub struct Tensor {
     pub(crate) storage: Arc<Storage>,
     dtype: DType,
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-    offset: usize,
+    layout: Layout,
 }
 
-/// Elements of a shape, or an error if it overflows.
-pub(crate) fn numel_checked(
-    op: &'static str,
-    param: &'static str,
-    shape: &[usize],
-) -> Result<usize> {
-    shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .ok_or_else(|| Error::invalid(op, param, format!("shape {shape:?} has too many elements")))
-}
-
-/// Row-major strides of `shape`.
-pub(crate) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1].saturating_mul(shape[i + 1].max(1));
-    }
-    s
+/// A host buffer of `bytes`, or a typed out-of-memory error.
+pub(crate) fn host_buffer(bytes: usize) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes)
+        .map_err(|_| Error::HostOutOfMemory { bytes })?;
+    v.resize(bytes, 0);
+    Ok(v)
 }
 
 impl Tensor {
@@ -130,14 +115,13 @@ impl Tensor {
         dtype: DType,
         shape: &[usize],
     ) -> Result<Tensor> {
+        let layout = Layout::contiguous(op, shape, 0, dtype.size())?;
         let bytes = Tensor::bytes_that_fit(stream, op, param, dtype, shape)?;
         let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
         Ok(Tensor {
             storage: Arc::new(storage),
             dtype,
-            strides: contiguous_strides(shape),
-            shape: shape.to_vec(),
-            offset: 0,
+            layout,
         })
     }
 
@@ -157,7 +141,7 @@ impl Tensor {
                 format!("rank {} exceeds {MAX_RANK}", shape.len()),
             ));
         }
-        let n = numel_checked(op, param, shape)?;
+        let n = layout::numel(op, param, shape)?;
         let total = stream.0.rt.total_memory(stream.0.device)?;
         n.checked_mul(dtype.size()).filter(|b| *b <= total).ok_or_else(|| {
             Error::invalid(op, param, format!("an output of shape {shape:?} ({dtype}) cannot fit the device's {total} bytes"))
@@ -171,18 +155,19 @@ impl Tensor {
         shape: &[usize],
         bytes: &[u8],
     ) -> Result<Tensor> {
-        let t = Tensor::empty(stream, dtype, shape)?;
-        if bytes.len() != t.numel() * dtype.size() {
+        let layout = Layout::contiguous("tensor", shape, 0, dtype.size())?;
+        let need = layout.numel() * dtype.size();
+        if bytes.len() != need {
             return Err(Error::invalid(
                 "tensor",
                 "data",
                 format!(
-                    "{} bytes for shape {shape:?} of {dtype} (need {})",
+                    "{} bytes for shape {shape:?} of {dtype} (need {need})",
                     bytes.len(),
-                    t.numel() * dtype.size()
                 ),
             ));
         }
+        let t = Tensor::empty(stream, dtype, shape)?;
         ffi::upload(&stream.0.rt.0.api, t.storage.ptr, bytes)?;
         Ok(t)
     }
@@ -199,44 +184,42 @@ impl Tensor {
 
     /// The shape.
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        self.layout.shape()
     }
 
     /// Strides, in elements.
     pub fn strides(&self) -> &[usize] {
-        &self.strides
+        self.layout.strides()
     }
 
     /// Offset into the storage, in elements.
     pub fn offset(&self) -> usize {
-        self.offset
+        self.layout.offset()
     }
 
     /// Number of dims.
     pub fn rank(&self) -> usize {
-        self.shape.len()
+        self.layout.rank()
     }
 
     /// Number of elements.
     pub fn numel(&self) -> usize {
-        self.shape.iter().product()
+        self.layout.numel()
     }
 
     /// Whether the elements are row-major and dense (extent-1 dims ignored).
     pub fn is_contiguous(&self) -> bool {
-        let mut expect = 1usize;
-        for (&n, &s) in self.shape.iter().zip(&self.strides).rev() {
-            if n != 1 && s != expect {
-                return false;
-            }
-            expect = expect.saturating_mul(n);
-        }
-        true
+        self.layout.is_contiguous()
     }
 
     /// Whether two tensors share device storage.
     pub fn shares_storage(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    /// The layout.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// Storage size in elements (for `aclCreateTensor`).
@@ -252,58 +235,92 @@ impl Tensor {
         &self.storage.rt
     }
 
-    /// A view with the same storage.
-    pub(crate) fn with_layout(
-        &self,
-        shape: Vec<usize>,
-        strides: Vec<usize>,
-        offset: usize,
-    ) -> Tensor {
+    /// Whether a write through this view replaces every byte of the
+    /// storage.
+    pub(crate) fn covers_storage(&self) -> bool {
+        self.layout.offset() == 0
+            && self.layout.is_contiguous()
+            && self.numel() * self.dtype.size() == self.storage.bytes
+    }
+
+    /// A view with the same storage and a layout already checked against it.
+    pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
+        debug_assert!(layout.fits(self.storage_elems()));
         Tensor {
             storage: self.storage.clone(),
             dtype: self.dtype,
-            shape,
-            strides,
-            offset,
+            layout,
         }
     }
 
-    /// The elements in row-major order, as bytes. Waits for queued work on
-    /// this tensor's storage first.
+    /// A view over the same storage, checked (naming `op`): the layout's
+    /// own bounds, and every element inside the storage.
+    pub(crate) fn view_as(
+        &self,
+        op: &'static str,
+        shape: &[usize],
+        strides: &[usize],
+        offset: usize,
+    ) -> Result<Tensor> {
+        let l = Layout::new(op, shape, strides, offset, self.dtype.size())?;
+        self.checked(op, l)
+    }
+
+    fn checked(&self, op: &'static str, l: Layout) -> Result<Tensor> {
+        let storage = self.storage_elems();
+        if !l.fits(storage) {
+            return Err(Error::invalid(
+                op,
+                "shape",
+                format!(
+                    "the view ({l:?}) reaches element {}, past the storage of {storage} elements",
+                    l.storage_needed() - 1
+                ),
+            ));
+        }
+        Ok(self.with_layout(l))
+    }
+
+    /// Waits for the work that wrote this tensor's storage. Its fault, or
+    /// that of work it was computed from, is the error.
+    pub fn wait(&self) -> Result<()> {
+        self.storage.settle()
+    }
+
+    /// The elements in row-major order, as bytes. Waits for the work that
+    /// writes this tensor first (see [`Tensor::wait`]). A result too large
+    /// for the host is [`Error::HostOutOfMemory`].
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         self.storage.settle()?;
         let es = self.dtype.size();
         let api = &self.storage.rt.0.api;
         self.storage.rt.bind(self.storage.device)?;
         let n = self.numel();
-        if n == 0 {
-            return Ok(Vec::new());
-        }
+        // Checked by the layout: numel * es <= i64::MAX.
+        let mut out = host_buffer(n * es)?;
+        let Some((first, last)) = self.layout.span() else {
+            return Ok(out);
+        };
         if self.is_contiguous() {
-            let mut out = vec![0u8; n * es];
-            ffi::download(api, &mut out, self.storage.ptr + self.offset * es)?;
+            ffi::download(api, &mut out, self.storage.ptr + first * es)?;
             return Ok(out);
         }
         // Download the covered range once and gather on the host.
-        let span = self
-            .shape
-            .iter()
-            .zip(&self.strides)
-            .map(|(&d, &s)| (d - 1) * s)
-            .sum::<usize>()
-            + 1;
-        let mut raw = vec![0u8; span * es];
-        ffi::download(api, &mut raw, self.storage.ptr + self.offset * es)?;
-        let mut out = Vec::with_capacity(n * es);
-        let mut idx = vec![0usize; self.rank()];
-        for _ in 0..n {
-            let at: usize = idx.iter().zip(&self.strides).map(|(i, s)| i * s).sum();
-            out.extend_from_slice(&raw[at * es..(at + 1) * es]);
-            for d in (0..idx.len()).rev() {
+        let mut raw = host_buffer((last - first + 1) * es)?;
+        ffi::download(api, &mut raw, self.storage.ptr + first * es)?;
+        let shape = self.shape();
+        let strides = self.strides();
+        let mut idx = [0usize; MAX_RANK];
+        let mut at = 0usize; // element offset from `first`
+        for chunk in out.chunks_exact_mut(es) {
+            chunk.copy_from_slice(&raw[at * es..(at + 1) * es]);
+            for d in (0..shape.len()).rev() {
                 idx[d] += 1;
-                if idx[d] < self.shape[d] {
+                at += strides[d];
+                if idx[d] < shape[d] {
                     break;
                 }
+                at -= idx[d] * strides[d];
                 idx[d] = 0;
             }
         }
@@ -335,145 +352,51 @@ impl Tensor {
         }
     }
 
-    fn norm_dim(&self, op: &'static str, dim: isize) -> Result<usize> {
-        let r = self.rank() as isize;
-        if dim < -r || dim >= r {
-            return Err(Error::invalid(
-                op,
-                "dim",
-                format!("{dim} is outside [{}, {}]", -r, r - 1),
-            ));
-        }
-        Ok(if dim < 0 { dim + r } else { dim } as usize)
+    fn dim(&self, op: &'static str, dim: isize) -> Result<usize> {
+        layout::norm_dim(op, dim as i64, self.rank())
     }
 
     /// A view with any shape, element strides and element offset over the
     /// same storage (zero-copy); every element it addresses must lie in the
-    /// storage.
+    /// storage, and its element count and bytes must be at most 2^63 - 1.
     pub fn view(&self, shape: &[usize], strides: &[usize], offset: usize) -> Result<Tensor> {
-        if shape.len() > MAX_RANK || strides.len() != shape.len() {
-            return Err(Error::invalid(
-                "view",
-                "strides",
-                format!(
-                    "{} strides for {} dims (rank at most {MAX_RANK})",
-                    strides.len(),
-                    shape.len()
-                ),
-            ));
-        }
-        let limit = i64::MAX as usize;
-        if shape.iter().chain(strides).any(|&v| v > limit) || offset > limit {
-            return Err(Error::invalid(
-                "view",
-                "shape",
-                "extents, strides and offset must be at most i64::MAX",
-            ));
-        }
-        let storage = self.storage_elems();
-        // An empty view touches nothing: only the bounds above apply.
-        if !shape.contains(&0) {
-            // Each term is below 2^126; eight of them and the offset fit u128.
-            let last: u128 = offset as u128
-                + shape
-                    .iter()
-                    .zip(strides)
-                    .map(|(&n, &s)| (n as u128 - 1) * s as u128)
-                    .sum::<u128>();
-            if last >= storage as u128 {
-                return Err(Error::invalid(
-                    "view",
-                    "shape",
-                    format!(
-                        "the view reaches element {last}, past the storage of {storage} elements"
-                    ),
-                ));
-            }
-        }
-        Ok(self.with_layout(shape.to_vec(), strides.to_vec(), offset))
+        self.view_as("view", shape, strides, offset)
     }
 
     /// A view of `len` elements of `dim` from `start` (zero-copy).
     pub fn narrow(&self, dim: isize, start: usize, len: usize) -> Result<Tensor> {
-        let d = self.norm_dim("narrow", dim)?;
-        if start.checked_add(len).is_none_or(|e| e > self.shape[d]) {
-            return Err(Error::invalid(
-                "narrow",
-                "start",
-                format!(
-                    "[{start}, {start}+{len}) is not inside dim {d} of extent {}",
-                    self.shape[d]
-                ),
-            ));
-        }
-        let mut shape = self.shape.clone();
-        shape[d] = len;
-        let offset = if len == 0 {
-            Some(self.offset)
-        } else {
-            start
-                .checked_mul(self.strides[d])
-                .and_then(|o| o.checked_add(self.offset))
-        };
-        let offset =
-            offset.ok_or_else(|| Error::invalid("narrow", "start", "the offset overflows"))?;
-        self.view(&shape, &self.strides, offset)
+        let d = self.dim("narrow", dim)?;
+        let l = self
+            .layout
+            .narrow("narrow", d, start, len, self.dtype.size())?;
+        Ok(self.with_layout(l))
     }
 
     /// A view of `dim` from `start` to `end` every `step` (zero-copy), with
     /// the normalisation of [`crate::Stream::slice`].
     pub fn slice_view(&self, dim: isize, start: i64, end: i64, step: i64) -> Result<Tensor> {
-        let d = self.norm_dim("slice", dim)?;
-        let (s, len) = crate::ops::slice::normalise(self.shape[d], start, end, step)?;
-        let mut shape = self.shape.clone();
-        let mut strides = self.strides.clone();
-        shape[d] = len;
-        let overflow = || Error::invalid("slice", "step", "the view's offset or stride overflows");
-        let offset = if len == 0 {
-            self.offset
-        } else {
-            s.checked_mul(self.strides[d])
-                .and_then(|o| o.checked_add(self.offset))
-                .ok_or_else(overflow)?
-        };
-        if len > 1 {
-            strides[d] = self.strides[d]
-                .checked_mul(step as usize)
-                .ok_or_else(overflow)?;
-        }
-        self.view(&shape, &strides, offset)
+        let d = self.dim("slice", dim)?;
+        let (s, len) = layout::slice_range("slice", self.shape()[d], start, end, step)?;
+        let l = self
+            .layout
+            .slice("slice", d, s, len, step as usize, self.dtype.size())?;
+        Ok(self.with_layout(l))
     }
 
     /// Reorders dims: dim `i` of the result is dim `order[i]` (zero-copy).
     pub fn permute(&self, order: &[usize]) -> Result<Tensor> {
-        let mut seen = vec![false; self.rank()];
-        if order.len() != self.rank()
-            || order
-                .iter()
-                .any(|&o| o >= self.rank() || std::mem::replace(&mut seen[o], true))
-        {
-            return Err(Error::invalid(
-                "permute",
-                "order",
-                format!("{order:?} is not a permutation of 0..{}", self.rank()),
-            ));
-        }
-        Ok(self.with_layout(
-            order.iter().map(|&o| self.shape[o]).collect(),
-            order.iter().map(|&o| self.strides[o]).collect(),
-            self.offset,
-        ))
+        Ok(self.with_layout(self.layout.permute("permute", order)?))
     }
 
     /// Swaps two dims (zero-copy).
     pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
-        let (a, b) = (
-            self.norm_dim("transpose", a)?,
-            self.norm_dim("transpose", b)?,
-        );
-        let mut order: Vec<usize> = (0..self.rank()).collect();
+        let (a, b) = (self.dim("transpose", a)?, self.dim("transpose", b)?);
+        let mut order = [0usize; MAX_RANK];
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = i;
+        }
         order.swap(a, b);
-        self.permute(&order)
+        self.permute(&order[..self.rank()])
     }
 
     /// The AsStrided view (zero-copy): `out[i] = flat(self)[offset +
@@ -482,7 +405,7 @@ impl Tensor {
     /// with [`crate::Stream::contiguous`] otherwise.
     pub fn as_strided_view(&self, size: &[i64], stride: &[i64], offset: i64) -> Result<Tensor> {
         let (size, stride, offset) =
-            crate::ops::as_strided::validate(self, size, stride, &[offset])?;
+            layout::as_strided_params(self.numel(), size, stride, &[offset])?;
         if !self.is_contiguous() {
             return Err(Error::invalid(
                 "as_strided",
@@ -490,13 +413,65 @@ impl Tensor {
                 "the zero-copy view needs a contiguous input; use Stream::as_strided or Stream::contiguous",
             ));
         }
-        Ok(self.with_layout(size, stride, self.offset + offset))
+        // The largest index read is below numel(self), inside the storage.
+        self.view_as("as_strided", &size, &stride, self.offset() + offset)
     }
 
     /// The MLI sub-tensor (zero-copy, no device work):
     /// `self[c_0]..[c_{k-1} : c_{k-1} + first_out_dim_size]`.
     pub fn subtensor(&self, start_coord: &[i64], first_out_dim_size: i64) -> Result<Tensor> {
-        crate::ops::subtensor::subtensor(self, start_coord, first_out_dim_size)
+        const OP: &str = "subtensor";
+        let k = start_coord.len();
+        let shape = self.shape();
+        if k < 1 || k >= self.rank() {
+            return Err(Error::invalid(
+                OP,
+                "start_coord",
+                format!(
+                    "needs 1 to rank-1 = {} coordinates, got {k}",
+                    self.rank().saturating_sub(1)
+                ),
+            ));
+        }
+        for (j, &c) in start_coord.iter().enumerate() {
+            if c < 0 || c as u64 >= shape[j] as u64 {
+                return Err(Error::invalid(
+                    OP,
+                    "start_coord",
+                    format!("coordinate {j} is {c}, outside [0, {})", shape[j]),
+                ));
+            }
+        }
+        let last = start_coord[k - 1] as i128;
+        if first_out_dim_size < 1 || last + first_out_dim_size as i128 > shape[k - 1] as i128 {
+            return Err(Error::invalid(
+                OP,
+                "first_out_dim_size",
+                format!(
+                    "must be >= 1 with start_coord[{}] + size <= {}, got {first_out_dim_size}",
+                    k - 1,
+                    shape[k - 1]
+                ),
+            ));
+        }
+        // Checked: an empty view may have any strides.
+        let offset = start_coord
+            .iter()
+            .zip(self.strides())
+            .try_fold(self.offset(), |acc, (&c, &s)| {
+                (c as usize).checked_mul(s).and_then(|v| v.checked_add(acc))
+            })
+            .ok_or_else(|| {
+                Error::invalid(OP, "start_coord", "the sub-tensor's offset overflows")
+            })?;
+        let mut out_shape = [0usize; MAX_RANK];
+        let mut out_strides = [0usize; MAX_RANK];
+        let r = self.rank() - k + 1;
+        out_shape[0] = first_out_dim_size as usize;
+        out_strides[0] = self.strides()[k - 1];
+        out_shape[1..r].copy_from_slice(&shape[k..]);
+        out_strides[1..r].copy_from_slice(&self.strides()[k..]);
+        self.view_as(OP, &out_shape[..r], &out_strides[..r], offset)
     }
 }
 
@@ -504,9 +479,9 @@ impl std::fmt::Debug for Tensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tensor")
             .field("dtype", &self.dtype)
-            .field("shape", &self.shape)
-            .field("strides", &self.strides)
-            .field("offset", &self.offset)
+            .field("shape", &self.shape())
+            .field("strides", &self.strides())
+            .field("offset", &self.offset())
             .finish()
     }
 }

@@ -79,9 +79,9 @@ fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
         ),
         "sampled_slice" => {
             let fill = match p.get("fill") {
-                None | Some(Value::Null) => Scalar::Int(0),
-                Some(Value::Bool(b)) => Scalar::Bool(*b),
-                Some(v) => match (v.as_i64(), v.as_u64(), v.as_f64()) {
+                None | Some(Value::Null) => None,
+                Some(Value::Bool(b)) => Some(Scalar::Bool(*b)),
+                Some(v) => Some(match (v.as_i64(), v.as_u64(), v.as_f64()) {
                     (Some(i), _, _) => Scalar::Int(i),
                     (_, Some(u), _) => Scalar::UInt(u),
                     (_, _, Some(f)) => Scalar::Float(f),
@@ -91,13 +91,13 @@ fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
                         Some("-inf") => Scalar::Float(f64::NEG_INFINITY),
                         _ => return Err(format!("{}: expected a number", ctx("fill"))),
                     },
-                },
+                }),
             };
             let mode = match get("mode")?.as_str() {
                 Some("strict_bounds") => SampleMode::StrictBounds,
                 Some("wrap") => SampleMode::Wrap,
                 Some("clamp") => SampleMode::Clamp,
-                Some("fill") => SampleMode::Fill(fill),
+                Some("fill") => SampleMode::Fill,
                 Some("reflect") => SampleMode::Reflect,
                 _ => {
                     return Err(format!(
@@ -127,12 +127,14 @@ fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
                         &t(&stride)?,
                         axes_t.as_ref(),
                         mode,
+                        fill,
                     )
                 };
                 dyn_run()
             } else {
                 let mut sp = SampledSlice::new(&start, &size, &stride, mode);
                 sp.axes = axes;
+                sp.fill = fill;
                 s.sampled_slice(&x, &sp)
             }
         }

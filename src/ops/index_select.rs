@@ -4,9 +4,10 @@ use super::{acl, check_device, check_out, check_product, normalise_dim};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ffi::First;
+use crate::layout::MAX_RANK;
 use crate::product::OpKind;
 use crate::stream::Stream;
-use crate::tensor::{Tensor, MAX_RANK};
+use crate::tensor::Tensor;
 
 const OP: &str = "index_select";
 
@@ -158,13 +159,6 @@ impl Stream {
             return self.copy_into(out, &tmp);
         }
         let (ax, ai, ao) = (acl(self, x)?, acl(self, index)?, acl(self, out)?);
-        self.launch(
-            First::IndexSelect(&ax, dim, &ai, &ao),
-            vec![
-                x.storage.clone(),
-                index.storage.clone(),
-                out.storage.clone(),
-            ],
-        )
+        self.launch(First::IndexSelect(&ax, dim, &ai, &ao), &[x, index], out)
     }
 }

@@ -5,13 +5,13 @@ pub(crate) mod as_strided;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
-pub(crate) mod subtensor;
 
 use crate::error::{Error, Result};
 use crate::ffi::AclTensor;
+use crate::layout::MAX_RANK;
 use crate::product::OpKind;
 use crate::stream::Stream;
-use crate::tensor::{Tensor, MAX_RANK};
+use crate::tensor::Tensor;
 use std::sync::Arc;
 
 /// Product rules: the operator must exist on the SoC and move the dtype.
@@ -70,17 +70,7 @@ pub(crate) fn check_rank(
     Ok(())
 }
 
-pub(crate) fn normalise_dim(op: &'static str, dim: i64, rank: usize) -> Result<usize> {
-    let r = rank as i64;
-    if dim < -r || dim >= r {
-        return Err(Error::invalid(
-            op,
-            "dim",
-            format!("{dim} is outside [{}, {}]", -r, r - 1),
-        ));
-    }
-    Ok(if dim < 0 { dim + r } else { dim } as usize)
-}
+pub(crate) use crate::layout::norm_dim as normalise_dim;
 
 /// The out tensor given to an `_into` call must match exactly and must
 /// not overlap itself (two outputs in one element).
@@ -104,12 +94,12 @@ pub(crate) fn check_out(
             format!("shape {:?} must be {shape:?}", out.shape()),
         ));
     }
-    if as_strided::overlaps(out.shape(), out.strides()) {
+    if out.layout().may_overlap() {
         return Err(Error::invalid(
             op,
             "out",
             format!(
-                "the view (shape {:?}, strides {:?}) overlaps itself",
+                "the view (shape {:?}, strides {:?}) may write one element twice",
                 out.shape(),
                 out.strides()
             ),
@@ -118,69 +108,231 @@ pub(crate) fn check_out(
     Ok(())
 }
 
-/// The element range `[first, last]` a tensor's view touches.
-fn span(t: &Tensor) -> Option<(usize, usize)> {
-    if t.numel() == 0 {
-        return None;
-    }
-    let last = t.offset()
-        + t.shape()
-            .iter()
-            .zip(t.strides())
-            .map(|(&n, &s)| (n - 1) * s)
-            .sum::<usize>();
-    Some((t.offset(), last))
-}
-
 /// Whether `a` and `b` may touch the same memory (then an operator
 /// writing `b` from `a` must go through a temporary).
 pub(crate) fn aliases(a: &Tensor, b: &Tensor) -> bool {
-    if !a.shares_storage(b) {
-        return false;
-    }
-    match (span(a), span(b)) {
-        (Some((a0, a1)), Some((b0, b1))) => a0 <= b1 && b0 <= a1,
-        _ => false,
-    }
+    a.shares_storage(b) && a.layout().spans_meet(b.layout())
 }
 
 /// The aclnn descriptor of a tensor (its view over its whole storage).
+/// Every value fits `i64`: layouts are checked, and storage sizes are
+/// device allocations.
 pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
-    let shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
-    let strides: Vec<i64> = t.strides().iter().map(|&d| d as i64).collect();
+    let mut shape = [0i64; MAX_RANK];
+    let mut strides = [0i64; MAX_RANK];
+    for (i, (&n, &st)) in t.shape().iter().zip(t.strides()).enumerate() {
+        shape[i] = n as i64;
+        strides[i] = st as i64;
+    }
+    let r = t.rank();
     AclTensor::new(
         s.api(),
         t.dtype().acl(),
-        &shape,
-        &strides,
+        &shape[..r],
+        &strides[..r],
         t.offset() as i64,
         t.storage_elems() as i64,
         t.storage.ptr,
     )
 }
 
+/// Pieces above this count are gathered instead (when IndexSelect exists):
+/// each piece is a launch.
+const MAX_PIECES: usize = 64;
+
+/// The dims to iterate over one launch at a time so that the rest of the
+/// view does not overlap itself, with the fewest launches: (mask, count).
+fn pieces(shape: &[usize], strides: &[usize]) -> (u32, usize) {
+    let r = shape.len();
+    let mut best = (u32::MAX, usize::MAX);
+    for mask in 0u32..(1 << r) {
+        let count = (0..r)
+            .filter(|&i| mask & (1 << i) != 0)
+            .try_fold(1usize, |n, i| n.checked_mul(shape[i]));
+        let Some(count) = count else { continue };
+        if count >= best.1 {
+            continue;
+        }
+        let (mut sh, mut st) = ([0usize; MAX_RANK], [0usize; MAX_RANK]);
+        let mut k = 0;
+        for i in (0..r).filter(|&i| mask & (1 << i) == 0) {
+            sh[k] = shape[i];
+            st[k] = strides[i];
+            k += 1;
+        }
+        if !crate::layout::may_overlap(&sh[..k], &st[..k]) {
+            best = (mask, count);
+        }
+    }
+    best
+}
+
 impl Stream {
-    /// `dst = src` on the device (`src` broadcast to `dst`'s shape), both any
-    /// strided views of one dtype; no validation beyond the shapes.
+    /// `dst = src` on the device (`src` broadcast to `dst`'s shape by
+    /// extent-1 dims), `dst` any view that does not overlap itself, `src`
+    /// any view of the same dtype, even one that overlaps itself or
+    /// interleaves (which `aclnnInplaceCopy` rejects as a source): stride-0
+    /// dims become a broadcast, other overlaps are copied in non-overlapping
+    /// pieces or gathered through storage-linear indices.
     pub(crate) fn copy_into(&self, dst: &Tensor, src: &Tensor) -> Result<()> {
         if dst.numel() == 0 {
             return Ok(());
         }
-        let (d, sr) = (acl(self, dst)?, acl(self, src)?);
-        self.launch(
-            crate::ffi::First::InplaceCopy(&d, &sr),
-            vec![dst.storage.clone(), src.storage.clone()],
-        )
+        if !src.layout().may_overlap() {
+            return self.inplace_copy(dst, src);
+        }
+        // Stride-0 dims of extent > 1: read once, broadcast by the copy.
+        let mut shape = [0usize; MAX_RANK];
+        shape[..src.rank()].copy_from_slice(src.shape());
+        let mut broadcast = false;
+        for (i, &st) in src.strides().iter().enumerate() {
+            if st == 0 && shape[i] > 1 {
+                shape[i] = 1;
+                broadcast = true;
+            }
+        }
+        let reduced = if broadcast {
+            src.view_as("copy", &shape[..src.rank()], src.strides(), src.offset())?
+        } else {
+            src.clone()
+        };
+        if !reduced.layout().may_overlap() {
+            return self.inplace_copy(dst, &reduced);
+        }
+        // Still overlapping: materialise `reduced` (into dst itself when no
+        // broadcast is left to do).
+        let target = if broadcast {
+            Tensor::empty_for(self, "copy", "src", src.dtype(), reduced.shape())?
+        } else {
+            dst.clone()
+        };
+        self.materialise_overlapping(&target, &reduced)?;
+        if broadcast {
+            self.inplace_copy(dst, &target)?;
+        }
+        Ok(())
     }
 
-    /// A contiguous copy of `x` (or `x` itself if already contiguous).
+    /// `dst = src` for a `src` that overlaps itself without stride-0 dims.
+    fn materialise_overlapping(&self, dst: &Tensor, src: &Tensor) -> Result<()> {
+        let (mask, count) = pieces(src.shape(), src.strides());
+        let gather_ok = self
+            .runtime()
+            .family()
+            .is_none_or(|f| OpKind::IndexSelect.available(f));
+        let big_pieces = count.checked_mul(4096).is_some_and(|n| n <= src.numel());
+        if !gather_ok || count <= MAX_PIECES || big_pieces {
+            return self.copy_pieces(dst, src, mask);
+        }
+        // Gather: out = flat(storage span)[linear offset of each element].
+        let (first, last) = src.layout().span().expect("non-empty");
+        let flat = src.view_as("copy", &[last - first + 1], &[1], first)?;
+        let n = src.numel();
+        let mut idx: Vec<i64> = Vec::new();
+        idx.try_reserve_exact(n)
+            .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
+        let (shape, strides) = (src.shape(), src.strides());
+        let mut pos = [0usize; MAX_RANK];
+        let mut at = 0usize;
+        for _ in 0..n {
+            idx.push(at as i64);
+            for d in (0..shape.len()).rev() {
+                pos[d] += 1;
+                at += strides[d];
+                if pos[d] < shape[d] {
+                    break;
+                }
+                at -= pos[d] * strides[d];
+                pos[d] = 0;
+            }
+        }
+        let index = Tensor::from_slice(self, &[n], &idx)?;
+        let dense = dst.is_contiguous();
+        let target = if dense {
+            dst.view_as("copy", &[n], &[1], dst.offset())?
+        } else {
+            Tensor::empty_for(self, "copy", "src", src.dtype(), &[n])?
+        };
+        let (ax, ai, ao) = (acl(self, &flat)?, acl(self, &index)?, acl(self, &target)?);
+        self.launch(
+            crate::ffi::First::IndexSelect(&ax, 0, &ai, &ao),
+            &[&flat, &index],
+            &target,
+        )?;
+        if !dense {
+            let t = target.view_as("copy", dst.shape(), &contiguous_strides(dst.shape()), 0)?;
+            self.inplace_copy(dst, &t)?;
+        }
+        Ok(())
+    }
+
+    /// One InplaceCopy per index of the dims in `mask`.
+    fn copy_pieces(&self, dst: &Tensor, src: &Tensor, mask: u32) -> Result<()> {
+        let r = src.rank();
+        let outer: Vec<usize> = (0..r).filter(|&i| mask & (1 << i) != 0).collect();
+        let inner: Vec<usize> = (0..r).filter(|&i| mask & (1 << i) == 0).collect();
+        let pick = |t: &Tensor, dims: &[usize]| -> (Vec<usize>, Vec<usize>) {
+            (
+                dims.iter().map(|&i| t.shape()[i]).collect(),
+                dims.iter().map(|&i| t.strides()[i]).collect(),
+            )
+        };
+        let (ish, sst) = pick(src, &inner);
+        let (_, dst_st) = pick(dst, &inner);
+        let mut pos = vec![0usize; outer.len()];
+        loop {
+            let at = |t: &Tensor| -> usize {
+                outer
+                    .iter()
+                    .zip(&pos)
+                    .fold(t.offset(), |acc, (&d, &p)| acc + p * t.strides()[d])
+            };
+            let s = src.view_as("copy", &ish, &sst, at(src))?;
+            let d = dst.view_as("copy", &ish, &dst_st, at(dst))?;
+            self.inplace_copy(&d, &s)?;
+            let mut k = outer.len();
+            loop {
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+                pos[k] += 1;
+                if pos[k] < src.shape()[outer[k]] {
+                    break;
+                }
+                pos[k] = 0;
+            }
+        }
+    }
+
+    /// One `aclnnInplaceCopy` (its source must not overlap itself).
+    fn inplace_copy(&self, dst: &Tensor, src: &Tensor) -> Result<()> {
+        debug_assert!(!src.layout().may_overlap());
+        if dst.numel() == 0 {
+            return Ok(());
+        }
+        let (d, sr) = (acl(self, dst)?, acl(self, src)?);
+        self.launch(crate::ffi::First::InplaceCopy(&d, &sr), &[src], dst)
+    }
+
+    /// A contiguous copy of `x` (or `x` itself if already contiguous); `x`
+    /// may be any view, including one that overlaps itself.
     pub fn contiguous(&self, x: &Tensor) -> Result<Tensor> {
         check_device(self, "contiguous", "self", x)?;
         if x.is_contiguous() {
             return Ok(x.clone());
         }
-        let out = Tensor::empty(self, x.dtype(), x.shape())?;
+        let out = Tensor::empty_for(self, "contiguous", "self", x.dtype(), x.shape())?;
         self.copy_into(&out, x)?;
         Ok(out)
     }
+}
+
+/// Row-major strides of `shape`.
+pub(crate) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1].saturating_mul(shape[i + 1].max(1));
+    }
+    s
 }

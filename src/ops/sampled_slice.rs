@@ -1,17 +1,20 @@
 //! Sampled slice (TensorRT `ISliceLayer`, spec section 4), composed from
-//! aclnn primitives so it runs on a real NPU unchanged: per-axis source
-//! indices are computed on the host and uploaded once; identity axes are
-//! skipped, in-bounds positive-stride runs use Slice, everything else
-//! IndexSelect; FILL pads one cell on each side (ConstantPadNd) and then
-//! maps out-of-range coordinates onto the padding.
+//! aclnn primitives so it runs on a real NPU unchanged. Each axis is first
+//! cropped (a zero-copy view) to the input range it reads; FILL pads that
+//! region with one cell on each side (ConstantPadNd) and maps out-of-range
+//! coordinates onto the padding. Then per axis: nothing when the crop is
+//! the whole answer, Slice for an ascending arithmetic run, else
+//! IndexSelect over the axis's source indices (computed on the host, one
+//! per output coordinate of that axis).
 
 use super::{acl, check_device, check_out, check_product};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ffi::{AclIntArray, AclScalar, First};
+use crate::layout;
 use crate::product::OpKind;
 use crate::stream::Stream;
-use crate::tensor::{numel_checked, Tensor};
+use crate::tensor::Tensor;
 
 const OP: &str = "sampled_slice";
 
@@ -137,7 +140,7 @@ impl Scalar {
 }
 
 /// What to do with coordinates outside the input.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SampleMode {
     /// Out-of-range coordinates are an error (checked before launch).
     StrictBounds,
@@ -145,8 +148,9 @@ pub enum SampleMode {
     Wrap,
     /// Coordinates clamp to `[0, d - 1]`.
     Clamp,
-    /// Out-of-range elements take this value.
-    Fill(Scalar),
+    /// Out-of-range elements take the fill value ([`SampledSlice::fill`],
+    /// default 0).
+    Fill,
     /// Coordinates reflect at the edges (`z = 0` when `d == 1`).
     Reflect,
 }
@@ -167,6 +171,9 @@ pub struct SampledSlice {
     pub axes: Option<Vec<i64>>,
     /// Out-of-range handling.
     pub mode: SampleMode,
+    /// The fill value of [`SampleMode::Fill`] (0 when `None`); given with
+    /// any other mode it is an invalid argument, as in TensorRT.
+    pub fill: Option<Scalar>,
 }
 
 impl SampledSlice {
@@ -178,12 +185,19 @@ impl SampledSlice {
             stride: stride.to_vec(),
             axes: None,
             mode,
+            fill: None,
         }
     }
 
     /// The same, applied to `axes` only.
     pub fn with_axes(mut self, axes: &[i64]) -> SampledSlice {
         self.axes = Some(axes.to_vec());
+        self
+    }
+
+    /// The same, with a fill value (valid in [`SampleMode::Fill`] only).
+    pub fn with_fill(mut self, value: Scalar) -> SampledSlice {
+        self.fill = Some(value);
         self
     }
 }
@@ -208,10 +222,6 @@ impl Axis {
     fn in_bounds(&self) -> bool {
         let (a, b) = self.ends();
         self.size == 0 || (0..self.d as i128).contains(&a) && (0..self.d as i128).contains(&b)
-    }
-
-    fn identity(&self) -> bool {
-        self.start == 0 && self.stride == 1 && self.size == self.d
     }
 }
 
@@ -298,15 +308,22 @@ fn expand(x: &Tensor, p: &SampledSlice) -> Result<(Vec<Axis>, Vec<u8>)> {
             size: p.size[k] as usize,
         };
     }
-    let fill = match p.mode {
-        SampleMode::Fill(v) => v.to_bytes(x.dtype())?,
-        _ => Vec::new(),
+    let fill = match (p.mode, p.fill) {
+        (SampleMode::Fill, v) => v.unwrap_or(Scalar::Int(0)).to_bytes(x.dtype())?,
+        (mode, Some(v)) => {
+            return Err(Error::invalid(
+                OP,
+                "fill",
+                format!("a fill value ({v:?}) is only valid in FILL mode, not {mode:?}"),
+            ))
+        }
+        (_, None) => Vec::new(),
     };
     for (i, a) in plan.iter().enumerate() {
         if a.size == 0 {
             continue;
         }
-        if a.d == 0 && !matches!(p.mode, SampleMode::Fill(_)) {
+        if a.d == 0 && p.mode != SampleMode::Fill {
             return Err(Error::invalid(
                 OP,
                 "self",
@@ -332,27 +349,19 @@ fn expand(x: &Tensor, p: &SampledSlice) -> Result<(Vec<Axis>, Vec<u8>)> {
         }
     }
     let shape: Vec<usize> = plan.iter().map(|a| a.size).collect();
-    let n = numel_checked(OP, "size", &shape)?;
-    if n.checked_mul(x.dtype().size())
-        .is_none_or(|b| b > isize::MAX as usize)
-    {
-        return Err(Error::invalid(
-            OP,
-            "size",
-            format!("the output {shape:?} is too large"),
-        ));
-    }
+    let n = layout::numel(OP, "size", &shape)?;
+    layout::bytes(OP, "size", n, x.dtype().size())?;
     Ok((plan, fill))
 }
 
-/// Source index of output coordinate `y` on an axis (of the possibly
-/// padded input: `padded` shifts by one and maps outside onto the pads).
-fn source(mode: &SampleMode, a: &Axis, y: usize, padded: bool) -> i64 {
+/// Source coordinate of output coordinate `y` on an axis (for STRICT_BOUNDS
+/// and FILL the raw coordinate, possibly outside `[0, d)`; i128 so that no
+/// i64 start and stride overflow).
+fn source(mode: &SampleMode, a: &Axis, y: usize) -> i128 {
     let x = a.start + y as i128 * a.stride;
     let d = a.d as i128;
-    let z = match mode {
-        _ if padded => (x + 1).clamp(0, d + 1),
-        SampleMode::StrictBounds | SampleMode::Fill(_) => x,
+    match mode {
+        SampleMode::StrictBounds | SampleMode::Fill => x,
         SampleMode::Wrap => x.rem_euclid(d),
         SampleMode::Clamp => x.clamp(0, d - 1),
         SampleMode::Reflect if d == 1 => 0,
@@ -364,8 +373,7 @@ fn source(mode: &SampleMode, a: &Axis, y: usize, padded: bool) -> i64 {
                 c
             }
         }
-    };
-    z as i64
+    }
 }
 
 impl Stream {
@@ -377,7 +385,8 @@ impl Stream {
     /// # let rt = Runtime::new(Backend::Simulator)?;
     /// let s = rt.stream()?;
     /// let x = Tensor::from_slice(&s, &[2, 2], &[0f32; 4])?;
-    /// let p = SampledSlice::new(&[0, 0], &[3, 3], &[1, 1], SampleMode::Fill(Scalar::Float(1.0)));
+    /// let p = SampledSlice::new(&[0, 0], &[3, 3], &[1, 1], SampleMode::Fill)
+    ///     .with_fill(Scalar::Float(1.0));
     /// let y = s.sampled_slice(&x, &p)?;
     /// assert_eq!(y.to_vec::<f32>()?, [0., 0., 1., 0., 0., 1., 1., 1., 1.]);
     /// # Ok::<(), npu_ops::Error>(())
@@ -412,6 +421,7 @@ impl Stream {
 
     /// The "dynamic" form: start/size/stride (and axes) given as small
     /// rank-1 int32/int64 device tensors; the result equals the static form.
+    #[allow(clippy::too_many_arguments)]
     pub fn sampled_slice_dynamic(
         &self,
         x: &Tensor,
@@ -420,6 +430,7 @@ impl Stream {
         stride: &Tensor,
         axes: Option<&Tensor>,
         mode: SampleMode,
+        fill: Option<Scalar>,
     ) -> Result<Tensor> {
         let read = |t: &Tensor, param: &'static str| -> Result<Vec<i64>> {
             check_device(self, OP, param, t)?;
@@ -444,6 +455,7 @@ impl Stream {
             stride: read(stride, "stride")?,
             axes: axes.map(|a| read(a, "axes")).transpose()?,
             mode,
+            fill,
         };
         self.sampled_slice(x, &p)
     }
@@ -458,67 +470,106 @@ impl Stream {
         let fam = self.runtime().family();
         let slice_ok =
             fam.is_none_or(|f| OpKind::Slice.available(f) && OpKind::Slice.supports(f, x.dtype()));
-        // FILL: pad one cell each side on axes that reach outside.
-        let padded: Vec<bool> = plan
-            .iter()
-            .map(|a| matches!(p.mode, SampleMode::Fill(_)) && !a.in_bounds())
-            .collect();
-        let mut cur = x.clone();
-        if padded.contains(&true) {
-            let shape: Vec<usize> = x
-                .shape()
+        let is_fill = p.mode == SampleMode::Fill;
+        // Per axis: the source index of each output coordinate, the input
+        // range [lo, lo + len) those reads stay in, and whether FILL pads.
+        let mut cuts = Vec::with_capacity(plan.len());
+        for a in plan {
+            let padded = is_fill && !a.in_bounds();
+            let src: Vec<i128> = (0..a.size).map(|y| source(&p.mode, a, y)).collect();
+            let inside = src
                 .iter()
-                .zip(&padded)
-                .map(|(&d, &pd)| d + 2 * pd as usize)
+                .copied()
+                .filter(|&z| (0..a.d as i128).contains(&z));
+            let (lo, hi) = inside.fold((i128::MAX, i128::MIN), |(l, h), z| (l.min(z), h.max(z)));
+            let (lo, len) = if lo > hi {
+                (0, 0)
+            } else {
+                (lo as usize, (hi - lo + 1) as usize)
+            };
+            cuts.push((src, lo, len, padded));
+        }
+        // Crop: read only what the window reads (zero-copy).
+        let mut cur = x.clone();
+        for (i, (_, lo, len, _)) in cuts.iter().enumerate() {
+            if *len != plan[i].d {
+                cur = cur.narrow(i as isize, *lo, *len)?;
+            }
+        }
+        let any_pad = cuts.iter().any(|c| c.3);
+        if any_pad {
+            let shape: Vec<usize> = cuts
+                .iter()
+                .map(|(_, _, len, pd)| len + 2 * *pd as usize)
                 .collect();
-            let out = Tensor::empty(self, x.dtype(), &shape)?;
-            let pads: Vec<i64> = padded
+            let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+            let pads: Vec<i64> = cuts
                 .iter()
                 .rev()
-                .flat_map(|&pd| [pd as i64, pd as i64])
+                .flat_map(|c| [c.3 as i64, c.3 as i64])
                 .collect();
-            let (ax, ao) = (acl(self, x)?, acl(self, &out)?);
+            let (ax, ao) = (acl(self, &cur)?, acl(self, &out)?);
             let arr = AclIntArray::new(self.api(), &pads)?;
             let val = AclScalar::new(self.api(), x.dtype().acl(), fill)?;
-            self.launch(
-                First::ConstantPadNd(&ax, &arr, &val, &ao),
-                vec![x.storage.clone(), out.storage.clone()],
-            )?;
+            self.launch(First::ConstantPadNd(&ax, &arr, &val, &ao), &[&cur], &out)?;
             cur = out;
         }
+        // Source indices in the cropped (and padded) input.
+        let mut passes: Vec<(usize, Vec<i64>)> = Vec::new();
+        for (i, (src, lo, len, padded)) in cuts.into_iter().enumerate() {
+            let (lo, len) = (lo as i128, len as i128);
+            // Every value is in [0, len + 1]: it fits i64.
+            let idx: Vec<i64> = if padded {
+                src.iter()
+                    .map(|&z| {
+                        if z < lo {
+                            0
+                        } else if z >= lo + len {
+                            len as i64 + 1
+                        } else {
+                            (z - lo) as i64 + 1
+                        }
+                    })
+                    .collect()
+            } else {
+                src.iter().map(|&z| (z - lo) as i64).collect()
+            };
+            let extent = len as i64 + 2 * padded as i64;
+            let identity =
+                idx.len() as i64 == extent && idx.iter().enumerate().all(|(k, &z)| z == k as i64);
+            if !identity {
+                passes.push((i, idx));
+            }
+        }
+        if passes.is_empty() {
+            // The crop is the answer: still a new tensor.
+            if any_pad {
+                return Ok(cur);
+            }
+            let out = Tensor::empty_for(self, OP, "size", x.dtype(), cur.shape())?;
+            self.copy_into(&out, &cur)?;
+            return Ok(out);
+        }
         // Axes that shrink the tensor most go first.
-        let mut order: Vec<usize> = (0..plan.len())
-            .filter(|&i| padded[i] || !plan[i].identity())
-            .collect();
-        order.sort_by(|&a, &b| {
-            let r = |i: usize| plan[i].size as f64 / plan[i].d.max(1) as f64;
-            r(a).total_cmp(&r(b))
+        passes.sort_by(|(a, ia), (b, ib)| {
+            let r = |i: usize, n: usize| n as f64 / cur.shape()[i].max(1) as f64;
+            r(*a, ia.len()).total_cmp(&r(*b, ib.len()))
         });
-        let mut passes = 0;
-        for i in order {
-            let a = plan[i];
+        for (i, idx) in passes {
             let mut shape = cur.shape().to_vec();
-            shape[i] = a.size;
-            let next = Tensor::empty(self, x.dtype(), &shape)?;
-            if !padded[i] && a.in_bounds() && a.stride > 0 && slice_ok {
-                let (start, step) = (a.start as i64, a.stride as i64);
-                let end = start + (a.size as i64 - 1) * step + 1;
+            shape[i] = idx.len();
+            let next = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+            let step = if idx.len() > 1 { idx[1] - idx[0] } else { 1 };
+            let arithmetic = step >= 1 && idx.windows(2).all(|w| w[1] - w[0] == step);
+            if arithmetic && slice_ok {
+                let start = idx[0];
+                let end = idx[idx.len() - 1] + 1;
                 self.slice_into_unchecked(&cur, i, start, end, step, &next)?;
             } else {
-                let idx: Vec<i64> = (0..a.size)
-                    .map(|y| source(&p.mode, &a, y, padded[i]))
-                    .collect();
                 let index = Tensor::from_slice(self, &[idx.len()], &idx)?;
                 self.index_select_into(&cur, i as i64, &index, &next)?;
             }
             cur = next;
-            passes += 1;
-        }
-        if passes == 0 && !padded.contains(&true) {
-            // Every axis is the identity: still a new tensor.
-            let out = Tensor::empty(self, x.dtype(), x.shape())?;
-            self.copy_into(&out, x)?;
-            return Ok(out);
         }
         Ok(cur)
     }
@@ -536,7 +587,8 @@ impl Stream {
         let (ax, ao) = (acl(self, x)?, acl(self, out)?);
         self.launch(
             First::Slice(&ax, dim as i64, start, end, step, &ao),
-            vec![x.storage.clone(), out.storage.clone()],
+            &[x],
+            out,
         )
     }
 }
@@ -583,17 +635,21 @@ mod tests {
             stride: 1,
             size: 9,
         };
-        let r: Vec<i64> = (0..9)
-            .map(|y| source(&SampleMode::Reflect, &a, y, false))
+        let r: Vec<i128> = (0..9)
+            .map(|y| source(&SampleMode::Reflect, &a, y))
             .collect();
         assert_eq!(r, [0, 1, 2, 1, 0, 1, 2, 1, 0]);
-        let w: Vec<i64> = (0..9)
-            .map(|y| source(&SampleMode::Wrap, &a, y, false))
-            .collect();
+        let w: Vec<i128> = (0..9).map(|y| source(&SampleMode::Wrap, &a, y)).collect();
         assert_eq!(w, [2, 0, 1, 2, 0, 1, 2, 0, 1]);
-        let f: Vec<i64> = (0..9)
-            .map(|y| source(&SampleMode::Fill(Scalar::Int(0)), &a, y, true))
+        let huge = Axis {
+            d: 3,
+            start: i64::MAX as i128,
+            stride: i64::MAX as i128,
+            size: 3,
+        };
+        let f: Vec<i128> = (0..3)
+            .map(|y| source(&SampleMode::Fill, &huge, y))
             .collect();
-        assert_eq!(f, [0, 0, 0, 0, 1, 2, 3, 4, 4]);
+        assert_eq!(f[2], 3 * i64::MAX as i128, "no wrap-around into range");
     }
 }

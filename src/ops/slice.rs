@@ -1,44 +1,14 @@
 //! Slice (`aclnnSlice`, spec section 1).
 
 use super::{acl, check_device, check_out, check_product, check_rank, normalise_dim};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ffi::First;
+use crate::layout::slice_range;
 use crate::product::OpKind;
 use crate::stream::Stream;
 use crate::tensor::Tensor;
 
 const OP: &str = "slice";
-
-/// `(start', len)` of a slice of an extent-`n` dim, by the spec's
-/// normalisation (C `%`, in i128 so no i64 input overflows).
-pub(crate) fn normalise(n: usize, start: i64, end: i64, step: i64) -> Result<(usize, usize)> {
-    if step <= 0 {
-        return Err(Error::invalid(
-            OP,
-            "step",
-            format!("must be > 0, got {step}"),
-        ));
-    }
-    if n == 0 {
-        return Ok((0, 0));
-    }
-    let (n, s, e, st) = (n as i128, start as i128, end as i128, step as i128);
-    let s2 = if s < -n {
-        0
-    } else if s >= n {
-        n
-    } else {
-        (s + n) % n
-    };
-    let e2 = if e >= n {
-        n
-    } else if (e + n) % n < s2 {
-        s2
-    } else {
-        (e + n) % n
-    };
-    Ok((s2 as usize, ((e2 - s2 + st - 1) / st) as usize))
-}
 
 pub(crate) fn out_shape(
     x: &Tensor,
@@ -49,7 +19,7 @@ pub(crate) fn out_shape(
 ) -> Result<(usize, Vec<usize>)> {
     check_rank(OP, "self", x, 1)?;
     let d = normalise_dim(OP, dim, x.rank())?;
-    let (_, len) = normalise(x.shape()[d], start, end, step)?;
+    let (_, len) = slice_range(OP, x.shape()[d], start, end, step)?;
     let mut shape = x.shape().to_vec();
     shape[d] = len;
     Ok((d, shape))
@@ -101,25 +71,6 @@ impl Stream {
             return self.copy_into(out, &tmp);
         }
         let (ax, ao) = (acl(self, x)?, acl(self, out)?);
-        self.launch(
-            First::Slice(&ax, dim, start, end, step, &ao),
-            vec![x.storage.clone(), out.storage.clone()],
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalisation() {
-        assert_eq!(normalise(5, 1, 4, 2).unwrap(), (1, 2));
-        assert_eq!(normalise(5, -2, i64::MAX, 1).unwrap(), (3, 2));
-        assert_eq!(normalise(5, i64::MIN, i64::MIN, 1).unwrap(), (0, 0));
-        assert_eq!(normalise(5, 7, 2, 1).unwrap(), (5, 0));
-        assert_eq!(normalise(0, 0, 10, 1).unwrap(), (0, 0));
-        assert_eq!(normalise(5, 0, 5, i64::MAX).unwrap(), (0, 1));
-        assert!(normalise(5, 0, 5, 0).is_err());
+        self.launch(First::Slice(&ax, dim, start, end, step, &ao), &[x], out)
     }
 }

@@ -1,0 +1,377 @@
+//! Faults that are never lost: which work a device fault spoiled, and the
+//! record of the work that last wrote each storage.
+//!
+//! The rule (README, "Faults"): a tensor whose producing work faulted or was
+//! skipped after a fault reports that fault when it is read, waited on, or
+//! used as an operator's input, on any thread, for as long as it lives;
+//! dropping the stream does not lose it; work enqueued after the fault has
+//! been reported runs normally.
+//!
+//! How: every launch gets a sequence number on its stream's [`Timeline`]
+//! (assigned under the stream's launch lock, together with the enqueue).
+//! A synchronisation reads the counter before and after the runtime call;
+//! on success everything enqueued before the call is verified, on a fault
+//! every launch not yet verified and enqueued before the call returned is
+//! poisoned (conservatively: the runtime does not say which launch
+//! faulted). A storage remembers its last [`Write`]; a write whose inputs
+//! come from work still pending on another stream keeps their records, so
+//! a fault there reaches it too.
+
+use crate::error::{Error, Result};
+use crate::stream::StreamInner;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// A fault as the runtime reported it (status code and message), kept to
+/// report again to every reader.
+#[derive(Clone, Debug)]
+pub(crate) struct Fault {
+    pub(crate) api: &'static str,
+    pub(crate) code: i32,
+    pub(crate) message: String,
+}
+
+impl Fault {
+    /// The typed error: an out-of-range device index becomes
+    /// [`Error::IndexOutOfRange`] when the runtime says which (the simulator
+    /// does: "position P value V bound B"), anything else [`Error::Runtime`].
+    pub(crate) fn error(&self) -> Error {
+        if self.code == cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION {
+            if let Some(e) = parse_index_fault(&self.message) {
+                return e;
+            }
+        }
+        Error::Runtime {
+            api: self.api,
+            code: self.code,
+            message: self.message.clone(),
+        }
+    }
+}
+
+pub(crate) fn parse_index_fault(msg: &str) -> Option<Error> {
+    let after = |key: &str| -> Option<i64> {
+        let rest = &msg[msg.find(key)? + key.len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(rest.len());
+        rest[..end].parse().ok()
+    };
+    let position = after("position ")?;
+    let value = after(" value ")?;
+    let bound = after(" bound ")?;
+    Some(Error::IndexOutOfRange {
+        op: "index_select",
+        position: usize::try_from(position).ok()?,
+        value,
+        bound: usize::try_from(bound).ok()?,
+    })
+}
+
+/// What is known of a launch.
+#[derive(Clone, Debug)]
+pub(crate) enum Status {
+    /// It ran, and no fault was reported for it.
+    Good,
+    /// It faulted, or was skipped after a fault.
+    Faulted(Arc<Fault>),
+    /// Not yet known: no synchronisation has covered it.
+    Pending,
+}
+
+struct Log {
+    /// The sequence number of the next launch.
+    next: u64,
+    /// Launches below this are resolved (good unless poisoned).
+    verified: u64,
+    /// `[lo, hi)` ranges of poisoned launches, in order.
+    poisoned: Vec<(u64, u64, Arc<Fault>)>,
+    /// A fault not yet returned by `Stream::synchronize`.
+    unreported: Option<Arc<Fault>>,
+}
+
+/// The launch history of one stream; outlives it (records refer to it).
+pub(crate) struct Timeline {
+    log: Mutex<Log>,
+    /// Serialises synchronisations, so each fault is attributed once.
+    sync: Mutex<()>,
+    /// The stream, to synchronise it while it lives.
+    stream: OnceLock<Weak<StreamInner>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Timeline {
+    pub(crate) fn new() -> Arc<Timeline> {
+        Arc::new(Timeline {
+            log: Mutex::new(Log {
+                next: 0,
+                verified: 0,
+                poisoned: Vec::new(),
+                unreported: None,
+            }),
+            sync: Mutex::new(()),
+            stream: OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn attach(&self, s: Weak<StreamInner>) {
+        let _ = self.stream.set(s);
+    }
+
+    /// Takes the next sequence number. The caller holds the stream's launch
+    /// lock and has just enqueued the launch.
+    pub(crate) fn advance(&self) -> u64 {
+        let mut l = lock(&self.log);
+        l.next += 1;
+        l.next - 1
+    }
+
+    /// The sequence number the next launch will get (read under the
+    /// stream's launch lock).
+    pub(crate) fn next(&self) -> u64 {
+        lock(&self.log).next
+    }
+
+    /// What is known of launch `seq`.
+    pub(crate) fn status(&self, seq: u64) -> Status {
+        let l = lock(&self.log);
+        // Ranges are few (one per fault) and ordered; the last one that
+        // starts at or before `seq` is the only candidate.
+        let i = l.poisoned.partition_point(|(lo, _, _)| *lo <= seq);
+        if i > 0 {
+            let (_, hi, f) = &l.poisoned[i - 1];
+            if seq < *hi {
+                return Status::Faulted(f.clone());
+            }
+        }
+        if seq < l.verified {
+            Status::Good
+        } else {
+            Status::Pending
+        }
+    }
+
+    /// Records the outcome of a synchronisation that covered launches below
+    /// `before` (read before the call) and may have seen launches below
+    /// `after` (read once it returned). Call with the stream's launch lock
+    /// held while reading `after` and recording, so that no launch slips
+    /// between the two.
+    pub(crate) fn settle(&self, before: u64, after: u64, fault: Option<Fault>) {
+        let mut l = lock(&self.log);
+        match fault {
+            None => l.verified = l.verified.max(before),
+            Some(f) => {
+                let f = Arc::new(f);
+                let lo = l.verified;
+                if after > lo {
+                    l.poisoned.push((lo, after, f.clone()));
+                }
+                l.verified = l.verified.max(after);
+                if l.unreported.is_none() {
+                    l.unreported = Some(f);
+                }
+            }
+        }
+    }
+
+    /// The fault `Stream::synchronize` has not returned yet, taken.
+    pub(crate) fn take_unreported(&self) -> Option<Arc<Fault>> {
+        lock(&self.log).unreported.take()
+    }
+
+    /// Holds the synchronisation lock.
+    pub(crate) fn sync_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        lock(&self.sync)
+    }
+
+    /// Waits until launch `seq` is resolved (synchronising the stream if it
+    /// still lives; a dropped stream resolved everything when it went).
+    fn resolve(&self, seq: u64) -> Result<Status> {
+        loop {
+            match self.status(seq) {
+                Status::Pending => {}
+                done => return Ok(done),
+            }
+            let Some(s) = self.stream.get().and_then(Weak::upgrade) else {
+                // The stream is being dropped: its drop settles everything
+                // under the sync lock; wait for that.
+                drop(self.sync_lock());
+                std::thread::yield_now();
+                continue;
+            };
+            crate::stream::Stream(s).settle()?;
+        }
+    }
+}
+
+/// Records whose chain exceeds this depth are resolved before a new launch
+/// depends on them (bounds memory and resolution work).
+const MAX_DEPTH: u32 = 16;
+
+/// The work that last wrote a storage.
+pub(crate) struct Write {
+    timeline: Arc<Timeline>,
+    seq: u64,
+    /// Records of pending work on other streams this write's data came from.
+    deps: Mutex<Vec<Arc<Write>>>,
+    depth: u32,
+    /// Once known: `None` good, `Some` the first fault.
+    resolved: OnceLock<Option<Arc<Fault>>>,
+}
+
+impl Write {
+    pub(crate) fn new(timeline: Arc<Timeline>, seq: u64, deps: Vec<Arc<Write>>) -> Arc<Write> {
+        let depth = 1 + deps.iter().map(|d| d.depth).max().unwrap_or(0);
+        Arc::new(Write {
+            timeline,
+            seq,
+            deps: Mutex::new(deps),
+            depth,
+            resolved: OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn is_on(&self, t: &Arc<Timeline>) -> bool {
+        Arc::ptr_eq(&self.timeline, t)
+    }
+
+    /// Whether this record's chain is deep enough to resolve first.
+    pub(crate) fn too_deep(&self) -> bool {
+        self.depth >= MAX_DEPTH && self.resolved.get().is_none()
+    }
+
+    /// Non-blocking: the first known fault, `Ok(true)` if surely good,
+    /// `Ok(false)` if still pending somewhere.
+    pub(crate) fn peek(&self) -> std::result::Result<bool, Arc<Fault>> {
+        if let Some(r) = self.resolved.get() {
+            return r.clone().map_or(Ok(true), Err);
+        }
+        let own = match self.timeline.status(self.seq) {
+            Status::Faulted(f) => return Err(f),
+            Status::Good => true,
+            Status::Pending => false,
+        };
+        let deps = lock(&self.deps).clone();
+        let mut good = own;
+        for d in deps {
+            good &= d.peek()?;
+        }
+        if good {
+            let _ = self.resolved.set(None);
+            lock(&self.deps).clear();
+        }
+        Ok(good)
+    }
+
+    /// Waits for this write and the work its data came from; the first
+    /// fault among them is the error.
+    pub(crate) fn wait(&self) -> Result<()> {
+        if let Some(r) = self.resolved.get() {
+            return r.as_ref().map_or(Ok(()), |f| Err(f.error()));
+        }
+        let mut first = match self.timeline.resolve(self.seq)? {
+            Status::Faulted(f) => Some(f),
+            _ => None,
+        };
+        if first.is_none() {
+            let deps = lock(&self.deps).clone();
+            for d in deps {
+                if let Err(e) = d.wait_fault() {
+                    first = Some(e);
+                    break;
+                }
+            }
+        }
+        let _ = self.resolved.set(first.clone());
+        lock(&self.deps).clear();
+        first.map_or(Ok(()), |f| Err(f.error()))
+    }
+
+    fn wait_fault(&self) -> std::result::Result<(), Arc<Fault>> {
+        match self.wait() {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self
+                .resolved
+                .get()
+                .cloned()
+                .flatten()
+                .expect("a failed wait resolved to a fault")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault(msg: &str) -> Fault {
+        Fault {
+            api: "aclrtSynchronizeStream",
+            code: cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+            message: msg.into(),
+        }
+    }
+
+    #[test]
+    fn index_faults_parse() {
+        let e = parse_index_fault(
+            "npu-sim: aclnnIndexSelect: index out of range: position 3 value -7 bound 5 (valid ...)",
+        )
+        .unwrap();
+        assert!(matches!(
+            e,
+            Error::IndexOutOfRange {
+                position: 3,
+                value: -7,
+                bound: 5,
+                ..
+            }
+        ));
+        assert!(parse_index_fault("AI Core exception").is_none());
+        assert!(matches!(fault("boom").error(), Error::Runtime { .. }));
+    }
+
+    #[test]
+    fn settling_poisons_what_was_not_verified() {
+        let t = Timeline::new();
+        for _ in 0..3 {
+            t.advance();
+        }
+        t.settle(3, 3, None);
+        assert!(matches!(t.status(2), Status::Good));
+        for _ in 0..2 {
+            t.advance();
+        }
+        // A fault reported while launches 3 and 4 were not yet verified,
+        // and launch 5 was enqueued during the synchronisation.
+        t.advance();
+        t.settle(5, 6, Some(fault("x")));
+        assert!(matches!(t.status(2), Status::Good));
+        for seq in 3..6 {
+            assert!(matches!(t.status(seq), Status::Faulted(_)), "{seq}");
+        }
+        assert!(matches!(t.status(6), Status::Pending));
+        t.advance();
+        t.settle(7, 7, None);
+        assert!(matches!(t.status(6), Status::Good));
+        assert!(t.take_unreported().is_some());
+        assert!(t.take_unreported().is_none());
+    }
+
+    #[test]
+    fn a_record_reports_the_fault_of_what_it_depends_on() {
+        let (a, b) = (Timeline::new(), Timeline::new());
+        a.advance();
+        b.advance();
+        let wa = Write::new(a.clone(), 0, Vec::new());
+        let wb = Write::new(b.clone(), 0, vec![wa.clone()]);
+        assert!(matches!(wb.peek(), Ok(false)));
+        b.settle(1, 1, None);
+        assert!(matches!(wb.peek(), Ok(false)), "a is still pending");
+        a.settle(1, 1, Some(fault("a faulted")));
+        assert!(wb.peek().is_err());
+        assert!(matches!(wb.wait(), Err(Error::Runtime { .. })));
+    }
+}
