@@ -112,27 +112,28 @@ void npu_fill(void *dst, int64_t count, const void *value, size_t elem_size);
 /* ------------------------------------------------------------------------ */
 
 /*
- * Checks that every index is in [0, bound) (bound < 0 counts as 0). Returns
- * -1 if all are, else the position of the first bad index, and stores its
- * value in *bad_value (if bad_value is not NULL). index holds n_index int32
- * (index_is_64 == 0) or int64 (index_is_64 != 0) values.
- */
-int64_t npu_index_check(const void *index, int index_is_64, int64_t n_index,
-                        int64_t bound, int64_t *bad_value);
-
-/*
  * src is viewed as [outer, n_src, inner] contiguous, dst as
  * [outer, n_index, inner] contiguous; for o in [outer_begin, outer_end):
  *   dst[o, i, :] = src[o, index[i], :]  for every i < n_index.
- * inner_bytes = inner * elem_size (1, 2, 4, 8, 16 are specialised). Indices
- * must have passed npu_index_check against n_src. Distinct outer ranges
- * write disjoint bytes. When outer == 1 the work can also be split by index
- * range: pass index + k (in index elements), dst + k * inner_bytes and a
- * smaller n_index.
+ * inner_bytes = inner * elem_size (1, 2, 4, 8, 16 are specialised). index
+ * holds n_index int32 (index_is_64 == 0) or int64 (index_is_64 != 0) values.
+ *
+ * Check on load: every index is compared with [0, n_src) when it is loaded,
+ * and the value compared is the value used, so an index changed by another
+ * writer between passes can never make the gather read out of bounds. At
+ * the first index outside the range the gather stops and returns its
+ * position (stores its value in *bad_value if bad_value is not NULL); rows
+ * and elements before it have been written, nothing after. Returns -1 when
+ * every index was in range.
+ *
+ * Distinct outer ranges write disjoint bytes. When outer == 1 the work can
+ * also be split by index range: pass index + k (in index elements),
+ * dst + k * inner_bytes and a smaller n_index (positions returned are then
+ * relative to index + k).
  */
-void npu_gather_run(void *dst, const void *src, int64_t n_src, int64_t inner_bytes,
-                    const void *index, int index_is_64, int64_t n_index,
-                    int64_t outer_begin, int64_t outer_end);
+int64_t npu_gather_run(void *dst, const void *src, int64_t n_src, int64_t inner_bytes,
+                       const void *index, int index_is_64, int64_t n_index,
+                       int64_t outer_begin, int64_t outer_end, int64_t *bad_value);
 
 /* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */

@@ -680,23 +680,28 @@ static int64_t get_index(const void *index, int is64, int64_t i)
     }
 }
 
-static void test_index_check(void)
+/* Check on load: planted bad indices stop the gather at the first one,
+   whatever the bound, the index width and the extremes of each type. */
+static void test_gather_checks_on_load(void)
 {
     static const int64_t bad64[] = {-1, INT64_MIN, INT64_MAX, -1000000007LL, 0 /* = bound */, 1 /* > bound */};
     static const int64_t bad32[] = {-1, INT32_MIN, INT32_MAX, -77, 0, 1};
     int is64, it;
     for (is64 = 0; is64 < 2; is64++) {
         for (it = 0; it < 400; it++) {
-            const int64_t n = it < 20 ? it : it % 7 == 0 ? 1000 + rnd(3000) : rnd(200);
+            const int64_t n = 1 + (it < 20 ? it : it % 7 == 0 ? 1000 + rnd(3000) : rnd(200));
             const int64_t bound = 1 + rnd(it % 3 == 0 ? 5 : 100000);
+            const int64_t ib = 1 + rnd(3);
+            unsigned char *src = (unsigned char *)xmalloc((size_t)(bound * ib));
+            unsigned char *out = (unsigned char *)xmalloc((size_t)(n * ib));
             void *index = xmalloc((size_t)n * 8 + 8);
-            int64_t i, pos = -1, got, badv = 12345, first = -1, nb, k;
+            int64_t i, pos, got, badv = 12345, first = -1, nb, k;
+            fill_random(src, (size_t)(bound * ib));
             for (i = 0; i < n; i++)
                 put_index(index, is64, i, rnd(bound));
-            got = npu_index_check(index, is64, n, bound, &badv);
+            got = npu_gather_run(out, src, bound, ib, index, is64, n, 0, 1, &badv);
             CHECK(got == -1 && badv == 12345, "valid indices flagged at %lld", (long long)got);
-            /* plant 1..3 bad ones */
-            nb = n ? 1 + rnd(3) : 0;
+            nb = 1 + rnd(3);
             for (k = 0; k < nb; k++) {
                 const int64_t *bad = is64 ? bad64 : bad32;
                 int64_t v = bad[rnd(6)];
@@ -705,8 +710,6 @@ static void test_index_check(void)
                 else if (v == 1)
                     v = bound + 1 + rnd(1000);
                 pos = it % 5 == 0 ? (k == 0 ? n - 1 : rnd(n)) : rnd(n);
-                if (it % 11 == 0 && n > 1100)
-                    pos = 1023 + rnd(3);
                 put_index(index, is64, pos, v);
             }
             for (i = 0; i < n; i++) {
@@ -717,49 +720,43 @@ static void test_index_check(void)
                 }
             }
             badv = 12345;
-            got = npu_index_check(index, is64, n, bound, &badv);
-            CHECK(got == first, "index check: got %lld want %lld (n %lld)", (long long)got,
+            got = npu_gather_run(out, src, bound, ib, index, is64, n, 0, 1, &badv);
+            CHECK(got == first, "gather check: got %lld want %lld (n %lld)", (long long)got,
                   (long long)first, (long long)n);
-            if (first >= 0)
-                CHECK(badv == get_index(index, is64, first), "bad value %lld want %lld",
-                      (long long)badv, (long long)get_index(index, is64, first));
-            CHECK(npu_index_check(index, is64, n, bound, NULL) == first, "NULL bad_value");
+            CHECK(badv == get_index(index, is64, first), "bad value %lld want %lld",
+                  (long long)badv, (long long)get_index(index, is64, first));
+            CHECK(npu_gather_run(out, src, bound, ib, index, is64, n, 0, 1, NULL) == first,
+                  "NULL bad_value");
+            free(src);
+            free(out);
             free(index);
         }
     }
     {
-        int64_t ix[3] = {0, 1, 2}, v = 0;
-        CHECK(npu_index_check(ix, 1, 3, 0, &v) == 0 && v == 0, "bound 0");
-        CHECK(npu_index_check(ix, 1, 3, -5, &v) == 0, "negative bound");
-        CHECK(npu_index_check(ix, 1, 0, 0, &v) == -1, "n 0");
-        CHECK(npu_index_check(NULL, 0, 0, 0, NULL) == -1, "n 0 NULL");
-        ix[2] = INT64_MIN;
-        CHECK(npu_index_check(ix, 1, 3, 3, &v) == 2 && v == INT64_MIN, "INT64_MIN");
-        ix[2] = INT64_MAX;
-        CHECK(npu_index_check(ix, 1, 3, INT64_MAX, &v) == 2 && v == INT64_MAX, "INT64_MAX");
-        ix[2] = INT64_MAX - 1;
-        CHECK(npu_index_check(ix, 1, 3, INT64_MAX, &v) == -1, "INT64_MAX - 1 in bound");
+        /* int32 extremes: INT32_MIN is negative, not a large unsigned. */
+        int32_t ix[3] = {0, 2, INT32_MIN};
+        int64_t v = 0;
+        unsigned char src[3] = {7, 8, 9}, out[3];
+        CHECK(npu_gather_run(out, src, 3, 1, ix, 0, 3, 0, 1, &v) == 2 && v == INT32_MIN, "INT32_MIN");
+        ix[2] = INT32_MAX;
+        CHECK(npu_gather_run(out, src, 3, 1, ix, 0, 3, 0, 1, &v) == 2 && v == INT32_MAX, "INT32_MAX");
+        CHECK(out[0] == 7 && out[1] == 9, "rows before the bad index are written");
     }
     {
-        /* int32 indices against bounds around and above 2^31 */
-        const int64_t bounds[] = {INT32_MAX, (int64_t)INT32_MAX + 1, (int64_t)INT32_MAX + 2,
-                                  (int64_t)1 << 32, INT64_MAX};
-        int32_t ix[2000];
-        int64_t v = 0;
-        size_t b;
-        int i;
-        for (i = 0; i < 2000; i++)
-            ix[i] = i % 3 == 0 ? INT32_MAX : i;
-        for (b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
-            const int64_t want = bounds[b] > INT32_MAX ? -1 : 0;
-            CHECK(npu_index_check(ix, 0, 2000, bounds[b], &v) == want, "int32 vs bound %lld",
-                  (long long)bounds[b]);
-            ix[1500] = INT32_MIN;
-            CHECK(npu_index_check(ix, 0, 2000, bounds[b], &v) == (want == -1 ? 1500 : 0) &&
-                      v == (want == -1 ? INT32_MIN : INT32_MAX),
-                  "int32 negative vs bound %lld", (long long)bounds[b]);
-            ix[1500] = 1500;
-        }
+        /* Writing through the output changes later indices (the output is
+           the index buffer shifted by one): each loaded value is checked, so
+           the gather stops instead of reading far outside src. */
+        int64_t buf[5] = {0, 1, 2, 3, 0}, v = 0;
+        const int64_t src[4] = {(int64_t)1 << 40, (int64_t)1 << 41, 2, 3};
+        CHECK(npu_gather_run(buf + 1, src, 4, 8, buf, 1, 4, 0, 1, &v) == 1 && v == (int64_t)1 << 40,
+              "aliased index: stopped at %lld", (long long)v);
+        CHECK(buf[1] == (int64_t)1 << 40, "the first row was written");
+    }
+    {
+        unsigned char out[1];
+        int64_t v = 5;
+        CHECK(npu_gather_run(out, out, 1, 1, NULL, 1, 0, 0, 1, &v) == -1 && v == 5, "n 0");
+        CHECK(npu_gather_run(out, out, 0, 1, &v, 1, 1, 0, 1, NULL) == 0, "empty source: any index is bad");
     }
 }
 
@@ -773,7 +770,9 @@ typedef struct {
 static void gather_range(void *c, int64_t b, int64_t e)
 {
     gather_ctx *g = (gather_ctx *)c;
-    npu_gather_run(g->dst, g->src, g->n_src, g->inner_bytes, g->index, g->is64, g->n_index, b, e);
+    CHECK(npu_gather_run(g->dst, g->src, g->n_src, g->inner_bytes, g->index, g->is64, g->n_index, b, e,
+                         NULL) == -1,
+          "valid gather flagged an index");
 }
 
 static void test_gather(void)
@@ -792,7 +791,6 @@ static void test_gather(void)
         gather_ctx g;
         for (i = 0; i < n_index; i++)
             put_index(index, is64, i, i > 0 && rnd(3) == 0 ? get_index(index, is64, i - 1) : rnd(n_src));
-        CHECK(npu_index_check(index, is64, n_index, n_src, NULL) == -1, "gather indices valid");
         fill_random(src, sbytes);
         fill_random(ref, dbytes);
         memcpy(out, ref, dbytes);
@@ -813,9 +811,10 @@ static void test_gather(void)
         if (outer == 1 && n_index > 1) { /* split by index range */
             const int64_t k = 1 + rnd(n_index - 1);
             memset(out, 0, dbytes);
-            npu_gather_run(out, src, n_src, ib, index, is64, k, 0, 1);
-            npu_gather_run(out + k * ib, src, n_src, ib, (const char *)index + k * (is64 ? 8 : 4), is64,
-                           n_index - k, 0, 1);
+            CHECK(npu_gather_run(out, src, n_src, ib, index, is64, k, 0, 1, NULL) == -1, "first half");
+            CHECK(npu_gather_run(out + k * ib, src, n_src, ib, (const char *)index + k * (is64 ? 8 : 4),
+                                 is64, n_index - k, 0, 1, NULL) == -1,
+                  "second half");
             CHECK(memcmp(out, ref, dbytes) == 0, "gather split by index differs");
         }
         free(src);
@@ -1620,7 +1619,7 @@ int main(void)
     run("fill", test_fill);
     run("copy random", copy_random);
     run("copy transpose", test_copy_transpose);
-    run("index check", test_index_check);
+    run("gather checks on load", test_gather_checks_on_load);
     run("gather", test_gather);
     run("half precision", test_half);
     run("cast rules", test_cast_rules);

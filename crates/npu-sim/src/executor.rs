@@ -20,12 +20,10 @@ pub enum Plan {
     Empty,
     /// `out = self[.., start + i*step, ..]` along `dim`.
     Slice {
-        /// Normalised dim.
-        dim: usize,
-        /// Normalised start.
-        start: i64,
-        /// Step (> 0).
-        step: i64,
+        /// Strides of the source view (out's shape over self).
+        strides: Vec<i64>,
+        /// Its offset, in elements.
+        offset: i64,
     },
     /// Gather along `dim` (0 for a 0-D self).
     IndexSelect {
@@ -39,8 +37,13 @@ pub enum Plan {
     },
     /// Pad with `value` (already in self's dtype).
     ConstantPadNd {
-        /// (before, after) per dim.
-        pads: Vec<(i64, i64)>,
+        /// The part of self that lands in out (negative pads crop): its
+        /// extents, or `None` if nothing does.
+        inner: Option<Vec<i64>>,
+        /// Where that part starts in self (elements, self's strides).
+        src_offset: i64,
+        /// Where it lands in out (elements, out row-major).
+        dst_offset: i64,
         /// The fill element.
         value: Vec<u8>,
     },
@@ -92,14 +95,24 @@ pub unsafe fn publish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) ->
     ACLNN_SUCCESS
 }
 
-/// Element size of a tensor's dtype (validated by the first phase).
+/// Element size of a tensor's dtype (validated by the first phase; 1 for
+/// an unknown dtype, which never reaches a kernel).
 pub fn elem(t: &Tensor) -> usize {
-    soc::dtype_size(t.dtype).expect("dtype validated in the first phase")
+    soc::dtype_size(t.dtype).unwrap_or(1)
 }
 
-/// Number of elements of a shape.
+/// Number of elements of a shape, if it fits `i64` (and no extent is
+/// negative).
+pub fn numel_checked(shape: &[i64]) -> Option<i64> {
+    shape
+        .iter()
+        .try_fold(1i64, |n, &d| if d < 0 { None } else { n.checked_mul(d) })
+}
+
+/// Number of elements of a shape the first phase validated (saturating, so
+/// never a panic: validated shapes never reach the bound).
 pub fn numel(shape: &[i64]) -> i64 {
-    shape.iter().product()
+    numel_checked(shape).unwrap_or(i64::MAX)
 }
 
 /// The byte range a view touches: `None` when it has no elements.
@@ -184,9 +197,8 @@ pub enum Step {
     Cast(CopyDesc, KDtype, Ref, KDtype, Ref),
     /// Contiguous fill of `count` elements with `value`.
     Fill(Ref, i64, Vec<u8>),
-    /// Index check: index, 64-bit, count, bound.
-    CheckIndex(Ref, bool, i64, i64),
-    /// Gather: dst, src, outer, n_src, inner bytes, index, 64-bit, n_index.
+    /// Gather (each index checked as loaded): dst, src, outer, n_src,
+    /// inner bytes, index, 64-bit, n_index.
     Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
 }
 
@@ -327,33 +339,31 @@ impl Launch {
                 Step::Fill(dst, count, value) => unsafe {
                     kernels::fill(pool, self.host(&hosts, *dst), *count, value)
                 },
-                Step::CheckIndex(index, is64, n, bound) => {
-                    if let Some((pos, val)) = unsafe {
-                        kernels::index_check(self.host(&hosts, *index), *is64, *n, *bound)
-                    } {
+                Step::Gather(dst, src, outer, n_src, inner, index, is64, n_index) => {
+                    let bad = unsafe {
+                        kernels::gather(
+                            pool,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            *outer,
+                            *n_src,
+                            *inner,
+                            self.host(&hosts, *index),
+                            *is64,
+                            *n_index,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
                         return Err(Fault {
                             code: ACL_ERROR_RT_AICORE_EXCEPTION,
                             message: format!(
-                                "npu-sim: {}: index out of range: position {pos} value {val} bound {bound} \
-                                 (valid indices are 0..{bound}); the kernel stopped before reading",
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {n_src} \
+                                 (valid indices are 0..{n_src}); the kernel stopped at that index",
                                 self.op
                             ),
                         });
                     }
                 }
-                Step::Gather(dst, src, outer, n_src, inner, index, is64, n_index) => unsafe {
-                    kernels::gather(
-                        pool,
-                        self.host(&hosts, *dst),
-                        self.host(&hosts, *src),
-                        *outer,
-                        *n_src,
-                        *inner,
-                        self.host(&hosts, *index),
-                        *is64,
-                        *n_index,
-                    )
-                },
             }
         }
         // Freed while the kernel ran: the data it produced is not trusted.

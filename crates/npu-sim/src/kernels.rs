@@ -56,13 +56,6 @@ unsafe extern "C" {
     );
     fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
     fn npu_fill(dst: *mut c_void, count: i64, value: *const c_void, elem_size: usize);
-    fn npu_index_check(
-        index: *const c_void,
-        index_is_64: i32,
-        n_index: i64,
-        bound: i64,
-        bad_value: *mut i64,
-    ) -> i64;
     fn npu_gather_run(
         dst: *mut c_void,
         src: *const c_void,
@@ -73,7 +66,8 @@ unsafe extern "C" {
         n_index: i64,
         outer_begin: i64,
         outer_end: i64,
-    );
+        bad_value: *mut i64,
+    ) -> i64;
     fn npu_cast_run(
         d: *const CopyDesc,
         dst_type: KDtype,
@@ -131,7 +125,8 @@ fn blocks(pool: &rayon::ThreadPool, units: i64, bytes: u64) -> i64 {
 }
 
 fn split(units: i64, nblocks: i64, b: i64) -> (i64, i64) {
-    (units * b / nblocks, units * (b + 1) / nblocks)
+    let at = |k: i64| (units as i128 * k as i128 / nblocks as i128) as i64;
+    (at(b), at(b + 1))
 }
 
 /// Runs `f(begin, end)` over `[0, units)`, split into blocks on the pool.
@@ -235,34 +230,33 @@ pub unsafe fn cast(
 pub unsafe fn fill(pool: &rayon::ThreadPool, dst: *mut u8, count: i64, value: &[u8]) {
     let es = value.len();
     let dp = Ptr(dst as usize);
-    par_ranges(pool, count, count as u64 * es as u64, |lo, hi| {
-        // SAFETY: caller's contract; ranges are disjoint.
-        unsafe {
-            npu_fill(
-                (dp.0 + lo as usize * es) as *mut c_void,
-                hi - lo,
-                value.as_ptr().cast(),
-                es,
-            )
-        }
-    });
+    par_ranges(
+        pool,
+        count,
+        (count as u64).saturating_mul(es as u64),
+        |lo, hi| {
+            // SAFETY: caller's contract; ranges are disjoint.
+            unsafe {
+                npu_fill(
+                    (dp.0 + lo as usize * es) as *mut c_void,
+                    hi - lo,
+                    value.as_ptr().cast(),
+                    es,
+                )
+            }
+        },
+    );
 }
 
-/// The first index outside `[0, bound)`, as (position, value).
+/// `dst[o, i, :] = src[o, index[i], :]`, contiguous `[outer, n, inner]`;
+/// each index is checked when loaded (the kernel's check on load). Returns
+/// the first index outside `[0, n_src)` as (position, value), if any: the
+/// gather stopped there (earlier rows may have been written).
 ///
 /// # Safety
-/// `index` is valid for `n` elements of the given width.
-pub unsafe fn index_check(index: *const u8, is64: bool, n: i64, bound: i64) -> Option<(i64, i64)> {
-    let mut bad = 0i64;
-    // SAFETY: caller's contract.
-    let pos = unsafe { npu_index_check(index.cast(), is64 as i32, n, bound, &mut bad) };
-    (pos >= 0).then_some((pos, bad))
-}
-
-/// `dst[o, i, :] = src[o, index[i], :]`, contiguous `[outer, n, inner]`.
-///
-/// # Safety
-/// Buffers valid for their shapes; indices checked in range.
+/// Buffers valid for their shapes (`src` for `outer * n_src * inner_bytes`
+/// bytes, `dst` for `outer * n_index * inner_bytes`, `index` for `n_index`
+/// indices of the given width).
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gather(
     pool: &rayon::ThreadPool,
@@ -274,13 +268,24 @@ pub unsafe fn gather(
     index: *const u8,
     is64: bool,
     n_index: i64,
-) {
-    let bytes = (outer * n_index * inner_bytes) as u64;
+) -> Option<(i64, i64)> {
+    // Bounded by the checked output size (at most i64::MAX bytes).
+    let bytes = (outer as u64)
+        .saturating_mul(n_index as u64)
+        .saturating_mul(inner_bytes as u64);
     let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(index as usize));
+    let first = std::sync::Mutex::new(None::<(i64, i64)>);
+    let found = |pos: i64, val: i64| {
+        let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none_or(|(p, _)| pos < p) {
+            *f = Some((pos, val));
+        }
+    };
     if outer > 1 {
         par_ranges(pool, outer, bytes, |lo, hi| {
+            let mut bad = 0i64;
             // SAFETY: caller's contract; outer ranges write disjoint rows.
-            unsafe {
+            let pos = unsafe {
                 npu_gather_run(
                     dp.0 as *mut c_void,
                     sp.0 as *const c_void,
@@ -291,15 +296,20 @@ pub unsafe fn gather(
                     n_index,
                     lo,
                     hi,
+                    &mut bad,
                 )
+            };
+            if pos >= 0 {
+                found(pos, bad);
             }
         });
     } else {
         // One outer row: split the index list instead.
         let iw = if is64 { 8 } else { 4 };
         par_ranges(pool, n_index, bytes, |lo, hi| {
+            let mut bad = 0i64;
             // SAFETY: caller's contract; index ranges write disjoint output.
-            unsafe {
+            let pos = unsafe {
                 npu_gather_run(
                     (dp.0 + (lo * inner_bytes) as usize) as *mut c_void,
                     sp.0 as *const c_void,
@@ -310,8 +320,13 @@ pub unsafe fn gather(
                     hi - lo,
                     0,
                     outer,
+                    &mut bad,
                 )
+            };
+            if pos >= 0 {
+                found(lo + pos, bad);
             }
         });
     }
+    first.into_inner().unwrap_or_else(|e| e.into_inner())
 }

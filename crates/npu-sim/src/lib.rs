@@ -27,6 +27,7 @@
 //! the core count), read by `aclInit`/`aclnnInit`.
 #![deny(missing_docs)]
 
+mod abi;
 mod executor;
 mod kernels;
 mod memory;
@@ -65,6 +66,9 @@ pub struct NpuSimStats {
     pub streams: u64,
     /// Live events.
     pub events: u64,
+    /// Internal errors since the process started (a panic caught at the C
+    /// ABI or in a stream task: a simulator bug; never expected).
+    pub internal_errors: u64,
 }
 
 impl NpuSimStats {
@@ -93,6 +97,7 @@ pub fn stats() -> NpuSimStats {
         executors: h.executors.len() as u64,
         streams: h.streams.len() as u64,
         events: h.events.len() as u64,
+        internal_errors: abi::internal_errors(),
     })
 }
 
@@ -102,12 +107,18 @@ pub fn stats() -> NpuSimStats {
 /// `out` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn npuSimGetStats(out: *mut NpuSimStats) -> i32 {
-    if out.is_null() {
-        return cann_sys::ACL_ERROR_INVALID_PARAM;
-    }
-    // SAFETY: checked non-null; the caller passes a valid pointer.
-    unsafe { *out = stats() };
-    cann_sys::ACL_SUCCESS
+    crate::abi::guard(
+        "npuSimGetStats",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if out.is_null() {
+                return cann_sys::ACL_ERROR_INVALID_PARAM;
+            }
+            // SAFETY: checked non-null; the caller passes a valid pointer.
+            unsafe { *out = stats() };
+            cann_sys::ACL_SUCCESS
+        },
+    )
 }
 
 /// A gate that keeps a stream from running further work until released
@@ -157,17 +168,23 @@ pub unsafe extern "C" fn npuSimHoldStream(
     stream: cann_sys::aclrtStream,
     hold: *mut *mut std::ffi::c_void,
 ) -> i32 {
-    if hold.is_null() {
-        return cann_sys::ACL_ERROR_INVALID_PARAM;
-    }
-    match hold_stream(stream) {
-        Ok(h) => {
-            // SAFETY: checked non-null.
-            unsafe { *hold = Box::into_raw(Box::new(h)).cast() };
-            cann_sys::ACL_SUCCESS
-        }
-        Err(c) => c,
-    }
+    crate::abi::guard(
+        "npuSimHoldStream",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if hold.is_null() {
+                return cann_sys::ACL_ERROR_INVALID_PARAM;
+            }
+            match hold_stream(stream) {
+                Ok(h) => {
+                    // SAFETY: checked non-null.
+                    unsafe { *hold = Box::into_raw(Box::new(h)).cast() };
+                    cann_sys::ACL_SUCCESS
+                }
+                Err(c) => c,
+            }
+        },
+    )
 }
 
 /// `npuSimReleaseHold`: releases and frees a hold from `npuSimHoldStream`.
@@ -176,12 +193,18 @@ pub unsafe extern "C" fn npuSimHoldStream(
 /// `hold` came from `npuSimHoldStream` and is released once.
 #[no_mangle]
 pub unsafe extern "C" fn npuSimReleaseHold(hold: *mut std::ffi::c_void) -> i32 {
-    if hold.is_null() {
-        return cann_sys::ACL_ERROR_INVALID_PARAM;
-    }
-    // SAFETY: by contract, a pointer from Box::into_raw in npuSimHoldStream.
-    drop(unsafe { Box::from_raw(hold.cast::<Hold>()) });
-    cann_sys::ACL_SUCCESS
+    crate::abi::guard(
+        "npuSimReleaseHold",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if hold.is_null() {
+                return cann_sys::ACL_ERROR_INVALID_PARAM;
+            }
+            // SAFETY: by contract, a pointer from Box::into_raw in npuSimHoldStream.
+            drop(unsafe { Box::from_raw(hold.cast::<Hold>()) });
+            cann_sys::ACL_SUCCESS
+        },
+    )
 }
 
 /// A [`cann_sys::Api`] whose functions are this simulator's, linked in.

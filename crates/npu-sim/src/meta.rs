@@ -11,21 +11,25 @@ use std::sync::Arc;
 /// `aclnnInit`: initialises aclnn (and the runtime, if `aclInit` has not).
 #[no_mangle]
 pub extern "C" fn aclnnInit(_config_path: *const c_char) -> aclnnStatus {
-    let mut init = state::init_state();
-    if let Err(c) = runtime::start(&mut init) {
-        return c;
-    }
-    init.aclnn = true;
-    ACLNN_SUCCESS
+    crate::abi::guard("aclnnInit", cann_sys::ACLNN_ERR_INNER, || {
+        let mut init = state::init_state();
+        if let Err(c) = runtime::start(&mut init) {
+            return c;
+        }
+        init.aclnn = true;
+        ACLNN_SUCCESS
+    })
 }
 
 /// `aclnnFinalize`.
 #[no_mangle]
 pub extern "C" fn aclnnFinalize() -> aclnnStatus {
-    let mut init = state::init_state();
-    init.aclnn = false;
-    runtime::stop_if_unused(&mut init);
-    ACLNN_SUCCESS
+    crate::abi::guard("aclnnFinalize", cann_sys::ACLNN_ERR_INNER, || {
+        let mut init = state::init_state();
+        init.aclnn = false;
+        runtime::stop_if_unused(&mut init);
+        ACLNN_SUCCESS
+    })
 }
 
 /// Copies `n` values from a C array (NULL with `n == 0` is an empty array).
@@ -61,34 +65,36 @@ pub unsafe extern "C" fn aclCreateTensor(
     storage_dims_num: u64,
     tensor_data: *mut c_void,
 ) -> *mut aclTensor {
-    // SAFETY: forwarded caller contract.
-    let Some(view) = (unsafe { read_i64s(view_dims, view_dims_num) }) else {
-        state::set_error(
-            "npu-sim: aclCreateTensor: null viewDims with a non-zero count (or more than 64 dims)",
-        );
-        return std::ptr::null_mut();
-    };
-    // SAFETY: forwarded caller contract.
-    let Some(_storage) = (unsafe { read_i64s(storage_dims, storage_dims_num) }) else {
-        state::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
-        return std::ptr::null_mut();
-    };
-    let strides = if stride.is_null() {
-        contiguous_strides(&view)
-    } else {
-        // SAFETY: non-null strides hold one entry per view dim.
-        unsafe { std::slice::from_raw_parts(stride, view.len()) }.to_vec()
-    };
-    let t = Arc::new(Tensor {
-        dtype: data_type,
-        view,
-        strides,
-        offset,
-        data: tensor_data as u64,
-    });
-    let h = state::new_handle();
-    state::with_handles(|hs| hs.tensors.insert(h, t));
-    h as *mut aclTensor
+    crate::abi::guard("aclCreateTensor", std::ptr::null_mut(), || {
+        // SAFETY: forwarded caller contract.
+        let Some(view) = (unsafe { read_i64s(view_dims, view_dims_num) }) else {
+            state::set_error(
+                "npu-sim: aclCreateTensor: null viewDims with a non-zero count (or more than 64 dims)",
+            );
+            return std::ptr::null_mut();
+        };
+        // SAFETY: forwarded caller contract.
+        let Some(_storage) = (unsafe { read_i64s(storage_dims, storage_dims_num) }) else {
+            state::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
+            return std::ptr::null_mut();
+        };
+        let strides = if stride.is_null() {
+            contiguous_strides(&view)
+        } else {
+            // SAFETY: non-null strides hold one entry per view dim.
+            unsafe { std::slice::from_raw_parts(stride, view.len()) }.to_vec()
+        };
+        let t = Arc::new(Tensor {
+            dtype: data_type,
+            view,
+            strides,
+            offset,
+            data: tensor_data as u64,
+        });
+        let h = state::new_handle();
+        state::with_handles(|hs| hs.tensors.insert(h, t));
+        h as *mut aclTensor
+    })
 }
 
 /// Row-major strides of `shape`, in elements (saturating; only used for
@@ -104,16 +110,18 @@ pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
 /// `aclDestroyTensor`: NULL is not an error; an unknown handle is.
 #[no_mangle]
 pub extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
-    if tensor.is_null() {
-        return ACLNN_SUCCESS;
-    }
-    match state::with_handles(|h| h.tensors.remove(&(tensor as usize))) {
-        Some(_) => ACLNN_SUCCESS,
-        None => fail(
-            ACLNN_ERR_PARAM_INVALID,
-            format!("npu-sim: aclDestroyTensor: {tensor:p} is not a live tensor (never created, or destroyed)"),
-        ),
-    }
+    crate::abi::guard("aclDestroyTensor", cann_sys::ACLNN_ERR_INNER, || {
+        if tensor.is_null() {
+            return ACLNN_SUCCESS;
+        }
+        match state::with_handles(|h| h.tensors.remove(&(tensor as usize))) {
+            Some(_) => ACLNN_SUCCESS,
+            None => fail(
+                ACLNN_ERR_PARAM_INVALID,
+                format!("npu-sim: aclDestroyTensor: {tensor:p} is not a live tensor (never created, or destroyed)"),
+            ),
+        }
+    })
 }
 
 /// `aclCreateIntArray`.
@@ -122,36 +130,40 @@ pub extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
 /// `value` is null or valid for `size` reads.
 #[no_mangle]
 pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut aclIntArray {
-    let v = if size == 0 {
-        Vec::new()
-    } else if value.is_null() || size > (1 << 24) {
-        state::set_error(
-            "npu-sim: aclCreateIntArray: null value with a non-zero size (or too large)",
-        );
-        return std::ptr::null_mut();
-    } else {
-        // SAFETY: non-null and valid for `size` reads by contract.
-        unsafe { std::slice::from_raw_parts(value, size as usize) }.to_vec()
-    };
-    let a = Arc::new(v);
-    let h = state::new_handle();
-    state::with_handles(|hs| hs.int_arrays.insert(h, a));
-    h as *mut aclIntArray
+    crate::abi::guard("aclCreateIntArray", std::ptr::null_mut(), || {
+        let v = if size == 0 {
+            Vec::new()
+        } else if value.is_null() || size > (1 << 24) {
+            state::set_error(
+                "npu-sim: aclCreateIntArray: null value with a non-zero size (or too large)",
+            );
+            return std::ptr::null_mut();
+        } else {
+            // SAFETY: non-null and valid for `size` reads by contract.
+            unsafe { std::slice::from_raw_parts(value, size as usize) }.to_vec()
+        };
+        let a = Arc::new(v);
+        let h = state::new_handle();
+        state::with_handles(|hs| hs.int_arrays.insert(h, a));
+        h as *mut aclIntArray
+    })
 }
 
 /// `aclDestroyIntArray`.
 #[no_mangle]
 pub extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus {
-    if array.is_null() {
-        return ACLNN_SUCCESS;
-    }
-    match state::with_handles(|h| h.int_arrays.remove(&(array as usize))) {
-        Some(_) => ACLNN_SUCCESS,
-        None => fail(
-            ACLNN_ERR_PARAM_INVALID,
-            format!("npu-sim: aclDestroyIntArray: {array:p} is not a live int array"),
-        ),
-    }
+    crate::abi::guard("aclDestroyIntArray", cann_sys::ACLNN_ERR_INNER, || {
+        if array.is_null() {
+            return ACLNN_SUCCESS;
+        }
+        match state::with_handles(|h| h.int_arrays.remove(&(array as usize))) {
+            Some(_) => ACLNN_SUCCESS,
+            None => fail(
+                ACLNN_ERR_PARAM_INVALID,
+                format!("npu-sim: aclDestroyIntArray: {array:p} is not a live int array"),
+            ),
+        }
+    })
 }
 
 /// `aclCreateScalar`: copies the host value of `data_type` at `value`.
@@ -163,42 +175,46 @@ pub unsafe extern "C" fn aclCreateScalar(
     value: *mut c_void,
     data_type: aclDataType,
 ) -> *mut aclScalar {
-    let Some(size) = soc::dtype_size(data_type) else {
-        state::set_error(format!(
-            "npu-sim: aclCreateScalar: unsupported data type {}",
-            data_type.0
-        ));
-        return std::ptr::null_mut();
-    };
-    if value.is_null() {
-        state::set_error("npu-sim: aclCreateScalar: null value");
-        return std::ptr::null_mut();
-    }
-    let mut bytes = [0u8; 16];
-    // SAFETY: `value` points to `size` bytes of a `data_type` value.
-    unsafe { std::ptr::copy_nonoverlapping(value as *const u8, bytes.as_mut_ptr(), size) };
-    let s = Arc::new(Scalar {
-        dtype: data_type,
-        bytes,
-    });
-    let h = state::new_handle();
-    state::with_handles(|hs| hs.scalars.insert(h, s));
-    h as *mut aclScalar
+    crate::abi::guard("aclCreateScalar", std::ptr::null_mut(), || {
+        let Some(size) = soc::dtype_size(data_type) else {
+            state::set_error(format!(
+                "npu-sim: aclCreateScalar: unsupported data type {}",
+                data_type.0
+            ));
+            return std::ptr::null_mut();
+        };
+        if value.is_null() {
+            state::set_error("npu-sim: aclCreateScalar: null value");
+            return std::ptr::null_mut();
+        }
+        let mut bytes = [0u8; 16];
+        // SAFETY: `value` points to `size` bytes of a `data_type` value.
+        unsafe { std::ptr::copy_nonoverlapping(value as *const u8, bytes.as_mut_ptr(), size) };
+        let s = Arc::new(Scalar {
+            dtype: data_type,
+            bytes,
+        });
+        let h = state::new_handle();
+        state::with_handles(|hs| hs.scalars.insert(h, s));
+        h as *mut aclScalar
+    })
 }
 
 /// `aclDestroyScalar`.
 #[no_mangle]
 pub extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus {
-    if scalar.is_null() {
-        return ACLNN_SUCCESS;
-    }
-    match state::with_handles(|h| h.scalars.remove(&(scalar as usize))) {
-        Some(_) => ACLNN_SUCCESS,
-        None => fail(
-            ACLNN_ERR_PARAM_INVALID,
-            format!("npu-sim: aclDestroyScalar: {scalar:p} is not a live scalar"),
-        ),
-    }
+    crate::abi::guard("aclDestroyScalar", cann_sys::ACLNN_ERR_INNER, || {
+        if scalar.is_null() {
+            return ACLNN_SUCCESS;
+        }
+        match state::with_handles(|h| h.scalars.remove(&(scalar as usize))) {
+            Some(_) => ACLNN_SUCCESS,
+            None => fail(
+                ACLNN_ERR_PARAM_INVALID,
+                format!("npu-sim: aclDestroyScalar: {scalar:p} is not a live scalar"),
+            ),
+        }
+    })
 }
 
 fn executor_of(
@@ -228,32 +244,40 @@ fn executor_of(
 /// onto itself.
 #[no_mangle]
 pub extern "C" fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) -> aclnnStatus {
-    let ex = match executor_of(executor, "aclSetAclOpExecutorRepeatable") {
-        Ok(e) => e,
-        Err(c) => return c,
-    };
-    let mut ex = ex.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(why) = ex.repeatable_refusal() {
-        return fail(
-            ACLNN_ERR_INNER,
-            format!(
-                "npu-sim: aclSetAclOpExecutorRepeatable: {} cannot be repeatable: {why}",
-                ex.op.name()
-            ),
-        );
-    }
-    ex.repeatable = true;
-    ACLNN_SUCCESS
+    crate::abi::guard(
+        "aclSetAclOpExecutorRepeatable",
+        cann_sys::ACLNN_ERR_INNER,
+        || {
+            let ex = match executor_of(executor, "aclSetAclOpExecutorRepeatable") {
+                Ok(e) => e,
+                Err(c) => return c,
+            };
+            let mut ex = ex.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(why) = ex.repeatable_refusal() {
+                return fail(
+                    ACLNN_ERR_INNER,
+                    format!(
+                        "npu-sim: aclSetAclOpExecutorRepeatable: {} cannot be repeatable: {why}",
+                        ex.op.name()
+                    ),
+                );
+            }
+            ex.repeatable = true;
+            ACLNN_SUCCESS
+        },
+    )
 }
 
 /// `aclDestroyAclOpExecutor`: frees a live executor.
 #[no_mangle]
 pub extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -> aclnnStatus {
-    if let Err(c) = executor_of(executor, "aclDestroyAclOpExecutor") {
-        return c;
-    }
-    state::with_handles(|h| h.executors.remove(&(executor as usize)));
-    ACLNN_SUCCESS
+    crate::abi::guard("aclDestroyAclOpExecutor", cann_sys::ACLNN_ERR_INNER, || {
+        if let Err(c) = executor_of(executor, "aclDestroyAclOpExecutor") {
+            return c;
+        }
+        state::with_handles(|h| h.executors.remove(&(executor as usize)));
+        ACLNN_SUCCESS
+    })
 }
 
 fn set_addr(
@@ -305,7 +329,9 @@ pub extern "C" fn aclSetInputTensorAddr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    set_addr(executor, index, tensor, addr, false)
+    crate::abi::guard("aclSetInputTensorAddr", cann_sys::ACLNN_ERR_INNER, || {
+        set_addr(executor, index, tensor, addr, false)
+    })
 }
 
 /// `aclSetOutputTensorAddr`: rebinds output `index` to `addr`.
@@ -316,5 +342,7 @@ pub extern "C" fn aclSetOutputTensorAddr(
     tensor: *mut aclTensor,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    set_addr(executor, index, tensor, addr, true)
+    crate::abi::guard("aclSetOutputTensorAddr", cann_sys::ACLNN_ERR_INNER, || {
+        set_addr(executor, index, tensor, addr, true)
+    })
 }

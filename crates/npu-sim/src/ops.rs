@@ -5,8 +5,8 @@
 //! and its real workspace size. Second phase: [`executor::run`].
 
 use crate::executor::{
-    self, align, contiguous, elem, is_contiguous, numel, publish, view_range, Executor, Launch,
-    Plan, Step,
+    self, align, contiguous, elem, is_contiguous, numel, numel_checked, publish, view_range,
+    Executor, Launch, Plan, Step,
 };
 use crate::kernels::{self, CopyDesc, KDtype};
 use crate::runtime;
@@ -24,16 +24,6 @@ fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
     )
 }
 
-fn nulls(op: Op, args: &[(&str, bool)]) -> R<()> {
-    match args.iter().find(|(_, null)| *null) {
-        Some((name, _)) => Err(fail(
-            ACLNN_ERR_PARAM_NULLPTR,
-            format!("npu-sim: {}GetWorkspaceSize: {name} is null", op.name()),
-        )),
-        None => Ok(()),
-    }
-}
-
 fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
     state::with_handles(|h| h.tensors.get(&(p as usize)).map(|t| (**t).clone())).ok_or_else(|| {
         invalid(
@@ -41,6 +31,30 @@ fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
             format_args!("{name} ({p:p}) is not a live tensor (never created, or destroyed)"),
         )
     })
+}
+
+/// The first-phase preamble every operator shares, in aclnn's order: null
+/// pointers (`161001`: each argument in `nulls`, in order), then the live
+/// tensor handles, the runtime and the product's kernel (`561003`). Returns
+/// the family and the tensors; each operator then checks dtypes, and
+/// [`structure`] the views.
+fn preamble<const N: usize>(
+    op: Op,
+    nulls: &[(&str, bool)],
+    tensors: [(&str, *const aclTensor); N],
+) -> R<(soc::Family, [Tensor; N])> {
+    if let Some((name, _)) = nulls.iter().find(|(_, null)| *null) {
+        return Err(fail(
+            ACLNN_ERR_PARAM_NULLPTR,
+            format!("npu-sim: {}GetWorkspaceSize: {name} is null", op.name()),
+        ));
+    }
+    let mut found: [Option<Tensor>; N] = std::array::from_fn(|_| None);
+    for (slot, (name, p)) in found.iter_mut().zip(tensors) {
+        *slot = Some(tensor(op, p, name)?);
+    }
+    let fam = family(op)?;
+    Ok((fam, found.map(|t| t.expect("every slot was filled"))))
 }
 
 fn family(op: Op) -> R<soc::Family> {
@@ -82,16 +96,25 @@ fn dtype_ok(op: Op, fam: soc::Family, t: &Tensor, name: &str) -> R<()> {
     }
 }
 
-/// Structure every tensor must have: known element size, rank <= 8,
-/// strides per dim, non-negative extents, strides and offset, and a
-/// 32-byte aligned, non-null base when it has elements.
-fn well_formed(op: Op, t: &Tensor, name: &str) -> R<()> {
-    if soc::dtype_size(t.dtype).is_none() {
+/// The structure every tensor must have, every size checked: a known
+/// element size, rank <= 8, one stride per dim, non-negative extents,
+/// strides and offset; the element count, its bytes, the last element
+/// addressed and the bytes up to it within `i64` (so no later arithmetic
+/// on the view overflows); a 32-byte aligned, non-null base when it has
+/// elements.
+fn structure(op: Op, tensors: &[(&Tensor, &str)]) -> R<()> {
+    tensors
+        .iter()
+        .try_for_each(|&(t, name)| structure_of(op, t, name))
+}
+
+fn structure_of(op: Op, t: &Tensor, name: &str) -> R<()> {
+    let Some(es) = soc::dtype_size(t.dtype) else {
         return Err(invalid(
             op,
             format_args!("{name} has data type {}, which is not supported", t.dtype.0),
         ));
-    }
+    };
     if t.view.len() > 8 {
         return Err(invalid(
             op,
@@ -117,22 +140,38 @@ fn well_formed(op: Op, t: &Tensor, name: &str) -> R<()> {
             ),
         ));
     }
-    let es = soc::dtype_size(t.dtype).unwrap();
-    if view_range(t.data, t.offset, &t.view, &t.strides, es).is_some_and(|(_, len)| len == u64::MAX)
-    {
-        return Err(invalid(
-            op,
-            format_args!("{name}: the view's extent overflows"),
-        ));
-    }
-    if numel(&t.view) > 0 && (t.data == 0 || !t.data.is_multiple_of(32)) {
-        return Err(invalid(
+    let overflow = || {
+        invalid(
             op,
             format_args!(
-                "{name}: data address {:#x} must be non-null and 32-byte aligned",
-                t.data
+                "{name}: the view (shape {:?}, strides {:?}, offset {}) overflows 64-bit sizes",
+                t.view, t.strides, t.offset
             ),
-        ));
+        )
+    };
+    let n = numel_checked(&t.view).ok_or_else(overflow)?;
+    n.checked_mul(es as i64).ok_or_else(overflow)?;
+    if n > 0 {
+        let last = t
+            .view
+            .iter()
+            .zip(&t.strides)
+            .try_fold(t.offset, |acc, (&d, &s)| {
+                (d - 1).checked_mul(s).and_then(|v| v.checked_add(acc))
+            })
+            .ok_or_else(overflow)?;
+        last.checked_add(1)
+            .and_then(|e| e.checked_mul(es as i64))
+            .ok_or_else(overflow)?;
+        if t.data == 0 || !t.data.is_multiple_of(32) {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "{name}: data address {:#x} must be non-null and 32-byte aligned",
+                    t.data
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -162,19 +201,26 @@ fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
     Ok(if dim < 0 { dim + r } else { dim } as usize)
 }
 
+/// Bytes of a validated tensor's elements.
 fn bytes(t: &Tensor) -> u64 {
     numel(&t.view) as u64 * elem(t) as u64
 }
 
 /// Writes the first phase's outputs for `e` (shared tail of every operator).
 fn finish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
-    // SAFETY: `ws` and `ex` were checked non-null by `nulls`; the caller
-    // passes valid pointers.
+    // SAFETY: `ws` and `ex` were checked non-null by the preamble; the
+    // caller passes valid pointers.
     unsafe { publish(e, ws, ex) }
 }
 
-fn status(r: R<aclnnStatus>) -> aclnnStatus {
-    r.unwrap_or_else(|c| c)
+/// A first phase, guarded (a panic is a status, never an unwind) and
+/// flattened to its status.
+fn first_phase(op: Op, body: impl FnOnce() -> R<aclnnStatus>) -> aclnnStatus {
+    crate::abi::guard(
+        &format!("{}GetWorkspaceSize", op.name()),
+        ACLNN_ERR_INNER,
+        || body().unwrap_or_else(|c| c),
+    )
 }
 
 // ---------------------------------------------------------------- Slice
@@ -193,8 +239,8 @@ pub extern "C" fn aclnnSliceGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     let op = Op::Slice;
-    status((|| {
-        nulls(
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
             op,
             &[
                 ("self", self_.is_null()),
@@ -202,13 +248,11 @@ pub extern "C" fn aclnnSliceGetWorkspaceSize(
                 ("workspaceSize", workspace_size.is_null()),
                 ("executor", executor.is_null()),
             ],
+            [("self", self_), ("out", out)],
         )?;
-        let (x, o) = (tensor(op, self_, "self")?, tensor(op, out, "out")?);
-        let fam = family(op)?;
         dtype_ok(op, fam, &x, "self")?;
         same_dtype(op, &o, &x)?;
-        well_formed(op, &x, "self")?;
-        well_formed(op, &o, "out")?;
+        structure(op, &[(&x, "self"), (&o, "out")])?;
         let rank = x.view.len();
         if rank == 0 {
             return Err(invalid(op, "self must have rank 1 to 8, got 0"));
@@ -255,11 +299,30 @@ pub extern "C" fn aclnnSliceGetWorkspaceSize(
         let plan = if empty {
             Plan::Empty
         } else {
-            Plan::Slice {
-                dim: d,
-                start: s2 as i64,
-                step,
-            }
+            // The source view: out's shape over self, checked (a step that
+            // leaps past 64-bit offsets is invalid, never a wrap).
+            let mut strides = x.strides.clone();
+            let overflow = || invalid(op, "the sliced view of self overflows 64-bit offsets");
+            strides[d] = if want[d] > 1 {
+                x.strides[d].checked_mul(step).ok_or_else(overflow)?
+            } else {
+                0
+            };
+            let offset = (s2 as i64)
+                .checked_mul(x.strides[d])
+                .and_then(|o| o.checked_add(x.offset))
+                .ok_or_else(overflow)?;
+            structure_of(
+                op,
+                &Tensor {
+                    view: want.clone(),
+                    strides: strides.clone(),
+                    offset,
+                    ..x.clone()
+                },
+                "self (sliced)",
+            )?;
+            Plan::Slice { strides, offset }
         };
         Ok(finish(
             Executor {
@@ -273,7 +336,7 @@ pub extern "C" fn aclnnSliceGetWorkspaceSize(
             workspace_size,
             executor,
         ))
-    })())
+    })
 }
 
 /// Writes `(shape, strides @ offset of t)` into `out` (or through the
@@ -306,25 +369,19 @@ fn store(
 }
 
 fn build_slice(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
-    let Plan::Slice { dim, start, step } = e.plan else {
+    let Plan::Slice { strides, offset } = &e.plan else {
         unreachable!()
     };
+    let (strides, offset) = (strides, *offset);
     let (x, o) = (&e.inputs[0], &e.outputs[0]);
-    let mut strides = x.strides.clone();
-    strides[dim] = if o.view[dim] > 1 {
-        x.strides[dim] * step
-    } else {
-        0
-    };
-    let offset = x.offset + start * x.strides[dim];
     let mut l = Launch::new(Op::Slice.name());
     let src = l
-        .view(rt, "self", x, (&o.view, &strides, offset), false)
+        .view(rt, "self", x, (&o.view, strides, offset), false)
         .expect("non-empty");
     let es = elem(x);
     store(&mut l, rt, o, ws, |l, dst| {
         l.steps.push(Step::Copy(
-            CopyDesc::new(&o.view, &contiguous(&o.view), &strides, es),
+            CopyDesc::new(&o.view, &contiguous(&o.view), strides, es),
             dst,
             src,
         ));
@@ -340,14 +397,16 @@ pub extern "C" fn aclnnSlice(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    executor::run(
-        Op::Slice,
-        workspace,
-        workspace_size,
-        executor,
-        stream,
-        build_slice,
-    )
+    crate::abi::guard("aclnnSlice", cann_sys::ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::Slice,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_slice,
+        )
+    })
 }
 
 // ---------------------------------------------------------- IndexSelect
@@ -363,8 +422,8 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     let op = Op::IndexSelect;
-    status((|| {
-        nulls(
+    first_phase(op, || {
+        let (fam, [x, i, o]) = preamble(
             op,
             &[
                 ("self", self_.is_null()),
@@ -373,13 +432,8 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
                 ("workspaceSize", workspace_size.is_null()),
                 ("executor", executor.is_null()),
             ],
+            [("self", self_), ("index", index), ("out", out)],
         )?;
-        let (x, i, o) = (
-            tensor(op, self_, "self")?,
-            tensor(op, index, "index")?,
-            tensor(op, out, "out")?,
-        );
-        let fam = family(op)?;
         dtype_ok(op, fam, &x, "self")?;
         same_dtype(op, &o, &x)?;
         if i.dtype != aclDataType::ACL_INT64 && i.dtype != aclDataType::ACL_INT32 {
@@ -388,9 +442,7 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
                 format_args!("index data type {} must be INT64 or INT32", i.dtype.0),
             ));
         }
-        for (t, n) in [(&x, "self"), (&i, "index"), (&o, "out")] {
-            well_formed(op, t, n)?;
-        }
+        structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
         if i.view.len() > 1 {
             return Err(invalid(
                 op,
@@ -452,7 +504,7 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
             workspace_size,
             executor,
         ))
-    })())
+    })
 }
 
 /// A contiguous source for `t`: itself, or a staged copy in the workspace
@@ -498,7 +550,6 @@ fn build_index_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let n_index = numel(&i.view);
     let outer = numel(&xs[..dim]);
     let inner_bytes = numel(&xs[dim + 1..]) * elem(x) as i64;
-    l.steps.push(Step::CheckIndex(idx, is64, n_index, xs[dim]));
     store(&mut l, rt, o, cursor, |l, dst| {
         l.steps.push(Step::Gather(
             dst,
@@ -522,14 +573,16 @@ pub extern "C" fn aclnnIndexSelect(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    executor::run(
-        Op::IndexSelect,
-        workspace,
-        workspace_size,
-        executor,
-        stream,
-        build_index_select,
-    )
+    crate::abi::guard("aclnnIndexSelect", cann_sys::ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::IndexSelect,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_index_select,
+        )
+    })
 }
 
 // ---------------------------------------------------------- InplaceCopy
@@ -605,8 +658,8 @@ pub extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     let op = Op::InplaceCopy;
-    status((|| {
-        nulls(
+    first_phase(op, || {
+        let (fam, [d, s]) = preamble(
             op,
             &[
                 ("selfRef", self_ref.is_null()),
@@ -614,13 +667,11 @@ pub extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
                 ("workspaceSize", workspace_size.is_null()),
                 ("executor", executor.is_null()),
             ],
+            [("selfRef", self_ref), ("src", src)],
         )?;
-        let (d, s) = (tensor(op, self_ref, "selfRef")?, tensor(op, src, "src")?);
-        let fam = family(op)?;
         dtype_ok(op, fam, &d, "selfRef")?;
         dtype_ok(op, fam, &s, "src")?;
-        well_formed(op, &d, "selfRef")?;
-        well_formed(op, &s, "src")?;
+        structure(op, &[(&d, "selfRef"), (&s, "src")])?;
         if broadcast(&d.view, &s.view, &s.strides).is_none() {
             return Err(invalid(
                 op,
@@ -677,7 +728,7 @@ pub extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
             workspace_size,
             executor,
         ))
-    })())
+    })
 }
 
 fn build_inplace_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
@@ -731,14 +782,16 @@ pub extern "C" fn aclnnInplaceCopy(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    executor::run(
-        Op::InplaceCopy,
-        workspace,
-        workspace_size,
-        executor,
-        stream,
-        build_inplace_copy,
-    )
+    crate::abi::guard("aclnnInplaceCopy", cann_sys::ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::InplaceCopy,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_inplace_copy,
+        )
+    })
 }
 
 // -------------------------------------------------------- ConstantPadNd
@@ -755,8 +808,8 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
     let op = Op::ConstantPadNd;
-    status((|| {
-        nulls(
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
             op,
             &[
                 ("self", self_.is_null()),
@@ -766,8 +819,8 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
                 ("workspaceSize", workspace_size.is_null()),
                 ("executor", executor.is_null()),
             ],
+            [("self", self_), ("out", out)],
         )?;
-        let (x, o) = (tensor(op, self_, "self")?, tensor(op, out, "out")?);
         let pads =
             state::with_handles(|h| h.int_arrays.get(&(pad as usize)).map(|a| (**a).clone()))
                 .ok_or_else(|| {
@@ -775,11 +828,9 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
                 })?;
         let v = state::with_handles(|h| h.scalars.get(&(value as usize)).map(|a| (**a).clone()))
             .ok_or_else(|| invalid(op, format_args!("value ({value:p}) is not a live scalar")))?;
-        let fam = family(op)?;
         dtype_ok(op, fam, &x, "self")?;
         same_dtype(op, &o, &x)?;
-        well_formed(op, &x, "self")?;
-        well_formed(op, &o, "out")?;
+        structure(op, &[(&x, "self"), (&o, "out")])?;
         let rank = x.view.len();
         if pads.len() % 2 != 0 || pads.len() > 2 * rank {
             return Err(invalid(
@@ -854,8 +905,29 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
         let plan = if empty {
             Plan::Empty
         } else {
+            // The part of self that lands in out (negative pads crop). When
+            // it is not empty every crop is below its extent and every pad
+            // below out's, so the offsets fit (computed in i128 anyway).
+            let ext: Vec<i64> = x
+                .view
+                .iter()
+                .zip(&per_dim)
+                .map(|(&n, &(lo, hi))| n as i128 + (lo as i128).min(0) + (hi as i128).min(0))
+                .map(|e| e.clamp(0, i64::MAX as i128) as i64)
+                .collect();
+            let inner = ext.iter().all(|&n| n > 0);
+            let ostr = contiguous(&o.view);
+            let (mut src_off, mut dst_off) = (x.offset as i128, 0i128);
+            for k in 0..rank {
+                let (lo, _) = per_dim[k];
+                src_off += (-(lo as i128)).max(0) * x.strides[k] as i128;
+                dst_off += (lo as i128).max(0) * ostr[k] as i128;
+            }
+            let fits = |v: i128| i64::try_from(v).map_err(|_| invalid(op, "pad offsets overflow"));
             Plan::ConstantPadNd {
-                pads: per_dim,
+                src_offset: if inner { fits(src_off)? } else { 0 },
+                dst_offset: if inner { fits(dst_off)? } else { 0 },
+                inner: inner.then_some(ext),
                 value: fill,
             }
         };
@@ -871,37 +943,32 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
             workspace_size,
             executor,
         ))
-    })())
+    })
 }
 
 fn build_constant_pad(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
-    let Plan::ConstantPadNd { pads, value } = &e.plan else {
+    let Plan::ConstantPadNd {
+        inner,
+        src_offset,
+        dst_offset,
+        value,
+    } = &e.plan
+    else {
         unreachable!()
     };
     let (x, o) = (&e.inputs[0], &e.outputs[0]);
     let mut l = Launch::new(Op::ConstantPadNd.name());
-    // The part of self that lands in out (negative pads crop).
-    let (mut ext, mut src_off, mut dst_off) = (Vec::new(), x.offset, 0i64);
-    let ostr = contiguous(&o.view);
-    for (k, (&n, &(lo, hi))) in x.view.iter().zip(pads).enumerate() {
-        ext.push(n + lo.min(0) + hi.min(0));
-        src_off += (-lo).max(0) * x.strides[k];
-        dst_off += lo.max(0) * ostr[k];
-    }
-    let inner = ext.iter().all(|&n| n > 0);
-    let src = if inner {
-        l.view(rt, "self", x, (&ext, &x.strides, src_off), false)
-    } else {
-        None
-    };
+    let src = inner
+        .as_ref()
+        .and_then(|ext| l.view(rt, "self", x, (ext, &x.strides, *src_offset), false));
     let es = elem(x);
+    let ostr = contiguous(&o.view);
     store(&mut l, rt, o, ws, |l, dst| {
         l.steps.push(Step::Fill(dst, numel(&o.view), value.clone()));
-        if let Some(src) = src {
-            let mut d2 = dst;
-            d2 = executor::Ref::offset(d2, dst_off as u64 * es as u64);
+        if let (Some(src), Some(ext)) = (src, inner) {
+            let d2 = executor::Ref::offset(dst, *dst_offset as u64 * es as u64);
             l.steps.push(Step::Copy(
-                CopyDesc::new(&ext, &ostr, &x.strides, es),
+                CopyDesc::new(ext, &ostr, &x.strides, es),
                 d2,
                 src,
             ));
@@ -918,12 +985,14 @@ pub extern "C" fn aclnnConstantPadNd(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
-    executor::run(
-        Op::ConstantPadNd,
-        workspace,
-        workspace_size,
-        executor,
-        stream,
-        build_constant_pad,
-    )
+    crate::abi::guard("aclnnConstantPadNd", cann_sys::ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::ConstantPadNd,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_constant_pad,
+        )
+    })
 }

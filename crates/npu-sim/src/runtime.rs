@@ -138,33 +138,37 @@ pub(crate) fn stop_if_unused(init: &mut state::Init) {
 /// `NPU_SIM_THREADS`; an unknown SoC fails with `ACL_ERROR_RT_SOC_VERSION`.
 #[no_mangle]
 pub extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
-    let mut init = state::init_state();
-    if init.acl {
-        return fail(
-            ACL_ERROR_REPEAT_INITIALIZE,
-            "npu-sim: aclInit called twice without aclFinalize",
-        );
-    }
-    if let Err(c) = start(&mut init) {
-        return c;
-    }
-    init.acl = true;
-    ACL_SUCCESS
+    crate::abi::guard("aclInit", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        let mut init = state::init_state();
+        if init.acl {
+            return fail(
+                ACL_ERROR_REPEAT_INITIALIZE,
+                "npu-sim: aclInit called twice without aclFinalize",
+            );
+        }
+        if let Err(c) = start(&mut init) {
+            return c;
+        }
+        init.acl = true;
+        ACL_SUCCESS
+    })
 }
 
 /// `aclFinalize`.
 #[no_mangle]
 pub extern "C" fn aclFinalize() -> aclError {
-    let mut init = state::init_state();
-    if !init.acl {
-        return fail(
-            ACL_ERROR_REPEAT_FINALIZE,
-            "npu-sim: aclFinalize without a matching aclInit",
-        );
-    }
-    init.acl = false;
-    stop_if_unused(&mut init);
-    ACL_SUCCESS
+    crate::abi::guard("aclFinalize", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        let mut init = state::init_state();
+        if !init.acl {
+            return fail(
+                ACL_ERROR_REPEAT_FINALIZE,
+                "npu-sim: aclFinalize without a matching aclInit",
+            );
+        }
+        init.acl = false;
+        stop_if_unused(&mut init);
+        ACL_SUCCESS
+    })
 }
 
 /// `aclGetRecentErrMsg`: the calling thread's last failure, or NULL.
@@ -176,10 +180,14 @@ pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
 /// `aclrtGetSocName`: the simulated SoC, or NULL before initialisation.
 #[no_mangle]
 pub extern "C" fn aclrtGetSocName() -> *const c_char {
-    match state::runtime() {
-        Some(rt) => rt.soc_cstr.as_ptr(),
-        None => std::ptr::null(),
-    }
+    crate::abi::guard(
+        "aclrtGetSocName",
+        std::ptr::null(),
+        || match state::runtime() {
+            Some(rt) => rt.soc_cstr.as_ptr(),
+            None => std::ptr::null(),
+        },
+    )
 }
 
 /// `aclrtGetVersion`: the ACL API version the project's header follows (1.17.0).
@@ -192,61 +200,79 @@ pub unsafe extern "C" fn aclrtGetVersion(
     minor: *mut i32,
     patch: *mut i32,
 ) -> aclError {
-    if major.is_null() || minor.is_null() || patch.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtGetVersion: null output pointer",
-        );
-    }
-    // SAFETY: checked non-null; the caller passes valid pointers.
-    unsafe {
-        *major = 1;
-        *minor = 17;
-        *patch = 0;
-    }
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtGetVersion",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if major.is_null() || minor.is_null() || patch.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtGetVersion: null output pointer",
+                );
+            }
+            // SAFETY: checked non-null; the caller passes valid pointers.
+            unsafe {
+                *major = 1;
+                *minor = 17;
+                *patch = 0;
+            }
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// `aclrtSetDevice`.
 #[no_mangle]
 pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
-    let rt = match rt() {
-        Ok(r) => r,
-        Err(c) => return c,
-    };
-    if device_id < 0 || device_id as u32 >= rt.config.devices {
-        return fail(
-            ACL_ERROR_RT_INVALID_DEVICEID,
-            format!(
-                "npu-sim: device {device_id} does not exist ({} device(s))",
-                rt.config.devices
-            ),
-        );
-    }
-    state::set_current_device(Some(device_id as u32));
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtSetDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let rt = match rt() {
+                Ok(r) => r,
+                Err(c) => return c,
+            };
+            if device_id < 0 || device_id as u32 >= rt.config.devices {
+                return fail(
+                    ACL_ERROR_RT_INVALID_DEVICEID,
+                    format!(
+                        "npu-sim: device {device_id} does not exist ({} device(s))",
+                        rt.config.devices
+                    ),
+                );
+            }
+            state::set_current_device(Some(device_id as u32));
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// `aclrtResetDevice`: waits for the device's default stream.
 #[no_mangle]
 pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
-    let rt = match rt() {
-        Ok(r) => r,
-        Err(c) => return c,
-    };
-    if device_id < 0 || device_id as u32 >= rt.config.devices {
-        return fail(
-            ACL_ERROR_RT_INVALID_DEVICEID,
-            format!("npu-sim: device {device_id} does not exist"),
-        );
-    }
-    if let Some(s) = lock(&rt.default_streams)[device_id as usize].clone() {
-        let _ = s.synchronize();
-    }
-    if state::current_device() == Some(device_id as u32) {
-        state::set_current_device(None);
-    }
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtResetDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let rt = match rt() {
+                Ok(r) => r,
+                Err(c) => return c,
+            };
+            if device_id < 0 || device_id as u32 >= rt.config.devices {
+                return fail(
+                    ACL_ERROR_RT_INVALID_DEVICEID,
+                    format!("npu-sim: device {device_id} does not exist"),
+                );
+            }
+            if let Some(s) = lock(&rt.default_streams)[device_id as usize].clone() {
+                let _ = s.synchronize();
+            }
+            if state::current_device() == Some(device_id as u32) {
+                state::set_current_device(None);
+            }
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// `aclrtGetDevice`.
@@ -255,26 +281,32 @@ pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
 /// `device_id` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
-    if device_id.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtGetDevice: null output pointer",
-        );
-    }
-    if let Err(c) = rt() {
-        return c;
-    }
-    match state::current_device() {
-        // SAFETY: checked non-null.
-        Some(d) => unsafe {
-            *device_id = d as i32;
-            ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtGetDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if device_id.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtGetDevice: null output pointer",
+                );
+            }
+            if let Err(c) = rt() {
+                return c;
+            }
+            match state::current_device() {
+                // SAFETY: checked non-null.
+                Some(d) => unsafe {
+                    *device_id = d as i32;
+                    ACL_SUCCESS
+                },
+                None => fail(
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    "npu-sim: no device set on this thread",
+                ),
+            }
         },
-        None => fail(
-            ACL_ERROR_RT_CONTEXT_NULL,
-            "npu-sim: no device set on this thread",
-        ),
-    }
+    )
 }
 
 /// `aclrtGetDeviceCount`.
@@ -283,49 +315,61 @@ pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
 /// `count` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
-    if count.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtGetDeviceCount: null output pointer",
-        );
-    }
-    match rt() {
-        // SAFETY: checked non-null.
-        Ok(rt) => unsafe {
-            *count = rt.config.devices;
-            ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtGetDeviceCount",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if count.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtGetDeviceCount: null output pointer",
+                );
+            }
+            match rt() {
+                // SAFETY: checked non-null.
+                Ok(rt) => unsafe {
+                    *count = rt.config.devices;
+                    ACL_SUCCESS
+                },
+                Err(c) => c,
+            }
         },
-        Err(c) => c,
-    }
+    )
 }
 
 /// `aclrtSynchronizeDevice`: waits for every stream of the current device.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
-    let (rt, dev) = match rt_device() {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
-    let mut streams: Vec<Arc<Stream>> = state::with_handles(|h| {
-        h.streams
-            .values()
-            .filter(|s| s.device == dev)
-            .cloned()
-            .collect()
-    });
-    streams.extend(lock(&rt.default_streams)[dev as usize].clone());
-    let mut first = Ok(());
-    for s in streams {
-        if let Err(f) = s.synchronize() {
-            if first.is_ok() {
-                first = Err(f);
+    crate::abi::guard(
+        "aclrtSynchronizeDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let (rt, dev) = match rt_device() {
+                Ok(x) => x,
+                Err(c) => return c,
+            };
+            let mut streams: Vec<Arc<Stream>> = state::with_handles(|h| {
+                h.streams
+                    .values()
+                    .filter(|s| s.device == dev)
+                    .cloned()
+                    .collect()
+            });
+            streams.extend(lock(&rt.default_streams)[dev as usize].clone());
+            let mut first = Ok(());
+            for s in streams {
+                if let Err(f) = s.synchronize() {
+                    if first.is_ok() {
+                        first = Err(f);
+                    }
+                }
             }
-        }
-    }
-    match first {
-        Ok(()) => ACL_SUCCESS,
-        Err(f) => report(f),
-    }
+            match first {
+                Ok(()) => ACL_SUCCESS,
+                Err(f) => report(f),
+            }
+        },
+    )
 }
 
 /// `aclrtCreateStream`: a stream on the current device, with its own worker.
@@ -334,53 +378,71 @@ pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
 /// `stream` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
-    if stream.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtCreateStream: null output pointer",
-        );
-    }
-    let (_rt, dev) = match rt_device() {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
-    let s = match Stream::new(dev) {
-        Ok(s) => Arc::new(s),
-        Err(m) => return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, format!("npu-sim: {m}")),
-    };
-    let h = state::new_handle();
-    state::with_handles(|hs| hs.streams.insert(h, s));
-    // SAFETY: checked non-null.
-    unsafe { *stream = h as aclrtStream };
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtCreateStream",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if stream.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtCreateStream: null output pointer",
+                );
+            }
+            let (_rt, dev) = match rt_device() {
+                Ok(x) => x,
+                Err(c) => return c,
+            };
+            let s = match Stream::new(dev) {
+                Ok(s) => Arc::new(s),
+                Err(m) => return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, format!("npu-sim: {m}")),
+            };
+            let h = state::new_handle();
+            state::with_handles(|hs| hs.streams.insert(h, s));
+            // SAFETY: checked non-null.
+            unsafe { *stream = h as aclrtStream };
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// `aclrtDestroyStream`: finishes the stream's work, then destroys it.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
-    let Some(s) = state::with_handles(|h| h.streams.remove(&(stream as usize))) else {
-        return fail(
-            ACL_ERROR_RT_INVALID_HANDLE,
-            format!("npu-sim: aclrtDestroyStream: {stream:p} is not a live stream"),
-        );
-    };
-    let _ = s.synchronize();
-    s.shutdown();
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtDestroyStream",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let Some(s) = state::with_handles(|h| h.streams.remove(&(stream as usize))) else {
+                return fail(
+                    ACL_ERROR_RT_INVALID_HANDLE,
+                    format!("npu-sim: aclrtDestroyStream: {stream:p} is not a live stream"),
+                );
+            };
+            let _ = s.synchronize();
+            s.shutdown();
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// `aclrtSynchronizeStream`: waits; returns the stream's first fault since
 /// the last synchronisation (explained by `aclGetRecentErrMsg`).
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    let r = rt().and_then(|rt| stream_of(&rt, state::current_device(), stream));
-    match r {
-        Ok(s) => match s.synchronize() {
-            Ok(()) => ACL_SUCCESS,
-            Err(f) => report(f),
+    crate::abi::guard(
+        "aclrtSynchronizeStream",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let r = rt().and_then(|rt| stream_of(&rt, state::current_device(), stream));
+            match r {
+                Ok(s) => match s.synchronize() {
+                    Ok(()) => ACL_SUCCESS,
+                    Err(f) => report(f),
+                },
+                Err(c) => c,
+            }
         },
-        Err(c) => c,
-    }
+    )
 }
 
 /// `aclrtStreamQuery`.
@@ -392,37 +454,49 @@ pub unsafe extern "C" fn aclrtStreamQuery(
     stream: aclrtStream,
     status: *mut aclrtStreamStatus,
 ) -> aclError {
-    if status.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtStreamQuery: null output pointer",
-        );
-    }
-    match rt().and_then(|rt| stream_of(&rt, state::current_device(), stream)) {
-        Ok(s) => {
-            let st = if s.is_idle() {
-                aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE
-            } else {
-                aclrtStreamStatus::ACL_STREAM_STATUS_NOT_READY
-            };
-            // SAFETY: checked non-null.
-            unsafe { *status = st };
-            ACL_SUCCESS
-        }
-        Err(c) => c,
-    }
+    crate::abi::guard(
+        "aclrtStreamQuery",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if status.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtStreamQuery: null output pointer",
+                );
+            }
+            match rt().and_then(|rt| stream_of(&rt, state::current_device(), stream)) {
+                Ok(s) => {
+                    let st = if s.is_idle() {
+                        aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE
+                    } else {
+                        aclrtStreamStatus::ACL_STREAM_STATUS_NOT_READY
+                    };
+                    // SAFETY: checked non-null.
+                    unsafe { *status = st };
+                    ACL_SUCCESS
+                }
+                Err(c) => c,
+            }
+        },
+    )
 }
 
 /// `aclrtStreamWaitEvent`: later work on `stream` waits for the event's
 /// latest record.
 #[no_mangle]
 pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
-    code_of((|| {
-        let rt = rt()?;
-        let s = stream_of(&rt, state::current_device(), stream)?;
-        event_of(event)?.wait_on(&s);
-        Ok(())
-    })())
+    crate::abi::guard(
+        "aclrtStreamWaitEvent",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code_of((|| {
+                let rt = rt()?;
+                let s = stream_of(&rt, state::current_device(), stream)?;
+                event_of(event)?.wait_on(&s);
+                Ok(())
+            })())
+        },
+    )
 }
 
 /// `aclrtCreateEvent`.
@@ -431,44 +505,60 @@ pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -
 /// `event` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
-    if event.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtCreateEvent: null output pointer",
-        );
-    }
-    if let Err(c) = rt_device() {
-        return c;
-    }
-    let e = Arc::new(Event::default());
-    let h = state::new_handle();
-    state::with_handles(|hs| hs.events.insert(h, e));
-    // SAFETY: checked non-null.
-    unsafe { *event = h as aclrtEvent };
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtCreateEvent",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if event.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtCreateEvent: null output pointer",
+                );
+            }
+            if let Err(c) = rt_device() {
+                return c;
+            }
+            let e = Arc::new(Event::default());
+            let h = state::new_handle();
+            state::with_handles(|hs| hs.events.insert(h, e));
+            // SAFETY: checked non-null.
+            unsafe { *event = h as aclrtEvent };
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// `aclrtDestroyEvent`.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
-    match state::with_handles(|h| h.events.remove(&(event as usize))) {
-        Some(_) => ACL_SUCCESS,
-        None => fail(
-            ACL_ERROR_RT_INVALID_HANDLE,
-            format!("npu-sim: aclrtDestroyEvent: {event:p} is not a live event"),
-        ),
-    }
+    crate::abi::guard(
+        "aclrtDestroyEvent",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || match state::with_handles(|h| h.events.remove(&(event as usize))) {
+            Some(_) => ACL_SUCCESS,
+            None => fail(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                format!("npu-sim: aclrtDestroyEvent: {event:p} is not a live event"),
+            ),
+        },
+    )
 }
 
 /// `aclrtRecordEvent`.
 #[no_mangle]
 pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    code_of((|| {
-        let rt = rt()?;
-        let s = stream_of(&rt, state::current_device(), stream)?;
-        event_of(event)?.record(&s);
-        Ok(())
-    })())
+    crate::abi::guard(
+        "aclrtRecordEvent",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code_of((|| {
+                let rt = rt()?;
+                let s = stream_of(&rt, state::current_device(), stream)?;
+                event_of(event)?.record(&s);
+                Ok(())
+            })())
+        },
+    )
 }
 
 /// `aclrtQueryEventStatus`.
@@ -480,37 +570,47 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(
     event: aclrtEvent,
     status: *mut aclrtEventRecordedStatus,
 ) -> aclError {
-    if status.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtQueryEventStatus: null output pointer",
-        );
-    }
-    match event_of(event) {
-        Ok(e) => {
-            let st = if e.is_complete() {
-                aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
-            } else {
-                aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_NOT_READY
-            };
-            // SAFETY: checked non-null.
-            unsafe { *status = st };
-            ACL_SUCCESS
-        }
-        Err(c) => c,
-    }
+    crate::abi::guard(
+        "aclrtQueryEventStatus",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if status.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtQueryEventStatus: null output pointer",
+                );
+            }
+            match event_of(event) {
+                Ok(e) => {
+                    let st = if e.is_complete() {
+                        aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
+                    } else {
+                        aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_NOT_READY
+                    };
+                    // SAFETY: checked non-null.
+                    unsafe { *status = st };
+                    ACL_SUCCESS
+                }
+                Err(c) => c,
+            }
+        },
+    )
 }
 
 /// `aclrtSynchronizeEvent`.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
-    match event_of(event) {
-        Ok(e) => {
-            e.synchronize();
-            ACL_SUCCESS
-        }
-        Err(c) => c,
-    }
+    crate::abi::guard(
+        "aclrtSynchronizeEvent",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || match event_of(event) {
+            Ok(e) => {
+                e.synchronize();
+                ACL_SUCCESS
+            }
+            Err(c) => c,
+        },
+    )
 }
 
 /// `aclrtMalloc`: device memory on the current device, in the simulator's
@@ -525,60 +625,64 @@ pub unsafe extern "C" fn aclrtMalloc(
     size: usize,
     _policy: aclrtMemMallocPolicy,
 ) -> aclError {
-    if dev_ptr.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtMalloc: null output pointer",
-        );
-    }
-    let (rt, dev) = match rt_device() {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
-    let mut m = lock(&rt.memory[dev as usize]);
-    match m.alloc(size as u64) {
-        Ok(a) => {
-            // SAFETY: checked non-null.
-            unsafe { *dev_ptr = a.base as *mut c_void };
-            ACL_SUCCESS
+    crate::abi::guard("aclrtMalloc", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        if dev_ptr.is_null() {
+            return fail(
+                ACL_ERROR_INVALID_PARAM,
+                "npu-sim: aclrtMalloc: null output pointer",
+            );
         }
-        Err(AllocError::ZeroSize) => fail(ACL_ERROR_INVALID_PARAM, "npu-sim: aclrtMalloc: size 0"),
-        Err(AllocError::OutOfMemory) => fail(
-            ACL_ERROR_RT_MEMORY_ALLOCATION,
-            format!(
-                "npu-sim: aclrtMalloc: out of device memory: {size} bytes requested, {} of {} in use on device {dev}",
-                m.used(),
-                m.capacity()
+        let (rt, dev) = match rt_device() {
+            Ok(x) => x,
+            Err(c) => return c,
+        };
+        let mut m = lock(&rt.memory[dev as usize]);
+        match m.alloc(size as u64) {
+            Ok(a) => {
+                // SAFETY: checked non-null.
+                unsafe { *dev_ptr = a.base as *mut c_void };
+                ACL_SUCCESS
+            }
+            Err(AllocError::ZeroSize) => fail(ACL_ERROR_INVALID_PARAM, "npu-sim: aclrtMalloc: size 0"),
+            Err(AllocError::OutOfMemory) => fail(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                format!(
+                    "npu-sim: aclrtMalloc: out of device memory: {size} bytes requested, {} of {} in use on device {dev}",
+                    m.used(),
+                    m.capacity()
+                ),
             ),
-        ),
-    }
+        }
+    })
 }
 
 /// `aclrtFree`. Work still enqueued that uses the memory faults its stream
 /// (use after free) instead of touching it.
 #[no_mangle]
 pub extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
-    let rt = match rt() {
-        Ok(r) => r,
-        Err(c) => return c,
-    };
-    let addr = dev_ptr as u64;
-    for m in &rt.memory {
-        let mut m = lock(m);
-        if m.owns(addr) {
-            return match m.free(addr) {
-                Some(_) => ACL_SUCCESS,
-                None => fail(
-                    ACL_ERROR_RT_MEMORY_FREE,
-                    format!("npu-sim: aclrtFree({addr:#x}): not the start of a live allocation (double free?)"),
-                ),
-            };
+    crate::abi::guard("aclrtFree", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        let rt = match rt() {
+            Ok(r) => r,
+            Err(c) => return c,
+        };
+        let addr = dev_ptr as u64;
+        for m in &rt.memory {
+            let mut m = lock(m);
+            if m.owns(addr) {
+                return match m.free(addr) {
+                    Some(_) => ACL_SUCCESS,
+                    None => fail(
+                        ACL_ERROR_RT_MEMORY_FREE,
+                        format!("npu-sim: aclrtFree({addr:#x}): not the start of a live allocation (double free?)"),
+                    ),
+                };
+            }
         }
-    }
-    fail(
-        ACL_ERROR_RT_MEMORY_FREE,
-        format!("npu-sim: aclrtFree({addr:#x}): not device memory"),
-    )
+        fail(
+            ACL_ERROR_RT_MEMORY_FREE,
+            format!("npu-sim: aclrtFree({addr:#x}): not device memory"),
+        )
+    })
 }
 
 /// `aclrtMallocHost`: page-locked host memory (plain host memory here).
@@ -587,27 +691,33 @@ pub extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
 /// `host_ptr` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize) -> aclError {
-    if host_ptr.is_null() || size == 0 {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtMallocHost: null output pointer or size 0",
-        );
-    }
-    if let Err(c) = rt() {
-        return c;
-    }
-    let mut p: *mut c_void = std::ptr::null_mut();
-    // SAFETY: posix_memalign writes `p` on success.
-    if unsafe { libc::posix_memalign(&mut p, 64, size) } != 0 {
-        return fail(
-            ACL_ERROR_BAD_ALLOC,
-            format!("npu-sim: aclrtMallocHost: {size} bytes not available"),
-        );
-    }
-    state::with_handles(|h| h.host.insert(p as usize, size));
-    // SAFETY: checked non-null.
-    unsafe { *host_ptr = p };
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtMallocHost",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if host_ptr.is_null() || size == 0 {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtMallocHost: null output pointer or size 0",
+                );
+            }
+            if let Err(c) = rt() {
+                return c;
+            }
+            let mut p: *mut c_void = std::ptr::null_mut();
+            // SAFETY: posix_memalign writes `p` on success.
+            if unsafe { libc::posix_memalign(&mut p, 64, size) } != 0 {
+                return fail(
+                    ACL_ERROR_BAD_ALLOC,
+                    format!("npu-sim: aclrtMallocHost: {size} bytes not available"),
+                );
+            }
+            state::with_handles(|h| h.host.insert(p as usize, size));
+            // SAFETY: checked non-null.
+            unsafe { *host_ptr = p };
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// `aclrtFreeHost`: only pointers from `aclrtMallocHost` are freed (others
@@ -615,20 +725,26 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
 #[no_mangle]
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
-    match state::with_handles(|h| h.host.remove(&(host_ptr as usize))) {
-        Some(_) => {
-            // SAFETY: allocated by posix_memalign in aclrtMallocHost, removed
-            // from the registry so it is freed once.
-            unsafe { libc::free(host_ptr) };
-            ACL_SUCCESS
-        }
-        None => fail(
-            ACL_ERROR_INVALID_PARAM,
-            format!(
-                "npu-sim: aclrtFreeHost({host_ptr:p}): not from aclrtMallocHost (or freed already)"
+    crate::abi::guard(
+        "aclrtFreeHost",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            match state::with_handles(|h| h.host.remove(&(host_ptr as usize))) {
+            Some(_) => {
+                // SAFETY: allocated by posix_memalign in aclrtMallocHost, removed
+                // from the registry so it is freed once.
+                unsafe { libc::free(host_ptr) };
+                ACL_SUCCESS
+            }
+            None => fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "npu-sim: aclrtFreeHost({host_ptr:p}): not from aclrtMallocHost (or freed already)"
+                ),
             ),
-        ),
-    }
+        }
+        },
+    )
 }
 
 /// A checked copy: both ends located, kinds matched.
@@ -751,30 +867,42 @@ impl Copy {
 
 /// `aclrtMemcpy`: synchronous; checks the kind against where each pointer
 /// lives and `count` against `destMax`.
+///
+/// # Safety
+/// Host ends are valid for `count` bytes (and, for the async form, stay
+/// valid until the stream has run the copy), as with CANN; device ends are
+/// checked.
 #[no_mangle]
-pub extern "C" fn aclrtMemcpy(
+pub unsafe extern "C" fn aclrtMemcpy(
     dst: *mut c_void,
     dest_max: usize,
     src: *const c_void,
     count: usize,
     kind: aclrtMemcpyKind,
 ) -> aclError {
-    let rt = match rt() {
-        Ok(r) => r,
-        Err(c) => return c,
-    };
-    match plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpy") {
-        Ok(c) => match c.run("aclrtMemcpy") {
-            Ok(()) => ACL_SUCCESS,
-            Err(f) => report(f),
-        },
-        Err(code) => code,
-    }
+    crate::abi::guard("aclrtMemcpy", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        let rt = match rt() {
+            Ok(r) => r,
+            Err(c) => return c,
+        };
+        match plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpy") {
+            Ok(c) => match c.run("aclrtMemcpy") {
+                Ok(()) => ACL_SUCCESS,
+                Err(f) => report(f),
+            },
+            Err(code) => code,
+        }
+    })
 }
 
 /// `aclrtMemcpyAsync`: checked now, copied in stream order.
+///
+/// # Safety
+/// Host ends are valid for `count` bytes (and, for the async form, stay
+/// valid until the stream has run the copy), as with CANN; device ends are
+/// checked.
 #[no_mangle]
-pub extern "C" fn aclrtMemcpyAsync(
+pub unsafe extern "C" fn aclrtMemcpyAsync(
     dst: *mut c_void,
     dest_max: usize,
     src: *const c_void,
@@ -782,16 +910,22 @@ pub extern "C" fn aclrtMemcpyAsync(
     kind: aclrtMemcpyKind,
     stream: aclrtStream,
 ) -> aclError {
-    code_of((|| {
-        let rt = rt()?;
-        let s = stream_of(&rt, state::current_device(), stream)?;
-        let c = plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
-        // The raw host pointers are only addresses here; the caller keeps
-        // host buffers alive until the stream has run the copy, as with CANN.
-        let c = SendCopy(c);
-        s.enqueue(TaskKind::Work, move || c.0.run("aclrtMemcpyAsync"));
-        Ok(())
-    })())
+    crate::abi::guard(
+        "aclrtMemcpyAsync",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code_of((|| {
+                let rt = rt()?;
+                let s = stream_of(&rt, state::current_device(), stream)?;
+                let c = plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
+                // The raw host pointers are only addresses here; the caller keeps
+                // host buffers alive until the stream has run the copy, as with CANN.
+                let c = SendCopy(c);
+                s.enqueue(TaskKind::Work, move || c.0.run("aclrtMemcpyAsync"));
+                Ok(())
+            })())
+        },
+    )
 }
 
 struct SendCopy(Copy);
@@ -849,11 +983,13 @@ pub extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
-    code_of((|| {
-        let rt = rt()?;
-        let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemset")?;
-        run_memset(&a, dev_ptr as u64, value, count, "aclrtMemset").map_err(report)
-    })())
+    crate::abi::guard("aclrtMemset", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemset")?;
+            run_memset(&a, dev_ptr as u64, value, count, "aclrtMemset").map_err(report)
+        })())
+    })
 }
 
 /// `aclrtMemsetAsync`.
@@ -865,16 +1001,22 @@ pub extern "C" fn aclrtMemsetAsync(
     count: usize,
     stream: aclrtStream,
 ) -> aclError {
-    code_of((|| {
-        let rt = rt()?;
-        let s = stream_of(&rt, state::current_device(), stream)?;
-        let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemsetAsync")?;
-        let addr = dev_ptr as u64;
-        s.enqueue(TaskKind::Work, move || {
-            run_memset(&a, addr, value, count, "aclrtMemsetAsync")
-        });
-        Ok(())
-    })())
+    crate::abi::guard(
+        "aclrtMemsetAsync",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code_of((|| {
+                let rt = rt()?;
+                let s = stream_of(&rt, state::current_device(), stream)?;
+                let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemsetAsync")?;
+                let addr = dev_ptr as u64;
+                s.enqueue(TaskKind::Work, move || {
+                    run_memset(&a, addr, value, count, "aclrtMemsetAsync")
+                });
+                Ok(())
+            })())
+        },
+    )
 }
 
 /// `aclrtGetMemInfo`: free and total bytes of the current device (every
@@ -888,23 +1030,29 @@ pub unsafe extern "C" fn aclrtGetMemInfo(
     free: *mut usize,
     total: *mut usize,
 ) -> aclError {
-    if free.is_null() || total.is_null() {
-        return fail(
-            ACL_ERROR_INVALID_PARAM,
-            "npu-sim: aclrtGetMemInfo: null output pointer",
-        );
-    }
-    let (rt, dev) = match rt_device() {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
-    let m = lock(&rt.memory[dev as usize]);
-    // SAFETY: checked non-null.
-    unsafe {
-        *total = m.capacity() as usize;
-        *free = (m.capacity() - m.used()) as usize;
-    }
-    ACL_SUCCESS
+    crate::abi::guard(
+        "aclrtGetMemInfo",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if free.is_null() || total.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtGetMemInfo: null output pointer",
+                );
+            }
+            let (rt, dev) = match rt_device() {
+                Ok(x) => x,
+                Err(c) => return c,
+            };
+            let m = lock(&rt.memory[dev as usize]);
+            // SAFETY: checked non-null.
+            unsafe {
+                *total = m.capacity() as usize;
+                *free = (m.capacity() - m.used()) as usize;
+            }
+            ACL_SUCCESS
+        },
+    )
 }
 
 /// Reads a C string argument (for messages).

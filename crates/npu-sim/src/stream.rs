@@ -154,14 +154,9 @@ fn worker_loop(s: &Shared) {
             Ok(()) // skipped: the stream already faulted
         } else {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)).unwrap_or_else(|p| {
-                let what = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
                 Err(Fault {
                     code: cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
-                    message: format!("npu-sim: internal error in a stream task: {what}"),
+                    message: crate::abi::internal_error("a stream task", &*p),
                 })
             })
         };
@@ -177,12 +172,22 @@ fn worker_loop(s: &Shared) {
     }
 }
 
-/// An event: records complete in stream order; waits block until the
-/// record they refer to has completed.
+/// An event (ACL/CUDA semantics): each record is a ticket that completes
+/// when its stream reaches it; a wait (or a host synchronisation) waits for
+/// the ticket of the record last issued before the wait, and nothing else:
+/// a later record, even on a faster stream, never releases it.
 #[derive(Default)]
 pub struct Event {
-    state: Mutex<(u64, u64)>, // (records issued, records completed)
+    state: Mutex<Tickets>,
     cv: Condvar,
+}
+
+#[derive(Default)]
+struct Tickets {
+    /// Records issued so far (the latest ticket).
+    issued: u64,
+    /// Tickets issued but not yet completed.
+    pending: std::collections::BTreeSet<u64>,
 }
 
 impl Event {
@@ -190,14 +195,14 @@ impl Event {
     pub fn record(self: &Arc<Self>, stream: &Stream) {
         let ticket = {
             let mut st = lock(&self.state);
-            st.0 += 1;
-            st.0
+            st.issued += 1;
+            let t = st.issued;
+            st.pending.insert(t);
+            t
         };
         let ev = self.clone();
         stream.enqueue(TaskKind::Sync, move || {
-            let mut st = lock(&ev.state);
-            st.1 = st.1.max(ticket);
-            drop(st);
+            lock(&ev.state).pending.remove(&ticket);
             ev.cv.notify_all();
             Ok(())
         });
@@ -205,7 +210,7 @@ impl Event {
 
     /// Makes `stream` wait for the event's latest record (as of now).
     pub fn wait_on(self: &Arc<Self>, stream: &Stream) {
-        let ticket = lock(&self.state).0;
+        let ticket = lock(&self.state).issued;
         let ev = self.clone();
         stream.enqueue(TaskKind::Sync, move || {
             ev.wait_for(ticket);
@@ -215,20 +220,20 @@ impl Event {
 
     fn wait_for(&self, ticket: u64) {
         let mut st = lock(&self.state);
-        while st.1 < ticket {
+        while st.pending.contains(&ticket) {
             st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
         }
     }
 
     /// Blocks the host until the latest record has completed.
     pub fn synchronize(&self) {
-        let ticket = lock(&self.state).0;
+        let ticket = lock(&self.state).issued;
         self.wait_for(ticket);
     }
 
     /// Whether the latest record has completed (true if never recorded).
     pub fn is_complete(&self) -> bool {
         let st = lock(&self.state);
-        st.1 >= st.0
+        !st.pending.contains(&st.issued)
     }
 }
