@@ -368,3 +368,140 @@ fn the_project_suite_passes_on_the_simulator() {
     let r = conformance::run(&cases, &malformed, &sim(), || {}).unwrap();
     assert_eq!(r.failed(), 0, "{}", r.text(20));
 }
+
+/// A case line whose input is `dtype` with `values` written as given.
+fn data_line(dtype: &str, values: &[String]) -> String {
+    format!(
+        r#"{{"id": "n", "op": "slice", "input": {{"dtype": "{dtype}", "shape": [{}], "data": [{}]}}, "params": {{}}, "expect": {{"error": "invalid_argument"}}}}"#,
+        values.len(),
+        values.join(", ")
+    )
+}
+
+/// The input bytes `values` read as; panics naming the line's error.
+fn read_values(dtype: &str, values: &[String]) -> Vec<u8> {
+    match parse_case(&data_line(dtype, values), "t:1") {
+        Ok(c) => c.input.bytes,
+        Err(e) => panic!("{dtype}: {e}"),
+    }
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// Python's repr of a float writes `e+38` where Rust writes `e38`.
+fn python_exponent(s: &str) -> String {
+    match s.split_once('e') {
+        Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+        _ => s.to_string(),
+    }
+}
+
+#[test]
+fn numbers_are_read_correctly_rounded() {
+    // Every finite float written as the shortest decimal of its f64 value
+    // (Rust's `{:?}`, Python's repr) reads back bit for bit.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut f32s: Vec<f32> = (0..20_000)
+        .map(|_| f32::from_bits(rng.next() as u32))
+        .filter(|f| f.is_finite())
+        .collect();
+    f32s.extend([
+        f32::MAX,
+        f32::MIN,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),           // the smallest subnormal
+        f32::from_bits(0x007f_ffff), // the largest subnormal
+        -f32::from_bits(1),
+        -0.0,
+        0.0,
+    ]);
+    assert!(f32s.len() > 19_000);
+    let want: Vec<u8> = f32s.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let text: Vec<String> = f32s.iter().map(|&f| format!("{:?}", f as f64)).collect();
+    assert!(text.contains(&"3.4028234663852886e38".to_string()));
+    assert!(text.contains(&"1.401298464324817e-45".to_string()));
+    assert_eq!(read_values("float32", &text), want);
+    let py: Vec<String> = text.iter().map(|s| python_exponent(s)).collect();
+    assert!(py.contains(&"3.4028234663852886e+38".to_string()));
+    assert_eq!(read_values("float32", &py), want);
+    // complex64: pairs of float32.
+    let pairs: Vec<String> = text
+        .chunks_exact(2)
+        .map(|p| format!("[{}, {}]", p[0], p[1]))
+        .collect();
+    assert_eq!(
+        read_values("complex64", &pairs),
+        want[..pairs.len() * 8].to_vec()
+    );
+
+    // float16 and bfloat16: every finite value.
+    let halves: Vec<half::f16> = (0..=u16::MAX)
+        .map(half::f16::from_bits)
+        .filter(|h| h.is_finite())
+        .collect();
+    let text: Vec<String> = halves.iter().map(|h| format!("{:?}", h.to_f64())).collect();
+    let want: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+    assert_eq!(read_values("float16", &text), want);
+    let bhalves: Vec<half::bf16> = (0..=u16::MAX)
+        .map(half::bf16::from_bits)
+        .filter(|h| h.is_finite())
+        .collect();
+    let text: Vec<String> = bhalves
+        .iter()
+        .map(|h| format!("{:?}", h.to_f64()))
+        .collect();
+    let want: Vec<u8> = bhalves.iter().flat_map(|h| h.to_le_bytes()).collect();
+    assert_eq!(read_values("bfloat16", &text), want);
+
+    // float64: random bit patterns and the extremes.
+    let mut f64s: Vec<f64> = (0..20_000)
+        .map(|_| f64::from_bits(rng.next()))
+        .filter(|f| f.is_finite())
+        .collect();
+    f64s.extend([
+        f64::MAX,
+        f64::MIN,
+        f64::MIN_POSITIVE,
+        f64::from_bits(1),
+        f64::from_bits(0x000f_ffff_ffff_ffff),
+        -0.0,
+        0.0,
+        0.1,
+    ]);
+    let text: Vec<String> = f64s.iter().map(|f| format!("{f:?}")).collect();
+    let want: Vec<u8> = f64s.iter().flat_map(|f| f.to_le_bytes()).collect();
+    assert_eq!(read_values("float64", &text), want);
+    let py: Vec<String> = text.iter().map(|s| python_exponent(s)).collect();
+    assert_eq!(read_values("float64", &py), want);
+
+    // Zeros: "-0.0" keeps its sign, as Python's json.loads and float()
+    // read it; "-0" is read as float("-0") (and Rust's parse) read it, -0.0
+    // (Python's json.loads makes it the int 0, which has no sign); "0" and
+    // "0.0" are +0.0. An integer dtype reads "-0" as 0.
+    let zeros = ["-0.0", "-0", "0", "0.0", "-0e0", "0e-5"].map(String::from);
+    let bits: Vec<u32> = read_values("float32", &zeros)
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(bits, [0x8000_0000, 0x8000_0000, 0, 0, 0x8000_0000, 0]);
+    assert_eq!(read_values("int8", &zeros[1..4]), [0, 0, 0]);
+    // A value that is not exactly a float32 is still refused.
+    assert!(parse_case(&data_line("float32", &["0.1".into()]), "t:1")
+        .unwrap_err()
+        .contains("not exactly representable in float32"));
+    assert!(
+        parse_case(&data_line("float32", &["16777217".into()]), "t:1")
+            .unwrap_err()
+            .contains("not exactly representable")
+    );
+}
