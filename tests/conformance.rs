@@ -505,3 +505,77 @@ fn numbers_are_read_correctly_rounded() {
             .contains("not exactly representable")
     );
 }
+
+#[test]
+#[serial]
+fn each_line_is_decoded_alone() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let p = dir.path().join("cases.jsonl");
+    let mut bytes = b"\xEF\xBB\xBF".to_vec(); // a byte-order mark
+    bytes.extend(GOOD.as_bytes());
+    bytes.extend(b"\r\n// a comment\r\n\r\n");
+    bytes.extend(b"{\"id\": \"caf\xe9\", \"op\": \"slice\"}\r\n"); // Latin-1: not UTF-8
+    bytes.extend(GOOD.replace("\"ok\"", "\"ok-\u{e9}\u{4e2d}\"").as_bytes());
+    bytes.extend(b"\n");
+    bytes.extend(GOOD.replace("\"ok\"", "\"last\"").as_bytes()); // no final newline
+    std::fs::write(&p, &bytes).unwrap();
+    let (cases, malformed) = conformance::load(std::slice::from_ref(&p));
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["ok", "ok-\u{e9}\u{4e2d}", "last"], "{malformed:?}");
+    assert_eq!(cases[0].origin, format!("{}:1", p.display()));
+    assert_eq!(cases[2].origin, format!("{}:6", p.display()));
+    assert_eq!(malformed.len(), 1, "{malformed:?}");
+    assert_eq!(malformed[0].origin, format!("{}:4", p.display()));
+    assert!(
+        malformed[0].error.contains("not UTF-8") && malformed[0].error.contains("0xe9"),
+        "{}",
+        malformed[0].error
+    );
+}
+
+#[cfg(unix)]
+#[test]
+#[serial]
+fn each_file_is_read_once_through_symbolic_links() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::TempDir::new().unwrap();
+    let root = dir.path().join("cases");
+    write(&root, "a.jsonl", &format!("{GOOD}\n"));
+    write(
+        &root,
+        "sub/b.jsonl",
+        &format!("{}\n", GOOD.replace("\"ok\"", "\"ok2\"")),
+    );
+    symlink(".", root.join("loop")).unwrap(); // a folder that holds itself
+    symlink("a.jsonl", root.join("alias.jsonl")).unwrap(); // one file, two names
+    let other = dir.path().join("other");
+    write(
+        &other,
+        "c.jsonl",
+        &format!("{}\n", GOOD.replace("\"ok\"", "\"ok3\"")),
+    );
+    symlink("..", other.join("up")).unwrap(); // a loop through the parent
+    let (cases, malformed) = conformance::load(&[
+        root.clone(),
+        root.join("loop"),
+        root.join("a.jsonl"),
+        other.clone(),
+    ]);
+    assert!(malformed.is_empty(), "{malformed:?}");
+    let mut ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    ids.sort();
+    assert_eq!(ids, ["ok", "ok2", "ok3"]);
+    assert_eq!(
+        cases[0].origin,
+        format!("{}:1", root.join("a.jsonl").display())
+    );
+    // A dangling link is a file that cannot be read, not a stop.
+    symlink("missing.jsonl", root.join("dangling.jsonl")).unwrap();
+    let (cases, malformed) = conformance::load(std::slice::from_ref(&root));
+    assert_eq!(cases.len(), 2);
+    assert_eq!(malformed.len(), 1);
+    assert!(
+        malformed[0].origin.ends_with("dangling.jsonl")
+            && malformed[0].error.contains("cannot read")
+    );
+}

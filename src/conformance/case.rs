@@ -2,6 +2,7 @@
 
 use crate::dtype::DType;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// A tensor as a case file writes it: dtype, shape, row-major bytes, and
@@ -291,58 +292,127 @@ pub fn parse_case(line: &str, origin: &str) -> Result<Case, String> {
     })
 }
 
-/// Every `*.jsonl` file under `path` (recursively), or `path` itself.
-fn files(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for e in entries {
-            if e.is_dir() || e.extension().is_some_and(|x| x == "jsonl") {
-                files(&e, out)?;
-            }
-        }
-    } else {
-        out.push(path.to_path_buf());
-    }
-    Ok(())
+/// The walk over the given paths: every file once, by canonical path.
+#[derive(Default)]
+struct Walk {
+    /// Canonical paths of the folders entered (a loop re-enters one).
+    dirs: HashSet<PathBuf>,
+    /// Canonical paths of the files taken.
+    files: HashSet<PathBuf>,
+    /// The files to read, as reached.
+    out: Vec<PathBuf>,
+    /// Paths that could not be read.
+    bad: Vec<Malformed>,
 }
 
-/// Reads every case of the given files and folders; blank lines and lines
-/// starting with `//` are skipped; a bad line is reported, not fatal.
-pub fn load(paths: &[PathBuf]) -> (Vec<Case>, Vec<Malformed>) {
-    let (mut cases, mut bad) = (Vec::new(), Vec::new());
-    for p in paths {
-        let mut fs = Vec::new();
-        if let Err(e) = files(p, &mut fs) {
-            bad.push(Malformed {
-                origin: p.display().to_string(),
-                error: format!("cannot read: {e}"),
-            });
-            continue;
+impl Walk {
+    fn cannot_read(&mut self, path: &Path, e: impl std::fmt::Display) {
+        self.bad.push(Malformed {
+            origin: path.display().to_string(),
+            error: format!("cannot read: {e}"),
+        });
+    }
+
+    /// `path` itself if a file (given by the user, or a `*.jsonl` found in a
+    /// folder), or every `*.jsonl` file under it, recursively; symbolic links
+    /// are followed, a folder or file already visited is not visited again.
+    fn visit(&mut self, path: &Path, given: bool) {
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) => return self.cannot_read(path, e),
+        };
+        let canonical = match std::fs::canonicalize(path) {
+            Ok(c) => c,
+            Err(e) => return self.cannot_read(path, e),
+        };
+        if !meta.is_dir() {
+            if !given && !meta.is_file() {
+                return self.cannot_read(path, "not a regular file");
+            }
+            if self.files.insert(canonical) {
+                self.out.push(path.to_path_buf());
+            }
+            return;
         }
-        for f in fs {
-            let text = match std::fs::read_to_string(&f) {
-                Ok(t) => t,
-                Err(e) => {
-                    bad.push(Malformed {
-                        origin: f.display().to_string(),
-                        error: format!("cannot read: {e}"),
-                    });
+        if !self.dirs.insert(canonical) {
+            return;
+        }
+        let entries = match std::fs::read_dir(path) {
+            Ok(rd) => rd,
+            Err(e) => return self.cannot_read(path, e),
+        };
+        let mut found = Vec::new();
+        for e in entries {
+            match e {
+                Ok(e) => found.push(e.path()),
+                Err(e) => self.cannot_read(path, e),
+            }
+        }
+        found.sort();
+        for e in found {
+            // `is_dir` follows symbolic links; a broken link named *.jsonl is
+            // reported when read.
+            if e.is_dir() || e.extension().is_some_and(|x| x == "jsonl") {
+                self.visit(&e, false);
+            }
+        }
+    }
+}
+
+/// The lines of a file's bytes: a leading UTF-8 byte-order mark dropped,
+/// split at `\n`, a trailing `\r` dropped, each decoded alone.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = Result<&str, String>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    bytes.split(|&b| b == b'\n').map(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        std::str::from_utf8(line).map_err(|e| {
+            let at = e.valid_up_to();
+            format!(
+                "not UTF-8: byte {:#04x} at column {} does not start a valid character",
+                line[at],
+                at + 1
+            )
+        })
+    })
+}
+
+/// Reads every case of the given files and folders (every `*.jsonl` in a
+/// folder, recursively; each file once, symbolic links followed, loops
+/// not); blank lines and lines starting with `//` are skipped; a line that
+/// cannot be read (not UTF-8, not JSON, not a case) is reported, not fatal.
+pub fn load(paths: &[PathBuf]) -> (Vec<Case>, Vec<Malformed>) {
+    let mut walk = Walk::default();
+    for p in paths {
+        walk.visit(p, true);
+    }
+    let (mut cases, mut bad) = (Vec::new(), walk.bad);
+    for f in walk.out {
+        let bytes = match std::fs::read(&f) {
+            Ok(b) => b,
+            Err(e) => {
+                bad.push(Malformed {
+                    origin: f.display().to_string(),
+                    error: format!("cannot read: {e}"),
+                });
+                continue;
+            }
+        };
+        for (i, line) in lines(&bytes).enumerate() {
+            let origin = format!("{}:{}", f.display(), i + 1);
+            let t = match line {
+                Ok(l) => l.trim(),
+                Err(error) => {
+                    bad.push(Malformed { origin, error });
                     continue;
                 }
             };
-            for (i, line) in text.lines().enumerate() {
-                let t = line.trim();
-                if t.is_empty() || t.starts_with("//") {
-                    continue;
-                }
-                let origin = format!("{}:{}", f.display(), i + 1);
-                match parse_case(t, &origin) {
-                    Ok(c) => cases.push(c),
-                    Err(error) => bad.push(Malformed { origin, error }),
-                }
+            if t.is_empty() || t.starts_with("//") {
+                continue;
+            }
+            match parse_case(t, &origin) {
+                Ok(c) => cases.push(c),
+                Err(error) => bad.push(Malformed { origin, error }),
             }
         }
     }
