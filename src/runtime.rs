@@ -111,6 +111,10 @@ fn init_token(api: &Api) -> Result<Arc<InitToken>> {
     }))
 }
 
+/// How an [`Error::OutOfMemory`] from [`Runtime::set_memory_limit`]'s bound
+/// begins its message.
+pub(crate) const MEMORY_LIMIT_HIT: &str = "hit the runtime's memory limit";
+
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 
 thread_local! {
@@ -126,6 +130,10 @@ pub(crate) struct RtInner {
     pub(crate) devices: u32,
     /// Total memory per device, read once.
     totals: Mutex<Vec<Option<usize>>>,
+    /// Bytes its live allocations may hold at once (`usize::MAX`: no limit).
+    mem_limit: AtomicUsize,
+    /// Bytes its live allocations hold.
+    mem_in_use: AtomicUsize,
     id: usize,
     _init: Arc<InitToken>,
 }
@@ -182,6 +190,8 @@ impl Runtime {
         let devices = ffi::device_count(&api)?;
         Ok(Runtime(Arc::new(RtInner {
             totals: Mutex::new(vec![None; devices as usize]),
+            mem_limit: AtomicUsize::new(usize::MAX),
+            mem_in_use: AtomicUsize::new(0),
             family: Family::of_soc(&soc),
             soc,
             devices,
@@ -243,6 +253,48 @@ impl Runtime {
     /// A new stream on device 0.
     pub fn stream(&self) -> Result<crate::Stream> {
         self.device(0)?.stream()
+    }
+
+    /// Bounds the device memory this runtime (and its clones) may hold at
+    /// once, over all its devices: tensors and stream workspaces. An
+    /// allocation that would exceed it fails with [`Error::OutOfMemory`]
+    /// saying which limit was hit; memory already held is kept. `None`
+    /// removes the bound (the default).
+    pub fn set_memory_limit(&self, limit: Option<usize>) {
+        self.0
+            .mem_limit
+            .store(limit.unwrap_or(usize::MAX), Ordering::Relaxed);
+    }
+
+    /// Bytes of device memory this runtime's live allocations hold.
+    pub fn memory_in_use(&self) -> usize {
+        self.0.mem_in_use.load(Ordering::Relaxed)
+    }
+
+    /// Counts `bytes` about to be allocated, unless that would exceed the
+    /// memory limit.
+    pub(crate) fn reserve_memory(&self, bytes: usize) -> Result<()> {
+        let limit = self.0.mem_limit.load(Ordering::Relaxed);
+        self.0
+            .mem_in_use
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                Some(used.saturating_add(bytes)).filter(|&n| n <= limit)
+            })
+            .map(|_| ())
+            .map_err(|used| Error::OutOfMemory {
+                bytes,
+                message: format!("{MEMORY_LIMIT_HIT} of {limit} bytes ({used} bytes in use)"),
+            })
+    }
+
+    /// Uncounts `bytes` freed (or whose allocation failed).
+    pub(crate) fn release_memory(&self, bytes: usize) {
+        let _ = self
+            .0
+            .mem_in_use
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                Some(used.saturating_sub(bytes))
+            });
     }
 
     /// Total memory of `device` in bytes (read once).

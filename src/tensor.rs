@@ -25,7 +25,8 @@ pub(crate) struct Storage {
 impl Storage {
     pub(crate) fn alloc(rt: &Runtime, device: i32, bytes: usize) -> Result<Storage> {
         rt.bind(device)?;
-        let ptr = ffi::malloc(&rt.0.api, bytes)?;
+        rt.reserve_memory(bytes)?;
+        let ptr = ffi::malloc(&rt.0.api, bytes).inspect_err(|_| rt.release_memory(bytes))?;
         Ok(Storage {
             rt: rt.clone(),
             device,
@@ -61,6 +62,7 @@ impl Drop for Storage {
         if self.rt.bind(self.device).is_ok() {
             ffi::free(&self.rt.0.api, self.ptr);
         }
+        self.rt.release_memory(self.bytes);
     }
 }
 

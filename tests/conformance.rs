@@ -579,3 +579,55 @@ fn each_file_is_read_once_through_symbolic_links() {
             && malformed[0].error.contains("cannot read")
     );
 }
+
+#[test]
+#[serial]
+fn a_runtime_memory_limit_bounds_what_it_allocates() {
+    use npu_ops::{Error, Runtime, Tensor};
+    let rt = Runtime::new(Backend::Simulator).unwrap();
+    let s = rt.stream().unwrap();
+    let base = rt.memory_in_use();
+    rt.set_memory_limit(Some(base + (1 << 20)));
+    match Tensor::empty(&s, DType::U8, &[2 << 20]) {
+        Err(Error::OutOfMemory { bytes, message }) => {
+            assert_eq!(bytes, 2 << 20);
+            assert!(
+                message.contains("memory limit")
+                    && message.contains(&(base + (1 << 20)).to_string()),
+                "{message}"
+            );
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    assert_eq!(
+        rt.memory_in_use(),
+        base,
+        "a refused allocation is not counted"
+    );
+    let a = Tensor::from_slice(&s, &[1 << 17], &vec![7i32; 1 << 17]).unwrap(); // 512 KiB
+    assert_eq!(rt.memory_in_use(), base + (512 << 10));
+    let clone = rt.clone();
+    assert_eq!(clone.memory_in_use(), base + (512 << 10), "clones share it");
+    assert!(matches!(
+        Tensor::empty(&s, DType::U8, &[768 << 10]),
+        Err(Error::OutOfMemory { .. })
+    ));
+    // Work that uses a tensor keeps it counted until it has run.
+    let b = s.slice(&a, 0, 0, 1 << 16, 1).unwrap(); // 256 KiB
+    assert!(rt.memory_in_use() >= base + (768 << 10));
+    assert_eq!(b.to_vec::<i32>().unwrap()[..2], [7, 7]);
+    drop((a, b));
+    s.synchronize().unwrap();
+    let after = rt.memory_in_use();
+    assert!(
+        after < base + (512 << 10),
+        "freed memory is uncounted: {after}"
+    );
+    let c = Tensor::empty(&s, DType::U8, &[768 << 10]).unwrap();
+    drop(c);
+    // No limit: only the device bounds it.
+    rt.set_memory_limit(None);
+    let d = Tensor::empty(&s, DType::U8, &[2 << 20]).unwrap();
+    assert!(rt.memory_in_use() >= base + (2 << 20));
+    drop(d);
+}
