@@ -64,6 +64,11 @@ enum Command {
         /// How many failures to print.
         #[arg(long, default_value_t = 20)]
         max_failures: usize,
+        /// Device memory one case may hold at once (e.g. 512M, 2G, or
+        /// bytes); a case needing more fails. Default: 1/16 of the host's
+        /// available memory (1G if unknown).
+        #[arg(long, value_name = "SIZE", value_parser = conformance::parse_size)]
+        case_memory: Option<usize>,
     },
     /// Backend, libraries and where they were loaded from, version, SoC,
     /// devices and their memory.
@@ -174,6 +179,9 @@ fn info_cmd(backend: Backend) -> Result<(), String> {
     Ok(())
 }
 
+/// Exit status: 0 every case passed (or was skipped), 1 a case failed, 2
+/// the run could not start (bad option, no backend) or a report could not
+/// be written.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -185,13 +193,19 @@ fn main() -> ExitCode {
             report,
             junit,
             max_failures,
+            case_memory,
         } => {
             let opts = Options {
                 backend: backend.backend(),
                 default_soc: soc,
                 filter,
+                case_memory: Some(case_memory.unwrap_or_else(conformance::default_case_memory)),
             };
-            conformance_cmd(paths, opts, report, junit, max_failures).map(|ok| {
+            match conformance::soc_problem(&opts.default_soc) {
+                Some(problem) => Err(format!("--soc {:?}: {problem}", opts.default_soc)),
+                None => conformance_cmd(paths, opts, report, junit, max_failures),
+            }
+            .map(|ok| {
                 if ok {
                     ExitCode::SUCCESS
                 } else {

@@ -508,6 +508,58 @@ fn numbers_are_read_correctly_rounded() {
 
 #[test]
 #[serial]
+fn a_bad_soc_fails_only_its_cases() {
+    let with_soc = |id: &str, soc: &str| {
+        let line = GOOD.replacen(
+            r#""id": "ok","#,
+            &format!(
+                r#""id": "{id}", "soc": {},"#,
+                serde_json::to_string(soc).unwrap()
+            ),
+            1,
+        );
+        parse_case(&line, id).unwrap()
+    };
+    let cases = vec![
+        with_soc("nul", "Ascend910B3\0"),
+        with_soc("nul-only", "\0"),
+        with_soc("unknown", "Ascend999"),
+        with_soc("empty", ""),
+        with_soc("case", "ascend910b3"),
+        with_soc("space", " Ascend910B3"),
+        with_soc("named", "Ascend910B3"),
+        parse_case(GOOD, "good").unwrap(),
+    ];
+    let r = conformance::run(&cases, &[], &sim(), || {}).unwrap();
+    assert_eq!((r.passed(), r.failed()), (2, 6), "{}", r.text(20));
+    let reason = |id: &str| {
+        let o = r.outcomes.iter().find(|o| o.id == id).unwrap();
+        assert_eq!(o.status, Status::Failed, "{id}");
+        o.reason.clone()
+    };
+    for id in ["nul", "nul-only"] {
+        assert!(reason(id).contains("NUL"), "{id}: {}", reason(id));
+    }
+    for id in ["unknown", "empty", "case", "space"] {
+        assert!(reason(id).contains("unknown SoC"), "{id}: {}", reason(id));
+    }
+    assert!(reason("unknown").contains("\"Ascend999\""));
+    assert!(std::env::var_os("NPU_SIM_SOC").is_none());
+    // A bad default SoC fails the cases that name none.
+    let opts = Options {
+        default_soc: "Ascend910\0B3".into(),
+        ..sim()
+    };
+    let r = conformance::run(&cases[6..], &[], &opts, || {}).unwrap();
+    assert_eq!((r.passed(), r.failed()), (1, 1), "{}", r.text(20));
+    assert!(r
+        .outcomes
+        .iter()
+        .any(|o| o.id == "ok" && o.reason.contains("NUL")));
+}
+
+#[test]
+#[serial]
 fn each_line_is_decoded_alone() {
     let dir = tempfile::TempDir::new().unwrap();
     let p = dir.path().join("cases.jsonl");
@@ -530,6 +582,36 @@ fn each_line_is_decoded_alone() {
         malformed[0].error.contains("not UTF-8") && malformed[0].error.contains("0xe9"),
         "{}",
         malformed[0].error
+    );
+}
+
+#[test]
+#[serial]
+fn a_duplicate_id_fails_naming_both_origins() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let a = write(dir.path(), "a.jsonl", &format!("{GOOD}\n"));
+    let b = write(
+        dir.path(),
+        "b.jsonl",
+        &format!("{}\n{GOOD}\n", GOOD.replace("\"ok\"", "\"ok2\"")),
+    );
+    let (cases, malformed) = conformance::load(&[a.clone(), b.clone()]);
+    assert!(malformed.is_empty(), "{malformed:?}");
+    let r = conformance::run(&cases, &malformed, &sim(), || {}).unwrap();
+    assert_eq!((r.passed(), r.failed()), (2, 1), "{}", r.text(20));
+    let dup: Vec<_> = r
+        .outcomes
+        .iter()
+        .filter(|o| o.status == Status::Failed)
+        .collect();
+    assert_eq!(dup[0].id, "ok");
+    let (first, again) = (format!("{}:1", a.display()), format!("{}:2", b.display()));
+    assert!(
+        dup[0].reason.contains("duplicate id")
+            && dup[0].reason.contains(&first)
+            && dup[0].reason.contains(&again),
+        "{}",
+        dup[0].reason
     );
 }
 
@@ -630,4 +712,198 @@ fn a_runtime_memory_limit_bounds_what_it_allocates() {
     let d = Tensor::empty(&s, DType::U8, &[2 << 20]).unwrap();
     assert!(rt.memory_in_use() >= base + (2 << 20));
     drop(d);
+}
+
+#[test]
+fn sizes_and_the_default_case_memory() {
+    use conformance::parse_size;
+    assert_eq!(parse_size("512M"), Ok(512 << 20));
+    assert_eq!(parse_size("2G"), Ok(2 << 30));
+    assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+    assert_eq!(parse_size("64k"), Ok(64 << 10));
+    assert_eq!(parse_size("1048576"), Ok(1 << 20));
+    for bad in [
+        "0",
+        "",
+        "M",
+        "-1G",
+        "1.5G",
+        "2X",
+        "99999999999999999999",
+        "20000000000T",
+    ] {
+        assert!(parse_size(bad).is_err(), "{bad:?}");
+    }
+    // 1/16 of MemAvailable.
+    let avail_kb: usize = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(16 << 20); // where unreadable: 1 GiB
+    let d = conformance::default_case_memory();
+    // MemAvailable moves between two reads (other processes run).
+    let want = avail_kb * 1024 / 16;
+    assert!(
+        d >= want / 2 && d <= want.saturating_mul(2),
+        "{d} vs {want}"
+    );
+    assert_eq!(Options::default().case_memory.map(|m| m > 0), Some(true));
+}
+
+#[test]
+#[serial]
+fn a_case_over_the_memory_bound_fails_naming_it() {
+    let huge = r#"{"id": "huge", "op": "as_strided", "input": {"dtype": "float32", "shape": [1], "data": [1]}, "params": {"size": [1073741824], "stride": [0], "offset": 0}, "expect": {"error": "invalid_argument"}}"#;
+    // An output no device could hold is still the operator's invalid_argument.
+    let too_big = r#"{"id": "device", "op": "as_strided", "input": {"dtype": "float32", "shape": [1], "data": [1]}, "params": {"size": [1099511627776], "stride": [0], "offset": 0}, "expect": {"error": "invalid_argument"}}"#;
+    let cases: Vec<_> = [huge, too_big, GOOD]
+        .iter()
+        .map(|l| parse_case(l, "t").unwrap())
+        .collect();
+    let opts = Options {
+        case_memory: Some(64 << 20),
+        ..sim()
+    };
+    let r = conformance::run(&cases, &[], &opts, || {}).unwrap();
+    let status: Vec<Status> = r.outcomes.iter().map(|o| o.status).collect();
+    assert_eq!(
+        status,
+        [Status::Failed, Status::Passed, Status::Passed],
+        "{}",
+        r.text(20)
+    );
+    let reason = &r.outcomes[0].reason;
+    assert!(
+        reason.contains("--case-memory") && reason.contains(&(64usize << 20).to_string()),
+        "{reason}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+#[serial]
+fn hostile_lines_fail_alone_and_the_run_reports_every_case() {
+    let exe = env!("CARGO_BIN_EXE_npu-ops");
+    let dir = tempfile::TempDir::new().unwrap();
+    let root = dir.path().join("cases");
+    std::fs::create_dir_all(&root).unwrap();
+    let mut good = b"\xEF\xBB\xBF".to_vec();
+    good.extend(GOOD.as_bytes());
+    good.extend(b"\r\n");
+    std::fs::write(root.join("good.jsonl"), good).unwrap();
+    let hostile: Vec<Vec<u8>> = vec![
+        // A view whose element count overflows.
+        br#"{"id":"wrap","op":"slice","input":{"dtype":"int8","shape":[2],"data":[1,2],"view":{"shape":[4611686018427387905,2],"strides":[0,1],"offset":0}},"params":{"dim":0,"start":0,"end":1,"step":1},"expect":{"error":"invalid_argument"}}"#.to_vec(),
+        // A NUL byte in the SoC name.
+        br#"{"id":"nul","op":"slice","soc":"Ascend910B3\u0000","input":{"dtype":"int8","shape":[2],"data":[1,2]},"params":{"dim":0,"start":0,"end":1,"step":1},"expect":{"dtype":"int8","shape":[1],"data":[1]}}"#.to_vec(),
+        // 236 bytes asking for 4 GiB.
+        br#"{"id":"big","op":"as_strided","input":{"dtype":"float32","shape":[1],"data":[1]},"params":{"size":[1073741824],"stride":[0],"offset":0},"expect":{"error":"invalid_argument"}}"#.to_vec(),
+        // Not UTF-8.
+        b"{\"id\":\"latin1-\xe9\",\"op\":\"slice\"}".to_vec(),
+        // A duplicate id.
+        GOOD.as_bytes().to_vec(),
+    ];
+    std::fs::write(root.join("hostile.jsonl"), hostile.join(&b'\n')).unwrap();
+    std::os::unix::fs::symlink(".", root.join("loop")).unwrap();
+    let report = dir.path().join("r.json");
+    let out = Command::new(exe)
+        .args(["conformance", "--backend", "sim", "--case-memory", "256M"])
+        .arg(&root)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    // Each file read once: 1 + 5 lines, 6 outcomes.
+    assert_eq!(
+        (
+            j["total"].as_u64(),
+            j["passed"].as_u64(),
+            j["failed"].as_u64()
+        ),
+        (Some(6), Some(2), Some(4)),
+        "{j:#}"
+    );
+    let failures: Vec<(String, String)> = j["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().into(),
+                f["reason"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let hostile_file = root.join("hostile.jsonl").display().to_string();
+    let reason = |id: &str| {
+        failures
+            .iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_else(|| panic!("no failure {id}: {failures:?}"))
+    };
+    assert!(reason("nul").contains("NUL"), "{}", reason("nul"));
+    assert!(
+        reason("big").contains("--case-memory") && reason("big").contains("268435456"),
+        "{}",
+        reason("big")
+    );
+    assert!(
+        reason(&format!("{hostile_file}:4")).contains("not UTF-8"),
+        "{failures:?}"
+    );
+    assert!(
+        reason("ok").contains(&format!("{hostile_file}:5"))
+            && reason("ok").contains(&format!("{}:1", root.join("good.jsonl").display())),
+        "{}",
+        reason("ok")
+    );
+    // The good case and the overflowing view passed.
+    assert!(!failures.iter().any(|(i, _)| i == "wrap"), "{failures:?}");
+    assert!(
+        stdout.contains("conformance: 2 passed, 4 failed, 0 skipped"),
+        "{stdout}"
+    );
+}
+
+#[test]
+#[serial]
+fn bad_options_exit_with_status_2() {
+    let exe = env!("CARGO_BIN_EXE_npu-ops");
+    let dir = tempfile::TempDir::new().unwrap();
+    let f = write(dir.path(), "a.jsonl", &format!("{GOOD}\n"));
+    for args in [
+        &["--case-memory", "0"][..],
+        &["--case-memory", "lots"],
+        &["--soc", "Ascend999"],
+        &["--soc", "ascend910b3"],
+    ] {
+        let out = Command::new(exe)
+            .args(["conformance", "--backend", "sim"])
+            .args(args)
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stderr.is_empty());
+    }
+    let out = Command::new(exe)
+        .args(["conformance", "--backend", "sim", "--case-memory", "512M"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
 }

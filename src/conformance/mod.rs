@@ -13,7 +13,8 @@ use crate::{
 };
 use case::{int, ints};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -24,6 +25,11 @@ pub struct Options {
     pub default_soc: String,
     /// Only cases whose id contains this.
     pub filter: Option<String>,
+    /// The device memory one case may hold at once, in bytes (set with
+    /// [`Runtime::set_memory_limit`] on every runtime the run creates); a
+    /// case that needs more fails. `None`: only the device bounds it.
+    /// Default: [`default_case_memory`].
+    pub case_memory: Option<usize>,
 }
 
 impl Default for Options {
@@ -32,7 +38,71 @@ impl Default for Options {
             backend: Backend::Auto,
             default_soc: "Ascend910B3".into(),
             filter: None,
+            case_memory: Some(default_case_memory()),
         }
+    }
+}
+
+/// The default per-case memory bound: 1/16 of the host's available memory
+/// (`MemAvailable` in `/proc/meminfo`), or 1 GiB where that cannot be read.
+/// The simulator backs device memory with host memory, so a case's device
+/// memory is host memory.
+pub fn default_case_memory() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| mem_available(&t))
+        .map_or(1 << 30, |b| (b / 16).max(1))
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<usize> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let mut words = line["MemAvailable:".len()..].split_whitespace();
+    let n: usize = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") => n.checked_mul(1024),
+        None => Some(n),
+        Some(_) => None,
+    }
+}
+
+/// A size in bytes: a whole number, optionally followed by `K`, `M`, `G` or
+/// `T` (powers of 1024; `KiB`, `MB`, ... and lower case also read), e.g.
+/// `512M`, `2G`, `1048576`. Zero is refused.
+pub fn parse_size(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let shift = match unit.trim_start().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(format!("{text:?} is not a size (e.g. 512M, 2G or bytes)")),
+    };
+    num.parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1usize.checked_shl(shift)?))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| {
+            format!(
+                "{text:?} is not a size from 1 byte to {} bytes (e.g. 512M, 2G)",
+                usize::MAX
+            )
+        })
+}
+
+/// Why a SoC name cannot be run as, if it cannot (the reason does not
+/// repeat the name): it must be one of the names `aclrtGetSocName` reports
+/// for a product the project knows ([`Family::of_soc`]).
+pub fn soc_problem(soc: &str) -> Option<String> {
+    if soc.contains('\0') {
+        Some("the name contains a NUL byte".into())
+    } else if Family::of_soc(soc).is_none() {
+        Some("unknown SoC: not a name aclrtGetSocName reports for a known product (ops.md, last section)".into())
+    } else {
+        None
     }
 }
 
@@ -162,12 +232,33 @@ fn first_difference(dtype: crate::DType, want: &[u8], got: &[u8]) -> String {
     )
 }
 
-/// Compares an outcome with the expectation.
-fn judge(c: &Case, got: Result<crate::Result<Tensor>, String>) -> (Status, String) {
+/// Whether `e` is the runtime's memory limit being hit.
+fn hit_memory_limit(e: &Error) -> bool {
+    matches!(e, Error::OutOfMemory { message, .. } if message.starts_with(crate::runtime::MEMORY_LIMIT_HIT))
+}
+
+/// Compares an outcome with the expectation; `case_memory` is the bound
+/// set on the runtime.
+fn judge(
+    c: &Case,
+    got: Result<crate::Result<Tensor>, String>,
+    case_memory: Option<usize>,
+) -> (Status, String) {
     let got = match got {
         Err(malformed) => return (Status::Failed, format!("malformed case: {malformed}")),
         Ok(g) => g,
     };
+    if let (Err(e), Some(limit)) = (&got, case_memory) {
+        if hit_memory_limit(e) {
+            return (
+                Status::Failed,
+                format!(
+                    "the case needs more device memory than one case may hold ({limit} bytes = {:.1} MiB; raise it with --case-memory): {e}",
+                    limit as f64 / (1u64 << 20) as f64
+                ),
+            );
+        }
+    }
     match (&c.expect, got) {
         (Expect::Error(kind), Err(e)) if e.kind() == kind => (Status::Passed, String::new()),
         (Expect::Error(kind), Err(e)) => (
@@ -222,6 +313,11 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 
 /// Runs `cases` (and counts `malformed` lines as failures). `progress` is
 /// called after each case.
+///
+/// Every case is accounted for in the report: one that cannot be run (an
+/// id already used by an earlier case, a `soc` that is not a known SoC
+/// name, more memory than [`Options::case_memory`]) fails alone with its
+/// reason. The error is for a run that cannot start (no backend).
 pub fn run(
     cases: &[Case],
     malformed: &[Malformed],
@@ -237,14 +333,42 @@ pub fn run(
             reason: format!("malformed line: {}", m.error),
         });
     }
-    let selected: Vec<&Case> = cases
-        .iter()
-        .filter(|c| {
-            opts.filter
-                .as_ref()
-                .is_none_or(|f| c.id.contains(f.as_str()))
-        })
-        .collect();
+    let fail = |report: &mut Report, c: &Case, reason: String| {
+        report.push(Outcome {
+            id: c.id.clone(),
+            op: c.op.clone(),
+            status: Status::Failed,
+            reason,
+        });
+    };
+    // The first case of an id runs; a later one fails, naming both.
+    let mut first_of: HashMap<&str, &str> = HashMap::new();
+    let mut selected: Vec<&Case> = Vec::new();
+    for c in cases.iter().filter(|c| {
+        opts.filter
+            .as_ref()
+            .is_none_or(|f| c.id.contains(f.as_str()))
+    }) {
+        match first_of.entry(c.id.as_str()) {
+            Entry::Occupied(first) => {
+                fail(
+                    &mut report,
+                    c,
+                    format!(
+                        "duplicate id {:?} at {}: first used at {}",
+                        c.id,
+                        c.origin,
+                        first.get()
+                    ),
+                );
+                progress();
+            }
+            Entry::Vacant(v) => {
+                v.insert(c.origin.as_str());
+                selected.push(c);
+            }
+        }
+    }
     // One runtime per SoC on the simulator; the device's own SoC on CANN.
     let mut by_soc: BTreeMap<String, Vec<&Case>> = BTreeMap::new();
     for c in selected {
@@ -262,6 +386,18 @@ pub fn run(
     }
     drop(probe);
     for (soc, group) in by_soc {
+        let mut fail_group = |report: &mut Report, reason: &str| {
+            for c in &group {
+                fail(report, c, format!("cannot run as SoC {soc:?}: {reason}"));
+                progress();
+            }
+        };
+        // Checked before the name reaches the environment (a NUL there
+        // would panic) or the simulator.
+        if let Some(problem) = soc_problem(&soc) {
+            fail_group(&mut report, &problem);
+            continue;
+        }
         let rt = if on_hardware {
             Runtime::new(opts.backend.clone())?
         } else {
@@ -273,29 +409,27 @@ pub fn run(
             match r {
                 Ok(r) if r.soc() == soc => r,
                 Ok(r) => {
-                    for c in group {
-                        report.push(Outcome {
-                            id: c.id.clone(),
-                            op: c.op.clone(),
-                            status: Status::Failed,
-                            reason: format!("cannot run as SoC {soc}: another runtime in this process keeps the simulator as {}", r.soc()),
-                        });
-                        progress();
-                    }
+                    fail_group(
+                        &mut report,
+                        &format!(
+                            "another runtime in this process keeps the simulator as {}",
+                            r.soc()
+                        ),
+                    );
                     continue;
                 }
                 Err(e) => {
-                    for c in group {
-                        report.push(Outcome {
-                            id: c.id.clone(),
-                            op: c.op.clone(),
-                            status: Status::Failed,
-                            reason: format!("cannot run as SoC {soc}: {e}"),
-                        });
-                        progress();
-                    }
+                    fail_group(&mut report, &e.to_string());
                     continue;
                 }
+            }
+        };
+        rt.set_memory_limit(opts.case_memory);
+        let s = match rt.stream() {
+            Ok(s) => s,
+            Err(e) => {
+                fail_group(&mut report, &format!("cannot create a stream: {e}"));
+                continue;
             }
         };
         if !on_hardware {
@@ -305,7 +439,6 @@ pub fn run(
                 format!("{}, {soc}", report.soc)
             };
         }
-        let s = rt.stream()?;
         for c in group {
             let (status, reason) = if on_hardware && Family::of_soc(&soc) != device_family {
                 (
@@ -314,7 +447,7 @@ pub fn run(
                 )
             } else {
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    judge(c, run_op(&s, c))
+                    judge(c, run_op(&s, c), opts.case_memory)
                 })) {
                     Ok(r) => r,
                     Err(p) => (Status::Failed, format!("panicked: {}", panic_message(p))),
@@ -323,12 +456,7 @@ pub fn run(
             // A fault left on the stream must not leak into the next case.
             if let Err(e) = s.synchronize() {
                 if !matches!(e, Error::IndexOutOfRange { .. }) && status == Status::Passed {
-                    report.push(Outcome {
-                        id: c.id.clone(),
-                        op: c.op.clone(),
-                        status: Status::Failed,
-                        reason: format!("stream fault after the case: {e}"),
-                    });
+                    fail(&mut report, c, format!("stream fault after the case: {e}"));
                     progress();
                     continue;
                 }
@@ -343,4 +471,22 @@ pub fn run(
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_available_is_read_from_meminfo() {
+        let t = "MemTotal:       32000000 kB\nMemFree:  100 kB\nMemAvailable:   24285888 kB\n";
+        assert_eq!(mem_available(t), Some(24285888 * 1024));
+        assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(mem_available("MemAvailable: lots kB\n"), None);
+        assert_eq!(mem_available("MemAvailable: 5 MB\n"), None);
+        assert_eq!(
+            mem_available(&format!("MemAvailable: {} kB\n", usize::MAX)),
+            None
+        );
+    }
 }
