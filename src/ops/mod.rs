@@ -228,6 +228,9 @@ impl Stream {
         let (first, last) = src.layout().span().expect("non-empty");
         let flat = src.view_as("copy", &[last - first + 1], &[1], first)?;
         let n = src.numel();
+        // The device index first: a size the device (or the runtime's
+        // limit) refuses is refused before any host memory is spent on it.
+        let index = Tensor::empty_for(self, "copy", "src", crate::DType::I64, &[n])?;
         let mut idx: Vec<i64> = Vec::new();
         idx.try_reserve_exact(n)
             .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
@@ -246,7 +249,7 @@ impl Stream {
                 pos[d] = 0;
             }
         }
-        let index = Tensor::from_slice(self, &[n], &idx)?;
+        crate::ffi::upload(self.api(), index.storage.ptr, &crate::dtype::to_bytes(&idx))?;
         let dense = dst.is_contiguous();
         let target = if dense {
             dst.view_as("copy", &[n], &[1], dst.offset())?

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The C kernels and the simulator under AddressSanitizer and
+# UndefinedBehaviorSanitizer; any report fails (nothing recovers).
+#   1. kernels/run-tests.sh: the kernels' own tests, built with gcc's
+#      -fsanitize=address,undefined;
+#   2. the simulator's tests, the safe layer's trust and runtime tests and
+#      the fuzz regression replay, with Rust's AddressSanitizer (nightly)
+#      and the C kernels compiled with -fsanitize=undefined.
+# Needs the nightly toolchain (this machine image has it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "== kernels: C tests under ASan + UBSan"
+bash kernels/run-tests.sh
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    echo "ci/sanitize.sh: needs the nightly toolchain (rustup toolchain install nightly)" >&2
+    exit 1
+fi
+host=$(rustc -vV | sed -n 's/^host: //p')
+export RUSTFLAGS="-Zsanitizer=address" RUSTDOCFLAGS="-Zsanitizer=address"
+export CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export CARGO_TARGET_DIR=target/sanitize
+echo "== simulator: Rust ASan, C UBSan"
+cargo +nightly test --quiet --target "$host" -p npu-sim --lib --test protocol --test ops --test hostile
+echo "== safe layer on the simulator: Rust ASan, C UBSan"
+cargo +nightly test --quiet --target "$host" -p npu-ops --test trust --test runtime --test fuzz_regressions
+echo "== sanitizers: clean"

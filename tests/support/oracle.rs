@@ -1,0 +1,661 @@
+//! One random operator call on random views, run on the device through the
+//! safe layer and on cpu-ref, compared bit for bit (or error kind for kind).
+//! Shared (through `#[path]`) by the stress test (`examples/stress.rs`,
+//! `tests/stress.rs`) and the `ops` fuzz target, which differ only in where
+//! the random choices come from ([`Source`]).
+//!
+//! Every form is exercised: plain calls, `_into` calls whose output is a
+//! fresh tensor, a strided view, or a view of the input's own storage
+//! (aliasing), and prepared operators run twice, also with aliasing
+//! outputs. Inputs are any view: gaps, broadcasts, sliding windows,
+//! interleaved strides, zero extents, and sizes that overflow.
+#![allow(dead_code)]
+
+use cpu_ref::DType as R;
+use npu_ops::{DType, Error, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+
+/// Where the random choices come from.
+pub trait Source {
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64;
+
+    /// In `[0, n)` (0 when `n == 0`).
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+
+    /// In `[lo, hi]` (a small range).
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+
+    /// True `num` times in `den`.
+    fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.below(den) < num
+    }
+
+    /// One of `xs`.
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+
+    /// An i64 parameter: mostly small, sometimes at the ends of i64.
+    fn param(&mut self) -> i64 {
+        match self.below(12) {
+            0 => i64::MIN,
+            1 => i64::MAX,
+            2 => i64::MIN + 1,
+            3 => i64::MAX - 1,
+            _ => self.range(-6, 8),
+        }
+    }
+}
+
+/// A xorshift generator (the stress test's source).
+pub struct Rng(pub u64);
+
+impl Source for Rng {
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.0 | 1;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// Bytes as a source (the fuzzer's): each choice consumes eight bytes;
+/// past the end every choice is 0.
+pub struct Bytes<'a>(pub &'a [u8]);
+
+impl Source for Bytes<'_> {
+    fn next_u64(&mut self) -> u64 {
+        let n = self.0.len().min(8);
+        let mut b = [0u8; 8];
+        b[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        u64::from_le_bytes(b)
+    }
+}
+
+/// What a case found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Same bits (`data`), or the same error kind.
+    Agree {
+        /// Whether data was compared (else an error kind).
+        data: bool,
+    },
+    /// A difference: what, and both sides.
+    Mismatch(String),
+}
+
+fn dtype(d: R) -> DType {
+    DType::from_name(d.name()).expect("same dtype names")
+}
+
+fn element_bytes(src: &mut impl Source, d: R, n: usize) -> Vec<u8> {
+    let mut v: Vec<u8> = (0..n * d.size()).map(|_| src.next_u64() as u8).collect();
+    if d == R::Bool {
+        v.iter_mut().for_each(|b| *b &= 1);
+    }
+    v
+}
+
+/// A random view: shape, strides, offset and the storage it lives in.
+struct ViewSpec {
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    offset: usize,
+    storage: usize,
+}
+
+fn gen_view(src: &mut impl Source) -> ViewSpec {
+    let rank = if src.chance(1, 10) {
+        src.range(5, 8) as usize
+    } else {
+        src.range(0, 4) as usize
+    };
+    let max = if rank > 4 { 2 } else { 4 };
+    let shape: Vec<usize> = (0..rank)
+        .map(|_| {
+            if src.chance(1, 12) {
+                0
+            } else {
+                src.range(1, max) as usize
+            }
+        })
+        .collect();
+    // Hostile: sizes that overflow (both sides must reject them).
+    if src.chance(1, 40) {
+        let huge = [
+            1usize << 61,
+            (1 << 62) + 1,
+            usize::MAX / 2,
+            i64::MAX as usize,
+        ];
+        let shape = vec![src.pick(&huge), src.range(1, 8) as usize];
+        let strides = vec![0, src.range(0, 1) as usize];
+        return ViewSpec {
+            shape,
+            strides,
+            offset: 0,
+            storage: 4,
+        };
+    }
+    let mut strides = vec![0usize; rank];
+    let mut acc = 1usize;
+    for i in (0..rank).rev() {
+        strides[i] = acc;
+        acc *= shape[i].max(1);
+    }
+    match src.below(6) {
+        0 | 1 => {}
+        2 => {
+            // A permutation (transpose-like).
+            for i in (1..rank).rev() {
+                let j = src.below(i as u64 + 1) as usize;
+                strides.swap(i, j);
+            }
+        }
+        3 => {
+            // Broadcast dims.
+            for s in strides.iter_mut() {
+                if src.chance(1, 3) {
+                    *s = 0;
+                }
+            }
+        }
+        4 => {
+            // Sliding windows / interleaving: any small strides.
+            for s in strides.iter_mut() {
+                *s = src.range(0, 5) as usize;
+            }
+        }
+        _ => {
+            // Gaps.
+            for s in strides.iter_mut() {
+                *s *= src.range(1, 3) as usize;
+            }
+        }
+    }
+    let offset = src.range(0, 3) as usize;
+    let span = if shape.contains(&0) {
+        0
+    } else {
+        offset
+            + shape
+                .iter()
+                .zip(&strides)
+                .map(|(&n, &s)| (n - 1) * s)
+                .sum::<usize>()
+            + 1
+    };
+    let storage = span + src.range(0, 3) as usize;
+    ViewSpec {
+        shape,
+        strides,
+        offset,
+        storage,
+    }
+}
+
+/// The operator to call.
+#[derive(Clone, Debug)]
+enum Call {
+    Slice(i64, i64, i64, i64),
+    /// dim, indices, int64?, 0 device / 1 host-checked / 2 device-checked.
+    IndexSelect(i64, Vec<i64>, bool, u8),
+    AsStrided(Vec<i64>, Vec<i64>, i64),
+    Sampled(SampledSlice, bool),
+    Subtensor(Vec<i64>, i64),
+    Contiguous,
+}
+
+fn gen_dim(src: &mut impl Source, rank: usize) -> i64 {
+    if src.chance(1, 16) {
+        src.param()
+    } else {
+        let r = rank.max(1) as i64;
+        src.range(-r - 1, r)
+    }
+}
+
+fn gen_call(src: &mut impl Source, shape: &[usize], faults: bool) -> Call {
+    let rank = shape.len();
+    match src.below(6) {
+        0 => {
+            let step = if src.chance(1, 10) {
+                src.param()
+            } else {
+                src.range(1, 3)
+            };
+            Call::Slice(gen_dim(src, rank), src.param(), src.param(), step)
+        }
+        1 => {
+            let dim = gen_dim(src, rank);
+            let n = if rank == 0 {
+                1
+            } else {
+                shape[dim.rem_euclid(rank as i64) as usize] as i64
+            };
+            let k = src.range(0, 5);
+            let idx = (0..k)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i64::MIN, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::IndexSelect(dim, idx, src.chance(1, 2), src.below(3) as u8)
+        }
+        2 => {
+            let lo = if src.chance(1, 20) { 0 } else { 1 };
+            let r = src.range(lo, 4) as usize;
+            let size = (0..r)
+                .map(|_| {
+                    if src.chance(1, 20) {
+                        src.param()
+                    } else {
+                        src.range(1, 4)
+                    }
+                })
+                .collect();
+            let stride = (0..r + src.chance(1, 20) as usize)
+                .map(|_| {
+                    if src.chance(1, 20) {
+                        src.param()
+                    } else {
+                        src.range(0, 3)
+                    }
+                })
+                .collect();
+            let offset = if src.chance(1, 20) {
+                src.param()
+            } else {
+                src.range(0, 2)
+            };
+            Call::AsStrided(size, stride, offset)
+        }
+        3 => {
+            let with_axes = rank > 0 && src.chance(1, 3);
+            let n = if with_axes {
+                src.range(0, rank as i64) as usize
+            } else {
+                rank
+            };
+            let mut p = SampledSlice::new(
+                &(0..n).map(|_| src.param()).collect::<Vec<_>>(),
+                &(0..n).map(|_| src.range(0, 4)).collect::<Vec<_>>(),
+                &(0..n)
+                    .map(|_| {
+                        if src.chance(1, 8) {
+                            src.param()
+                        } else {
+                            src.range(-3, 3)
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+                src.pick(&[
+                    SampleMode::StrictBounds,
+                    SampleMode::Wrap,
+                    SampleMode::Clamp,
+                    SampleMode::Fill,
+                    SampleMode::Reflect,
+                ]),
+            );
+            if with_axes {
+                p = p.with_axes(
+                    &(0..n)
+                        .map(|_| src.range(-(rank as i64), rank as i64 - 1))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            if p.mode == SampleMode::Fill && src.chance(3, 4) || src.chance(1, 12) {
+                p = p.with_fill(Scalar::Int(src.range(0, 1)));
+            }
+            Call::Sampled(p, src.chance(1, 4))
+        }
+        4 => {
+            let k = src.range(0, rank as i64) as usize;
+            let coords = (0..k)
+                .map(|j| {
+                    if src.chance(1, 10) {
+                        src.param()
+                    } else {
+                        src.range(0, shape[j].max(1) as i64)
+                    }
+                })
+                .collect();
+            Call::Subtensor(coords, src.range(0, 3))
+        }
+        _ => Call::Contiguous,
+    }
+}
+
+fn ref_call(
+    soc: &str,
+    x: &cpu_ref::Tensor,
+    call: &Call,
+) -> Result<cpu_ref::Tensor, cpu_ref::RefError> {
+    match call {
+        Call::Slice(d, a, b, st) => cpu_ref::slice(soc, x, *d, *a, *b, *st),
+        Call::IndexSelect(d, idx, wide, _) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(&[idx.len()], idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(&[v.len()], &v)?
+            };
+            cpu_ref::index_select(soc, x, *d, &index)
+        }
+        Call::AsStrided(size, stride, off) => cpu_ref::as_strided(soc, x, size, stride, &[*off]),
+        Call::Sampled(p, _) => {
+            let fill = p.fill.map(|f| match f {
+                Scalar::Int(v) => cpu_ref::Scalar::Int(v),
+                _ => unreachable!("the generator only makes integer fills"),
+            });
+            let name = match p.mode {
+                SampleMode::StrictBounds => "strict_bounds",
+                SampleMode::Wrap => "wrap",
+                SampleMode::Clamp => "clamp",
+                SampleMode::Fill => "fill",
+                SampleMode::Reflect => "reflect",
+            };
+            let mode = cpu_ref::SampleMode::from_name(name, fill)?;
+            let mut rp = cpu_ref::SampledSliceParams::new(&p.start, &p.size, &p.stride, mode);
+            if let Some(a) = &p.axes {
+                rp = rp.with_axes(a);
+            }
+            cpu_ref::sampled_slice(soc, x, &rp)
+        }
+        Call::Subtensor(c, n) => cpu_ref::subtensor(soc, x, c, *n),
+        Call::Contiguous => Ok(x.to_contiguous()),
+    }
+}
+
+fn index_tensor(s: &Stream, idx: &[i64], wide: bool) -> npu_ops::Result<Tensor> {
+    if wide {
+        Tensor::from_slice(s, &[idx.len()], idx)
+    } else {
+        let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+        Tensor::from_slice(s, &[v.len()], &v)
+    }
+}
+
+fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
+    match call {
+        Call::Slice(d, a, b, st) => s.slice(x, *d, *a, *b, *st),
+        Call::IndexSelect(d, idx, wide, how) => {
+            let narrow: Vec<i64> = idx
+                .iter()
+                .map(|&i| if *wide { i } else { i as i32 as i64 })
+                .collect();
+            match how {
+                0 => s.index_select(x, *d, &index_tensor(s, idx, *wide)?),
+                1 => s.index_select_host(x, *d, &narrow),
+                _ => s.index_select_checked(x, *d, &index_tensor(s, idx, *wide)?),
+            }
+        }
+        Call::AsStrided(size, stride, off) => s.as_strided(x, size, stride, *off),
+        Call::Sampled(p, false) => s.sampled_slice(x, p),
+        Call::Sampled(p, true) => {
+            let t = |v: &[i64]| Tensor::from_slice(s, &[v.len()], v);
+            let axes = p.axes.as_deref().map(t).transpose()?;
+            s.sampled_slice_dynamic(
+                x,
+                &t(&p.start)?,
+                &t(&p.size)?,
+                &t(&p.stride)?,
+                axes.as_ref(),
+                p.mode,
+                p.fill,
+            )
+        }
+        Call::Subtensor(c, n) => x.subtensor(c, *n),
+        Call::Contiguous => s.contiguous(x),
+    }
+}
+
+/// The `_into` (or prepared) form of `call` writing `out`, if it has one.
+fn our_into(
+    s: &Stream,
+    x: &Tensor,
+    call: &Call,
+    out: &Tensor,
+    prepared: bool,
+) -> Option<npu_ops::Result<()>> {
+    Some(match call {
+        Call::Slice(d, a, b, st) if prepared => s
+            .prepare_slice(x, *d, *a, *b, *st, out)
+            .and_then(|p| p.run(&[x], out)),
+        Call::Slice(d, a, b, st) => s.slice_into(x, *d, *a, *b, *st, out),
+        Call::IndexSelect(d, idx, wide, _) => {
+            let index = match index_tensor(s, idx, *wide) {
+                Ok(i) => i,
+                Err(e) => return Some(Err(e)),
+            };
+            if prepared {
+                s.prepare_index_select(x, *d, &index, out)
+                    .and_then(|p| p.run(&[x, &index], out))
+            } else {
+                s.index_select_into(x, *d, &index, out)
+            }
+        }
+        Call::AsStrided(size, stride, off) if !prepared => {
+            s.as_strided_into(x, size, stride, *off, out)
+        }
+        Call::Sampled(p, false) if !prepared => s.sampled_slice_into(x, p, out),
+        _ => return None,
+    })
+}
+
+/// The storage bytes after writing `value` (row-major) through a view.
+fn write_through(
+    storage: &mut [u8],
+    es: usize,
+    shape: &[usize],
+    strides: &[usize],
+    offset: usize,
+    value: &[u8],
+) {
+    let n: usize = shape.iter().product();
+    let mut idx = vec![0usize; shape.len()];
+    for k in 0..n {
+        let at = offset + idx.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>();
+        storage[at * es..(at + 1) * es].copy_from_slice(&value[k * es..(k + 1) * es]);
+        for d in (0..shape.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+fn compare(
+    what: &str,
+    got: npu_ops::Result<Vec<u8>>,
+    want: Result<Vec<u8>, cpu_ref::RefError>,
+) -> Verdict {
+    match (got, want) {
+        (Ok(g), Ok(w)) if g == w => Verdict::Agree { data: true },
+        (Err(g), Err(w)) if g.kind() == w.kind() => Verdict::Agree { data: false },
+        (Ok(g), Ok(w)) => Verdict::Mismatch(format!("{what}: data differs: got {g:?}, want {w:?}")),
+        (Err(g), Err(w)) => Verdict::Mismatch(format!("{what}: got error {g}, reference: {w}")),
+        (Ok(_), Err(w)) => Verdict::Mismatch(format!("{what}: got a result, reference: {w}")),
+        (Err(g), Ok(_)) => {
+            Verdict::Mismatch(format!("{what}: got error {g}, reference has a result"))
+        }
+    }
+}
+
+/// Generates one case from `src` and runs it on `s` (the runtime's SoC is
+/// the reference's). Device faults of the case are reported by its own
+/// reads; the stream is synchronised at the end, so nothing carries over.
+/// Without `faults`, no index is out of range (for streams other threads
+/// share: a fault there would spoil their work too, by design).
+pub fn run_case(src: &mut impl Source, s: &Stream, faults: bool) -> Verdict {
+    let soc = s.runtime().soc().to_string();
+    let d = src.pick(&R::ALL);
+    let es = d.size();
+    let v = gen_view(src);
+    let bytes = element_bytes(src, d, v.storage);
+    let what = format!(
+        "{d} view {:?}/{:?}@{} over {}",
+        v.shape, v.strides, v.offset, v.storage
+    );
+    let rx = cpu_ref::Tensor::from_bytes(d, &[v.storage], bytes.clone())
+        .and_then(|b| b.view(&v.shape, &v.strides, v.offset));
+    let base = match Tensor::from_bytes(s, dtype(d), &[v.storage], &bytes) {
+        Ok(b) => b,
+        Err(e) => return Verdict::Mismatch(format!("{what}: upload failed: {e}")),
+    };
+    let x = base.view(&v.shape, &v.strides, v.offset);
+    let (x, rx) = match (x, rx) {
+        (Ok(x), Ok(rx)) => (x, rx),
+        (Err(a), Err(b)) if a.kind() == b.kind() => return Verdict::Agree { data: false },
+        (a, b) => {
+            return Verdict::Mismatch(format!(
+                "{what}: view: got {:?}, reference {:?}",
+                a.err(),
+                b.err()
+            ))
+        }
+    };
+    let call = gen_call(src, &v.shape, faults);
+    let what = format!("{what}: {call:?}");
+    if x.numel() > 1 << 16 {
+        // A legal view too large to materialise on the host (a broadcast
+        // of 2^62 elements): the reference cannot run it, the device must
+        // refuse or answer without crashing; small results are read back.
+        if let Ok(t) = our_call(s, &x, &call) {
+            if t.numel() <= 1 << 16 {
+                let _ = t.to_bytes();
+            }
+        }
+        let _ = s.synchronize();
+        return Verdict::Agree { data: false };
+    }
+    let want = ref_call(&soc, &rx, &call);
+    let form = src.below(4);
+    let verdict = match (&want, form) {
+        (Ok(w), 1..=3) => into_case(src, s, &base, &x, &bytes, es, &call, w, form == 3, &what),
+        _ => None,
+    };
+    let verdict = verdict.unwrap_or_else(|| {
+        let got = our_call(s, &x, &call).and_then(|t| {
+            if t.dtype() != dtype(want.as_ref().map_or(d, |w| w.dtype())) {
+                return Err(Error::InvalidArgument {
+                    op: "oracle",
+                    param: "dtype",
+                    reason: format!("result dtype {}", t.dtype()),
+                });
+            }
+            if let Ok(w) = &want {
+                if t.shape() != w.shape() {
+                    return Err(Error::InvalidArgument {
+                        op: "oracle",
+                        param: "shape",
+                        reason: format!("result shape {:?}, want {:?}", t.shape(), w.shape()),
+                    });
+                }
+            }
+            t.to_bytes()
+        });
+        compare(&what, got, want.map(|w| w.contiguous_bytes()))
+    });
+    let _ = s.synchronize();
+    verdict
+}
+
+/// The `_into` / prepared form: out is a fresh tensor, a strided view, or a
+/// view of the input's own storage. `None` when the call has no such form.
+#[allow(clippy::too_many_arguments)]
+fn into_case(
+    src: &mut impl Source,
+    s: &Stream,
+    base: &Tensor,
+    x: &Tensor,
+    bytes: &[u8],
+    es: usize,
+    call: &Call,
+    want: &cpu_ref::Tensor,
+    prepared: bool,
+    what: &str,
+) -> Option<Verdict> {
+    let shape = want.shape().to_vec();
+    let n: usize = shape.iter().product();
+    let mut strides = vec![0usize; shape.len()];
+    let mut acc = 1usize;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        acc *= shape[i].max(1);
+    }
+    // Reverse the dims' order in memory sometimes (a transposed out).
+    if src.chance(1, 3) && shape.len() >= 2 {
+        let mut acc = 1usize;
+        for i in 0..shape.len() {
+            strides[i] = acc;
+            acc *= shape[i].max(1);
+        }
+    }
+    let alias = src.chance(1, 2) && n <= base.numel() && base.numel() > 0;
+    let (storage, offset, initial) = if alias {
+        let span = if n == 0 {
+            0
+        } else {
+            shape
+                .iter()
+                .zip(&strides)
+                .map(|(&a, &b)| (a - 1) * b)
+                .sum::<usize>()
+                + 1
+        };
+        if span > base.numel() {
+            return None;
+        }
+        let off = src.below((base.numel() - span + 1) as u64) as usize;
+        (base.clone(), off, bytes.to_vec())
+    } else {
+        let extra = src.range(0, 3) as usize;
+        let init: Vec<u8> = (0..(n + extra) * es)
+            .map(|_| src.next_u64() as u8 & if want.dtype() == R::Bool { 1 } else { 0xff })
+            .collect();
+        match Tensor::from_bytes(s, x.dtype(), &[n + extra], &init) {
+            Ok(t) => (t, src.below(extra as u64 + 1) as usize, init),
+            Err(e) => return Some(Verdict::Mismatch(format!("{what}: out upload: {e}"))),
+        }
+    };
+    let out = match storage.view(&shape, &strides, offset) {
+        Ok(o) => o,
+        Err(_) => return None,
+    };
+    let r = our_into(s, x, call, &out, prepared)?;
+    let mut expect = initial;
+    write_through(
+        &mut expect,
+        es,
+        &shape,
+        &strides,
+        offset,
+        &want.contiguous_bytes(),
+    );
+    let all = storage
+        .view(&[storage.numel()], &[1], 0)
+        .expect("whole storage");
+    let got = r.and_then(|_| all.to_bytes());
+    Some(compare(
+        &format!("{what} into {shape:?}/{strides:?}@{offset} (alias {alias}, prepared {prepared})"),
+        got,
+        Ok(expect),
+    ))
+}
