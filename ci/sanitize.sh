@@ -18,7 +18,7 @@ fi
 host=$(rustc -vV | sed -n 's/^host: //p')
 export RUSTFLAGS="-Zsanitizer=address" RUSTDOCFLAGS="-Zsanitizer=address"
 export CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1"
+export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export CARGO_TARGET_DIR=target/sanitize
 echo "== simulator: Rust ASan, C UBSan"

@@ -360,21 +360,27 @@ impl Walk {
 }
 
 /// The lines of a file's bytes: a leading UTF-8 byte-order mark dropped,
-/// split at `\n`, a trailing `\r` dropped, each decoded alone.
-fn lines(bytes: &[u8]) -> impl Iterator<Item = Result<&str, String>> {
+/// split at `\n`, surrounding whitespace (and so a trailing `\r`) dropped;
+/// blank lines and comments (`//`, whatever bytes follow) skipped; each
+/// other line decoded alone. Items are (line number, line).
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Result<&str, String>)> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    bytes.split(|&b| b == b'\n').map(|line| {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        std::str::from_utf8(line).map_err(|e| {
-            let at = e.valid_up_to();
-            format!(
-                "not UTF-8: byte {:#04x} at column {} does not start a valid character",
-                line[at],
-                at + 1
-            )
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim_ascii()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with(b"//"))
+        .map(|(i, line)| {
+            let text = std::str::from_utf8(line).map_err(|e| {
+                let at = e.valid_up_to();
+                format!(
+                    "not UTF-8: byte {:#04x} at column {} does not start a valid character",
+                    line[at],
+                    at + 1
+                )
+            });
+            (i, text)
         })
-    })
 }
 
 /// Reads every case of the given files and folders (every `*.jsonl` in a
@@ -398,18 +404,15 @@ pub fn load(paths: &[PathBuf]) -> (Vec<Case>, Vec<Malformed>) {
                 continue;
             }
         };
-        for (i, line) in lines(&bytes).enumerate() {
-            let origin = format!("{}:{}", f.display(), i + 1);
+        for (n, line) in lines(&bytes) {
+            let origin = format!("{}:{n}", f.display());
             let t = match line {
-                Ok(l) => l.trim(),
+                Ok(l) => l,
                 Err(error) => {
                     bad.push(Malformed { origin, error });
                     continue;
                 }
             };
-            if t.is_empty() || t.starts_with("//") {
-                continue;
-            }
             match parse_case(t, &origin) {
                 Ok(c) => cases.push(c),
                 Err(error) => bad.push(Malformed { origin, error }),

@@ -228,11 +228,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
             let sdims: Vec<i64> = (0..2).map(|_| i.i64()).collect();
             let (off, dt) = (i.i64(), dtype(i));
             let data = st.device(i);
-            let dims_p = if i.one_in(16) {
-                null()
-            } else {
-                dims.as_ptr()
-            };
+            let dims_p = if i.one_in(16) { null() } else { dims.as_ptr() };
             let strides_p = if i.one_in(8) {
                 null()
             } else {
@@ -302,16 +298,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
             // A first phase with arbitrary arguments.
             let which = i.u8() % 4;
             let (mut ws, mut ex) = (0u64, null_mut());
-            let wsp: *mut u64 = if i.one_in(16) {
-                null_mut()
-            } else {
-                &mut ws
-            };
-            let exp: *mut *mut aclOpExecutor = if i.one_in(16) {
-                null_mut()
-            } else {
-                &mut ex
-            };
+            let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
+            let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
             let (t0, t1, t2) = (st.tensor(i), st.tensor(i), st.tensor(i));
             let code = match which {
                 0 => (a.aclnnSliceGetWorkspaceSize.unwrap())(

@@ -28,9 +28,10 @@ pub trait Source {
         }
     }
 
-    /// In `[lo, hi]` (a small range).
+    /// In `[lo, hi]`.
     fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
+        let span = (hi as i128 - lo as i128 + 1).clamp(1, u64::MAX as i128) as u64;
+        (lo as i128 + self.below(span) as i128) as i64
     }
 
     /// True `num` times in `den`.

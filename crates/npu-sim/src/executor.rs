@@ -304,9 +304,8 @@ impl Launch {
     }
 
     /// Runs the launch (on the stream's thread).
-    pub fn run(&self, rt: &Runtime) -> Result<(), Fault> {
+    pub fn run(&self, pool: &rayon::ThreadPool) -> Result<(), Fault> {
         let hosts = self.check()?;
-        let pool = &rt.pool;
         for step in &self.steps {
             // SAFETY (all kernel calls): every pointer was derived from a
             // region the memory checker proved to lie in a live allocation,
@@ -486,7 +485,9 @@ pub fn run(
     }
     let launch = build(&rt, &ex, workspace as u64);
     drop(ex);
-    let rt2 = rt.clone();
-    s.enqueue(TaskKind::Work, move || launch.run(&rt2));
+    // The task holds the kernel pool, not the runtime: queued work never
+    // keeps a finalised runtime (and its streams) alive on a worker.
+    let pool = rt.pool.clone();
+    s.enqueue(TaskKind::Work, move || launch.run(&pool));
     ACLNN_SUCCESS
 }

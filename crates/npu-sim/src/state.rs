@@ -100,7 +100,7 @@ pub struct Runtime {
     /// Device memory, one per device.
     pub memory: Vec<Mutex<DeviceMemory>>,
     /// The "AI Cores": threads kernels split their blocks across.
-    pub pool: rayon::ThreadPool,
+    pub pool: Arc<rayon::ThreadPool>,
     /// The default stream (NULL stream) of each device, created on demand.
     pub default_streams: Mutex<Vec<Option<Arc<Stream>>>>,
 }
@@ -149,11 +149,7 @@ pub fn make_runtime(config: Config) -> Result<Runtime, String> {
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .thread_name(|i| format!("npu-sim-core-{i}"))
-        .build()
-        .map_err(|e| format!("cannot start the kernel thread pool: {e}"))?;
+    let pool = kernel_pool(config.threads)?;
     Ok(Runtime {
         soc_cstr: intern(&config.soc),
         default_streams: Mutex::new(vec![None; config.devices as usize]),
@@ -161,6 +157,25 @@ pub fn make_runtime(config: Config) -> Result<Runtime, String> {
         pool,
         config,
     })
+}
+
+/// The "AI Core" thread pool of `threads` threads, shared by every runtime
+/// of the process (created once per size: a pool's threads outlive its
+/// drop, so one per initialisation would churn threads).
+fn kernel_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, String> {
+    static POOLS: Mutex<Vec<Arc<rayon::ThreadPool>>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.iter().find(|p| p.current_num_threads() == threads) {
+        return Ok(p.clone());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("npu-sim-core-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start the kernel thread pool: {e}"))?;
+    let pool = Arc::new(pool);
+    pools.push(pool.clone());
+    Ok(pool)
 }
 
 /// A process-lifetime C string for a (known, finite) SoC name.

@@ -73,10 +73,16 @@ impl Stream {
         });
         let s2 = shared.clone();
         let n = NEXT_STREAM.fetch_add(1, Ordering::Relaxed);
+        let (started, ready) = std::sync::mpsc::sync_channel::<()>(0);
         let worker = std::thread::Builder::new()
             .name(format!("npu-sim-stream-{n}"))
-            .spawn(move || worker_loop(&s2))
+            .spawn(move || {
+                let _ = started.send(());
+                worker_loop(&s2)
+            })
             .map_err(|e| format!("cannot start a stream worker: {e}"))?;
+        // The stream exists once its worker runs (not merely was spawned).
+        let _ = ready.recv();
         Ok(Stream {
             device,
             shared,
@@ -125,7 +131,11 @@ impl Stream {
         }
         self.shared.work.notify_all();
         if let Some(h) = lock(&self.worker).take() {
-            let _ = h.join();
+            // Never join from the worker itself (its last task dropping
+            // the stream): it exits on its own once the queue is drained.
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
         }
     }
 }
