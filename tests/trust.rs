@@ -162,3 +162,71 @@ fn an_empty_input_in_fill_mode_names_the_sampled_slice() {
     let y = s.sampled_slice(&x, &p).unwrap();
     assert_eq!(y.to_vec::<f32>().unwrap(), [2.0; 4]);
 }
+
+#[test]
+#[serial]
+fn a_fault_reaches_work_on_other_streams_that_used_its_output() {
+    let (a, b) = (stream(), stream());
+    let x = Tensor::from_slice(&a, &[4], &[1i32, 2, 3, 4]).unwrap();
+    let bad = Tensor::from_slice(&a, &[2], &[1i64, 40]).unwrap();
+    let hold = sim_only("cross-stream fault").then(|| npu_sim::hold_stream(a.as_raw()).unwrap());
+    let y = a.index_select(&x, 0, &bad).unwrap(); // faults when it runs
+    b.wait_for(&a).unwrap();
+    let z = b.slice(&y, 0, 0, 2, 1).unwrap(); // reads y while y is pending
+    drop(hold);
+    // z's own work ran, on garbage: reading it reports a's fault, from any
+    // thread, and b's synchronisation is clean (b did not fault).
+    let e = std::thread::spawn(move || z.to_vec::<i32>().unwrap_err())
+        .join()
+        .unwrap();
+    assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    b.synchronize().unwrap();
+    // Once a's fault is known, using y is refused before anything runs.
+    let e = b.slice(&y, 0, 0, 1, 1).unwrap_err();
+    assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    assert_eq!(a.synchronize().unwrap_err().kind(), "index_out_of_range");
+    // Overwriting y entirely makes it good again.
+    let ok = Tensor::from_slice(&a, &[2], &[3i64, 0]).unwrap();
+    a.index_select_into(&x, 0, &ok, &y).unwrap();
+    assert_eq!(y.to_vec::<i32>().unwrap(), [4, 1]);
+}
+
+#[test]
+#[serial]
+fn a_fault_is_reported_once_by_synchronize_and_kept_by_its_tensors() {
+    let s = stream();
+    let x = Tensor::from_slice(&s, &[2], &[5u8, 6]).unwrap();
+    let bad = Tensor::from_slice(&s, &[1], &[2i32]).unwrap();
+    let y = s.index_select(&x, 0, &bad).unwrap();
+    // A reader on another thread sees the fault first...
+    let y2 = y.clone();
+    let e = std::thread::spawn(move || y2.wait().unwrap_err())
+        .join()
+        .unwrap();
+    assert_eq!(e.kind(), "index_out_of_range");
+    // ...and the stream's owner still gets it, once.
+    assert_eq!(s.synchronize().unwrap_err().kind(), "index_out_of_range");
+    s.synchronize().unwrap();
+    assert_eq!(y.to_vec::<u8>().unwrap_err().kind(), "index_out_of_range");
+}
+
+#[test]
+#[serial]
+fn a_fill_value_outside_fill_mode_is_invalid() {
+    let s = stream();
+    let x = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    for mode in [
+        SampleMode::StrictBounds,
+        SampleMode::Wrap,
+        SampleMode::Clamp,
+        SampleMode::Reflect,
+    ] {
+        let p = SampledSlice::new(&[0], &[2], &[1], mode).with_fill(Scalar::Int(1));
+        match s.sampled_slice(&x, &p) {
+            Err(Error::InvalidArgument { op, param, .. }) => {
+                assert_eq!((op, param), ("sampled_slice", "fill"))
+            }
+            other => panic!("{mode:?}: {other:?}"),
+        }
+    }
+}

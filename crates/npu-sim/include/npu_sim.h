@@ -20,6 +20,7 @@ typedef struct {
     uint64_t streams;          /* default streams not counted */
     uint64_t events;
     uint64_t internal_errors;  /* caught panics (simulator bugs) since start */
+    uint64_t launches;         /* operator launches since start */
 } NpuSimStats;
 
 /* Fills *out; returns 0 (ACL_SUCCESS), or 100000 for a null pointer. */

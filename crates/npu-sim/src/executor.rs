@@ -387,6 +387,13 @@ impl Launch {
 // host pointers are only formed while running.
 unsafe impl Send for Launch {}
 
+static LAUNCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Operator launches enqueued since the process started.
+pub fn launches() -> u64 {
+    LAUNCHES.load(Ordering::Relaxed)
+}
+
 /// Builds the launch of an executor, given the workspace address.
 pub type Builder = fn(&Runtime, &Executor, u64) -> Launch;
 
@@ -488,6 +495,7 @@ pub fn run(
     // The task holds the kernel pool, not the runtime: queued work never
     // keeps a finalised runtime (and its streams) alive on a worker.
     let pool = rt.pool.clone();
+    LAUNCHES.fetch_add(1, Ordering::Relaxed);
     s.enqueue(TaskKind::Work, move || launch.run(&pool));
     ACLNN_SUCCESS
 }

@@ -69,12 +69,19 @@ pub struct NpuSimStats {
     /// Internal errors since the process started (a panic caught at the C
     /// ABI or in a stream task: a simulator bug; never expected).
     pub internal_errors: u64,
+    /// Operator launches (second phases that enqueued work) since the
+    /// process started (not a live count: [`NpuSimStats::is_clean`]
+    /// ignores it).
+    pub launches: u64,
 }
 
 impl NpuSimStats {
-    /// Whether nothing is live.
+    /// Whether nothing is live and no internal error happened.
     pub fn is_clean(&self) -> bool {
-        *self == NpuSimStats::default()
+        NpuSimStats {
+            launches: 0,
+            ..*self
+        } == NpuSimStats::default()
     }
 }
 
@@ -98,6 +105,7 @@ pub fn stats() -> NpuSimStats {
         streams: h.streams.len() as u64,
         events: h.events.len() as u64,
         internal_errors: abi::internal_errors(),
+        launches: executor::launches(),
     })
 }
 

@@ -1,0 +1,168 @@
+//! The safe layer's bad inputs, one test per row of `docs/bad-inputs.md`:
+//! each names the error kind, operator and parameter the call must fail
+//! with (before anything is enqueued, unless the row says the device finds
+//! it).
+
+mod common;
+
+use common::stream;
+use npu_ops::{Backend, DType, Error, Runtime, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+use serial_test::serial;
+
+/// Asserts `r` failed with `kind`, and (for invalid arguments) names `op`
+/// and `param`.
+fn expect<T: std::fmt::Debug>(r: npu_ops::Result<T>, kind: &str, op: &str, param: &str) {
+    let e = r.expect_err("the call must fail");
+    assert_eq!(e.kind(), kind, "{e}");
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => {
+            assert_eq!((*o, *p), (op, param), "{e}");
+        }
+        Error::UnsupportedDtype { op: o, .. } | Error::UnsupportedOp { op: o, .. } => {
+            assert_eq!(*o, op, "{e}")
+        }
+        Error::IndexOutOfRange { op: o, .. } => assert_eq!(*o, op, "{e}"),
+        _ => {}
+    }
+    // Nothing faulted on the device meanwhile.
+}
+
+fn x23(s: &Stream) -> Tensor {
+    Tensor::from_slice(s, &[2, 3], &[1f32, 2., 3., 4., 5., 6.]).unwrap()
+}
+
+macro_rules! bad {
+    ($($name:ident: $kind:literal, $op:literal, $param:literal, |$s:ident| $call:expr;)*) => {$(
+        #[test]
+        #[serial]
+        fn $name() {
+            let $s = stream();
+            expect($call, $kind, $op, $param);
+            $s.synchronize().unwrap();
+        }
+    )*};
+}
+
+bad! {
+    // ---- slice
+    slice_dim_outside_rank: "invalid_argument", "slice", "dim", |s| s.slice(&x23(&s), 2, 0, 1, 1);
+    slice_dim_extreme: "invalid_argument", "slice", "dim", |s| s.slice(&x23(&s), i64::MIN, 0, 1, 1);
+    slice_step_zero: "invalid_argument", "slice", "step", |s| s.slice(&x23(&s), 0, 0, 1, 0);
+    slice_step_negative: "invalid_argument", "slice", "step", |s| s.slice(&x23(&s), 0, 0, 1, -1);
+    slice_of_rank_zero: "invalid_argument", "slice", "self", |s| s.slice(&Tensor::from_slice(&s, &[], &[1f32]).unwrap(), 0, 0, 1, 1);
+    slice_dtype_not_on_product: "unsupported_dtype", "slice", "", |s| s.slice(&Tensor::from_slice(&s, &[2], &[1f64, 2.]).unwrap(), 0, 0, 1, 1);
+    slice_into_wrong_shape: "invalid_argument", "slice", "out", |s| s.slice_into(&x23(&s), 0, 0, 1, 1, &x23(&s));
+    slice_into_wrong_dtype: "invalid_argument", "slice", "out", |s| s.slice_into(&x23(&s), 0, 0, 2, 1, &Tensor::empty(&s, DType::I32, &[2, 3]).unwrap());
+    slice_into_out_writing_twice: "invalid_argument", "slice", "out", |s| {
+        let o = Tensor::empty(&s, DType::F32, &[3]).unwrap().view(&[2, 3], &[0, 1], 0).unwrap();
+        s.slice_into(&x23(&s), 0, 0, 2, 1, &o)
+    };
+    slice_prepared_for_other_layout: "invalid_argument", "slice", "out", |s| {
+        let x = x23(&s);
+        let p = s.prepare_slice(&x, 1, 0, 2, 1, &Tensor::empty(&s, DType::F32, &[2, 2]).unwrap()).unwrap();
+        p.run(&[&x], &Tensor::empty(&s, DType::F32, &[2, 2]).unwrap().transpose(0, 1).unwrap())
+    };
+    slice_prepared_input_count: "invalid_argument", "slice", "inputs", |s| {
+        let x = x23(&s);
+        let o = Tensor::empty(&s, DType::F32, &[2, 2]).unwrap();
+        let p = s.prepare_slice(&x, 1, 0, 2, 1, &o).unwrap();
+        p.run(&[&x, &x], &o)
+    };
+    slice_input_of_another_runtime: "invalid_argument", "slice", "self", |s| {
+        let other = Runtime::new(Backend::Simulator).unwrap().stream().unwrap();
+        s.slice(&x23(&other), 0, 0, 1, 1)
+    };
+
+    // ---- index_select
+    index_select_float_index: "invalid_argument", "index_select", "index", |s| s.index_select(&x23(&s), 0, &Tensor::from_slice(&s, &[1], &[0f32]).unwrap());
+    index_select_index_of_rank_two: "invalid_argument", "index_select", "index", |s| s.index_select(&x23(&s), 0, &Tensor::from_slice(&s, &[1, 1], &[0i64]).unwrap());
+    index_select_dim_outside_rank: "invalid_argument", "index_select", "dim", |s| s.index_select_host(&x23(&s), -3, &[0]);
+    index_select_zero_d_self_two_indices: "invalid_argument", "index_select", "index", |s| s.index_select_host(&Tensor::from_slice(&s, &[], &[1u8]).unwrap(), 0, &[0, 0]);
+    index_select_host_negative: "index_out_of_range", "index_select", "", |s| s.index_select_host(&x23(&s), 1, &[0, -1]);
+    index_select_host_past_extent: "index_out_of_range", "index_select", "", |s| s.index_select_host(&x23(&s), 1, &[3]);
+    index_select_checked_past_extent: "index_out_of_range", "index_select", "", |s| s.index_select_checked(&x23(&s), 0, &Tensor::from_slice(&s, &[2], &[1i32, 2]).unwrap());
+    index_select_empty_self_index_checked: "index_out_of_range", "index_select", "", |s| s.index_select(&Tensor::empty(&s, DType::F32, &[0, 3]).unwrap(), 0, &Tensor::from_slice(&s, &[1], &[0i64]).unwrap());
+    index_select_into_wrong_shape: "invalid_argument", "index_select", "out", |s| s.index_select_into(&x23(&s), 0, &Tensor::from_slice(&s, &[1], &[0i64]).unwrap(), &x23(&s));
+
+    // ---- as_strided
+    as_strided_no_size: "invalid_argument", "as_strided", "size", |s| s.as_strided(&x23(&s), &[], &[], 0);
+    as_strided_rank_nine: "invalid_argument", "as_strided", "size", |s| s.as_strided(&x23(&s), &[1; 9], &[1; 9], 0);
+    as_strided_zero_size: "invalid_argument", "as_strided", "size", |s| s.as_strided(&x23(&s), &[0], &[1], 0);
+    as_strided_negative_stride: "invalid_argument", "as_strided", "stride", |s| s.as_strided(&x23(&s), &[2], &[-1], 0);
+    as_strided_stride_count: "invalid_argument", "as_strided", "stride", |s| s.as_strided(&x23(&s), &[2], &[1, 1], 0);
+    as_strided_negative_offset: "invalid_argument", "as_strided", "offset", |s| s.as_strided(&x23(&s), &[2], &[1], -1);
+    as_strided_reads_past_input: "invalid_argument", "as_strided", "offset", |s| s.as_strided(&x23(&s), &[2], &[5], 1);
+    as_strided_overflowing_reach: "invalid_argument", "as_strided", "offset", |s| s.as_strided(&x23(&s), &[i64::MAX, 2], &[i64::MAX, i64::MAX], i64::MAX);
+    as_strided_view_of_a_view: "invalid_argument", "as_strided", "self", |s| x23(&s).transpose(0, 1).unwrap().as_strided_view(&[2], &[1], 0);
+
+    // ---- sampled_slice
+    sampled_size_count: "invalid_argument", "sampled_slice", "size", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[1], &[1, 1], SampleMode::Wrap));
+    sampled_stride_count: "invalid_argument", "sampled_slice", "stride", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[1, 1], &[1], SampleMode::Wrap));
+    sampled_start_count_without_axes: "invalid_argument", "sampled_slice", "start", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0], &[1], &[1], SampleMode::Wrap));
+    sampled_axis_outside_rank: "invalid_argument", "sampled_slice", "axes", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0], &[1], &[1], SampleMode::Wrap).with_axes(&[2]));
+    sampled_axis_twice: "invalid_argument", "sampled_slice", "axes", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[1, 1], &[1, 1], SampleMode::Wrap).with_axes(&[1, -1]));
+    sampled_axes_count: "invalid_argument", "sampled_slice", "axes", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0], &[1], &[1], SampleMode::Wrap).with_axes(&[0, 1]));
+    sampled_negative_size: "invalid_argument", "sampled_slice", "size", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[-1, 1], &[1, 1], SampleMode::Wrap));
+    sampled_strict_first_outside: "invalid_argument", "sampled_slice", "start", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[-1, 0], &[1, 1], &[1, 1], SampleMode::StrictBounds));
+    sampled_strict_last_outside: "invalid_argument", "sampled_slice", "size", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[3, 1], &[1, 1], SampleMode::StrictBounds));
+    sampled_empty_axis_outside_fill: "invalid_argument", "sampled_slice", "self", |s| s.sampled_slice(&Tensor::empty(&s, DType::F32, &[0, 2]).unwrap(), &SampledSlice::new(&[0, 0], &[1, 1], &[1, 1], SampleMode::Clamp));
+    sampled_fill_not_representable: "invalid_argument", "sampled_slice", "fill", |s| s.sampled_slice(&Tensor::from_slice(&s, &[2], &[1i8, 2]).unwrap(), &SampledSlice::new(&[0], &[3], &[1], SampleMode::Fill).with_fill(Scalar::Int(300)));
+    sampled_fill_outside_fill_mode: "invalid_argument", "sampled_slice", "fill", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[1, 1], &[1, 1], SampleMode::Reflect).with_fill(Scalar::Float(0.0)));
+    sampled_output_too_large: "invalid_argument", "sampled_slice", "size", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[i64::MAX, 2], &[0, 1], SampleMode::Clamp));
+    sampled_output_larger_than_device: "invalid_argument", "sampled_slice", "size", |s| s.sampled_slice(&x23(&s), &SampledSlice::new(&[0, 0], &[1 << 40, 2], &[0, 1], SampleMode::Clamp));
+    sampled_dynamic_parameter_of_rank_two: "invalid_argument", "sampled_slice", "start", |s| {
+        let t = |v: &[i64], sh: &[usize]| Tensor::from_slice(&s, sh, v).unwrap();
+        s.sampled_slice_dynamic(&x23(&s), &t(&[0, 0], &[1, 2]), &t(&[1, 1], &[2]), &t(&[1, 1], &[2]), None, SampleMode::Wrap, None)
+    };
+    sampled_dynamic_float_parameter: "invalid_argument", "sampled_slice", "size", |s| {
+        let t = |v: &[i64]| Tensor::from_slice(&s, &[2], v).unwrap();
+        s.sampled_slice_dynamic(&x23(&s), &t(&[0, 0]), &Tensor::from_slice(&s, &[2], &[1f32, 1.]).unwrap(), &t(&[1, 1]), None, SampleMode::Wrap, None)
+    };
+
+    // ---- subtensor
+    subtensor_no_coordinates: "invalid_argument", "subtensor", "start_coord", |s| x23(&s).subtensor(&[], 1);
+    subtensor_as_many_coordinates_as_dims: "invalid_argument", "subtensor", "start_coord", |s| x23(&s).subtensor(&[0, 0], 1);
+    subtensor_negative_coordinate: "invalid_argument", "subtensor", "start_coord", |s| x23(&s).subtensor(&[-1], 1);
+    subtensor_coordinate_past_extent: "invalid_argument", "subtensor", "start_coord", |s| x23(&s).subtensor(&[2], 1);
+    subtensor_size_zero: "invalid_argument", "subtensor", "first_out_dim_size", |s| x23(&s).subtensor(&[0], 0);
+    subtensor_size_past_extent: "invalid_argument", "subtensor", "first_out_dim_size", |s| x23(&s).subtensor(&[1], 2);
+
+    // ---- views and tensors
+    view_rank_nine: "invalid_argument", "view", "shape", |s| x23(&s).view(&[1; 9], &[1; 9], 0);
+    view_stride_count: "invalid_argument", "view", "strides", |s| x23(&s).view(&[2, 3], &[3], 0);
+    view_extent_above_i64: "invalid_argument", "view", "shape", |s| x23(&s).view(&[usize::MAX], &[0], 0);
+    view_element_count_overflows: "invalid_argument", "view", "shape", |s| x23(&s).view(&[1 << 32, 1 << 32], &[0, 0], 0);
+    view_bytes_overflow: "invalid_argument", "view", "shape", |s| x23(&s).view(&[1 << 62], &[0], 0);
+    view_last_element_overflows: "invalid_argument", "view", "strides", |s| x23(&s).view(&[2, 2], &[1 << 62, 1 << 62], 0);
+    view_past_storage: "invalid_argument", "view", "shape", |s| x23(&s).view(&[2, 3], &[3, 1], 1);
+    narrow_past_extent: "invalid_argument", "narrow", "start", |s| x23(&s).narrow(1, 2, 2);
+    narrow_dim_outside_rank: "invalid_argument", "narrow", "dim", |s| x23(&s).narrow(2, 0, 1);
+    slice_view_step_zero: "invalid_argument", "slice", "step", |s| x23(&s).slice_view(0, 0, 1, 0);
+    permute_not_a_permutation: "invalid_argument", "permute", "order", |s| x23(&s).permute(&[0, 0]);
+    transpose_dim_outside_rank: "invalid_argument", "transpose", "dim", |s| x23(&s).transpose(0, 5);
+    from_bytes_wrong_length: "invalid_argument", "tensor", "data", |s| Tensor::from_bytes(&s, DType::F32, &[2], &[0u8; 7]);
+    from_bytes_shape_overflows: "invalid_argument", "tensor", "shape", |s| Tensor::from_bytes(&s, DType::F32, &[usize::MAX / 2, 4], &[]);
+    empty_larger_than_device: "invalid_argument", "tensor", "shape", |s| Tensor::empty(&s, DType::F32, &[1 << 40]);
+    to_vec_of_another_type: "invalid_argument", "tensor", "T", |s| x23(&s).to_vec::<i32>();
+    to_bytes_of_a_huge_broadcast: "out_of_memory", "", "", |s| x23(&s).view(&[1 << 60], &[0], 0).unwrap().to_bytes();
+    contiguous_of_a_huge_broadcast: "invalid_argument", "contiguous", "self", |s| s.contiguous(&x23(&s).view(&[1 << 40, 2], &[0, 1], 0).unwrap());
+    device_that_does_not_exist: "invalid_argument", "runtime", "device", |s| s.runtime().device(u32::MAX);
+}
+
+#[test]
+#[serial]
+fn a_runtime_memory_limit_is_an_out_of_memory() {
+    let r = Runtime::new(Backend::Simulator).unwrap();
+    r.set_memory_limit(Some(1 << 20));
+    let s = r.stream().unwrap();
+    expect(
+        Tensor::empty(&s, DType::U8, &[2 << 20]),
+        "out_of_memory",
+        "",
+        "",
+    );
+    // Within the limit is fine.
+    assert!(Tensor::empty(&s, DType::U8, &[1 << 19]).is_ok());
+}
