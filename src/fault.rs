@@ -265,40 +265,49 @@ impl Write {
         Ok(good)
     }
 
+    /// The records of other streams' pending work this write's data came
+    /// from (for a later write on the same stream that reads it).
+    pub(crate) fn deps(&self) -> Vec<Arc<Write>> {
+        lock(&self.deps).clone()
+    }
+
     /// Waits for this write and the work its data came from; the first
     /// fault among them is the error.
     pub(crate) fn wait(&self) -> Result<()> {
+        match self.resolve()? {
+            None => Ok(()),
+            Some(f) => Err(f.error()),
+        }
+    }
+
+    /// Waits: `Ok(None)` good, `Ok(Some(fault))` the first fault; `Err`
+    /// when waiting itself failed (the device could not be bound).
+    fn resolve(&self) -> Result<Option<Arc<Fault>>> {
         if let Some(r) = self.resolved.get() {
-            return r.as_ref().map_or(Ok(()), |f| Err(f.error()));
+            return Ok(r.clone());
         }
         let mut first = match self.timeline.resolve(self.seq)? {
             Status::Faulted(f) => Some(f),
             _ => None,
         };
         if first.is_none() {
-            let deps = lock(&self.deps).clone();
-            for d in deps {
-                if let Err(e) = d.wait_fault() {
-                    first = Some(e);
+            for d in self.deps() {
+                if let Some(f) = d.resolve()? {
+                    first = Some(f);
                     break;
                 }
             }
         }
         let _ = self.resolved.set(first.clone());
         lock(&self.deps).clear();
-        first.map_or(Ok(()), |f| Err(f.error()))
+        Ok(first)
     }
+}
 
-    fn wait_fault(&self) -> std::result::Result<(), Arc<Fault>> {
-        match self.wait() {
-            Ok(()) => Ok(()),
-            Err(_) => Err(self
-                .resolved
-                .get()
-                .cloned()
-                .flatten()
-                .expect("a failed wait resolved to a fault")),
-        }
+/// Adds `w` to `deps` unless it is there already.
+pub(crate) fn push_dep(deps: &mut Vec<Arc<Write>>, w: Arc<Write>) {
+    if !deps.iter().any(|d| Arc::ptr_eq(d, &w)) {
+        deps.push(w);
     }
 }
 

@@ -159,14 +159,15 @@ impl Prepared {
                 ),
             ));
         }
-        if out.numel() == 0 {
-            return Ok(());
-        }
         let s = &self.stream;
         // The rules of the `_into` forms hold at every run: an output that
         // overlaps an input goes through a temporary (a repeatable executor
-        // would read what it is writing).
-        if inputs.iter().any(|t| crate::ops::aliases(t, out)) {
+        // would read what it is writing), and an empty call still checks
+        // what the spec checks (index values against an empty input).
+        if out.numel() == 0
+            || inputs.iter().any(|t| t.numel() == 0)
+            || inputs.iter().any(|t| crate::ops::aliases(t, out))
+        {
             return match self.kind {
                 Kind::Slice {
                     dim,
@@ -186,6 +187,7 @@ impl Prepared {
                 }
                 ffi::rebind_raw(s.api(), *ex, true, 0, raws[inputs.len()], out.storage.ptr)?;
                 s.run_planned(self.run_name(), *run, *ws, *ex, false, inputs, out)
+                    .map(drop)
             }
             None => {
                 let descs: Vec<ffi::AclTensor<'_>> = inputs
@@ -193,7 +195,7 @@ impl Prepared {
                     .chain([&out])
                     .map(|t| acl(s, t))
                     .collect::<Result<_>>()?;
-                s.launch(self.first(&descs), inputs, out)
+                s.launch(self.first(&descs), inputs, out).map(drop)
             }
         }
     }

@@ -3,7 +3,7 @@
 //! [`Timeline`] (which launches a fault spoiled).
 
 use crate::error::{Error, Result};
-use crate::fault::{Fault, Timeline, Write};
+use crate::fault::{push_dep, Fault, Timeline, Write};
 use crate::ffi::{self, First};
 use crate::runtime::{Device, Runtime};
 use crate::tensor::{Storage, Tensor};
@@ -233,10 +233,15 @@ impl Stream {
                     bytes: usize::MAX,
                     message: format!("a workspace of {bytes} bytes"),
                 })?;
+                // Grow geometrically (x1.5) so a slowly rising need does
+                // not reallocate each time, but never past twice the need
+                // (a 600 MB need must not ask for 1 GiB).
+                let old = st.workspace.as_ref().map_or(0, |w| w.bytes);
                 let grown = want
-                    .checked_next_power_of_two()
-                    .unwrap_or(want)
-                    .max(64 << 10);
+                    .max(old.saturating_add(old / 2).min(want.saturating_mul(2)))
+                    .max(64 << 10)
+                    .checked_next_multiple_of(64 << 10)
+                    .unwrap_or(want);
                 let w = Arc::new(Storage::alloc(&self.0.rt, self.0.device, grown)?);
                 st.workspace = Some(w.clone());
                 Ok(Some(w))
@@ -245,8 +250,14 @@ impl Stream {
     }
 
     /// Runs both phases of one operator call that reads `reads` and writes
-    /// `write`, and records what it uses.
-    pub(crate) fn launch(&self, first: First<'_>, reads: &[&Tensor], write: &Tensor) -> Result<()> {
+    /// `write`, and records what it uses; returns the launch's sequence
+    /// number on this stream.
+    pub(crate) fn launch(
+        &self,
+        first: First<'_>,
+        reads: &[&Tensor],
+        write: &Tensor,
+    ) -> Result<u64> {
         self.bind()?;
         let (planned, run) = first.plan(self.api())?;
         self.run_planned(
@@ -277,7 +288,7 @@ impl Stream {
         one_shot: bool,
         reads: &[&Tensor],
         write: &Tensor,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let release = |e: Error| {
             if one_shot {
                 // Never run: release it, or it would leak.
@@ -304,31 +315,10 @@ impl Stream {
             st.spare.push(ev);
             drop(keep);
         }
-        let mut deps: Vec<Arc<Write>> = Vec::new();
-        for t in reads {
-            let Some(w) = t.storage.writer() else {
-                continue;
-            };
-            match w.peek() {
-                Err(f) => return Err(release(f.error())),
-                Ok(true) => {}
-                // Same stream: its order and its timeline cover it.
-                Ok(false) if w.is_on(tl) => {}
-                Ok(false) => {
-                    if !deps.iter().any(|d| Arc::ptr_eq(d, &w)) {
-                        deps.push(w)
-                    }
-                }
-            }
-        }
-        // A partial write keeps what the storage held before.
-        if !write.covers_storage() {
-            if let Some(w) = write.storage.writer() {
-                if !matches!(w.peek(), Ok(true)) && !deps.iter().any(|d| Arc::ptr_eq(d, &w)) {
-                    deps.push(w);
-                }
-            }
-        }
+        let deps = match self.read_deps(reads) {
+            Ok(d) => d,
+            Err(f) => return Err(release(f.error())),
+        };
         let ws = self.workspace(&mut st, ws_bytes).map_err(release)?;
         let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
         ffi::run(
@@ -341,7 +331,7 @@ impl Stream {
             self.0.raw,
         )?;
         let seq = tl.advance();
-        write.storage.set_writer(Write::new(tl.clone(), seq, deps));
+        self.set_written(seq, deps, write);
         let mut storages: Vec<Arc<Storage>> = Vec::with_capacity(reads.len() + 2);
         for t in reads.iter().chain([&write]) {
             if !storages.iter().any(|s| Arc::ptr_eq(s, &t.storage)) {
@@ -358,7 +348,68 @@ impl Stream {
             self.release_after_sync(keep);
             return Err(e);
         }
-        Ok(())
+        Ok(seq)
+    }
+}
+
+impl Stream {
+    /// The records of pending work the data of `reads` comes from; the
+    /// first known fault among them is the error (the read is refused).
+    /// Work on this stream is covered by its order and its timeline, but
+    /// what that work itself depended on (other streams) is carried over.
+    /// Call under the launch lock.
+    fn read_deps(&self, reads: &[&Tensor]) -> std::result::Result<Vec<Arc<Write>>, Arc<Fault>> {
+        let tl = &self.0.timeline;
+        let mut deps: Vec<Arc<Write>> = Vec::new();
+        for t in reads {
+            let Some(w) = t.storage.writer() else {
+                continue;
+            };
+            if w.peek()? {
+                continue;
+            }
+            if w.is_on(tl) {
+                for d in w.deps() {
+                    push_dep(&mut deps, d);
+                }
+            } else {
+                push_dep(&mut deps, w);
+            }
+        }
+        Ok(deps)
+    }
+
+    /// Makes launch `seq` of this stream the last writer of `write`'s
+    /// storage. The previous writer stays a dependency unless it is known
+    /// good or this write replaces all of its bytes after it in stream
+    /// order (a write that leaves bytes, or may race pending work of
+    /// another stream, keeps it).
+    fn set_written(&self, seq: u64, mut deps: Vec<Arc<Write>>, write: &Tensor) {
+        let tl = &self.0.timeline;
+        let whole = write.covers_storage();
+        write.storage.replace_writer(|prev| {
+            if let Some(p) = prev {
+                let good = matches!(p.peek(), Ok(true));
+                if !good && (!whole || !p.is_on(tl)) {
+                    push_dep(&mut deps, p);
+                }
+            }
+            Write::new(tl.clone(), seq, deps)
+        });
+    }
+
+    /// After launches on this stream up to `last` (a sequence number) that
+    /// together rewrote all of `dst` from `reads`: one record for the
+    /// whole, so what `dst` held before (a fault included) no longer counts.
+    pub(crate) fn rewrote(&self, dst: &Tensor, reads: &[&Tensor], last: u64) {
+        if !dst.covers_storage() {
+            return;
+        }
+        let _launches = self.state();
+        let Ok(deps) = self.read_deps(reads) else {
+            return; // an input faulted meanwhile: keep the pieces' records
+        };
+        self.set_written(last, deps, dst);
     }
 }
 

@@ -43,8 +43,12 @@ impl Storage {
             .clone()
     }
 
-    pub(crate) fn set_writer(&self, w: Arc<Write>) {
-        *self.writer.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
+    /// Replaces the last writer with `make(previous)`, in one step (two
+    /// streams writing parts of one storage never lose each other's record).
+    pub(crate) fn replace_writer(&self, make: impl FnOnce(Option<Arc<Write>>) -> Arc<Write>) {
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let prev = w.take();
+        *w = Some(make(prev));
     }
 
     /// Waits for the work that last wrote this storage; its fault (or that
@@ -238,11 +242,9 @@ impl Tensor {
     }
 
     /// Whether a write through this view replaces every byte of the
-    /// storage.
+    /// storage: as many elements as the storage holds, none twice.
     pub(crate) fn covers_storage(&self) -> bool {
-        self.layout.offset() == 0
-            && self.layout.is_contiguous()
-            && self.numel() * self.dtype.size() == self.storage.bytes
+        self.numel() * self.dtype.size() == self.storage.bytes && !self.layout.may_overlap()
     }
 
     /// A view with the same storage and a layout already checked against it.

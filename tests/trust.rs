@@ -230,3 +230,236 @@ fn a_fill_value_outside_fill_mode_is_invalid() {
         }
     }
 }
+
+// ------------------------------------------------ found by review
+
+#[test]
+#[serial]
+fn a_fault_passes_through_every_hop_on_the_reading_stream() {
+    let (a, b) = (stream(), stream());
+    let x = Tensor::from_slice(&a, &[4], &[1i32, 2, 3, 4]).unwrap();
+    let bad = Tensor::from_slice(&a, &[2], &[1i64, 40]).unwrap();
+    if !sim_only("hold") {
+        return;
+    }
+    let hold = npu_sim::hold_stream(a.as_raw()).unwrap();
+    let y = a.index_select(&x, 0, &bad).unwrap(); // faults when it runs
+    b.wait_for(&a).unwrap();
+    let z = b.slice(&y, 0, 0, 2, 1).unwrap(); // reads y while pending: remembers a's record
+    let z2 = b.slice(&z, 0, 0, 2, 1).unwrap(); // reads z (pending on b): no record kept
+    drop(hold);
+    let r2 = z2.to_vec::<i32>();
+    let r1 = z.to_vec::<i32>();
+    let _ = a.synchronize();
+    assert!(r1.is_err(), "z itself: {r1:?}");
+    assert!(
+        r2.is_err(),
+        "z2 = slice(z) read back Ok({:?}) although z reports {:?}",
+        r2,
+        r1
+    );
+}
+
+#[test]
+#[serial]
+fn composite_operators_on_a_pending_faulty_input_report_the_fault() {
+    let (a, b) = (stream(), stream());
+    let x = Tensor::from_slice(&a, &[4], &[1i32, 2, 3, 4]).unwrap();
+    let bad = Tensor::from_slice(&a, &[4], &[0i64, 1, 2, 40]).unwrap();
+    if !sim_only("hold") {
+        return;
+    }
+    let hold = npu_sim::hold_stream(a.as_raw()).unwrap();
+    let y = a.index_select(&x, 0, &bad).unwrap();
+    b.wait_for(&a).unwrap();
+    let mut got = Vec::new();
+    // FILL pads then index-selects: two launches on b.
+    let p = SampledSlice::new(&[-1], &[3], &[2], SampleMode::Fill).with_fill(Scalar::Int(7));
+    got.push(("sampled_slice FILL", b.sampled_slice(&y, &p).unwrap()));
+    // as_strided of a non-contiguous view: contiguous() then a copy.
+    let yt = y.view(&[2], &[2], 0).unwrap();
+    got.push((
+        "as_strided of a strided view",
+        b.as_strided(&yt, &[2], &[1], 0).unwrap(),
+    ));
+    // contiguous of an overlapping broadcast view: materialise, then broadcast copy.
+    let yb = y.view(&[2, 3, 2], &[0, 1, 1], 0).unwrap();
+    got.push((
+        "contiguous of a broadcast window",
+        b.contiguous(&yb).unwrap(),
+    ));
+    drop(hold);
+    let mut ok = Vec::new();
+    for (what, t) in &got {
+        let r = t.to_vec::<i32>();
+        eprintln!("{what}: {r:?}");
+        if r.is_ok() {
+            ok.push(*what);
+        }
+    }
+    let _ = a.synchronize();
+    assert!(
+        ok.is_empty(),
+        "read back Ok although computed from a faulted input: {ok:?}"
+    );
+}
+
+#[test]
+#[serial]
+fn a_whole_rewrite_in_pieces_makes_a_faulted_tensor_good() {
+    let s = stream();
+    let x = Tensor::from_slice(&s, &[12], &(0..12).collect::<Vec<i32>>()).unwrap();
+    let bad = Tensor::from_slice(&s, &[12], &[99i64; 12]).unwrap();
+    let y = s.index_select(&x, 0, &bad).unwrap(); // faults
+    assert!(s.synchronize().is_err());
+    assert!(y.to_vec::<i32>().is_err());
+    let y2 = y.view(&[3, 4], &[4, 1], 0).unwrap(); // the whole of y
+                                                   // Rewrite all of y with a good call (3 overlapping windows of 4).
+    s.as_strided_into(&x, &[3, 4], &[1, 1], 0, &y2).unwrap();
+    s.synchronize().unwrap();
+    let r = y.to_vec::<i32>();
+    assert_eq!(
+        r.as_ref().ok(),
+        Some(&vec![0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5]),
+        "after a good whole rewrite: {r:?}"
+    );
+}
+
+#[test]
+#[serial]
+fn small_results_of_a_huge_broadcast_input_match_cpu_ref() {
+    let s = stream();
+    let soc = rt().soc().to_string();
+    let x = Tensor::from_slice(&s, &[1], &[7i32]).unwrap();
+    let big = x.view(&[1 << 40], &[0], 0).unwrap();
+    let rx = cpu_ref::Tensor::from_slice(&[1], &[7i32]).unwrap();
+    let rbig = rx.view(&[1 << 40], &[0], 0).unwrap();
+    let mut fails = Vec::new();
+    let mut note = |what: &str,
+                    got: npu_ops::Result<Tensor>,
+                    want: Result<cpu_ref::Tensor, cpu_ref::RefError>| {
+        let w = want.map(|t| t.contiguous_bytes());
+        let g = got.map(|t| t.to_bytes());
+        eprintln!("{what}: got {:?}; cpu-ref {:?}", g, w);
+        if !matches!((&g, &w), (Ok(Ok(a)), Ok(b)) if a == b) {
+            fails.push(what.to_string());
+        }
+    };
+    let ri = cpu_ref::Tensor::from_slice(&[2], &[0i64, 5]).unwrap();
+    note(
+        "index_select_host",
+        s.index_select_host(&big, 0, &[0, 5]),
+        cpu_ref::index_select(&soc, &rbig, 0, &ri),
+    );
+    note(
+        "as_strided",
+        s.as_strided(&big, &[2], &[1 << 39], 0),
+        cpu_ref::as_strided(&soc, &rbig, &[2], &[1 << 39], &[0]),
+    );
+    let p = SampledSlice::new(&[0], &[2], &[(1i64 << 40) - 1], SampleMode::Wrap);
+    let rp = cpu_ref::SampledSliceParams::new(
+        &[0],
+        &[2],
+        &[(1i64 << 40) - 1],
+        cpu_ref::SampleMode::Wrap,
+    );
+    note(
+        "sampled_slice wrap",
+        s.sampled_slice(&big, &p),
+        cpu_ref::sampled_slice(&soc, &rbig, &rp),
+    );
+    let p = SampledSlice::new(&[3], &[2], &[5], SampleMode::Clamp);
+    let rp = cpu_ref::SampledSliceParams::new(&[3], &[2], &[5], cpu_ref::SampleMode::Clamp);
+    note(
+        "sampled_slice clamp",
+        s.sampled_slice(&big, &p),
+        cpu_ref::sampled_slice(&soc, &rbig, &rp),
+    );
+    note(
+        "slice",
+        s.slice(&big, 0, 0, 1 << 40, 1 << 39),
+        cpu_ref::slice(&soc, &rbig, 0, 0, 1 << 40, 1 << 39),
+    );
+    assert!(fails.is_empty(), "failed: {fails:?}");
+}
+
+#[test]
+#[serial]
+fn a_prepared_index_select_from_an_empty_dim_checks_its_indices() {
+    let s = stream();
+    let soc = rt().soc().to_string();
+    let x = Tensor::empty(&s, DType::F32, &[0, 3]).unwrap();
+    let index = Tensor::from_slice(&s, &[1], &[0i64]).unwrap();
+    let out = Tensor::from_slice(&s, &[1, 3], &[1.5f32, 2.5, 3.5]).unwrap();
+    let rx = cpu_ref::Tensor::from_bytes(cpu_ref::DType::Float32, &[0, 3], vec![]).unwrap();
+    let ri = cpu_ref::Tensor::from_slice(&[1], &[0i64]).unwrap();
+    let want = cpu_ref::index_select(&soc, &rx, 0, &ri);
+    eprintln!("cpu-ref: {want:?}");
+    let direct = s.index_select_into(&x, 0, &index, &out);
+    eprintln!("index_select_into: {direct:?}");
+    let p = s.prepare_index_select(&x, 0, &index, &out).unwrap();
+    eprintln!("repeatable: {}", p.is_repeatable());
+    let r = p.run(&[&x, &index], &out);
+    let v = out.to_vec::<f32>();
+    eprintln!("prepared run: {r:?}; out reads {v:?}");
+    assert!(
+        r.is_err() || v.is_err(),
+        "prepared index_select with index 0 into an empty dim returned Ok and out reads {v:?}"
+    );
+}
+
+#[test]
+#[serial]
+fn concurrent_partial_writes_keep_each_fault() {
+    let (a, b) = (stream(), stream());
+    let x = Tensor::from_slice(&a, &[2, 4], &[1i32, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+    let bad = Tensor::from_slice(&a, &[1], &[9i64]).unwrap();
+    let good = Tensor::from_slice(&a, &[1], &[1i64]).unwrap();
+    a.synchronize().unwrap();
+    let iters: usize = std::env::var("REVIEW_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let mut lost = 0;
+    for _ in 0..iters {
+        let out = Tensor::empty(&a, DType::I32, &[2, 4]).unwrap();
+        let (top, bottom) = (out.narrow(0, 0, 1).unwrap(), out.narrow(0, 1, 1).unwrap());
+        let bar = std::sync::Barrier::new(2);
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                bar.wait();
+                a.index_select_into(&x, 0, &bad, &top).unwrap(); // faults
+            });
+            sc.spawn(|| {
+                bar.wait();
+                b.index_select_into(&x, 0, &good, &bottom).unwrap();
+            });
+        });
+        if let Ok(v) = top.to_vec::<i32>() {
+            if lost == 0 {
+                eprintln!("faulted half read Ok({v:?})");
+            }
+            lost += 1;
+        }
+        let _ = a.synchronize();
+        let _ = b.synchronize();
+    }
+    eprintln!("lost {lost} of {iters}");
+    assert_eq!(lost, 0);
+}
+
+#[test]
+#[serial]
+fn a_sparse_fill_window_pads_only_what_it_reads() {
+    let s = stream();
+    let x = Tensor::empty(&s, DType::F32, &[2560, 4096]).unwrap();
+    rt().set_memory_limit(Some(64 << 20));
+    let p = SampledSlice::new(&[0, -4095], &[2, 3], &[2559, 4095], SampleMode::Fill);
+    let r = s.sampled_slice(&x, &p).map(|t| t.shape().to_vec());
+    // The same window in CLAMP mode (no pad) for comparison.
+    let q = SampledSlice::new(&[0, -4095], &[2, 3], &[2559, 4095], SampleMode::Clamp);
+    let c = s.sampled_slice(&x, &q).map(|t| t.shape().to_vec());
+    rt().set_memory_limit(None);
+    eprintln!("FILL: {r:?}\nCLAMP: {c:?}");
+    assert!(r.is_ok(), "a 2x3 FILL window failed: {r:?}");
+}

@@ -64,7 +64,47 @@ impl Stream {
         // may overlap itself: copy_into splits or gathers it (never handing
         // InplaceCopy an overlapping source), within a bounded number of
         // launches on products without IndexSelect.
-        let src = self.contiguous(x)?;
+        if x.is_contiguous() {
+            let view = x.view_as(OP, &sz, &st, x.offset() + off)?;
+            return self.copy_into(out, &view);
+        }
+        // A non-contiguous x: when the windows read less than all of x (a
+        // few elements of a huge broadcast), gather them where they lie
+        // rather than materialise x first.
+        let n = out.numel();
+        let gather_ok = self
+            .runtime()
+            .family()
+            .is_none_or(|f| OpKind::IndexSelect.available(f));
+        if gather_ok && n < x.numel() / 2 {
+            // flat index k of x -> its storage offset (row-major unravel).
+            let (xs, xst) = (x.shape(), x.strides());
+            let storage_of = |mut k: usize| -> usize {
+                let mut at = x.offset();
+                for d in (0..xs.len()).rev() {
+                    at += (k % xs[d]) * xst[d];
+                    k /= xs[d];
+                }
+                at
+            };
+            let mut pos = vec![0usize; sz.len()];
+            let mut flat = off;
+            let offsets = std::iter::from_fn(|| {
+                let here = storage_of(flat);
+                for d in (0..sz.len()).rev() {
+                    pos[d] += 1;
+                    flat += st[d];
+                    if pos[d] < sz[d] {
+                        break;
+                    }
+                    flat -= pos[d] * st[d];
+                    pos[d] = 0;
+                }
+                Some(here)
+            });
+            return self.gather_storage(OP, out, x, n, offsets);
+        }
+        let src = self.materialise(OP, x)?;
         let view = src.view_as(OP, &sz, &st, src.offset() + off)?;
         self.copy_into(out, &view)
     }

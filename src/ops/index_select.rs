@@ -119,7 +119,7 @@ impl Stream {
         let index = Tensor::from_slice(self, &[indices.len()], indices)?;
         let (d, _, _) = plan(self, x, dim, &index)?;
         check_indices(indices, extent(x, d))?;
-        self.index_select(x, dim, &index)
+        self.index_select_known(x, dim, &index)
     }
 
     /// [`Stream::index_select`] with the (small) index read back and checked
@@ -129,7 +129,20 @@ impl Stream {
         let (d, _, _) = plan(self, x, dim, index)?;
         let values = index.int_values().expect("plan checked the index dtype")?;
         check_indices(&values, extent(x, d))?;
-        self.index_select(x, dim, index)
+        self.index_select_known(x, dim, index)
+    }
+
+    /// [`Stream::index_select`] with indices already checked on the host:
+    /// along a broadcast `dim` (stride 0) every index selects the same
+    /// data, so it is a broadcast copy, with no gather at all.
+    fn index_select_known(&self, x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+        let (d, _, shape) = plan(self, x, dim, index)?;
+        if x.rank() == 0 || x.strides()[d] != 0 || x.shape()[d] < 2 {
+            return self.index_select(x, dim, index);
+        }
+        let out = Tensor::empty_for(self, OP, "index", x.dtype(), &shape)?;
+        self.copy_into(&out, &x.narrow(d as isize, 0, 1)?)?;
+        Ok(out)
     }
 
     /// [`Stream::index_select`] into a caller's tensor or view.
@@ -158,7 +171,24 @@ impl Stream {
             self.index_select_into(x, dim, index, &tmp)?;
             return self.copy_into(out, &tmp);
         }
+        // Broadcast dims other than `dim` (stride 0) are gathered once and
+        // broadcast into out, never staged whole.
+        let spread: Vec<usize> = (0..x.rank())
+            .filter(|&i| i != d && x.strides()[i] == 0 && x.shape()[i] > 1)
+            .collect();
+        if !spread.is_empty() {
+            let (mut xs, mut os) = (x.shape().to_vec(), shape.clone());
+            for &i in &spread {
+                xs[i] = 1;
+                os[i] = 1;
+            }
+            let xr = x.view_as(OP, &xs, x.strides(), x.offset())?;
+            let tmp = Tensor::empty_for(self, OP, "self", x.dtype(), &os)?;
+            self.index_select_into(&xr, dim, index, &tmp)?;
+            return self.copy_into(out, &tmp);
+        }
         let (ax, ai, ao) = (acl(self, x)?, acl(self, index)?, acl(self, out)?);
         self.launch(First::IndexSelect(&ax, dim, &ai, &ao), &[x, index], out)
+            .map(drop)
     }
 }

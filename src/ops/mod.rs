@@ -179,7 +179,7 @@ impl Stream {
             return Ok(());
         }
         if !src.layout().may_overlap() {
-            return self.inplace_copy(dst, src);
+            return self.inplace_copy(dst, src).map(drop);
         }
         // Stride-0 dims of extent > 1: read once, broadcast by the copy.
         let mut shape = [0usize; MAX_RANK];
@@ -197,7 +197,7 @@ impl Stream {
             src.clone()
         };
         if !reduced.layout().may_overlap() {
-            return self.inplace_copy(dst, &reduced);
+            return self.inplace_copy(dst, &reduced).map(drop);
         }
         // Still overlapping: materialise `reduced` (into dst itself when no
         // broadcast is left to do).
@@ -224,21 +224,12 @@ impl Stream {
         if !gather_ok || count <= MAX_PIECES || big_pieces {
             return self.copy_pieces(dst, src, mask);
         }
-        // Gather: out = flat(storage span)[linear offset of each element].
-        let (first, last) = src.layout().span().expect("non-empty");
-        let flat = src.view_as("copy", &[last - first + 1], &[1], first)?;
-        let n = src.numel();
-        // The device index first: a size the device (or the runtime's
-        // limit) refuses is refused before any host memory is spent on it.
-        let index = Tensor::empty_for(self, "copy", "src", crate::DType::I64, &[n])?;
-        let mut idx: Vec<i64> = Vec::new();
-        idx.try_reserve_exact(n)
-            .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
+        // Gather: out = flat(storage)[storage offset of each element].
         let (shape, strides) = (src.shape(), src.strides());
         let mut pos = [0usize; MAX_RANK];
-        let mut at = 0usize;
-        for _ in 0..n {
-            idx.push(at as i64);
+        let mut at = src.offset();
+        let offsets = std::iter::from_fn(|| {
+            let here = at;
             for d in (0..shape.len()).rev() {
                 pos[d] += 1;
                 at += strides[d];
@@ -248,13 +239,41 @@ impl Stream {
                 at -= pos[d] * strides[d];
                 pos[d] = 0;
             }
-        }
+            Some(here)
+        });
+        self.gather_storage("copy", dst, src, src.numel(), offsets)
+    }
+
+    /// `dst` (row-major) = the elements of `base`'s storage at the `n`
+    /// storage offsets `offsets` yields (each inside the storage), by one
+    /// IndexSelect over the storage range they span: a gather through
+    /// storage-linear indices, for views no primitive takes as they are.
+    pub(crate) fn gather_storage(
+        &self,
+        op: &'static str,
+        dst: &Tensor,
+        base: &Tensor,
+        n: usize,
+        offsets: impl Iterator<Item = usize>,
+    ) -> Result<()> {
+        // The device index first: a size the device (or the runtime's
+        // limit) refuses is refused before any host memory is spent on it.
+        let index = Tensor::empty_for(self, op, "size", crate::DType::I64, &[n])?;
+        let mut idx: Vec<i64> = Vec::new();
+        idx.try_reserve_exact(n)
+            .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
+        idx.extend(offsets.take(n).map(|o| o as i64));
+        let lo = idx.iter().copied().min().unwrap_or(0);
+        let hi = idx.iter().copied().max().unwrap_or(0);
+        idx.iter_mut().for_each(|v| *v -= lo);
         crate::ffi::upload(self.api(), index.storage.ptr, &crate::dtype::to_bytes(&idx))?;
+        drop(idx);
+        let flat = base.view_as(op, &[(hi - lo) as usize + 1], &[1], lo as usize)?;
         let dense = dst.is_contiguous();
         let target = if dense {
-            dst.view_as("copy", &[n], &[1], dst.offset())?
+            dst.view_as(op, &[n], &[1], dst.offset())?
         } else {
-            Tensor::empty_for(self, "copy", "src", src.dtype(), &[n])?
+            Tensor::empty_for(self, op, "size", base.dtype(), &[n])?
         };
         let (ax, ai, ao) = (acl(self, &flat)?, acl(self, &index)?, acl(self, &target)?);
         self.launch(
@@ -263,7 +282,7 @@ impl Stream {
             &target,
         )?;
         if !dense {
-            let t = target.view_as("copy", dst.shape(), &contiguous_strides(dst.shape()), 0)?;
+            let t = target.view_as(op, dst.shape(), &contiguous_strides(dst.shape()), 0)?;
             self.inplace_copy(dst, &t)?;
         }
         Ok(())
@@ -283,6 +302,7 @@ impl Stream {
         let (ish, sst) = pick(src, &inner);
         let (_, dst_st) = pick(dst, &inner);
         let mut pos = vec![0usize; outer.len()];
+        let mut last = None;
         loop {
             let at = |t: &Tensor| -> usize {
                 outer
@@ -292,10 +312,14 @@ impl Stream {
             };
             let s = src.view_as("copy", &ish, &sst, at(src))?;
             let d = dst.view_as("copy", &ish, &dst_st, at(dst))?;
-            self.inplace_copy(&d, &s)?;
+            last = self.inplace_copy(&d, &s)?.or(last);
             let mut k = outer.len();
             loop {
                 if k == 0 {
+                    // The pieces rewrote all of dst: one record for it.
+                    if let Some(last) = last {
+                        self.rewrote(dst, &[src], last);
+                    }
                     return Ok(());
                 }
                 k -= 1;
@@ -308,24 +332,31 @@ impl Stream {
         }
     }
 
-    /// One `aclnnInplaceCopy` (its source must not overlap itself).
-    fn inplace_copy(&self, dst: &Tensor, src: &Tensor) -> Result<()> {
+    /// One `aclnnInplaceCopy` (its source must not overlap itself); the
+    /// launch's sequence number, if anything was launched.
+    fn inplace_copy(&self, dst: &Tensor, src: &Tensor) -> Result<Option<u64>> {
         debug_assert!(!src.layout().may_overlap());
         if dst.numel() == 0 {
-            return Ok(());
+            return Ok(None);
         }
         let (d, sr) = (acl(self, dst)?, acl(self, src)?);
         self.launch(crate::ffi::First::InplaceCopy(&d, &sr), &[src], dst)
+            .map(Some)
     }
 
     /// A contiguous copy of `x` (or `x` itself if already contiguous); `x`
     /// may be any view, including one that overlaps itself.
     pub fn contiguous(&self, x: &Tensor) -> Result<Tensor> {
         check_device(self, "contiguous", "self", x)?;
+        self.materialise("contiguous", x)
+    }
+
+    /// [`Stream::contiguous`] for operator `op` (its errors name `op`).
+    pub(crate) fn materialise(&self, op: &'static str, x: &Tensor) -> Result<Tensor> {
         if x.is_contiguous() {
             return Ok(x.clone());
         }
-        let out = Tensor::empty_for(self, "contiguous", "self", x.dtype(), x.shape())?;
+        let out = Tensor::empty_for(self, op, "self", x.dtype(), x.shape())?;
         self.copy_into(&out, x)?;
         Ok(out)
     }

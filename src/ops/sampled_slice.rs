@@ -496,11 +496,31 @@ impl Stream {
                 cur = cur.narrow(i as isize, *lo, *len)?;
             }
         }
+        // FILL: on each padded axis, the distinct in-range coordinates the
+        // window reads, in order; a sparse set (a large stride) is selected
+        // before padding, so the pad copies only what is read.
+        let mut kept: Vec<Option<Vec<i128>>> = vec![None; cuts.len()];
+        for (i, (src, lo, len, padded)) in cuts.iter().enumerate() {
+            if !padded {
+                continue;
+            }
+            let d = plan[i].d as i128;
+            let mut keep: Vec<i128> = src.iter().copied().filter(|z| (0..d).contains(z)).collect();
+            keep.sort_unstable();
+            keep.dedup();
+            if keep.len() < *len {
+                let rel: Vec<i64> = keep.iter().map(|&z| (z - *lo as i128) as i64).collect();
+                cur = self.select_axis(&cur, i, &rel, slice_ok)?;
+            }
+            kept[i] = Some(keep);
+        }
         let any_pad = cuts.iter().any(|c| c.3);
         if any_pad {
-            let shape: Vec<usize> = cuts
+            let shape: Vec<usize> = cur
+                .shape()
                 .iter()
-                .map(|(_, _, len, pd)| len + 2 * *pd as usize)
+                .zip(&cuts)
+                .map(|(&n, c)| n + 2 * c.3 as usize)
                 .collect();
             let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
             let pads: Vec<i64> = cuts
@@ -514,29 +534,25 @@ impl Stream {
             self.launch(First::ConstantPadNd(&ax, &arr, &val, &ao), &[&cur], &out)?;
             cur = out;
         }
-        // Source indices in the cropped (and padded) input.
+        // Source indices in the cropped (selected, padded) input.
         let mut passes: Vec<(usize, Vec<i64>)> = Vec::new();
-        for (i, (src, lo, len, padded)) in cuts.into_iter().enumerate() {
-            let (lo, len) = (lo as i128, len as i128);
-            // Every value is in [0, len + 1]: it fits i64.
-            let idx: Vec<i64> = if padded {
-                src.iter()
-                    .map(|&z| {
-                        if z < lo {
-                            0
-                        } else if z >= lo + len {
-                            len as i64 + 1
-                        } else {
-                            (z - lo) as i64 + 1
-                        }
-                    })
-                    .collect()
-            } else {
-                src.iter().map(|&z| (z - lo) as i64).collect()
+        for (i, (src, lo, len, _)) in cuts.into_iter().enumerate() {
+            // Every value is in [0, extent): it fits i64.
+            let (idx, extent): (Vec<i64>, usize) = match &kept[i] {
+                Some(keep) => (
+                    src.iter()
+                        .map(|z| match keep.binary_search(z) {
+                            Ok(k) => k as i64 + 1,
+                            Err(_) if *z < 0 => 0,
+                            Err(_) => keep.len() as i64 + 1,
+                        })
+                        .collect(),
+                    keep.len() + 2,
+                ),
+                None => (src.iter().map(|&z| (z - lo as i128) as i64).collect(), len),
             };
-            let extent = len as i64 + 2 * padded as i64;
             let identity =
-                idx.len() as i64 == extent && idx.iter().enumerate().all(|(k, &z)| z == k as i64);
+                idx.len() == extent && idx.iter().enumerate().all(|(k, &z)| z == k as i64);
             if !identity {
                 passes.push((i, idx));
             }
@@ -556,22 +572,33 @@ impl Stream {
             r(*a, ia.len()).total_cmp(&r(*b, ib.len()))
         });
         for (i, idx) in passes {
-            let mut shape = cur.shape().to_vec();
-            shape[i] = idx.len();
-            let next = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
-            let step = if idx.len() > 1 { idx[1] - idx[0] } else { 1 };
-            let arithmetic = step >= 1 && idx.windows(2).all(|w| w[1] - w[0] == step);
-            if arithmetic && slice_ok {
-                let start = idx[0];
-                let end = idx[idx.len() - 1] + 1;
-                self.slice_into_unchecked(&cur, i, start, end, step, &next)?;
-            } else {
-                let index = Tensor::from_slice(self, &[idx.len()], &idx)?;
-                self.index_select_into(&cur, i as i64, &index, &next)?;
-            }
+            let next = self.select_axis(&cur, i, &idx, slice_ok)?;
             cur = next;
         }
         Ok(cur)
+    }
+
+    /// `x` with axis `i` reduced to the positions `idx` (in order): a Slice
+    /// for an ascending arithmetic run (where the product has Slice for the
+    /// dtype), else an IndexSelect.
+    fn select_axis(&self, x: &Tensor, i: usize, idx: &[i64], slice_ok: bool) -> Result<Tensor> {
+        let mut shape = x.shape().to_vec();
+        shape[i] = idx.len();
+        let next = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+        if next.numel() == 0 {
+            return Ok(next);
+        }
+        let step = if idx.len() > 1 { idx[1] - idx[0] } else { 1 };
+        let arithmetic = step >= 1 && idx.windows(2).all(|w| w[1] - w[0] == step);
+        if arithmetic && slice_ok {
+            let start = idx[0];
+            let end = idx[idx.len() - 1] + 1;
+            self.slice_into_unchecked(x, i, start, end, step, &next)?;
+        } else {
+            let index = Tensor::from_slice(self, &[idx.len()], idx)?;
+            self.index_select_into(x, i as i64, &index, &next)?;
+        }
+        Ok(next)
     }
 
     /// Slice without the product's dtype list (callers checked it).
@@ -590,6 +617,7 @@ impl Stream {
             &[x],
             out,
         )
+        .map(drop)
     }
 }
 

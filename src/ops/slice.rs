@@ -72,5 +72,6 @@ impl Stream {
         }
         let (ax, ao) = (acl(self, x)?, acl(self, out)?);
         self.launch(First::Slice(&ax, dim, start, end, step, &ao), &[x], out)
+            .map(drop)
     }
 }

@@ -176,6 +176,21 @@ fn structure_of(op: Op, t: &Tensor, name: &str) -> R<()> {
     Ok(())
 }
 
+/// An output view must not address one element twice (its copy would
+/// race with itself).
+fn writes_once(op: Op, t: &Tensor, name: &str) -> R<()> {
+    if self_overlapping(&t.view, &t.strides) {
+        return Err(invalid(
+            op,
+            format_args!(
+                "{name} (shape {:?}, strides {:?}) may write one element twice",
+                t.view, t.strides
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `out` must have `self`'s dtype.
 fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
     if o.dtype != x.dtype {
@@ -207,9 +222,12 @@ fn bytes(t: &Tensor) -> u64 {
 }
 
 /// Writes the first phase's outputs for `e` (shared tail of every operator).
-fn finish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
-    // SAFETY: `ws` and `ex` were checked non-null by the preamble; the
-    // caller passes valid pointers.
+///
+/// # Safety
+/// `ws` and `ex` are valid for writes (non-null, checked by the preamble,
+/// and valid by the first phase's own contract).
+unsafe fn finish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
+    // SAFETY: the caller's contract.
     unsafe { publish(e, ws, ex) }
 }
 
@@ -226,9 +244,13 @@ fn first_phase(op: Op, body: impl FnOnce() -> R<aclnnStatus>) -> aclnnStatus {
 // ---------------------------------------------------------------- Slice
 
 /// `aclnnSliceGetWorkspaceSize`.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn aclnnSliceGetWorkspaceSize(
+pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
     self_: *const aclTensor,
     dim: i64,
     start: i64,
@@ -253,6 +275,7 @@ pub extern "C" fn aclnnSliceGetWorkspaceSize(
         dtype_ok(op, fam, &x, "self")?;
         same_dtype(op, &o, &x)?;
         structure(op, &[(&x, "self"), (&o, "out")])?;
+        writes_once(op, &o, "out")?;
         let rank = x.view.len();
         if rank == 0 {
             return Err(invalid(op, "self must have rank 1 to 8, got 0"));
@@ -324,18 +347,22 @@ pub extern "C" fn aclnnSliceGetWorkspaceSize(
             )?;
             Plan::Slice { strides, offset }
         };
-        Ok(finish(
-            Executor {
-                op,
-                plan,
-                inputs: vec![x],
-                outputs: vec![o],
-                workspace,
-                repeatable: false,
-            },
-            workspace_size,
-            executor,
-        ))
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                Executor {
+                    op,
+                    plan,
+                    inputs: vec![x],
+                    outputs: vec![o],
+                    workspace,
+                    repeatable: false,
+                },
+                workspace_size,
+                executor,
+            )
+        })
     })
 }
 
@@ -412,8 +439,12 @@ pub extern "C" fn aclnnSlice(
 // ---------------------------------------------------------- IndexSelect
 
 /// `aclnnIndexSelectGetWorkspaceSize`.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
 #[no_mangle]
-pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
+pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
     self_: *const aclTensor,
     dim: i64,
     index: *const aclTensor,
@@ -443,6 +474,7 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
             ));
         }
         structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
+        writes_once(op, &o, "out")?;
         if i.view.len() > 1 {
             return Err(invalid(
                 op,
@@ -475,16 +507,19 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
                 ));
             }
         }
-        let mut workspace = 0;
+        // Staging for each non-contiguous tensor; the sum is checked (each
+        // part fits i64, three of them need not).
+        let mut workspace = 0u64;
         if !empty {
-            if !is_contiguous(&x.view, &x.strides) {
-                workspace += align(bytes(&x));
-            }
-            if !is_contiguous(&i.view, &i.strides) {
-                workspace += align(bytes(&i));
-            }
-            if !is_contiguous(&o.view, &o.strides) {
-                workspace += align(bytes(&o));
+            for t in [&x, &i, &o] {
+                if !is_contiguous(&t.view, &t.strides) {
+                    workspace = workspace
+                        .checked_add(align(bytes(t)))
+                        .filter(|w| *w <= i64::MAX as u64)
+                        .ok_or_else(|| {
+                            invalid(op, "the workspace the views need overflows 64 bits")
+                        })?;
+                }
             }
         }
         let plan = if empty {
@@ -492,18 +527,22 @@ pub extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         } else {
             Plan::IndexSelect { dim: d }
         };
-        Ok(finish(
-            Executor {
-                op,
-                plan,
-                inputs: vec![x, i],
-                outputs: vec![o],
-                workspace,
-                repeatable: false,
-            },
-            workspace_size,
-            executor,
-        ))
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                Executor {
+                    op,
+                    plan,
+                    inputs: vec![x, i],
+                    outputs: vec![o],
+                    workspace,
+                    repeatable: false,
+                },
+                workspace_size,
+                executor,
+            )
+        })
     })
 }
 
@@ -523,7 +562,8 @@ fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &str, ws: &mut u64) ->
         bytes(t),
         true,
     );
-    *ws += align(bytes(t));
+    // Within the workspace the first phase sized (checked there).
+    *ws = ws.saturating_add(align(bytes(t)));
     l.steps.push(Step::Copy(
         CopyDesc::new(&t.view, &contiguous(&t.view), &t.strides, elem(t)),
         tmp,
@@ -650,8 +690,12 @@ fn kdtype(t: aclDataType) -> Option<KDtype> {
 }
 
 /// `aclnnInplaceCopyGetWorkspaceSize`.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
 #[no_mangle]
-pub extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
+pub unsafe extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
     self_ref: *mut aclTensor,
     src: *const aclTensor,
     workspace_size: *mut u64,
@@ -716,18 +760,22 @@ pub extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
         } else {
             Plan::InplaceCopy { stage }
         };
-        Ok(finish(
-            Executor {
-                op,
-                plan,
-                inputs: vec![s],
-                outputs: vec![d],
-                workspace,
-                repeatable: false,
-            },
-            workspace_size,
-            executor,
-        ))
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                Executor {
+                    op,
+                    plan,
+                    inputs: vec![s],
+                    outputs: vec![d],
+                    workspace,
+                    repeatable: false,
+                },
+                workspace_size,
+                executor,
+            )
+        })
     })
 }
 
@@ -798,8 +846,12 @@ pub extern "C" fn aclnnInplaceCopy(
 
 /// `aclnnConstantPadNdGetWorkspaceSize`: `pad` holds (before, after) pairs
 /// starting from the last dim; negative entries crop.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
 #[no_mangle]
-pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
+pub unsafe extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
     self_: *const aclTensor,
     pad: *const aclIntArray,
     value: *const aclScalar,
@@ -831,6 +883,7 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
         dtype_ok(op, fam, &x, "self")?;
         same_dtype(op, &o, &x)?;
         structure(op, &[(&x, "self"), (&o, "out")])?;
+        writes_once(op, &o, "out")?;
         let rank = x.view.len();
         if pads.len() % 2 != 0 || pads.len() > 2 * rank {
             return Err(invalid(
@@ -931,18 +984,22 @@ pub extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
                 value: fill,
             }
         };
-        Ok(finish(
-            Executor {
-                op,
-                plan,
-                inputs: vec![x],
-                outputs: vec![o],
-                workspace,
-                repeatable: false,
-            },
-            workspace_size,
-            executor,
-        ))
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                Executor {
+                    op,
+                    plan,
+                    inputs: vec![x],
+                    outputs: vec![o],
+                    workspace,
+                    repeatable: false,
+                },
+                workspace_size,
+                executor,
+            )
+        })
     })
 }
 

@@ -331,3 +331,45 @@ fn a_wait_waits_for_the_record_issued_before_it() {
         no_internal_errors();
     });
 }
+
+#[test]
+#[serial]
+fn staging_sizes_that_overflow_together_are_invalid() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let b = Buf::new(4096);
+        // Each view fits 64 bits on its own; the workspace staging both
+        // broadcast inputs would not.
+        let n = (1i64 << 60) - 1;
+        let x = view(I64, &[n], &[0], 0, b.ptr, 512);
+        let idx = view(I64, &[n], &[0], 0, b.ptr, 512);
+        let out = view(I64, &[n], &[1], 0, b.ptr, 512);
+        let (stage, code, msg) = index_select(&x, 0, &idx, &out, &s).unwrap_err();
+        assert_eq!((stage, code), ("plan", ACLNN_ERR_PARAM_INVALID), "{msg}");
+        no_internal_errors();
+    });
+}
+
+#[test]
+#[serial]
+fn outputs_that_write_an_element_twice_are_invalid() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let b = Buf::new(4096);
+        let x = dense(I8, &[4, 4], &b);
+        let twice = view(I8, &[4, 4], &[0, 1], 0, b.ptr, 64);
+        let idx_b = Buf::from(&0i64.to_le_bytes());
+        let idx = dense(I64, &[1], &idx_b);
+        let one = view(I8, &[4, 4], &[0, 1], 0, b.ptr, 64);
+        for r in [
+            slice(&x, 0, 0, 4, 1, &twice, &s),
+            index_select(&x, 0, &idx, &view(I8, &[1, 4], &[1, 0], 0, b.ptr, 64), &s),
+            constant_pad(&x, &PadArgs::new(&[0, 0], &[0], I8), &one, &s),
+        ] {
+            let (stage, code, msg) = r.unwrap_err();
+            assert_eq!((stage, code), ("plan", ACLNN_ERR_PARAM_INVALID), "{msg}");
+            assert!(msg.contains("twice"), "{msg}");
+        }
+        no_internal_errors();
+    });
+}
