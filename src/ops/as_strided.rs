@@ -58,7 +58,7 @@ impl Stream {
         if super::aliases(x, out) {
             let tmp = Tensor::empty_for(self, OP, "size", x.dtype(), &sz)?;
             self.as_strided_into(x, size, stride, offset, &tmp)?;
-            return self.copy_into(out, &tmp);
+            return self.copy_into(OP, out, &tmp);
         }
         // flat(x) is a strided view only of a contiguous x. The window view
         // may overlap itself: copy_into splits or gathers it (never handing
@@ -66,7 +66,7 @@ impl Stream {
         // launches on products without IndexSelect.
         if x.is_contiguous() {
             let view = x.view_as(OP, &sz, &st, x.offset() + off)?;
-            return self.copy_into(out, &view);
+            return self.copy_into(OP, out, &view);
         }
         // A non-contiguous x: when the windows read less than all of x (a
         // few elements of a huge broadcast), gather them where they lie
@@ -106,6 +106,6 @@ impl Stream {
         }
         let src = self.materialise(OP, x)?;
         let view = src.view_as(OP, &sz, &st, src.offset() + off)?;
-        self.copy_into(out, &view)
+        self.copy_into(OP, out, &view)
     }
 }

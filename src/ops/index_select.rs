@@ -141,7 +141,7 @@ impl Stream {
             return self.index_select(x, dim, index);
         }
         let out = Tensor::empty_for(self, OP, "index", x.dtype(), &shape)?;
-        self.copy_into(&out, &x.narrow(d as isize, 0, 1)?)?;
+        self.copy_into(OP, &out, &x.narrow(d as isize, 0, 1)?)?;
         Ok(out)
     }
 
@@ -169,7 +169,7 @@ impl Stream {
         if super::aliases(x, out) || super::aliases(index, out) {
             let tmp = Tensor::empty(self, x.dtype(), &shape)?;
             self.index_select_into(x, dim, index, &tmp)?;
-            return self.copy_into(out, &tmp);
+            return self.copy_into(OP, out, &tmp);
         }
         // Broadcast dims other than `dim` (stride 0) are gathered once and
         // broadcast into out, never staged whole.
@@ -185,7 +185,7 @@ impl Stream {
             let xr = x.view_as(OP, &xs, x.strides(), x.offset())?;
             let tmp = Tensor::empty_for(self, OP, "self", x.dtype(), &os)?;
             self.index_select_into(&xr, dim, index, &tmp)?;
-            return self.copy_into(out, &tmp);
+            return self.copy_into(OP, out, &tmp);
         }
         let (ax, ai, ao) = (acl(self, x)?, acl(self, index)?, acl(self, out)?);
         self.launch(First::IndexSelect(&ax, dim, &ai, &ao), &[x, index], out)

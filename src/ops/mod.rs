@@ -174,7 +174,7 @@ impl Stream {
     /// interleaves (which `aclnnInplaceCopy` rejects as a source): stride-0
     /// dims become a broadcast, other overlaps are copied in non-overlapping
     /// pieces or gathered through storage-linear indices.
-    pub(crate) fn copy_into(&self, dst: &Tensor, src: &Tensor) -> Result<()> {
+    pub(crate) fn copy_into(&self, op: &'static str, dst: &Tensor, src: &Tensor) -> Result<()> {
         if dst.numel() == 0 {
             return Ok(());
         }
@@ -192,7 +192,7 @@ impl Stream {
             }
         }
         let reduced = if broadcast {
-            src.view_as("copy", &shape[..src.rank()], src.strides(), src.offset())?
+            src.view_as(op, &shape[..src.rank()], src.strides(), src.offset())?
         } else {
             src.clone()
         };
@@ -202,11 +202,11 @@ impl Stream {
         // Still overlapping: materialise `reduced` (into dst itself when no
         // broadcast is left to do).
         let target = if broadcast {
-            Tensor::empty_for(self, "copy", "src", src.dtype(), reduced.shape())?
+            Tensor::empty_for(self, op, "self", src.dtype(), reduced.shape())?
         } else {
             dst.clone()
         };
-        self.materialise_overlapping(&target, &reduced)?;
+        self.materialise_overlapping(op, &target, &reduced)?;
         if broadcast {
             self.inplace_copy(dst, &target)?;
         }
@@ -214,7 +214,7 @@ impl Stream {
     }
 
     /// `dst = src` for a `src` that overlaps itself without stride-0 dims.
-    fn materialise_overlapping(&self, dst: &Tensor, src: &Tensor) -> Result<()> {
+    fn materialise_overlapping(&self, op: &'static str, dst: &Tensor, src: &Tensor) -> Result<()> {
         let (mask, count) = pieces(src.shape(), src.strides());
         let gather_ok = self
             .runtime()
@@ -222,7 +222,7 @@ impl Stream {
             .is_none_or(|f| OpKind::IndexSelect.available(f));
         let big_pieces = count.checked_mul(4096).is_some_and(|n| n <= src.numel());
         if !gather_ok || count <= MAX_PIECES || big_pieces {
-            return self.copy_pieces(dst, src, mask);
+            return self.copy_pieces(op, dst, src, mask);
         }
         // Gather: out = flat(storage)[storage offset of each element].
         let (shape, strides) = (src.shape(), src.strides());
@@ -241,7 +241,7 @@ impl Stream {
             }
             Some(here)
         });
-        self.gather_storage("copy", dst, src, src.numel(), offsets)
+        self.gather_storage(op, dst, src, src.numel(), offsets)
     }
 
     /// `dst` (row-major) = the elements of `base`'s storage at the `n`
@@ -289,7 +289,7 @@ impl Stream {
     }
 
     /// One InplaceCopy per index of the dims in `mask`.
-    fn copy_pieces(&self, dst: &Tensor, src: &Tensor, mask: u32) -> Result<()> {
+    fn copy_pieces(&self, op: &'static str, dst: &Tensor, src: &Tensor, mask: u32) -> Result<()> {
         let r = src.rank();
         let outer: Vec<usize> = (0..r).filter(|&i| mask & (1 << i) != 0).collect();
         let inner: Vec<usize> = (0..r).filter(|&i| mask & (1 << i) == 0).collect();
@@ -310,8 +310,8 @@ impl Stream {
                     .zip(&pos)
                     .fold(t.offset(), |acc, (&d, &p)| acc + p * t.strides()[d])
             };
-            let s = src.view_as("copy", &ish, &sst, at(src))?;
-            let d = dst.view_as("copy", &ish, &dst_st, at(dst))?;
+            let s = src.view_as(op, &ish, &sst, at(src))?;
+            let d = dst.view_as(op, &ish, &dst_st, at(dst))?;
             last = self.inplace_copy(&d, &s)?.or(last);
             let mut k = outer.len();
             loop {
@@ -357,7 +357,7 @@ impl Stream {
             return Ok(x.clone());
         }
         let out = Tensor::empty_for(self, op, "self", x.dtype(), x.shape())?;
-        self.copy_into(&out, x)?;
+        self.copy_into(op, &out, x)?;
         Ok(out)
     }
 }

@@ -416,7 +416,7 @@ impl Stream {
             return Ok(());
         }
         let r = self.run_sampled(x, p, &plan, &fill)?;
-        self.copy_into(out, &r)
+        self.copy_into(OP, out, &r)
     }
 
     /// The "dynamic" form: start/size/stride (and axes) given as small
@@ -563,7 +563,7 @@ impl Stream {
                 return Ok(cur);
             }
             let out = Tensor::empty_for(self, OP, "size", x.dtype(), cur.shape())?;
-            self.copy_into(&out, &cur)?;
+            self.copy_into(OP, &out, &cur)?;
             return Ok(out);
         }
         // Axes that shrink the tensor most go first.

@@ -68,7 +68,7 @@ impl Stream {
         if super::aliases(x, out) {
             let tmp = Tensor::empty(self, x.dtype(), &shape)?;
             self.slice_into(x, dim, start, end, step, &tmp)?;
-            return self.copy_into(out, &tmp);
+            return self.copy_into(OP, out, &tmp);
         }
         let (ax, ao) = (acl(self, x)?, acl(self, out)?);
         self.launch(First::Slice(&ax, dim, start, end, step, &ao), &[x], out)
