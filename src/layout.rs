@@ -293,18 +293,7 @@ impl Layout {
                 format!("[{start}, {start}+{len}) is not inside dim {dim} of extent {n}"),
             ));
         }
-        let mut shape = self.shape;
-        shape[dim] = len;
-        let offset = if len == 0 {
-            self.offset
-        } else {
-            // Checked: an empty view may have any strides.
-            start
-                .checked_mul(self.strides[dim])
-                .and_then(|o| o.checked_add(self.offset))
-                .ok_or_else(|| Error::invalid(op, "start", "the view's offset overflows"))?
-        };
-        Layout::new(op, &shape[..self.rank()], self.strides(), offset, elem)
+        self.slice(op, dim, start, len, 1, elem)
     }
 
     /// `len` elements of `dim` from `start` every `step` (a normalised
@@ -321,17 +310,19 @@ impl Layout {
         let mut shape = self.shape;
         let mut strides = self.strides;
         shape[dim] = len;
-        let overflow = || Error::invalid(op, "step", "the view's offset or stride overflows");
+        // Checked: an empty view may have any strides.
         let offset = if len == 0 {
             self.offset
         } else {
             start
                 .checked_mul(self.strides[dim])
                 .and_then(|o| o.checked_add(self.offset))
-                .ok_or_else(overflow)?
+                .ok_or_else(|| Error::invalid(op, "start", "the view's offset overflows"))?
         };
         if len > 1 {
-            strides[dim] = self.strides[dim].checked_mul(step).ok_or_else(overflow)?;
+            strides[dim] = self.strides[dim]
+                .checked_mul(step)
+                .ok_or_else(|| Error::invalid(op, "step", "the view's stride overflows"))?;
         }
         Layout::new(
             op,
