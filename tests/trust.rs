@@ -463,3 +463,22 @@ fn a_sparse_fill_window_pads_only_what_it_reads() {
     eprintln!("FILL: {r:?}\nCLAMP: {c:?}");
     assert!(r.is_ok(), "a 2x3 FILL window failed: {r:?}");
 }
+
+/// Found by the `ops` fuzzer: a host-checked index_select along a
+/// broadcast dim of a view that also overlaps itself elsewhere (a broadcast
+/// copy of an overlapping source) wrote only the first row.
+#[test]
+#[serial]
+fn a_broadcast_copy_of_an_overlapping_source_writes_every_row() {
+    let s = stream();
+    let v: Vec<i16> = (0..9).collect();
+    let base = Tensor::from_slice(&s, &[9], &v).unwrap();
+    let rbase = cpu_ref::Tensor::from_slice(&[9], &v).unwrap();
+    let (shape, strides) = ([2usize, 2, 2, 2], [0usize, 2, 1, 1]);
+    let x = base.view(&shape, &strides, 3).unwrap();
+    let rx = rbase.view(&shape, &strides, 3).unwrap();
+    let got = s.index_select_host(&x, 0, &[1, 0, 0]).unwrap();
+    let idx = cpu_ref::Tensor::from_slice(&[3], &[1i64, 0, 0]).unwrap();
+    let want = cpu_ref::index_select("Ascend910B3", &rx, 0, &idx).unwrap();
+    assert_same(&got, &want, "index_select along a broadcast dim");
+}

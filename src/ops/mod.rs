@@ -184,23 +184,19 @@ impl Stream {
         // Stride-0 dims of extent > 1: read once, broadcast by the copy.
         let mut shape = [0usize; MAX_RANK];
         shape[..src.rank()].copy_from_slice(src.shape());
-        let mut broadcast = false;
         for (i, &st) in src.strides().iter().enumerate() {
-            if st == 0 && shape[i] > 1 {
-                shape[i] = 1;
-                broadcast = true;
+            if st == 0 {
+                shape[i] = shape[i].min(1);
             }
         }
-        let reduced = if broadcast {
-            src.view_as(op, &shape[..src.rank()], src.strides(), src.offset())?
-        } else {
-            src.clone()
-        };
+        let reduced = src.view_as(op, &shape[..src.rank()], src.strides(), src.offset())?;
         if !reduced.layout().may_overlap() {
             return self.inplace_copy(dst, &reduced).map(drop);
         }
-        // Still overlapping: materialise `reduced` (into dst itself when no
-        // broadcast is left to do).
+        // Still overlapping: materialise `reduced`, into dst itself when it
+        // has dst's shape, else into a temporary broadcast into dst (src may
+        // come with extent-1 dims already, as well as the reduced ones).
+        let broadcast = reduced.shape() != dst.shape();
         let target = if broadcast {
             Tensor::empty_for(self, op, "self", src.dtype(), reduced.shape())?
         } else {
