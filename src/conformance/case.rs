@@ -201,10 +201,8 @@ pub fn tensor(v: &Value, ctx: &str) -> Result<CaseTensor, String> {
     let data = field(v, "data", ctx)?
         .as_array()
         .ok_or_else(|| format!("{ctx}.data: expected a list"))?;
-    let n = shape
-        .iter()
-        .try_fold(1usize, |a, &d| a.checked_mul(d))
-        .ok_or_else(|| format!("{ctx}.shape: too many elements"))?;
+    let n =
+        crate::layout::numel("case", "shape", &shape).map_err(|e| format!("{ctx}.shape: {e}"))?;
     if data.len() != n {
         return Err(format!(
             "{ctx}.data: {} values for shape {shape:?} ({n} elements)",
