@@ -357,6 +357,32 @@ impl Layout {
     }
 }
 
+/// The element offsets `start + sum(i_j * strides_j)` of every index of
+/// `shape`, in row-major order (an odometer: no division per element).
+/// Callers pass extents and strides whose offsets fit `usize`.
+pub(crate) fn offsets<'a>(
+    shape: &'a [usize],
+    strides: &'a [usize],
+    start: usize,
+) -> impl Iterator<Item = usize> + 'a {
+    let n = shape.iter().product::<usize>();
+    let mut pos = [0usize; MAX_RANK];
+    let mut at = start;
+    (0..n).map(move |_| {
+        let here = at;
+        for d in (0..shape.len()).rev() {
+            pos[d] += 1;
+            at = at.wrapping_add(strides[d]);
+            if pos[d] < shape[d] {
+                break;
+            }
+            at = at.wrapping_sub(pos[d] * strides[d]);
+            pos[d] = 0;
+        }
+        here
+    })
+}
+
 /// [`Layout::may_overlap`] on raw extents and strides.
 pub(crate) fn may_overlap(shape: &[usize], strides: &[usize]) -> bool {
     let mut dims = [(0usize, 0usize); MAX_RANK];
@@ -490,6 +516,14 @@ mod tests {
         assert!(Layout::contiguous("t", &[2, 3], 0, 4)
             .unwrap()
             .is_contiguous());
+    }
+
+    #[test]
+    fn offsets_walk_row_major() {
+        let v: Vec<usize> = offsets(&[2, 3], &[1, 2], 5).collect();
+        assert_eq!(v, [5, 7, 9, 6, 8, 10]);
+        assert_eq!(offsets(&[], &[], 4).collect::<Vec<_>>(), [4]);
+        assert_eq!(offsets(&[2, 0], &[1, 1], 0).count(), 0);
     }
 
     #[test]

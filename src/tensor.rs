@@ -312,21 +312,10 @@ impl Tensor {
         // Download the covered range once and gather on the host.
         let mut raw = host_buffer((last - first + 1) * es)?;
         ffi::download(api, &mut raw, self.storage.ptr + first * es)?;
-        let shape = self.shape();
-        let strides = self.strides();
-        let mut idx = [0usize; MAX_RANK];
-        let mut at = 0usize; // element offset from `first`
-        for chunk in out.chunks_exact_mut(es) {
+        // Offsets from `first` (a checked layout: they fit).
+        let at = layout::offsets(self.shape(), self.strides(), 0);
+        for (chunk, at) in out.chunks_exact_mut(es).zip(at) {
             chunk.copy_from_slice(&raw[at * es..(at + 1) * es]);
-            for d in (0..shape.len()).rev() {
-                idx[d] += 1;
-                at += strides[d];
-                if idx[d] < shape[d] {
-                    break;
-                }
-                at -= idx[d] * strides[d];
-                idx[d] = 0;
-            }
         }
         Ok(out)
     }

@@ -87,21 +87,7 @@ impl Stream {
                 }
                 at
             };
-            let mut pos = vec![0usize; sz.len()];
-            let mut flat = off;
-            let offsets = std::iter::from_fn(|| {
-                let here = storage_of(flat);
-                for d in (0..sz.len()).rev() {
-                    pos[d] += 1;
-                    flat += st[d];
-                    if pos[d] < sz[d] {
-                        break;
-                    }
-                    flat -= pos[d] * st[d];
-                    pos[d] = 0;
-                }
-                Some(here)
-            });
+            let offsets = crate::layout::offsets(&sz, &st, off).map(storage_of);
             return self.gather_storage(OP, out, x, n, offsets);
         }
         let src = self.materialise(OP, x)?;

@@ -8,7 +8,7 @@ pub(crate) mod slice;
 
 use crate::error::{Error, Result};
 use crate::ffi::AclTensor;
-use crate::layout::MAX_RANK;
+use crate::layout::{Layout, MAX_RANK};
 use crate::product::OpKind;
 use crate::stream::Stream;
 use crate::tensor::Tensor;
@@ -221,22 +221,7 @@ impl Stream {
             return self.copy_pieces(op, dst, src, mask);
         }
         // Gather: out = flat(storage)[storage offset of each element].
-        let (shape, strides) = (src.shape(), src.strides());
-        let mut pos = [0usize; MAX_RANK];
-        let mut at = src.offset();
-        let offsets = std::iter::from_fn(|| {
-            let here = at;
-            for d in (0..shape.len()).rev() {
-                pos[d] += 1;
-                at += strides[d];
-                if pos[d] < shape[d] {
-                    break;
-                }
-                at -= pos[d] * strides[d];
-                pos[d] = 0;
-            }
-            Some(here)
-        });
+        let offsets = crate::layout::offsets(src.shape(), src.strides(), src.offset());
         self.gather_storage(op, dst, src, src.numel(), offsets)
     }
 
@@ -278,7 +263,8 @@ impl Stream {
             &target,
         )?;
         if !dense {
-            let t = target.view_as(op, dst.shape(), &contiguous_strides(dst.shape()), 0)?;
+            let t =
+                target.with_layout(Layout::contiguous(op, dst.shape(), 0, base.dtype().size())?);
             self.inplace_copy(dst, &t)?;
         }
         Ok(())
@@ -356,13 +342,4 @@ impl Stream {
         self.copy_into(op, &out, x)?;
         Ok(out)
     }
-}
-
-/// Row-major strides of `shape`.
-pub(crate) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1].saturating_mul(shape[i + 1].max(1));
-    }
-    s
 }
