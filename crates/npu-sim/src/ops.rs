@@ -221,12 +221,29 @@ fn bytes(t: &Tensor) -> u64 {
     numel(&t.view) as u64 * elem(t) as u64
 }
 
-/// Writes the first phase's outputs for `e` (shared tail of every operator).
+/// Registers a one-shot executor of `op` and writes the first phase's
+/// outputs (the shared tail of every operator).
 ///
 /// # Safety
 /// `ws` and `ex` are valid for writes (non-null, checked by the preamble,
 /// and valid by the first phase's own contract).
-unsafe fn finish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
+unsafe fn finish(
+    op: Op,
+    plan: Plan,
+    inputs: Vec<Tensor>,
+    outputs: Vec<Tensor>,
+    workspace: u64,
+    ws: *mut u64,
+    ex: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let e = Executor {
+        op,
+        plan,
+        inputs,
+        outputs,
+        workspace,
+        repeatable: false,
+    };
     // SAFETY: the caller's contract.
     unsafe { publish(e, ws, ex) }
 }
@@ -351,14 +368,11 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
         // function's contract.
         Ok(unsafe {
             finish(
-                Executor {
-                    op,
-                    plan,
-                    inputs: vec![x],
-                    outputs: vec![o],
-                    workspace,
-                    repeatable: false,
-                },
+                op,
+                plan,
+                vec![x],
+                vec![o],
+                workspace,
                 workspace_size,
                 executor,
             )
@@ -531,14 +545,11 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         // function's contract.
         Ok(unsafe {
             finish(
-                Executor {
-                    op,
-                    plan,
-                    inputs: vec![x, i],
-                    outputs: vec![o],
-                    workspace,
-                    repeatable: false,
-                },
+                op,
+                plan,
+                vec![x, i],
+                vec![o],
+                workspace,
                 workspace_size,
                 executor,
             )
@@ -764,14 +775,11 @@ pub unsafe extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
         // function's contract.
         Ok(unsafe {
             finish(
-                Executor {
-                    op,
-                    plan,
-                    inputs: vec![s],
-                    outputs: vec![d],
-                    workspace,
-                    repeatable: false,
-                },
+                op,
+                plan,
+                vec![s],
+                vec![d],
+                workspace,
                 workspace_size,
                 executor,
             )
@@ -988,14 +996,11 @@ pub unsafe extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
         // function's contract.
         Ok(unsafe {
             finish(
-                Executor {
-                    op,
-                    plan,
-                    inputs: vec![x],
-                    outputs: vec![o],
-                    workspace,
-                    repeatable: false,
-                },
+                op,
+                plan,
+                vec![x],
+                vec![o],
+                workspace,
                 workspace_size,
                 executor,
             )
