@@ -12,13 +12,15 @@ use std::sync::{Arc, Mutex};
 /// Which implementation of the C API a [`Runtime`] drives.
 #[derive(Clone, Debug, Default)]
 pub enum Backend {
-    /// Real CANN when [`Api::load`] finds it, else the embedded simulator;
+    /// Real CANN when [`Api::load`] finds it; the embedded simulator only
+    /// when no CANN is installed at all (see [`Runtime::new`]);
     /// `NPU_OPS_BACKEND=cann|sim` overrides.
     #[default]
     Auto,
     /// Real CANN, loaded as the config says.
     Cann(LoadConfig),
-    /// The embedded simulator (`npu-sim`), linked in.
+    /// The embedded simulator (`npu-sim`), linked in (needs the `sim`
+    /// feature).
     Simulator,
 }
 
@@ -38,6 +40,14 @@ impl fmt::Display for BackendKind {
             BackendKind::Simulator => "sim",
         })
     }
+}
+
+/// Whether the environment names a CANN installation (then not finding it
+/// there is a misconfiguration, not "no CANN").
+fn cann_configured() -> bool {
+    ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|p| !p.is_empty()))
 }
 
 /// Process-wide initialisation of one C API implementation: `aclInit` for
@@ -154,6 +164,18 @@ pub struct Runtime(pub(crate) Arc<RtInner>);
 
 impl Runtime {
     /// Opens `backend` (see [`Backend`]).
+    ///
+    /// With [`Backend::Auto`]: `NPU_OPS_BACKEND=cann|sim` decides if set;
+    /// else real CANN when an installation is found. A CANN that is found
+    /// but cannot be used (a library the loader refuses, a missing symbol, a
+    /// second library missing, `aclInit` failing), or that
+    /// `ASCEND_HOME_PATH`/`ASCEND_TOOLKIT_HOME` point at but does not hold,
+    /// is an error naming the cause, never a silent fallback. Only when no
+    /// CANN is found at all does it fall back to the simulator (with the
+    /// `sim` feature; announced through `tracing`), else
+    /// [`Error::Load`] says where it looked.
+    ///
+    /// No device is bound: [`Runtime::device`] chooses one.
     pub fn new(backend: Backend) -> Result<Runtime> {
         let backend = match backend {
             Backend::Auto => match std::env::var("NPU_OPS_BACKEND").ok().as_deref() {
@@ -166,26 +188,98 @@ impl Runtime {
                         format!("must be `cann` or `sim`, got {other:?}"),
                     ))
                 }
-                _ => match Api::load(&LoadConfig::new()) {
-                    Ok(api) => return Runtime::with_api(api, BackendKind::Cann),
-                    Err(_) => Backend::Simulator,
-                },
+                _ => return Runtime::auto(),
             },
             b => b,
         };
         match backend {
-            Backend::Cann(cfg) => Runtime::with_api(Api::load(&cfg)?, BackendKind::Cann),
-            _ => Runtime::with_api(npu_sim::api(), BackendKind::Simulator),
+            Backend::Cann(cfg) => Runtime::cann(&cfg, "Backend::Cann"),
+            _ => Runtime::simulator("Backend::Simulator"),
         }
     }
 
+    /// [`Backend::Auto`] without an override.
+    fn auto() -> Result<Runtime> {
+        let cfg = LoadConfig::new();
+        match Api::load(&cfg) {
+            Ok(api) => Runtime::started(api, BackendKind::Cann, "Backend::Auto: CANN found"),
+            Err(cann_sys::LoadError::LibraryNotFound { library, searched })
+                if library == cann_sys::RUNTIME_LIBRARIES[0] && !cann_configured() =>
+            {
+                let why = format!(
+                    "no CANN installation found (searched: {})",
+                    searched
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                #[cfg(feature = "sim")]
+                {
+                    tracing::warn!(target: "npu_ops", reason = %why, "Backend::Auto falls back to the simulator");
+                    Runtime::simulator("Backend::Auto fallback")
+                }
+                #[cfg(not(feature = "sim"))]
+                {
+                    tracing::error!(target: "npu_ops", reason = %why, "no backend: built without the simulator");
+                    Err(Error::Load(cann_sys::LoadError::LibraryNotFound {
+                        library,
+                        searched,
+                    }))
+                }
+            }
+            Err(e) => {
+                tracing::error!(target: "npu_ops", error = %e, "CANN is installed but cannot be loaded");
+                Err(Error::Load(e))
+            }
+        }
+    }
+
+    fn cann(cfg: &LoadConfig, why: &'static str) -> Result<Runtime> {
+        let api = Api::load(cfg).inspect_err(
+            |e| tracing::error!(target: "npu_ops", error = %e, "CANN cannot be loaded"),
+        )?;
+        Runtime::started(api, BackendKind::Cann, why)
+    }
+
+    #[cfg(feature = "sim")]
+    fn simulator(why: &'static str) -> Result<Runtime> {
+        Runtime::started(npu_sim::api(), BackendKind::Simulator, why)
+    }
+
+    #[cfg(not(feature = "sim"))]
+    fn simulator(_why: &'static str) -> Result<Runtime> {
+        Err(Error::invalid(
+            "runtime",
+            "backend",
+            "the simulator is not built in (enable npu-ops's `sim` feature)",
+        ))
+    }
+
+    /// [`Runtime::with_api`], announcing what was chosen and why.
+    fn started(api: Api, kind: BackendKind, why: &'static str) -> Result<Runtime> {
+        let rt = Runtime::with_api(api, kind).inspect_err(|e| {
+            tracing::error!(target: "npu_ops", backend = %kind, error = %e, "runtime start failed")
+        })?;
+        tracing::info!(
+            target: "npu_ops",
+            backend = %kind,
+            origin = %rt.0.api.origin(),
+            soc = %rt.0.soc,
+            devices = rt.0.devices,
+            version = ?rt.version().ok(),
+            "{why}"
+        );
+        Ok(rt)
+    }
+
     /// A runtime over an existing [`Api`] (for example one loaded from a
-    /// custom folder).
+    /// custom folder). Initialises the implementation once per process
+    /// (`aclInit`, finalised when the last runtime over it goes); binds no
+    /// device.
     pub fn with_api(api: Api, kind: BackendKind) -> Result<Runtime> {
         let init = init_token(&api)?;
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        ffi::set_device(&api, 0)?;
-        BOUND.with(|b| b.set((id, 0)));
         let soc = ffi::soc_name(&api).unwrap_or_default();
         let devices = ffi::device_count(&api)?;
         Ok(Runtime(Arc::new(RtInner {
@@ -250,7 +344,8 @@ impl Runtime {
         })
     }
 
-    /// A new stream on device 0.
+    /// A new stream on device 0 (binds device 0 to the calling thread;
+    /// [`Runtime::device`] chooses another).
     pub fn stream(&self) -> Result<crate::Stream> {
         self.device(0)?.stream()
     }
