@@ -176,6 +176,26 @@ impl Timeline {
         }
     }
 
+    /// Records the outcome of a synchronisation on an event recorded after
+    /// the launches below `covers`: good, or `fault` (the work before the
+    /// record faulted: every launch not yet verified below `covers` is
+    /// poisoned). Call with the sync lock held.
+    pub(crate) fn settle_event(&self, covers: u64, fault: Option<Fault>) {
+        let mut l = lock(&self.log);
+        let lo = l.verified;
+        if covers <= lo {
+            return; // a stream synchronisation recorded it already
+        }
+        if let Some(f) = fault {
+            let f = Arc::new(f);
+            l.poisoned.push((lo, covers, f.clone()));
+            if l.unreported.is_none() {
+                l.unreported = Some(f);
+            }
+        }
+        l.verified = covers;
+    }
+
     /// The fault `Stream::synchronize` has not returned yet, taken.
     pub(crate) fn take_unreported(&self) -> Option<Arc<Fault>> {
         lock(&self.log).unreported.take()
@@ -186,8 +206,20 @@ impl Timeline {
         lock(&self.sync)
     }
 
-    /// Waits until launch `seq` is resolved (synchronising the stream if it
-    /// still lives; a dropped stream resolved everything when it went).
+    /// The synchronisation lock if free (never blocks: safe to call with the
+    /// stream's launch lock held).
+    pub(crate) fn try_sync_lock(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        match self.sync.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// Waits until launch `seq` is resolved: on the event recorded after it
+    /// while its stream lives (so later work queued on the stream is not
+    /// waited for), else the stream; a dropped stream resolved everything
+    /// when it went.
     fn resolve(&self, seq: u64) -> Result<Status> {
         loop {
             match self.status(seq) {
@@ -201,7 +233,7 @@ impl Timeline {
                 std::thread::yield_now();
                 continue;
             };
-            crate::stream::Stream(s).settle()?;
+            crate::stream::Stream(s).settle_through(seq)?;
         }
     }
 }

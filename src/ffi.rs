@@ -204,6 +204,13 @@ pub(crate) fn stream_wait_event(api: &Api, s: usize, e: usize) -> Result<()> {
     })
 }
 
+/// `aclrtSynchronizeEvent`'s status code (a fault of the work before the
+/// record is reported here; see `Stream::settle_through`).
+pub(crate) fn synchronize_event_code(api: &Api, e: usize) -> i32 {
+    // SAFETY: a live event handle.
+    unsafe { (api.aclrtSynchronizeEvent)(e as aclrtEvent) }
+}
+
 pub(crate) fn synchronize_event(api: &Api, e: usize) -> Result<()> {
     // SAFETY: a live event handle.
     check(api, "aclrtSynchronizeEvent", unsafe {

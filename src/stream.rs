@@ -25,13 +25,35 @@ pub(crate) struct Keep {
     _events: Vec<Arc<EventInner>>,
 }
 
+/// An event this stream records after its work; destroyed on drop.
+pub(crate) struct RawEvent {
+    rt: Runtime,
+    device: i32,
+    raw: usize,
+}
+
+impl Drop for RawEvent {
+    fn drop(&mut self) {
+        let _ = self.rt.bind(self.device);
+        ffi::destroy_event(&self.rt.0.api, self.raw);
+    }
+}
+
+/// Work in flight: the event recorded after it, the launches it covers
+/// (those numbered below `covers`), and what the work uses.
+struct Inflight {
+    covers: u64,
+    ev: Arc<RawEvent>,
+    keep: Keep,
+}
+
 struct State {
     /// The cached workspace (grown on demand, reused by every launch).
     workspace: Option<Arc<Storage>>,
-    /// Work in flight: the event recorded after it, and what it uses.
-    inflight: VecDeque<(usize, Keep)>,
+    /// Work in flight, oldest first.
+    inflight: VecDeque<Inflight>,
     /// Completed events, for reuse.
-    spare: Vec<usize>,
+    spare: Vec<Arc<RawEvent>>,
 }
 
 pub(crate) struct StreamInner {
@@ -130,8 +152,56 @@ impl Stream {
         tl.settle(before, tl.next(), fault);
         // Release what finished; work another thread queued meanwhile keeps
         // its buffers (its completion event has not fired).
-        self.reap(&mut st);
+        self.reap(&mut st, false);
         Ok(())
+    }
+
+    /// Resolves launch `seq` by waiting for the event recorded after it,
+    /// not for later work queued on the stream; falls back to
+    /// [`Stream::settle`] when that event is gone (its work finished and
+    /// was released before its outcome could be recorded).
+    ///
+    /// An event synchronisation reports a fault of the work before its
+    /// record (the simulator does, as CUDA does; the stream's fault stays
+    /// for `aclrtSynchronizeStream`), so its outcome is as good as a
+    /// stream synchronisation's for the launches it covers.
+    pub(crate) fn settle_through(&self, seq: u64) -> Result<()> {
+        self.bind()?;
+        let tl = &self.0.timeline;
+        let found = {
+            let _sync = tl.sync_lock();
+            if !matches!(tl.status(seq), crate::fault::Status::Pending) {
+                return Ok(());
+            }
+            let st = self.state();
+            st.inflight
+                .iter()
+                .find(|i| i.covers > seq)
+                .map(|i| (i.covers, i.ev.clone()))
+        };
+        let Some((covers, ev)) = found else {
+            return self.settle();
+        };
+        // Wait without the sync lock (other readers are not held up), then
+        // record the outcome under it.
+        let code = ffi::synchronize_event_code(self.api(), ev.raw);
+        let _sync = tl.sync_lock();
+        // Re-read under the lock: a stream synchronisation may have taken
+        // (and cleared) a fault meanwhile; the event's outcome still holds
+        // for what it covers, and a fault it reports is the same fault.
+        tl.settle_event(
+            covers,
+            (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
+        );
+        Ok(())
+    }
+
+    fn fault(&self, api: &'static str, code: i32) -> Fault {
+        Fault {
+            api,
+            code,
+            message: ffi::last_error(self.api()),
+        }
     }
 
     /// Makes later work on `self` wait for all work queued on `other` so
@@ -173,15 +243,34 @@ impl Stream {
         Ok(())
     }
 
-    /// Releases what finished work held.
-    fn reap(&self, st: &mut State) {
-        while let Some((ev, _)) = st.inflight.front() {
-            if !ffi::event_complete(self.api(), *ev) {
+    /// Releases what finished work held. With `record` (the caller holds
+    /// the timeline's sync lock), the outcome of each finished piece is
+    /// recorded on the timeline first, so a later read of its output need
+    /// not synchronise the stream.
+    fn reap(&self, st: &mut State, record: bool) {
+        while let Some(front) = st.inflight.front() {
+            if !ffi::event_complete(self.api(), front.ev.raw) {
                 break;
             }
-            let (ev, keep) = st.inflight.pop_front().expect("front exists");
+            let done = st.inflight.pop_front().expect("front exists");
+            if record {
+                // Complete: returns at once, with the fault of the work
+                // before the record if there was one.
+                let code = ffi::synchronize_event_code(self.api(), done.ev.raw);
+                self.0.timeline.settle_event(
+                    done.covers,
+                    (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
+                );
+            }
+            self.recycle(st, done.ev);
+            drop(done.keep);
+        }
+    }
+
+    /// Keeps a finished event for reuse, unless a reader still waits on it.
+    fn recycle(&self, st: &mut State, ev: Arc<RawEvent>) {
+        if Arc::strong_count(&ev) == 1 {
             st.spare.push(ev);
-            drop(keep);
         }
     }
 
@@ -191,9 +280,15 @@ impl Stream {
     fn track(&self, st: &mut State, keep: Keep) -> std::result::Result<(), (Error, Keep)> {
         let ev = match st.spare.pop() {
             Some(e) => Ok(e),
-            None => ffi::create_event(self.api()),
+            None => ffi::create_event(self.api()).map(|raw| {
+                Arc::new(RawEvent {
+                    rt: self.0.rt.clone(),
+                    device: self.0.device,
+                    raw,
+                })
+            }),
         };
-        let recorded = ev.and_then(|e| match ffi::record_event(self.api(), e, self.0.raw) {
+        let recorded = ev.and_then(|e| match ffi::record_event(self.api(), e.raw, self.0.raw) {
             Ok(()) => Ok(e),
             Err(err) => {
                 st.spare.push(e);
@@ -201,8 +296,9 @@ impl Stream {
             }
         });
         match recorded {
-            Ok(e) => {
-                st.inflight.push_back((e, keep));
+            Ok(ev) => {
+                let covers = self.0.timeline.next();
+                st.inflight.push_back(Inflight { covers, ev, keep });
                 Ok(())
             }
             Err(err) => Err((err, keep)),
@@ -306,15 +402,24 @@ impl Stream {
             }
         }
         let tl = &self.0.timeline;
+        // Lock order: sync, then launch; only tried, so never blocks.
+        let sync = tl.try_sync_lock();
         let mut st = self.state();
-        self.reap(&mut st);
+        self.reap(&mut st, sync.is_some());
         if st.inflight.len() >= MAX_INFLIGHT {
-            let (ev, keep) = st.inflight.pop_front().expect("non-empty");
-            // A fault is recorded by the next synchronisation, not here.
-            let _ = ffi::synchronize_event(self.api(), ev);
-            st.spare.push(ev);
-            drop(keep);
+            let oldest = st.inflight.pop_front().expect("non-empty");
+            let code = ffi::synchronize_event_code(self.api(), oldest.ev.raw);
+            if sync.is_some() {
+                tl.settle_event(
+                    oldest.covers,
+                    (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
+                );
+            }
+            // Else a fault is recorded by the next synchronisation.
+            self.recycle(&mut st, oldest.ev);
+            drop(oldest.keep);
         }
+        drop(sync);
         let deps = match self.read_deps(reads) {
             Ok(d) => d,
             Err(f) => return Err(release(f.error())),
@@ -479,12 +584,9 @@ impl Drop for StreamInner {
         });
         tl.settle(before, tl.next(), fault);
         let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
-        for (ev, _) in st.inflight.drain(..) {
-            ffi::destroy_event(api, ev);
-        }
-        for ev in st.spare.drain(..) {
-            ffi::destroy_event(api, ev);
-        }
+        // Events (destroyed by their drop) and buffers of finished work.
+        st.inflight.clear();
+        st.spare.clear();
         st.workspace = None;
         ffi::destroy_stream(api, self.raw);
     }

@@ -597,17 +597,19 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(
     )
 }
 
-/// `aclrtSynchronizeEvent`.
+/// `aclrtSynchronizeEvent`: waits for the event's latest record; the fault
+/// its stream held when the record was reached (the stream's fault is not
+/// cleared: `aclrtSynchronizeStream` still reports it).
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     crate::abi::guard(
         "aclrtSynchronizeEvent",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
         || match event_of(event) {
-            Ok(e) => {
-                e.synchronize();
-                ACL_SUCCESS
-            }
+            Ok(e) => match e.synchronize() {
+                Ok(()) => ACL_SUCCESS,
+                Err(f) => report(f),
+            },
             Err(c) => c,
         },
     )

@@ -186,6 +186,12 @@ fn worker_loop(s: &Shared) {
 /// when its stream reaches it; a wait (or a host synchronisation) waits for
 /// the ticket of the record last issued before the wait, and nothing else:
 /// a later record, even on a faster stream, never releases it.
+///
+/// A record reached while its stream holds a fault (the work before it
+/// faulted or was skipped) completes, so waiters are released, but carries
+/// the fault: a host synchronisation on it returns that fault (as CUDA's
+/// event synchronisation reports earlier asynchronous errors). It does not
+/// clear the stream's fault; only `aclrtSynchronizeStream` does.
 #[derive(Default)]
 pub struct Event {
     state: Mutex<Tickets>,
@@ -198,7 +204,13 @@ struct Tickets {
     issued: u64,
     /// Tickets issued but not yet completed.
     pending: std::collections::BTreeSet<u64>,
+    /// Recent completed tickets whose stream held a fault when reached.
+    faulted: std::collections::BTreeMap<u64, Fault>,
 }
+
+/// Faulted tickets kept per event (older ones are forgotten: a host
+/// synchronisation asks for the latest record).
+const FAULTED_KEPT: u64 = 64;
 
 impl Event {
     /// Records the event on `stream`.
@@ -211,8 +223,17 @@ impl Event {
             t
         };
         let ev = self.clone();
+        let q = stream.shared.clone();
         stream.enqueue(TaskKind::Sync, move || {
-            lock(&ev.state).pending.remove(&ticket);
+            let fault = lock(&q.q).fault.clone();
+            let mut st = lock(&ev.state);
+            st.pending.remove(&ticket);
+            if let Some(f) = fault {
+                st.faulted.insert(ticket, f);
+            }
+            let keep_from = st.issued.saturating_sub(FAULTED_KEPT);
+            st.faulted = st.faulted.split_off(&keep_from);
+            drop(st);
             ev.cv.notify_all();
             Ok(())
         });
@@ -235,10 +256,15 @@ impl Event {
         }
     }
 
-    /// Blocks the host until the latest record has completed.
-    pub fn synchronize(&self) {
+    /// Blocks the host until the latest record has completed; the fault
+    /// its stream held when it was reached, if any.
+    pub fn synchronize(&self) -> Result<(), Fault> {
         let ticket = lock(&self.state).issued;
         self.wait_for(ticket);
+        match lock(&self.state).faulted.get(&ticket) {
+            Some(f) => Err(f.clone()),
+            None => Ok(()),
+        }
     }
 
     /// Whether the latest record has completed (true if never recorded).
