@@ -124,14 +124,27 @@ impl fmt::Display for DType {
     }
 }
 
-/// A host type that is exactly one element of a [`DType`].
-pub trait Element: Copy + Send + Sync + 'static {
+// Host slices are handed to the device as they lie in memory: the device's
+// byte order (little-endian) must be the host's. Ascend hosts (aarch64,
+// x86_64) are.
+#[cfg(target_endian = "big")]
+compile_error!("npu-ops needs a little-endian host (the device's byte order)");
+
+/// A host type that is exactly one element of a [`DType`], laid out in
+/// memory as the device holds it (so slices move without conversion).
+pub trait Element: bytemuck::NoUninit + Send + Sync + 'static {
     /// Its dtype.
     const DTYPE: DType;
     /// Appends its little-endian bytes.
     fn put(self, out: &mut Vec<u8>);
     /// Reads one from `DTYPE.size()` little-endian bytes.
     fn get(b: &[u8]) -> Self;
+    /// Elements from their bytes (`b.len()` a multiple of the size): one
+    /// copy for types every bit pattern of which is valid.
+    #[doc(hidden)]
+    fn collect(b: &[u8]) -> Vec<Self> {
+        b.chunks_exact(Self::DTYPE.size()).map(Self::get).collect()
+    }
 }
 
 macro_rules! element {
@@ -143,6 +156,9 @@ macro_rules! element {
             }
             fn get(b: &[u8]) -> Self {
                 <$t>::from_le_bytes(b.try_into().expect("element size"))
+            }
+            fn collect(b: &[u8]) -> Vec<Self> {
+                bytemuck::pod_collect_to_vec(b)
             }
         }
     )*};
@@ -158,6 +174,9 @@ impl Element for half::f16 {
     fn get(b: &[u8]) -> Self {
         half::f16::from_bits(u16::from_le_bytes([b[0], b[1]]))
     }
+    fn collect(b: &[u8]) -> Vec<Self> {
+        bytemuck::pod_collect_to_vec(b)
+    }
 }
 
 impl Element for half::bf16 {
@@ -167,6 +186,9 @@ impl Element for half::bf16 {
     }
     fn get(b: &[u8]) -> Self {
         half::bf16::from_bits(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn collect(b: &[u8]) -> Vec<Self> {
+        bytemuck::pod_collect_to_vec(b)
     }
 }
 
@@ -189,6 +211,9 @@ impl Element for [f32; 2] {
     fn get(b: &[u8]) -> Self {
         [f32::get(&b[..4]), f32::get(&b[4..])]
     }
+    fn collect(b: &[u8]) -> Vec<Self> {
+        bytemuck::pod_collect_to_vec(b)
+    }
 }
 
 impl Element for [f64; 2] {
@@ -200,18 +225,17 @@ impl Element for [f64; 2] {
     fn get(b: &[u8]) -> Self {
         [f64::get(&b[..8]), f64::get(&b[8..])]
     }
+    fn collect(b: &[u8]) -> Vec<Self> {
+        bytemuck::pod_collect_to_vec(b)
+    }
 }
 
-/// Bytes of a slice of elements.
-pub(crate) fn to_bytes<T: Element>(v: &[T]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(v.len() * T::DTYPE.size());
-    for x in v {
-        x.put(&mut out);
-    }
-    out
+/// The bytes of a slice of elements, as they lie in memory (no copy).
+pub(crate) fn as_bytes<T: Element>(v: &[T]) -> &[u8] {
+    bytemuck::cast_slice(v)
 }
 
 /// Elements from bytes (`b.len()` a multiple of the element size).
 pub(crate) fn from_bytes<T: Element>(b: &[u8]) -> Vec<T> {
-    b.chunks_exact(T::DTYPE.size()).map(T::get).collect()
+    T::collect(b)
 }

@@ -528,3 +528,98 @@ pub(crate) fn rebind(
         )
     })
 }
+
+/// `aclrtMallocHost`: page-locked host memory of `bytes` (> 0).
+pub(crate) fn malloc_host(api: &Api, bytes: usize) -> Result<usize> {
+    let mut p: *mut c_void = null_mut();
+    // SAFETY: valid out-pointer; size > 0 (checked by the caller).
+    let code = unsafe { (api.aclrtMallocHost)(&mut p, bytes) };
+    match code {
+        0 if !p.is_null() => Ok(p as usize),
+        0 => Err(Error::HostOutOfMemory { bytes }),
+        ACL_ERROR_BAD_ALLOC | ACL_ERROR_RT_MEMORY_ALLOCATION => {
+            Err(Error::HostOutOfMemory { bytes })
+        }
+        _ => check(api, "aclrtMallocHost", code).map(|_| 0),
+    }
+}
+
+/// `aclrtFreeHost` of a `malloc_host` pointer (freed once, by its owner).
+pub(crate) fn free_host(api: &Api, ptr: usize) -> i32 {
+    // SAFETY: `ptr` came from `malloc_host` and is freed once.
+    unsafe { (api.aclrtFreeHost)(ptr as *mut c_void) }
+}
+
+/// The bytes of a `malloc_host` block that `owner` owns (borrowed from it).
+pub(crate) fn host_slice<T>(_owner: &T, ptr: usize, len: usize) -> &[u8] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: `ptr` is a live `aclrtMallocHost` block of at least `len`
+    // bytes (host memory, readable); the caller ties the lifetime to the
+    // block's owner and holds no `&mut` to it meanwhile.
+    unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }
+}
+
+/// The bytes of a `malloc_host` block that `owner` owns, writable
+/// (borrowed mutably from it).
+pub(crate) fn host_slice_mut<T>(_owner: &mut T, ptr: usize, len: usize) -> &mut [u8] {
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: as `host_slice`, and the caller holds the block's owner
+    // mutably (no other reference to these bytes exists).
+    unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, len) }
+}
+
+/// `aclrtMemcpyAsync` of `count` bytes on `stream`.
+pub(crate) fn memcpy_async(
+    api: &Api,
+    dst: usize,
+    src: usize,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: usize,
+) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    // SAFETY: `dst` and `src` are ranges of at least `count` bytes of the
+    // kinds `kind` names (device storages checked by the caller's layout,
+    // or a staging block); both stay alive until the stream has run the
+    // copy (the stream holds them).
+    check(api, "aclrtMemcpyAsync", unsafe {
+        (api.aclrtMemcpyAsync)(
+            dst as *mut c_void,
+            count,
+            src as *const c_void,
+            count,
+            kind,
+            stream as aclrtStream,
+        )
+    })
+}
+
+/// `aclrtMemsetAsync` of `count` bytes to `value` on `stream`.
+pub(crate) fn memset_async(
+    api: &Api,
+    dst: usize,
+    value: u8,
+    count: usize,
+    stream: usize,
+) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    // SAFETY: `dst` is a device range of at least `count` bytes, alive
+    // until the stream has run the fill (the stream holds it).
+    check(api, "aclrtMemsetAsync", unsafe {
+        (api.aclrtMemsetAsync)(
+            dst as *mut c_void,
+            count,
+            i32::from(value),
+            count,
+            stream as aclrtStream,
+        )
+    })
+}

@@ -31,6 +31,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod alloc;
 #[cfg(feature = "cli")]
 pub mod conformance;
 mod dtype;
@@ -39,21 +40,24 @@ mod fault;
 mod ffi;
 mod layout;
 mod ops;
+mod pinned;
 mod prepared;
 mod product;
 mod runtime;
 mod stream;
 mod tensor;
+mod transfer;
 
 pub use dtype::{DType, Element};
 pub use error::{Error, Result};
 pub use layout::MAX_RANK;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
+pub use pinned::PinnedBuffer;
 pub use prepared::Prepared;
 pub use product::{Family, OpKind};
-pub use runtime::{Backend, BackendKind, Device, Runtime};
+pub use runtime::{Backend, BackendKind, Device, MemoryStats, Runtime};
 pub use stream::{Event, Stream};
-pub use tensor::Tensor;
+pub use tensor::{AclTensorHandle, Tensor};
 
 /// Raw FFI and the run-time CANN loader.
 pub use cann_sys;

@@ -7,6 +7,8 @@ use cann_sys::{Api, LoadConfig};
 use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use crate::alloc::MemoryStats;
 use std::sync::{Arc, Mutex};
 
 /// Which implementation of the C API a [`Runtime`] drives.
@@ -140,12 +142,26 @@ pub(crate) struct RtInner {
     pub(crate) devices: u32,
     /// Total memory per device, read once.
     totals: Mutex<Vec<Option<usize>>>,
-    /// Bytes its live allocations may hold at once (`usize::MAX`: no limit).
-    mem_limit: AtomicUsize,
-    /// Bytes its live allocations hold.
-    mem_in_use: AtomicUsize,
+    /// Every device allocation goes through it.
+    pub(crate) alloc: crate::alloc::Allocator,
+    /// Pooled page-locked staging blocks.
+    pub(crate) pinned: crate::pinned::Pool,
     id: usize,
     _init: Arc<InitToken>,
+}
+
+impl Drop for RtInner {
+    fn drop(&mut self) {
+        // Every storage holds the runtime: none is live. Before `_init`
+        // (declared last) may finalise the implementation.
+        self.alloc.release_all(&self.api);
+        self.pinned.release_all(&self.api);
+        BOUND.with(|b| {
+            if b.get().0 == self.id {
+                b.set((0, -1));
+            }
+        });
+    }
 }
 
 /// A connection to a C API implementation (real CANN or the simulator),
@@ -284,8 +300,8 @@ impl Runtime {
         let devices = ffi::device_count(&api)?;
         Ok(Runtime(Arc::new(RtInner {
             totals: Mutex::new(vec![None; devices as usize]),
-            mem_limit: AtomicUsize::new(usize::MAX),
-            mem_in_use: AtomicUsize::new(0),
+            alloc: crate::alloc::Allocator::new(devices),
+            pinned: crate::pinned::Pool::default(),
             family: Family::of_soc(&soc),
             soc,
             devices,
@@ -351,45 +367,52 @@ impl Runtime {
     }
 
     /// Bounds the device memory this runtime (and its clones) may hold at
-    /// once, over all its devices: tensors and stream workspaces. An
-    /// allocation that would exceed it fails with [`Error::OutOfMemory`]
-    /// saying which limit was hit; memory already held is kept. `None`
-    /// removes the bound (the default).
+    /// once, over all its devices: tensors, stream workspaces and the
+    /// allocator's cache (emptied first when an allocation would pass the
+    /// bound). An allocation that would exceed it fails with
+    /// [`Error::OutOfMemory`] saying which limit was hit; memory already held
+    /// is kept. `None` removes the bound (the default).
     pub fn set_memory_limit(&self, limit: Option<usize>) {
-        self.0
-            .mem_limit
-            .store(limit.unwrap_or(usize::MAX), Ordering::Relaxed);
+        self.0.alloc.set_limit(limit);
     }
 
-    /// Bytes of device memory this runtime's live allocations hold.
+    /// Bytes of device memory this runtime's live allocations hold (tensors,
+    /// workspaces, buffers of queued work; not the cache).
     pub fn memory_in_use(&self) -> usize {
-        self.0.mem_in_use.load(Ordering::Relaxed)
+        self.0.alloc.stats().in_use
     }
 
-    /// Counts `bytes` about to be allocated, unless that would exceed the
-    /// memory limit.
-    pub(crate) fn reserve_memory(&self, bytes: usize) -> Result<()> {
-        let limit = self.0.mem_limit.load(Ordering::Relaxed);
-        self.0
-            .mem_in_use
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                Some(used.saturating_add(bytes)).filter(|&n| n <= limit)
-            })
-            .map(|_| ())
-            .map_err(|used| Error::OutOfMemory {
-                bytes,
-                message: format!("{MEMORY_LIMIT_HIT} of {limit} bytes ({used} bytes in use)"),
-            })
+    /// The caching allocator's statistics (see [`MemoryStats`]).
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor, DType};
+    /// let rt = Runtime::new(Backend::Simulator)?;
+    /// let s = rt.stream()?;
+    /// drop(Tensor::empty(&s, DType::F32, &[1024])?);
+    /// s.synchronize()?;
+    /// let before = rt.memory_stats();
+    /// drop(Tensor::empty(&s, DType::F32, &[1024])?); // the cached block again
+    /// let after = rt.memory_stats();
+    /// assert_eq!(after.device_allocs, before.device_allocs);
+    /// assert_eq!(after.hits, before.hits + 1);
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn memory_stats(&self) -> MemoryStats {
+        self.0.alloc.stats()
     }
 
-    /// Uncounts `bytes` freed (or whose allocation failed).
-    pub(crate) fn release_memory(&self, bytes: usize) {
-        let _ = self
-            .0
-            .mem_in_use
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                Some(used.saturating_sub(bytes))
-            });
+    /// Frees every cached block (device memory no tensor holds) to the
+    /// device.
+    pub fn empty_cache(&self) {
+        self.0.alloc.empty_cache(self);
+    }
+
+    /// Turns the allocator's cache on (the default) or off (every free goes
+    /// to the device at once, which lets the simulator's memory checker see
+    /// each use after free; `NPU_OPS_ALLOC=direct` starts runtimes with it
+    /// off). Turning it off empties it.
+    pub fn set_memory_caching(&self, on: bool) {
+        self.0.alloc.set_caching(self, on);
     }
 
     /// Total memory of `device` in bytes (read once).

@@ -23,6 +23,8 @@ pub(crate) struct Keep {
     _storages: Vec<Arc<Storage>>,
     /// Held (never read) until the wait has passed.
     _events: Vec<Arc<EventInner>>,
+    /// A host staging buffer a copy reads (returned to its pool after).
+    _host: Option<Box<crate::pinned::Staging>>,
 }
 
 /// An event this stream records after its work; destroyed on drop.
@@ -60,6 +62,8 @@ pub(crate) struct StreamInner {
     pub(crate) rt: Runtime,
     pub(crate) device: i32,
     pub(crate) raw: usize,
+    /// Whether this crate created the stream (and destroys it).
+    owned: bool,
     /// The launch lock: enqueueing and numbering a launch are one step.
     state: Mutex<State>,
     pub(crate) timeline: Arc<Timeline>,
@@ -76,10 +80,34 @@ impl Stream {
     pub(crate) fn new(dev: &Device) -> Result<Stream> {
         dev.rt.bind(dev.id)?;
         let raw = ffi::create_stream(&dev.rt.0.api)?;
+        Ok(Stream::wrap(dev, raw, true))
+    }
+
+    /// Adopts a foreign `aclrtStream` (from torch_npu, ATB, MindIE or any
+    /// CANN code in this process) of `device`: npu-ops work is enqueued on
+    /// it in order with the other code's work. npu-ops synchronises it
+    /// when the last handle goes, and never destroys it.
+    ///
+    /// # Safety
+    /// `raw` is a live stream of `device` created through the same C API as
+    /// `device`'s runtime, and outlives every clone of the returned stream.
+    pub unsafe fn from_raw(device: &Device, raw: cann_sys::aclrtStream) -> Result<Stream> {
+        if raw.is_null() {
+            return Err(Error::invalid(
+                "stream",
+                "raw",
+                "null stream (the default stream is not adopted)",
+            ));
+        }
+        Ok(Stream::wrap(device, raw as usize, false))
+    }
+
+    fn wrap(dev: &Device, raw: usize, owned: bool) -> Stream {
         let timeline = Timeline::new();
         let inner = Arc::new(StreamInner {
             rt: dev.rt.clone(),
             device: dev.id,
+            owned,
             raw,
             state: Mutex::new(State {
                 workspace: None,
@@ -89,7 +117,7 @@ impl Stream {
             timeline: timeline.clone(),
         });
         timeline.attach(Arc::downgrade(&inner));
-        Ok(Stream(inner))
+        Stream(inner)
     }
 
     /// The runtime.
@@ -234,6 +262,7 @@ impl Stream {
         let keep = Keep {
             _storages: Vec::new(),
             _events: vec![event.inner.clone()],
+            _host: None,
         };
         if let Err((e, keep)) = self.track(&mut st, keep) {
             drop(st);
@@ -435,7 +464,23 @@ impl Stream {
             executor,
             self.0.raw,
         )?;
-        let seq = tl.advance();
+        self.enqueued(st, deps, reads, write, ws, None)
+    }
+
+    /// The bookkeeping after work that reads `reads` and writes `write`
+    /// was enqueued (under the launch lock `st`): numbers it, makes it
+    /// `write`'s last writer, and holds its buffers (and `host`, a staging
+    /// buffer) until it has run.
+    fn enqueued(
+        &self,
+        mut st: std::sync::MutexGuard<'_, State>,
+        deps: Vec<Arc<Write>>,
+        reads: &[&Tensor],
+        write: &Tensor,
+        ws: Option<Arc<Storage>>,
+        host: Option<crate::pinned::Staging>,
+    ) -> Result<u64> {
+        let seq = self.0.timeline.advance();
         self.set_written(seq, deps, write);
         let mut storages: Vec<Arc<Storage>> = Vec::with_capacity(reads.len() + 2);
         for t in reads.iter().chain([&write]) {
@@ -447,6 +492,7 @@ impl Stream {
         let keep = Keep {
             _storages: storages,
             _events: Vec::new(),
+            _host: host.map(Box::new),
         };
         if let Err((e, keep)) = self.track(&mut st, keep) {
             drop(st);
@@ -454,6 +500,27 @@ impl Stream {
             return Err(e);
         }
         Ok(seq)
+    }
+
+    /// Enqueues a runtime copy or fill (`enqueue(stream)` makes the one C
+    /// call) that reads `reads` and writes `write`, with the same ordering,
+    /// fault and lifetime rules as an operator launch; `host` (a staging
+    /// buffer the copy reads) is held until it has run.
+    pub(crate) fn launch_raw(
+        &self,
+        enqueue: impl FnOnce(&cann_sys::Api, usize) -> Result<()>,
+        reads: &[&Tensor],
+        write: &Tensor,
+        host: Option<crate::pinned::Staging>,
+    ) -> Result<u64> {
+        self.bind()?;
+        let sync = self.0.timeline.try_sync_lock();
+        let mut st = self.state();
+        self.reap(&mut st, sync.is_some());
+        drop(sync);
+        let deps = self.read_deps(reads).map_err(|f| f.error())?;
+        enqueue(self.api(), self.0.raw)?;
+        self.enqueued(st, deps, reads, write, None, host)
     }
 }
 
@@ -588,6 +655,8 @@ impl Drop for StreamInner {
         st.inflight.clear();
         st.spare.clear();
         st.workspace = None;
-        ffi::destroy_stream(api, self.raw);
+        if self.owned {
+            ffi::destroy_stream(api, self.raw);
+        }
     }
 }

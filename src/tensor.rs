@@ -11,6 +11,14 @@ use std::sync::{Arc, Mutex};
 
 pub use crate::layout::MAX_RANK;
 
+/// Who frees a storage's memory.
+enum Owner {
+    /// The runtime's caching allocator (a block of this size).
+    Pool { block: usize },
+    /// Foreign memory: this runs once when the storage goes.
+    Foreign(Option<Box<dyn FnOnce() + Send + Sync>>),
+}
+
 /// One device allocation, freed when the last tensor and the last piece of
 /// queued work that use it are gone.
 pub(crate) struct Storage {
@@ -18,6 +26,8 @@ pub(crate) struct Storage {
     device: i32,
     pub(crate) ptr: usize,
     pub(crate) bytes: usize,
+    /// Where the memory came from, and how it goes back.
+    owner: Owner,
     /// The work that last wrote it (`None`: written by the host, or never).
     writer: Mutex<Option<Arc<Write>>>,
 }
@@ -25,13 +35,13 @@ pub(crate) struct Storage {
 impl Storage {
     pub(crate) fn alloc(rt: &Runtime, device: i32, bytes: usize) -> Result<Storage> {
         rt.bind(device)?;
-        rt.reserve_memory(bytes)?;
-        let ptr = ffi::malloc(&rt.0.api, bytes).inspect_err(|_| rt.release_memory(bytes))?;
+        let (ptr, block) = rt.0.alloc.alloc(rt, device, bytes)?;
         Ok(Storage {
             rt: rt.clone(),
             device,
             ptr,
             bytes,
+            owner: Owner::Pool { block },
             writer: Mutex::new(None),
         })
     }
@@ -63,10 +73,20 @@ impl Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        if self.rt.bind(self.device).is_ok() {
-            ffi::free(&self.rt.0.api, self.ptr);
+        // No queued work uses it any more (streams hold the buffers of
+        // their queued work): the block may be handed out at once.
+        match &mut self.owner {
+            Owner::Pool { block } => self
+                .rt
+                .0
+                .alloc
+                .free(&self.rt, self.device, self.ptr, *block),
+            Owner::Foreign(release) => {
+                if let Some(f) = release.take() {
+                    f();
+                }
+            }
         }
-        self.rt.release_memory(self.bytes);
     }
 }
 
@@ -106,8 +126,12 @@ pub(crate) fn host_buffer(bytes: usize) -> Result<Vec<u8>> {
 }
 
 impl Tensor {
-    /// A tensor of uninitialised device memory (contents unspecified until
-    /// written), on the stream's device.
+    /// A tensor of uninitialised device memory, on the stream's device: its
+    /// contents are unspecified until written, and may be bytes an earlier
+    /// tensor of the same [`crate::Runtime`] left in a block the caching
+    /// allocator hands out again (never another runtime's: each runtime
+    /// has its own cache). Use [`Tensor::zeros`] or [`Tensor::full`] for
+    /// defined contents.
     pub fn empty(stream: &Stream, dtype: DType, shape: &[usize]) -> Result<Tensor> {
         Tensor::empty_for(stream, "tensor", "shape", dtype, shape)
     }
@@ -180,7 +204,61 @@ impl Tensor {
 
     /// A tensor holding `data` (row-major).
     pub fn from_slice<T: Element>(stream: &Stream, shape: &[usize], data: &[T]) -> Result<Tensor> {
-        Tensor::from_bytes(stream, T::DTYPE, shape, &dtype::to_bytes(data))
+        Tensor::from_bytes(stream, T::DTYPE, shape, dtype::as_bytes(data))
+    }
+
+    /// Adopts foreign device memory (from torch_npu, ATB, MindIE or any
+    /// CANN code in this process) as a contiguous tensor of `dtype` and
+    /// `shape` on the stream's device, without copying. `release` runs once
+    /// when the last handle and the last queued work using it are gone.
+    /// Reads and writes through npu-ops are ordered on npu-ops streams only:
+    /// order them against the other code's streams with events.
+    ///
+    /// # Safety
+    /// `ptr` is device memory of the stream's device, valid for reads and
+    /// writes of `shape`'s element count times `dtype`'s size bytes until
+    /// `release` runs, and not used concurrently by other code in a way
+    /// that races with work npu-ops enqueues.
+    pub unsafe fn from_raw(
+        stream: &Stream,
+        ptr: *mut std::ffi::c_void,
+        dtype: DType,
+        shape: &[usize],
+        release: impl FnOnce() + Send + Sync + 'static,
+    ) -> Result<Tensor> {
+        let layout = Layout::contiguous("from_raw", shape, 0, dtype.size())?;
+        if ptr.is_null() {
+            return Err(Error::invalid("from_raw", "ptr", "null device pointer"));
+        }
+        Ok(Tensor {
+            storage: Arc::new(Storage {
+                rt: stream.0.rt.clone(),
+                device: stream.0.device,
+                ptr: ptr as usize,
+                bytes: layout.numel() * dtype.size(),
+                owner: Owner::Foreign(Some(Box::new(release))),
+                writer: Mutex::new(None),
+            }),
+            dtype,
+            layout,
+        })
+    }
+
+    /// The device address of the first element (for other CANN code). It
+    /// stays valid while this tensor (or a view of its storage) lives; wait
+    /// for pending work ([`Tensor::wait`]) or order with events before
+    /// other code reads it.
+    pub fn device_ptr(&self) -> *mut std::ffi::c_void {
+        (self.storage.ptr + self.offset() * self.dtype.size()) as *mut std::ffi::c_void
+    }
+
+    /// An `aclTensor` descriptor of this view (shape, strides, offset,
+    /// storage), for calling other aclnn operators on it; destroyed when
+    /// the returned handle drops.
+    pub fn acl_tensor(&self) -> Result<AclTensorHandle> {
+        let api = self.storage.rt.0.api.clone();
+        let raw = crate::ops::acl_of(&api, self)?.into_raw();
+        Ok(AclTensorHandle { api, raw })
     }
 
     /// The element type.
@@ -465,6 +543,26 @@ impl Tensor {
         out_shape[1..r].copy_from_slice(&shape[k..]);
         out_strides[1..r].copy_from_slice(&self.strides()[k..]);
         self.view_as(OP, &out_shape[..r], &out_strides[..r], offset)
+    }
+}
+
+/// An `aclTensor` descriptor made by [`Tensor::acl_tensor`]; destroyed on
+/// drop. It does not keep the tensor's memory alive: keep the tensor too.
+pub struct AclTensorHandle {
+    api: cann_sys::Api,
+    raw: usize,
+}
+
+impl AclTensorHandle {
+    /// The raw `aclTensor*`.
+    pub fn as_raw(&self) -> *mut cann_sys::aclTensor {
+        self.raw as *mut cann_sys::aclTensor
+    }
+}
+
+impl Drop for AclTensorHandle {
+    fn drop(&mut self) {
+        ffi::destroy_tensor(&self.api, self.raw);
     }
 }
 

@@ -118,6 +118,11 @@ pub(crate) fn aliases(a: &Tensor, b: &Tensor) -> bool {
 /// Every value fits `i64`: layouts are checked, and storage sizes are
 /// device allocations.
 pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
+    acl_of(s.api(), t)
+}
+
+/// [`acl`] through `api`.
+pub(crate) fn acl_of<'a>(api: &'a cann_sys::Api, t: &Tensor) -> Result<AclTensor<'a>> {
     let mut shape = [0i64; MAX_RANK];
     let mut strides = [0i64; MAX_RANK];
     for (i, (&n, &st)) in t.shape().iter().zip(t.strides()).enumerate() {
@@ -126,7 +131,7 @@ pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
     }
     let r = t.rank();
     AclTensor::new(
-        s.api(),
+        api,
         t.dtype().acl(),
         &shape[..r],
         &strides[..r],
@@ -247,7 +252,7 @@ impl Stream {
         let lo = idx.iter().copied().min().unwrap_or(0);
         let hi = idx.iter().copied().max().unwrap_or(0);
         idx.iter_mut().for_each(|v| *v -= lo);
-        crate::ffi::upload(self.api(), index.storage.ptr, &crate::dtype::to_bytes(&idx))?;
+        crate::ffi::upload(self.api(), index.storage.ptr, crate::dtype::as_bytes(&idx))?;
         drop(idx);
         let flat = base.view_as(op, &[(hi - lo) as usize + 1], &[1], lo as usize)?;
         let dense = dst.is_contiguous();

@@ -1,0 +1,184 @@
+//! Page-locked host memory (`aclrtMallocHost`): the staging area of
+//! asynchronous host-to-device copies, pooled per runtime.
+
+use crate::error::{Error, Result};
+use crate::ffi;
+use crate::runtime::Runtime;
+use std::sync::Mutex;
+
+/// Page-locked host memory of a runtime (`aclrtMallocHost`), for
+/// asynchronous transfers ([`crate::Stream::upload_pinned`]). Freed on drop.
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Tensor, DType, PinnedBuffer};
+/// let rt = Runtime::new(Backend::Simulator)?;
+/// let s = rt.stream()?;
+/// let mut buf = PinnedBuffer::new(&rt, 8)?;
+/// buf.as_mut_slice().copy_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
+/// let t = Tensor::empty(&s, DType::I32, &[2])?;
+/// s.upload_pinned(&t, buf)?; // the stream holds the buffer until it has run
+/// assert_eq!(t.to_vec::<i32>()?, [1, 2]);
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+pub struct PinnedBuffer {
+    rt: Runtime,
+    ptr: usize,
+    len: usize,
+    /// The block's size (at least `len`).
+    cap: usize,
+}
+
+impl PinnedBuffer {
+    /// `bytes` of page-locked host memory (contents unspecified).
+    pub fn new(rt: &Runtime, bytes: usize) -> Result<PinnedBuffer> {
+        let cap = bytes.max(1);
+        let ptr = ffi::malloc_host(&rt.0.api, cap)?;
+        Ok(PinnedBuffer {
+            rt: rt.clone(),
+            ptr,
+            len: bytes,
+            cap,
+        })
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Its bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        ffi::host_slice(self, self.ptr, self.len)
+    }
+
+    /// Its bytes, writable.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        let (ptr, len) = (self.ptr, self.len);
+        ffi::host_slice_mut(self, ptr, len)
+    }
+
+    /// The host address (for other CANN code).
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr as *const u8
+    }
+
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr
+    }
+
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.rt
+    }
+}
+
+impl Drop for PinnedBuffer {
+    fn drop(&mut self) {
+        if self.ptr != 0 {
+            ffi::free_host(&self.rt.0.api, self.ptr);
+        }
+    }
+}
+
+impl std::fmt::Debug for PinnedBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PinnedBuffer")
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+/// Staging blocks kept for reuse, per runtime: at most this many bytes.
+const POOL_BYTES: usize = 256 << 20;
+
+/// Free staging blocks `(address, size)`; they hold no runtime handle (the
+/// runtime owns the pool), and are freed when the runtime goes.
+#[derive(Default)]
+pub(crate) struct Pool {
+    free: Mutex<Vec<(usize, usize)>>,
+}
+
+impl Pool {
+    /// Frees every pooled block (the runtime is going away).
+    pub(crate) fn release_all(&self, api: &cann_sys::Api) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        for (ptr, _) in free.drain(..) {
+            ffi::free_host(api, ptr);
+        }
+    }
+}
+
+/// A staging block lent by the pool; goes back to it when the copy that
+/// reads it has run (the stream holds it until then).
+pub(crate) struct Staging(Option<PinnedBuffer>);
+
+impl Staging {
+    /// A block of at least `bytes` (`bytes` > 0) holding `fill`'s writes.
+    pub(crate) fn with(
+        rt: &Runtime,
+        bytes: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<Staging> {
+        let reused = {
+            let mut free = rt.0.pinned.free.lock().unwrap_or_else(|e| e.into_inner());
+            // Smallest block that fits.
+            let best = free
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.1 >= bytes)
+                .min_by_key(|(_, b)| b.1)
+                .map(|(i, _)| i);
+            best.map(|i| free.swap_remove(i))
+        };
+        let mut buf = match reused {
+            Some((ptr, cap)) => PinnedBuffer {
+                rt: rt.clone(),
+                ptr,
+                len: bytes,
+                cap,
+            },
+            None => {
+                let cap = bytes.checked_next_power_of_two().unwrap_or(bytes).max(4096);
+                PinnedBuffer::new(rt, cap).or_else(|e| match e {
+                    Error::HostOutOfMemory { .. } => PinnedBuffer::new(rt, bytes),
+                    e => Err(e),
+                })?
+            }
+        };
+        buf.len = bytes;
+        fill(buf.as_mut_slice());
+        Ok(Staging(Some(buf)))
+    }
+
+    /// A user's buffer, lent for one copy (freed after, not pooled).
+    pub(crate) fn own(buf: PinnedBuffer) -> Staging {
+        Staging(Some(buf))
+    }
+
+    pub(crate) fn addr(&self) -> usize {
+        self.0.as_ref().map_or(0, PinnedBuffer::addr)
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let Some(mut buf) = self.0.take() else { return };
+        let mut free = buf
+            .rt
+            .0
+            .pinned
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let held: usize = free.iter().map(|b| b.1).sum();
+        if held + buf.cap <= POOL_BYTES && buf.cap >= 4096 {
+            free.push((buf.ptr, buf.cap));
+            drop(free);
+            buf.ptr = 0; // the pool owns the block now
+        }
+    }
+}
