@@ -218,6 +218,12 @@ pub(crate) fn synchronize_event(api: &Api, e: usize) -> Result<()> {
     })
 }
 
+/// `aclrtEventElapsedTime`'s status code.
+pub(crate) fn event_elapsed(api: &Api, ms: &mut f32, start: usize, end: usize) -> i32 {
+    // SAFETY: live event handles, valid out-pointer.
+    unsafe { (api.aclrtEventElapsedTime)(ms, start as aclrtEvent, end as aclrtEvent) }
+}
+
 pub(crate) fn event_complete(api: &Api, e: usize) -> bool {
     let mut st = aclrtEventRecordedStatus(0);
     // SAFETY: a live event handle, valid out-pointer.

@@ -47,10 +47,13 @@ mod runtime;
 mod stream;
 mod tensor;
 mod transfer;
+#[cfg(feature = "async")]
+mod waiter;
 
 pub use dtype::{DType, Element};
 pub use error::{Error, Result};
 pub use layout::MAX_RANK;
+pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
 pub use pinned::PinnedBuffer;
 pub use prepared::Prepared;
@@ -58,6 +61,8 @@ pub use product::{Family, OpKind};
 pub use runtime::{Backend, BackendKind, Device, MemoryStats, Runtime};
 pub use stream::{Event, Stream};
 pub use tensor::{AclTensorHandle, Tensor};
+#[cfg(feature = "async")]
+pub use waiter::EventFuture;
 
 /// Raw FFI and the run-time CANN loader.
 pub use cann_sys;

@@ -296,6 +296,14 @@ impl Stream {
         }
     }
 
+    /// Releases what finished work on this stream held (so its buffers are
+    /// back in the allocator's cache before a new allocation looks there).
+    pub(crate) fn release_finished(&self) {
+        let sync = self.0.timeline.try_sync_lock();
+        let mut st = self.state();
+        self.reap(&mut st, sync.is_some());
+    }
+
     /// Keeps a finished event for reuse, unless a reader still waits on it.
     fn recycle(&self, st: &mut State, ev: Arc<RawEvent>) {
         if Arc::strong_count(&ev) == 1 {
@@ -617,6 +625,7 @@ impl Drop for EventInner {
 /// assert_eq!(z.to_vec::<i32>()?, [4]);
 /// # Ok::<(), npu_ops::Error>(())
 /// ```
+#[derive(Clone)]
 pub struct Event {
     inner: Arc<EventInner>,
 }
@@ -631,6 +640,57 @@ impl Event {
     /// Whether the event has completed.
     pub fn is_complete(&self) -> bool {
         ffi::event_complete(&self.inner.rt.0.api, self.inner.raw)
+    }
+
+    /// The device time from this event to `end` (both recorded and
+    /// completed; `aclrtEventElapsedTime`).
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// let s = rt.stream()?;
+    /// let x = Tensor::zeros(&s, npu_ops::DType::F32, &[1 << 20])?;
+    /// let start = s.record()?;
+    /// let _y = s.slice(&x, 0, 0, 1 << 20, 2)?;
+    /// let end = s.record()?;
+    /// end.synchronize()?;
+    /// let took = start.elapsed(&end)?;
+    /// assert!(took < std::time::Duration::from_secs(60));
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn elapsed(&self, end: &Event) -> Result<std::time::Duration> {
+        let mut ms = 0f32;
+        self.inner.rt.bind(self.inner.device)?;
+        ffi::check(
+            &self.inner.rt.0.api,
+            "aclrtEventElapsedTime",
+            ffi::event_elapsed(&self.inner.rt.0.api, &mut ms, self.inner.raw, end.inner.raw),
+        )?;
+        if !(ms >= 0.0 && ms.is_finite()) {
+            return Err(Error::invalid(
+                "event",
+                "end",
+                format!("completed {ms} ms before the start event"),
+            ));
+        }
+        Ok(std::time::Duration::from_secs_f64(f64::from(ms) / 1e3))
+    }
+
+    /// Waits for the event without blocking the calling thread: a
+    /// [`std::future::Future`] for async services (feature `async`; works
+    /// with any executor). A process-wide waiter thread polls pending
+    /// events.
+    #[cfg(feature = "async")]
+    pub fn wait_async(&self) -> crate::waiter::EventFuture {
+        crate::waiter::EventFuture::new(self.inner.clone())
+    }
+
+    /// Whether `inner` has completed (binding its device on this thread).
+    #[cfg(feature = "async")]
+    pub(crate) fn poll_complete(inner: &EventInner) -> bool {
+        // An unbindable device never completes anything: report complete so
+        // the waiter lets go; the caller's next read reports the error.
+        inner.rt.bind(inner.device).is_err() || ffi::event_complete(&inner.rt.0.api, inner.raw)
     }
 }
 

@@ -147,6 +147,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let layout = Layout::contiguous(op, shape, 0, dtype.size())?;
         let bytes = Tensor::bytes_that_fit(stream, op, param, dtype, shape)?;
+        stream.release_finished();
         let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
         Ok(Tensor {
             storage: Arc::new(storage),
@@ -325,6 +326,16 @@ impl Tensor {
         self.numel() * self.dtype.size() == self.storage.bytes && !self.layout.may_overlap()
     }
 
+    /// The same view read as `dtype`, an element type of the same size.
+    pub(crate) fn reinterpreted(&self, dtype: DType) -> Tensor {
+        debug_assert_eq!(dtype.size(), self.dtype.size());
+        Tensor {
+            storage: self.storage.clone(),
+            dtype,
+            layout: self.layout,
+        }
+    }
+
     /// A view with the same storage and a layout already checked against it.
     pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
         debug_assert!(layout.fits(self.storage_elems()));
@@ -415,6 +426,10 @@ impl Tensor {
     pub(crate) fn int_values(&self) -> Option<Result<Vec<i64>>> {
         match self.dtype {
             DType::I64 => Some(self.to_vec::<i64>()),
+            DType::U32 => Some(
+                self.to_vec::<u32>()
+                    .map(|v| v.into_iter().map(i64::from).collect()),
+            ),
             DType::I32 => Some(
                 self.to_vec::<i32>()
                     .map(|v| v.into_iter().map(i64::from).collect()),

@@ -41,6 +41,7 @@ impl Stream {
             return Ok(());
         }
         let rt = self.runtime().clone();
+        self.release_finished();
         let staging = Staging::with(&rt, bytes.len(), |b| b.copy_from_slice(bytes))?;
         self.write_staged("upload", dst, staging)
     }

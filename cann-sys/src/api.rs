@@ -154,6 +154,7 @@ api_table! {
         fn aclrtRecordEvent(aclrtEvent, aclrtStream) -> aclError;
         fn aclrtQueryEventStatus(aclrtEvent, *mut aclrtEventRecordedStatus) -> aclError;
         fn aclrtSynchronizeEvent(aclrtEvent) -> aclError;
+        fn aclrtEventElapsedTime(*mut f32, aclrtEvent, aclrtEvent) -> aclError;
         fn aclrtMalloc(*mut *mut c_void, usize, aclrtMemMallocPolicy) -> aclError;
         fn aclrtFree(*mut c_void) -> aclError;
         fn aclrtMallocHost(*mut *mut c_void, usize) -> aclError;

@@ -491,6 +491,13 @@ unsafe extern "C" {
     pub fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclrtEventElapsedTime(
+        ms: *mut f32,
+        startEvent: aclrtEvent,
+        endEvent: aclrtEvent,
+    ) -> aclError;
+}
+unsafe extern "C" {
     pub fn aclrtMalloc(
         devPtr: *mut *mut ::core::ffi::c_void,
         size: usize,

@@ -23,11 +23,14 @@ fn plan(s: &Stream, x: &Tensor, dim: i64, index: &Tensor) -> Result<(usize, usiz
             format!("rank must be at most {MAX_RANK}, got {}", x.rank()),
         ));
     }
-    if !matches!(index.dtype(), DType::I32 | DType::I64) {
+    if !matches!(index.dtype(), DType::I32 | DType::I64 | DType::U32) {
         return Err(Error::invalid(
             OP,
             "index",
-            format!("dtype must be int32 or int64, got {}", index.dtype()),
+            format!(
+                "dtype must be int32, int64 or uint32, got {}",
+                index.dtype()
+            ),
         ));
     }
     if index.rank() > 1 {
@@ -79,7 +82,56 @@ fn extent(x: &Tensor, d: usize) -> usize {
     }
 }
 
+/// A host index type [`Stream::index_select_host`] takes: any primitive
+/// integer. `i32`, `i64` and `u32` go to the device as they are; others are
+/// converted once, on the host.
+pub trait IndexValue: Copy + Send + Sync + 'static {
+    /// The value, if it fits `i64`.
+    fn to_i64(self) -> Option<i64>;
+    #[doc(hidden)]
+    fn upload(s: &Stream, v: &[Self]) -> Result<Tensor> {
+        let wide: Vec<i64> = v.iter().map(|&x| x.to_i64().unwrap_or(i64::MAX)).collect();
+        Tensor::from_slice(s, &[wide.len()], &wide)
+    }
+}
+
+macro_rules! index_value {
+    (native: $($t:ty),*) => {$(
+        impl IndexValue for $t {
+            fn to_i64(self) -> Option<i64> {
+                i64::try_from(self).ok()
+            }
+            fn upload(s: &Stream, v: &[Self]) -> Result<Tensor> {
+                Tensor::from_slice(s, &[v.len()], v)
+            }
+        }
+    )*};
+    (converted: $($t:ty),*) => {$(
+        impl IndexValue for $t {
+            fn to_i64(self) -> Option<i64> {
+                i64::try_from(self).ok()
+            }
+        }
+    )*};
+}
+
+index_value!(native: i32, i64, u32);
+index_value!(converted: i8, i16, u8, u16, u64, isize, usize);
+
 impl Stream {
+    /// A `uint32` index as `int32` for the device: the same storage read as
+    /// int32 (no copy) when every valid index fits int32, which it does for
+    /// any `bound` up to 2^31 (a value past that reads as negative and is
+    /// rejected as out of range, reported with its int32 bit pattern); else
+    /// converted to int64 once.
+    fn signed_index(&self, index: &Tensor, bound: usize) -> Result<Tensor> {
+        if bound <= i32::MAX as usize + 1 {
+            return Ok(index.reinterpreted(DType::I32));
+        }
+        let v = index.int_values().expect("uint32 is an integer dtype")?;
+        Tensor::from_slice(self, &[v.len()], &v)
+    }
+
     /// The output shape of an index_select (validating everything but the
     /// index values).
     pub(crate) fn index_select_shape(
@@ -115,10 +167,38 @@ impl Stream {
     /// assert_eq!(s.index_select_host(&x, 0, &[3]).unwrap_err().kind(), "index_out_of_range");
     /// # Ok::<(), npu_ops::Error>(())
     /// ```
-    pub fn index_select_host(&self, x: &Tensor, dim: i64, indices: &[i64]) -> Result<Tensor> {
-        let index = Tensor::from_slice(self, &[indices.len()], indices)?;
-        let (d, _, _) = plan(self, x, dim, &index)?;
-        check_indices(indices, extent(x, d))?;
+    pub fn index_select_host<I: IndexValue>(
+        &self,
+        x: &Tensor,
+        dim: i64,
+        indices: &[I],
+    ) -> Result<Tensor> {
+        // Checked before anything reaches the device (an unrepresentable
+        // value is out of range).
+        let d = if x.rank() == 0 {
+            normalise_dim(OP, dim, 1).map(|_| 0)?
+        } else {
+            normalise_dim(OP, dim, x.rank())?
+        };
+        let bound = extent(x, d);
+        if let Some(p) = indices
+            .iter()
+            .position(|v| v.to_i64().is_none_or(|v| v < 0 || v as u64 >= bound as u64))
+        {
+            plan(
+                self,
+                x,
+                dim,
+                &Tensor::empty(self, DType::I64, &[indices.len()])?,
+            )?;
+            return Err(Error::IndexOutOfRange {
+                op: OP,
+                position: p,
+                value: indices[p].to_i64().unwrap_or(i64::MAX),
+                bound,
+            });
+        }
+        let index = I::upload(self, indices)?;
         self.index_select_known(x, dim, &index)
     }
 
@@ -156,6 +236,10 @@ impl Stream {
         let (d, n_index, shape) = plan(self, x, dim, index)?;
         check_device(self, OP, "out", out)?;
         check_out(OP, out, x.dtype(), &shape)?;
+        if index.dtype() == DType::U32 {
+            let signed = self.signed_index(index, extent(x, d))?;
+            return self.index_select_into(x, dim, &signed, out);
+        }
         // With nothing to move the device checks no index; the spec still
         // wants every index in range, so read them (the call is degenerate
         // and the index list is all there is to transfer).

@@ -244,6 +244,7 @@ pub fn api() -> Api {
         aclrtRecordEvent,
         aclrtQueryEventStatus,
         aclrtSynchronizeEvent,
+        aclrtEventElapsedTime,
         aclrtMalloc,
         aclrtFree,
         aclrtMallocHost,

@@ -615,6 +615,50 @@ pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     )
 }
 
+/// `aclrtEventElapsedTime`: milliseconds between the completions of two
+/// events' latest records (`ACL_ERROR_RT_EVENT_NOT_COMPLETE` if either has
+/// not completed or was never recorded).
+///
+/// # Safety
+/// `ms` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtEventElapsedTime(
+    ms: *mut f32,
+    start: aclrtEvent,
+    end: aclrtEvent,
+) -> aclError {
+    crate::abi::guard(
+        "aclrtEventElapsedTime",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if ms.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtEventElapsedTime: null output pointer",
+                );
+            }
+            let (a, b) = match (event_of(start), event_of(end)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(c), _) | (_, Err(c)) => return c,
+            };
+            let (Some(t0), Some(t1)) = (a.completed_at(), b.completed_at()) else {
+                return fail(
+                    cann_sys::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                    "npu-sim: aclrtEventElapsedTime: an event has not completed (or was never recorded)",
+                );
+            };
+            let d = if t1 >= t0 {
+                t1.duration_since(t0).as_secs_f64()
+            } else {
+                -t0.duration_since(t1).as_secs_f64()
+            };
+            // SAFETY: checked non-null; the caller's contract.
+            unsafe { *ms = (d * 1e3) as f32 };
+            ACL_SUCCESS
+        },
+    )
+}
+
 /// `aclrtMalloc`: device memory on the current device, in the simulator's
 /// non-host-dereferenceable address range. Beyond capacity:
 /// `ACL_ERROR_RT_MEMORY_ALLOCATION`.

@@ -206,6 +206,8 @@ struct Tickets {
     pending: std::collections::BTreeSet<u64>,
     /// Recent completed tickets whose stream held a fault when reached.
     faulted: std::collections::BTreeMap<u64, Fault>,
+    /// When the latest completed ticket completed, and which it was.
+    stamp: Option<(u64, std::time::Instant)>,
 }
 
 /// Faulted tickets kept per event (older ones are forgotten: a host
@@ -228,6 +230,9 @@ impl Event {
             let fault = lock(&q.q).fault.clone();
             let mut st = lock(&ev.state);
             st.pending.remove(&ticket);
+            if st.stamp.is_none_or(|(t, _)| t < ticket) {
+                st.stamp = Some((ticket, std::time::Instant::now()));
+            }
             if let Some(f) = fault {
                 st.faulted.insert(ticket, f);
             }
@@ -264,6 +269,16 @@ impl Event {
         match lock(&self.state).faulted.get(&ticket) {
             Some(f) => Err(f.clone()),
             None => Ok(()),
+        }
+    }
+
+    /// When the latest record completed: `None` if it has not (or the event
+    /// was never recorded).
+    pub fn completed_at(&self) -> Option<std::time::Instant> {
+        let st = lock(&self.state);
+        match st.stamp {
+            Some((t, at)) if t == st.issued && !st.pending.contains(&t) => Some(at),
+            _ => None,
         }
     }
 
