@@ -163,6 +163,7 @@ impl Timeline {
         match fault {
             None => l.verified = l.verified.max(before),
             Some(f) => {
+                tracing::warn!(target: "npu_ops", api = f.api, code = f.code, message = %f.message, "device fault");
                 let f = Arc::new(f);
                 let lo = l.verified;
                 if after > lo {
@@ -187,6 +188,7 @@ impl Timeline {
             return; // a stream synchronisation recorded it already
         }
         if let Some(f) = fault {
+            tracing::warn!(target: "npu_ops", api = f.api, code = f.code, message = %f.message, "device fault");
             let f = Arc::new(f);
             l.poisoned.push((lo, covers, f.clone()));
             if l.unreported.is_none() {

@@ -422,7 +422,8 @@ impl Runtime {
             return Ok(v);
         }
         self.bind(device)?;
-        let (_, total) = ffi::mem_info(&self.0.api)?;
+        let (free, total) = ffi::mem_info(&self.0.api)?;
+        tracing::info!(target: "npu_ops", device, free, total, "device memory");
         t[device as usize] = Some(total);
         Ok(total)
     }
