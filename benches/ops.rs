@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
     let prep = s.prepare_slice(&x1, 0, 0, 1, 1, &o1).unwrap();
     g.bench_function("prepared slice 1 element + sync", |b| {
         b.iter(|| {
-            prep.run(&[&x1], &o1).unwrap();
+            prep.run(&x1, &o1).unwrap();
             s.synchronize().unwrap();
         })
     });

@@ -482,6 +482,25 @@ pub(crate) fn as_strided_params(
     ))
 }
 
+/// `(start, end)` of a range of dim positions, for Slice's normalisation
+/// (an unbounded end is `i64::MAX`, clamped by it; `..=e` is `..e + 1`,
+/// and `..=-1` reaches the end).
+pub(crate) fn range_bounds(r: &impl std::ops::RangeBounds<i64>) -> (i64, i64) {
+    use std::ops::Bound::*;
+    let start = match r.start_bound() {
+        Included(&s) => s,
+        Excluded(&s) => s.saturating_add(1),
+        Unbounded => 0,
+    };
+    let end = match r.end_bound() {
+        Excluded(&e) => e,
+        Included(&-1) => i64::MAX,
+        Included(&e) => e.saturating_add(1),
+        Unbounded => i64::MAX,
+    };
+    (start, end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

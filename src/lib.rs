@@ -11,7 +11,7 @@
 //! - Operators on a [`Stream`]: [`Stream::slice`], [`Stream::index_select`]
 //!   (device or host indices), [`Stream::as_strided`],
 //!   [`Stream::sampled_slice`] (five modes, axes, dynamic parameters), each
-//!   with an `_into` form; [`Prepared`] operators for hot loops.
+//!   with an `_into` form; prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the
 //!   parameter and the rule.
@@ -56,7 +56,7 @@ pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
 pub use pinned::PinnedBuffer;
-pub use prepared::Prepared;
+pub use prepared::{PreparedIndexSelect, PreparedSlice};
 pub use product::{Family, OpKind};
 pub use runtime::{Backend, BackendKind, Device, MemoryStats, Runtime};
 pub use stream::{Event, Stream};

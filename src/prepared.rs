@@ -8,15 +8,19 @@ use crate::ffi::{self, First};
 use crate::ops::{acl, check_device};
 use crate::stream::Stream;
 use crate::tensor::Tensor;
+use crate::DType;
 
-/// The layout a prepared operator was planned for.
+/// The layout a prepared operator was planned for: dtype, shape, strides
+/// and offset. Any view with these runs it, whatever the size of its
+/// storage: descriptors declare only the storage the view needs (up to its
+/// last element), and runs rebind them to the view's storage (aclnn wants
+/// storage addresses aligned, so the offset stays in the descriptor).
 #[derive(Clone, Debug, PartialEq)]
 struct Planned {
     dtype: crate::DType,
     shape: Vec<usize>,
     strides: Vec<usize>,
     offset: usize,
-    storage_elems: usize,
 }
 
 impl Planned {
@@ -26,9 +30,18 @@ impl Planned {
             shape: t.shape().to_vec(),
             strides: t.strides().to_vec(),
             offset: t.offset(),
-            storage_elems: t.storage_elems(),
         }
     }
+}
+
+/// The descriptor of `t`'s span (see [`Planned`]).
+fn span_desc<'a>(s: &'a Stream, t: &Tensor) -> Result<ffi::AclTensor<'a>> {
+    crate::ops::acl_span(s.api(), t)
+}
+
+/// The device address of `t`'s storage.
+fn first_addr(t: &Tensor) -> usize {
+    t.storage.ptr
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -45,8 +58,8 @@ enum Kind {
 }
 
 /// A planned operator call that runs again and again with new buffers of
-/// the same layouts ([`Stream::prepare_slice`], [`Stream::prepare_index_select`]).
-pub struct Prepared {
+/// the same layouts; typed by [`PreparedSlice`] and [`PreparedIndexSelect`].
+pub(crate) struct Prepared {
     stream: Stream,
     op: &'static str,
     kind: Kind,
@@ -82,7 +95,7 @@ impl Prepared {
         let descs: Vec<ffi::AclTensor<'_>> = inputs
             .iter()
             .chain([&out])
-            .map(|t| acl(stream, t))
+            .map(|t| span_desc(stream, t))
             .collect::<Result<_>>()?;
         let first = p.first(&descs);
         let (planned, run) = first.plan(stream.api())?;
@@ -115,14 +128,13 @@ impl Prepared {
         }
     }
 
-    /// Whether runs reuse one repeatable executor (else each run plans anew).
-    pub fn is_repeatable(&self) -> bool {
+    fn is_repeatable(&self) -> bool {
         self.repeatable.is_some()
     }
 
     /// Runs with `inputs` and `out`, which must have the prepared layouts
-    /// (dtype, shape, strides, offset and storage size).
-    pub fn run(&self, inputs: &[&Tensor], out: &Tensor) -> Result<()> {
+    /// (dtype, shape and strides).
+    fn run(&self, inputs: &[&Tensor], out: &Tensor) -> Result<()> {
         if inputs.len() != self.inputs.len() {
             return Err(Error::invalid(
                 self.op,
@@ -183,9 +195,9 @@ impl Prepared {
             Some((ex, ws, run, raws)) => {
                 let _one_at_a_time = self.exec.lock().unwrap_or_else(|e| e.into_inner());
                 for (i, t) in inputs.iter().enumerate() {
-                    ffi::rebind_raw(s.api(), *ex, false, i, raws[i], t.storage.ptr)?;
+                    ffi::rebind_raw(s.api(), *ex, false, i, raws[i], first_addr(t))?;
                 }
-                ffi::rebind_raw(s.api(), *ex, true, 0, raws[inputs.len()], out.storage.ptr)?;
+                ffi::rebind_raw(s.api(), *ex, true, 0, raws[inputs.len()], first_addr(out))?;
                 s.run_planned(self.run_name(), *run, *ws, *ex, false, inputs, out)
                     .map(drop)
             }
@@ -219,6 +231,59 @@ impl Drop for Prepared {
     }
 }
 
+/// A prepared [`Stream::slice_into`] ([`Stream::prepare_slice`]): runs
+/// again and again, on its stream, with any `x` and `out` of the prepared
+/// dtypes, shapes, strides and offsets (any storage), with no first
+/// phase and no descriptor per run when the runtime allows executor reuse.
+/// The aliasing rules of `slice_into` hold at every run.
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Tensor, DType};
+/// # let rt = Runtime::new(Backend::Simulator)?;
+/// let s = rt.stream()?;
+/// let x = Tensor::from_slice(&s, &[4], &[1f32, 2., 3., 4.])?;
+/// let out = Tensor::empty(&s, DType::F32, &[2])?;
+/// let p = s.prepare_slice(&x, 0, 0, 4, 2, &out)?;
+/// for _ in 0..3 {
+///     p.run(&x, &out)?;
+/// }
+/// assert_eq!(out.to_vec::<f32>()?, [1., 3.]);
+/// let big = Tensor::from_slice(&s, &[6], &[5f32, 6., 7., 8., 9., 10.])?;
+/// p.run(&big.narrow(0, 0, 4)?, &out)?; // the same layout, a larger storage
+/// assert_eq!(out.to_vec::<f32>()?, [5., 7.]);
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+pub struct PreparedSlice(Prepared);
+
+impl PreparedSlice {
+    /// Runs with new tensors of the prepared layouts.
+    pub fn run(&self, x: &Tensor, out: &Tensor) -> Result<()> {
+        self.0.run(&[x], out)
+    }
+
+    /// Whether runs reuse one repeatable executor (else each run plans anew).
+    pub fn is_repeatable(&self) -> bool {
+        self.0.is_repeatable()
+    }
+}
+
+/// A prepared [`Stream::index_select_into`] ([`Stream::prepare_index_select`]),
+/// as [`PreparedSlice`].
+pub struct PreparedIndexSelect(Prepared);
+
+impl PreparedIndexSelect {
+    /// Runs with new tensors of the prepared layouts (index values are
+    /// checked by the device).
+    pub fn run(&self, x: &Tensor, index: &Tensor, out: &Tensor) -> Result<()> {
+        self.0.run(&[x, index], out)
+    }
+
+    /// Whether runs reuse one repeatable executor (else each run plans anew).
+    pub fn is_repeatable(&self) -> bool {
+        self.0.is_repeatable()
+    }
+}
+
 impl Stream {
     /// Prepares [`Stream::slice_into`] for tensors laid out like `x` and `out`.
     pub fn prepare_slice(
@@ -229,7 +294,7 @@ impl Stream {
         end: i64,
         step: i64,
         out: &Tensor,
-    ) -> Result<Prepared> {
+    ) -> Result<PreparedSlice> {
         // Full validation, as a first call would do.
         crate::ops::check_product(self, crate::product::OpKind::Slice, x.dtype())?;
         check_device(self, "slice", "self", x)?;
@@ -247,6 +312,7 @@ impl Stream {
             &[x],
             out,
         )
+        .map(PreparedSlice)
     }
 
     /// Prepares [`Stream::index_select_into`] for tensors laid out like
@@ -257,8 +323,15 @@ impl Stream {
         dim: i64,
         index: &Tensor,
         out: &Tensor,
-    ) -> Result<Prepared> {
+    ) -> Result<PreparedIndexSelect> {
         crate::ops::check_product(self, crate::product::OpKind::IndexSelect, x.dtype())?;
+        if index.dtype() == DType::U32 {
+            return Err(Error::invalid(
+                "index_select",
+                "index",
+                "a prepared index_select takes int32 or int64 indices (a uint32 index reads as int32 only after its bound is known per run; use Stream::index_select_into)",
+            ));
+        }
         let probe = self.index_select_shape(x, dim, index)?;
         crate::ops::check_out("index_select", out, x.dtype(), &probe)?;
         Prepared::new(
@@ -268,5 +341,6 @@ impl Stream {
             &[x, index],
             out,
         )
+        .map(PreparedIndexSelect)
     }
 }

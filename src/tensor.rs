@@ -438,8 +438,8 @@ impl Tensor {
         }
     }
 
-    fn dim(&self, op: &'static str, dim: isize) -> Result<usize> {
-        layout::norm_dim(op, dim as i64, self.rank())
+    fn dim(&self, op: &'static str, dim: i64) -> Result<usize> {
+        layout::norm_dim(op, dim, self.rank())
     }
 
     /// A view with any shape, element strides and element offset over the
@@ -450,7 +450,7 @@ impl Tensor {
     }
 
     /// A view of `len` elements of `dim` from `start` (zero-copy).
-    pub fn narrow(&self, dim: isize, start: usize, len: usize) -> Result<Tensor> {
+    pub fn narrow(&self, dim: i64, start: usize, len: usize) -> Result<Tensor> {
         let d = self.dim("narrow", dim)?;
         let l = self
             .layout
@@ -460,7 +460,7 @@ impl Tensor {
 
     /// A view of `dim` from `start` to `end` every `step` (zero-copy), with
     /// the normalisation of [`crate::Stream::slice`].
-    pub fn slice_view(&self, dim: isize, start: i64, end: i64, step: i64) -> Result<Tensor> {
+    pub fn slice_view(&self, dim: i64, start: i64, end: i64, step: i64) -> Result<Tensor> {
         let d = self.dim("slice", dim)?;
         let (s, len) = layout::slice_range("slice", self.shape()[d], start, end, step)?;
         let l = self
@@ -469,17 +469,48 @@ impl Tensor {
         Ok(self.with_layout(l))
     }
 
-    /// Reorders dims: dim `i` of the result is dim `order[i]` (zero-copy).
-    pub fn permute(&self, order: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.permute("permute", order)?))
+    /// Reorders dims: dim `i` of the result is dim `order[i]` (zero-copy;
+    /// negative dims count from the end).
+    pub fn permute(&self, order: &[i64]) -> Result<Tensor> {
+        if order.len() != self.rank() {
+            return Err(Error::invalid(
+                "permute",
+                "order",
+                format!("{} dims for a rank-{} tensor", order.len(), self.rank()),
+            ));
+        }
+        let mut o = [0usize; MAX_RANK];
+        for (i, &d) in order.iter().enumerate() {
+            o[i] = self.dim("permute", d)?;
+        }
+        Ok(self.with_layout(self.layout.permute("permute", &o[..order.len()])?))
+    }
+
+    /// A view of `range` along `dim` (zero-copy), with [`Tensor::slice_view`]'s
+    /// normalisation: negative bounds count from the end, bounds past it
+    /// clamp. `x.range(0, 2..)`, `x.range(-1, ..3)`, `x.range(1, -2..=-1)`.
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// # let s = rt.stream()?;
+    /// let x = Tensor::from_slice(&s, &[5], &[0i32, 1, 2, 3, 4])?;
+    /// assert_eq!(x.range(0, 1..3)?.to_vec::<i32>()?, [1, 2]);
+    /// assert_eq!(x.range(0, -2..)?.to_vec::<i32>()?, [3, 4]);
+    /// assert_eq!(x.range(-1, ..=1)?.to_vec::<i32>()?, [0, 1]);
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn range(&self, dim: i64, range: impl std::ops::RangeBounds<i64>) -> Result<Tensor> {
+        let (start, end) = layout::range_bounds(&range);
+        self.slice_view(dim, start, end, 1)
     }
 
     /// Swaps two dims (zero-copy).
-    pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
+    pub fn transpose(&self, a: i64, b: i64) -> Result<Tensor> {
         let (a, b) = (self.dim("transpose", a)?, self.dim("transpose", b)?);
-        let mut order = [0usize; MAX_RANK];
+        let mut order = [0i64; MAX_RANK];
         for (i, o) in order.iter_mut().enumerate() {
-            *o = i;
+            *o = i as i64;
         }
         order.swap(a, b);
         self.permute(&order[..self.rank()])

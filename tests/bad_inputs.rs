@@ -62,13 +62,13 @@ bad! {
     slice_prepared_for_other_layout: "invalid_argument", "slice", "out", |s| {
         let x = x23(&s);
         let p = s.prepare_slice(&x, 1, 0, 2, 1, &Tensor::empty(&s, DType::F32, &[2, 2]).unwrap()).unwrap();
-        p.run(&[&x], &Tensor::empty(&s, DType::F32, &[2, 2]).unwrap().transpose(0, 1).unwrap())
+        p.run(&x, &Tensor::empty(&s, DType::F32, &[2, 2]).unwrap().transpose(0, 1).unwrap())
     };
-    slice_prepared_input_count: "invalid_argument", "slice", "inputs", |s| {
+    slice_prepared_input_of_other_layout: "invalid_argument", "slice", "inputs", |s| {
         let x = x23(&s);
         let o = Tensor::empty(&s, DType::F32, &[2, 2]).unwrap();
         let p = s.prepare_slice(&x, 1, 0, 2, 1, &o).unwrap();
-        p.run(&[&x, &x], &o)
+        p.run(&Tensor::empty(&s, DType::F32, &[3, 2]).unwrap(), &o)
     };
     slice_input_of_another_runtime: "invalid_argument", "slice", "self", |s| {
         let other = Runtime::new(Backend::Simulator).unwrap().stream().unwrap();

@@ -28,13 +28,13 @@ fn a_failed_workspace_allocation_keeps_the_prepared_executor() {
     assert!(p.is_repeatable());
     let (free, _) = rt.device(0).unwrap().memory().unwrap();
     let filler = Tensor::empty(&s, DType::U8, &[free - (16 << 10)]).unwrap();
-    match p.run(&[&x], &out) {
+    match p.run(&x, &out) {
         Err(Error::OutOfMemory { .. }) => {}
         other => panic!("expected OutOfMemory, got {other:?}"),
     }
     drop(filler);
     for _ in 0..3 {
-        p.run(&[&x], &out).unwrap();
+        p.run(&x, &out).unwrap();
     }
     let want: Vec<f32> = (0..16)
         .flat_map(|c| (0..16).map(move |r| (r * 16 + c) as f32))

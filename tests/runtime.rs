@@ -185,11 +185,11 @@ fn prepared_operators_run_many_times_with_new_buffers() {
         let outs: Vec<Tensor> = (0..4)
             .map(|_| Tensor::empty(&s, DType::F32, &[4, 3]).unwrap())
             .collect();
-        p.run(&[&xs[0]], &outs[0]).unwrap(); // warm the workspace cache
+        p.run(&xs[0], &outs[0]).unwrap(); // warm the workspace cache
         s.synchronize().unwrap();
         let before = npu_sim::stats();
         for it in 0..500 {
-            p.run(&[&xs[it % 4]], &outs[it % 4]).unwrap();
+            p.run(&xs[it % 4], &outs[it % 4]).unwrap();
         }
         s.synchronize().unwrap();
         if sim {
@@ -209,7 +209,7 @@ fn prepared_operators_run_many_times_with_new_buffers() {
         // Layouts must match what was prepared.
         let wrong = Tensor::empty(&s, DType::F32, &[4, 4]).unwrap();
         assert_eq!(
-            p.run(&[&xs[0]], &wrong).unwrap_err().kind(),
+            p.run(&xs[0], &wrong).unwrap_err().kind(),
             "invalid_argument"
         );
         // IndexSelect too.
@@ -217,7 +217,7 @@ fn prepared_operators_run_many_times_with_new_buffers() {
         let o = Tensor::empty(&s, DType::F32, &[2, 8]).unwrap();
         let q = s.prepare_index_select(&xs[1], 0, &idx, &o).unwrap();
         for _ in 0..50 {
-            q.run(&[&xs[1], &idx], &o).unwrap();
+            q.run(&xs[1], &idx, &o).unwrap();
         }
         let v = o.to_vec::<f32>().unwrap();
         assert_eq!((v[0], v[8]), (124.0, 100.0));
@@ -391,7 +391,7 @@ fn prepared_operators_fall_back_to_one_shot_when_reuse_is_refused() {
         for k in 0..20 {
             let xk =
                 Tensor::from_slice(&s, &[6], &(0..6).map(|i| i + k).collect::<Vec<i32>>()).unwrap();
-            p.run(&[&xk], &out).unwrap();
+            p.run(&xk, &out).unwrap();
             assert_eq!(out.to_vec::<i32>().unwrap(), [k, k + 2, k + 4]);
         }
     }
@@ -446,7 +446,7 @@ fn a_prepared_operator_shared_by_threads_keeps_each_run_its_own() {
                 .unwrap();
                 let out = Tensor::empty(&s, DType::I32, &[32]).unwrap();
                 for _ in 0..100 {
-                    p.run(&[&x], &out).unwrap();
+                    p.run(&x, &out).unwrap();
                     let v = out.to_vec::<i32>().unwrap();
                     assert_eq!((v[0], v[31]), (1000 * t, 1000 * t + 62), "thread {t}");
                 }

@@ -22,7 +22,7 @@ fn a_prepared_index_select_writing_into_its_own_index_is_safe() {
     let p = s.prepare_index_select(&x, 0, &index, &out).unwrap();
     // The same rules as index_select_into: the result is as if the
     // indices were read before anything was written.
-    p.run(&[&x, &index], &out).unwrap();
+    p.run(&x, &index, &out).unwrap();
     assert_eq!(
         store.to_vec::<i64>().unwrap(),
         [0, 1 << 40, 1 << 41, 1 << 42, 1 << 43]
@@ -37,7 +37,7 @@ fn a_prepared_slice_into_its_own_input_is_safe() {
     let x = store.narrow(0, 0, 6).unwrap();
     let out = store.narrow(0, 2, 3).unwrap();
     let p = s.prepare_slice(&x, 0, 0, 6, 2, &out).unwrap();
-    p.run(&[&x], &out).unwrap();
+    p.run(&x, &out).unwrap();
     // out = x[0, 2, 4] read before writing = [0, 2, 4], into store[2..5].
     assert_eq!(store.to_vec::<i32>().unwrap(), [0, 1, 0, 2, 4, 5, 6, 7]);
 }
@@ -399,7 +399,7 @@ fn a_prepared_index_select_from_an_empty_dim_checks_its_indices() {
     eprintln!("index_select_into: {direct:?}");
     let p = s.prepare_index_select(&x, 0, &index, &out).unwrap();
     eprintln!("repeatable: {}", p.is_repeatable());
-    let r = p.run(&[&x, &index], &out);
+    let r = p.run(&x, &index, &out);
     let v = out.to_vec::<f32>();
     eprintln!("prepared run: {r:?}; out reads {v:?}");
     assert!(

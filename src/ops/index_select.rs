@@ -221,7 +221,7 @@ impl Stream {
             return self.index_select(x, dim, index);
         }
         let out = Tensor::empty_for(self, OP, "index", x.dtype(), &shape)?;
-        self.copy_into(OP, &out, &x.narrow(d as isize, 0, 1)?)?;
+        self.copy_into(OP, &out, &x.narrow(d as i64, 0, 1)?)?;
         Ok(out)
     }
 

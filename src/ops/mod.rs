@@ -121,6 +121,29 @@ pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
     acl_of(s.api(), t)
 }
 
+/// The descriptor of `t` declaring only the storage it needs (up to its
+/// last element): valid for any view of the same layout, whatever the size
+/// of its storage (a prepared operator's descriptor).
+pub(crate) fn acl_span<'a>(api: &'a cann_sys::Api, t: &Tensor) -> Result<AclTensor<'a>> {
+    let mut shape = [0i64; MAX_RANK];
+    let mut strides = [0i64; MAX_RANK];
+    for (i, (&n, &st)) in t.shape().iter().zip(t.strides()).enumerate() {
+        shape[i] = n as i64;
+        strides[i] = st as i64;
+    }
+    let r = t.rank();
+    let needed = t.layout().span().map_or(t.offset(), |(_, last)| last + 1);
+    AclTensor::new(
+        api,
+        t.dtype().acl(),
+        &shape[..r],
+        &strides[..r],
+        t.offset() as i64,
+        needed as i64,
+        t.storage.ptr,
+    )
+}
+
 /// [`acl`] through `api`.
 pub(crate) fn acl_of<'a>(api: &'a cann_sys::Api, t: &Tensor) -> Result<AclTensor<'a>> {
     let mut shape = [0i64; MAX_RANK];

@@ -493,7 +493,7 @@ impl Stream {
         let mut cur = x.clone();
         for (i, (_, lo, len, _)) in cuts.iter().enumerate() {
             if *len != plan[i].d {
-                cur = cur.narrow(i as isize, *lo, *len)?;
+                cur = cur.narrow(i as i64, *lo, *len)?;
             }
         }
         // FILL: on each padded axis, the distinct in-range coordinates the

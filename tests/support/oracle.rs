@@ -436,7 +436,7 @@ fn our_into(
     Some(match call {
         Call::Slice(d, a, b, st) if prepared => s
             .prepare_slice(x, *d, *a, *b, *st, out)
-            .and_then(|p| p.run(&[x], out)),
+            .and_then(|p| p.run(x, out)),
         Call::Slice(d, a, b, st) => s.slice_into(x, *d, *a, *b, *st, out),
         Call::IndexSelect(d, idx, wide, _) => {
             let index = match index_tensor(s, idx, *wide) {
@@ -445,7 +445,7 @@ fn our_into(
             };
             if prepared {
                 s.prepare_index_select(x, *d, &index, out)
-                    .and_then(|p| p.run(&[x, &index], out))
+                    .and_then(|p| p.run(x, &index, out))
             } else {
                 s.index_select_into(x, *d, &index, out)
             }
