@@ -116,6 +116,19 @@ impl Timeline {
         })
     }
 
+    /// The event recorded after launch `seq` while it is still in flight on
+    /// a live stream (`None`: finished and released, or the stream is gone;
+    /// either way nothing is left to wait for on the device).
+    pub(crate) fn event_for(&self, seq: u64) -> Option<(i32, Arc<crate::stream::RawEvent>)> {
+        let s = self.stream.get().and_then(Weak::upgrade)?;
+        crate::stream::Stream(s).inflight_event(seq)
+    }
+
+    /// Whether launch `seq` is known to be finished (good or faulted).
+    pub(crate) fn is_resolved(&self, seq: u64) -> bool {
+        !matches!(self.status(seq), Status::Pending)
+    }
+
     pub(crate) fn attach(&self, s: Weak<StreamInner>) {
         let _ = self.stream.set(s);
     }
@@ -265,6 +278,11 @@ impl Write {
             depth,
             resolved: OnceLock::new(),
         })
+    }
+
+    /// The stream history and launch number of this write.
+    pub(crate) fn point(&self) -> (&Arc<Timeline>, u64) {
+        (&self.timeline, self.seq)
     }
 
     pub(crate) fn is_on(&self, t: &Arc<Timeline>) -> bool {

@@ -23,6 +23,9 @@ pub(crate) struct Keep {
     _storages: Vec<Arc<Storage>>,
     /// Held (never read) until the wait has passed.
     _events: Vec<Arc<EventInner>>,
+    /// Other streams' completion events this work waits on, held (so they
+    /// are not recycled) until the wait has passed.
+    _waits: Vec<Arc<RawEvent>>,
     /// A host staging buffer a copy reads (returned to its pool after).
     _host: Option<Box<crate::pinned::Staging>>,
 }
@@ -262,9 +265,11 @@ impl Stream {
         let keep = Keep {
             _storages: Vec::new(),
             _events: vec![event.inner.clone()],
+            _waits: Vec::new(),
             _host: None,
         };
-        if let Err((e, keep)) = self.track(&mut st, keep) {
+        if let Err(failed) = self.track(&mut st, keep) {
+            let (e, keep) = *failed;
             drop(st);
             self.release_after_sync(keep);
             return Err(e);
@@ -314,7 +319,7 @@ impl Stream {
     /// Records a completion event after the work queued so far and holds
     /// `keep` until it fires. If the event cannot be recorded, gives `keep`
     /// back: the caller releases it only after synchronising.
-    fn track(&self, st: &mut State, keep: Keep) -> std::result::Result<(), (Error, Keep)> {
+    fn track(&self, st: &mut State, keep: Keep) -> std::result::Result<(), Box<(Error, Keep)>> {
         let ev = match st.spare.pop() {
             Some(e) => Ok(e),
             None => ffi::create_event(self.api()).map(|raw| {
@@ -338,7 +343,7 @@ impl Stream {
                 st.inflight.push_back(Inflight { covers, ev, keep });
                 Ok(())
             }
-            Err(err) => Err((err, keep)),
+            Err(err) => Err(Box::new((err, keep))),
         }
     }
 
@@ -438,6 +443,7 @@ impl Stream {
                 }
             }
         }
+        let waits = self.cross_stream_waits(reads, write);
         let tl = &self.0.timeline;
         // Lock order: sync, then launch; only tried, so never blocks.
         let sync = tl.try_sync_lock();
@@ -462,6 +468,7 @@ impl Stream {
             Err(f) => return Err(release(f.error())),
         };
         let ws = self.workspace(&mut st, ws_bytes).map_err(release)?;
+        self.enqueue_waits(&waits).map_err(release)?;
         let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
         ffi::run(
             self.api(),
@@ -472,13 +479,14 @@ impl Stream {
             executor,
             self.0.raw,
         )?;
-        self.enqueued(st, deps, reads, write, ws, None)
+        self.enqueued(st, deps, reads, write, ws, None, waits)
     }
 
     /// The bookkeeping after work that reads `reads` and writes `write`
     /// was enqueued (under the launch lock `st`): numbers it, makes it
     /// `write`'s last writer, and holds its buffers (and `host`, a staging
     /// buffer) until it has run.
+    #[allow(clippy::too_many_arguments)]
     fn enqueued(
         &self,
         mut st: std::sync::MutexGuard<'_, State>,
@@ -487,9 +495,15 @@ impl Stream {
         write: &Tensor,
         ws: Option<Arc<Storage>>,
         host: Option<crate::pinned::Staging>,
+        waits: Vec<Arc<RawEvent>>,
     ) -> Result<u64> {
         let seq = self.0.timeline.advance();
         self.set_written(seq, deps, write);
+        for t in reads {
+            if !t.shares_storage(write) {
+                t.storage.note_read(&self.0.timeline, seq);
+            }
+        }
         let mut storages: Vec<Arc<Storage>> = Vec::with_capacity(reads.len() + 2);
         for t in reads.iter().chain([&write]) {
             if !storages.iter().any(|s| Arc::ptr_eq(s, &t.storage)) {
@@ -500,9 +514,11 @@ impl Stream {
         let keep = Keep {
             _storages: storages,
             _events: Vec::new(),
+            _waits: waits,
             _host: host.map(Box::new),
         };
-        if let Err((e, keep)) = self.track(&mut st, keep) {
+        if let Err(failed) = self.track(&mut st, keep) {
+            let (e, keep) = *failed;
             drop(st);
             self.release_after_sync(keep);
             return Err(e);
@@ -522,17 +538,72 @@ impl Stream {
         host: Option<crate::pinned::Staging>,
     ) -> Result<u64> {
         self.bind()?;
+        let waits = self.cross_stream_waits(reads, write);
         let sync = self.0.timeline.try_sync_lock();
         let mut st = self.state();
         self.reap(&mut st, sync.is_some());
         drop(sync);
         let deps = self.read_deps(reads).map_err(|f| f.error())?;
+        self.enqueue_waits(&waits)?;
         enqueue(self.api(), self.0.raw)?;
-        self.enqueued(st, deps, reads, write, None, host)
+        self.enqueued(st, deps, reads, write, None, host, waits)
     }
 }
 
 impl Stream {
+    /// The in-flight completion events of other streams (of this device)
+    /// that work reading `reads` and writing `write` must wait for on the
+    /// device: the pending writers of every storage it touches, and the
+    /// pending readers of the one it writes (as cudarc orders streams).
+    /// Call without this stream's launch lock (it takes other streams').
+    fn cross_stream_waits(&self, reads: &[&Tensor], write: &Tensor) -> Vec<Arc<RawEvent>> {
+        let tl = &self.0.timeline;
+        let mut points: Vec<(Arc<crate::fault::Timeline>, u64)> = Vec::new();
+        let mut add = |t: &Arc<crate::fault::Timeline>, seq: u64| {
+            if Arc::ptr_eq(t, tl) || t.is_resolved(seq) {
+                return;
+            }
+            match points.iter_mut().find(|(p, _)| Arc::ptr_eq(p, t)) {
+                Some(p) => p.1 = p.1.max(seq),
+                None => points.push((t.clone(), seq)),
+            }
+        };
+        for t in reads.iter().chain([&write]) {
+            if let Some(w) = t.storage.writer() {
+                let (wt, seq) = w.point();
+                add(wt, seq);
+            }
+        }
+        for (t, seq) in write.storage.foreign_readers(tl) {
+            add(&t, seq);
+        }
+        points
+            .into_iter()
+            .filter_map(|(t, seq)| t.event_for(seq))
+            .filter(|(device, _)| *device == self.0.device)
+            .map(|(_, ev)| ev)
+            .collect()
+    }
+
+    /// Makes later work on this stream wait for `waits` (call under the
+    /// launch lock, right before the work is enqueued).
+    fn enqueue_waits(&self, waits: &[Arc<RawEvent>]) -> Result<()> {
+        for ev in waits {
+            ffi::stream_wait_event(self.api(), self.0.raw, ev.raw)?;
+        }
+        Ok(())
+    }
+
+    /// The event after launch `seq` of this stream if it is still in flight,
+    /// with the stream's device.
+    pub(crate) fn inflight_event(&self, seq: u64) -> Option<(i32, Arc<RawEvent>)> {
+        let st = self.state();
+        st.inflight
+            .iter()
+            .find(|i| i.covers > seq)
+            .map(|i| (self.0.device, i.ev.clone()))
+    }
+
     /// The records of pending work the data of `reads` comes from; the
     /// first known fault among them is the error (the read is refused).
     /// Work on this stream is covered by its order and its timeline, but

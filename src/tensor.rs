@@ -30,6 +30,9 @@ pub(crate) struct Storage {
     owner: Owner,
     /// The work that last wrote it (`None`: written by the host, or never).
     writer: Mutex<Option<Arc<Write>>>,
+    /// The latest pending read of it per stream (pruned as reads finish):
+    /// a write on another stream waits for them.
+    readers: Mutex<Vec<(Arc<crate::fault::Timeline>, u64)>>,
 }
 
 impl Storage {
@@ -43,6 +46,7 @@ impl Storage {
             bytes,
             owner: Owner::Pool { block },
             writer: Mutex::new(None),
+            readers: Mutex::new(Vec::new()),
         })
     }
 
@@ -59,6 +63,26 @@ impl Storage {
         let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let prev = w.take();
         *w = Some(make(prev));
+    }
+
+    /// Notes a pending read by launch `seq` of `tl`'s stream (replacing that
+    /// stream's earlier one; dropping finished ones).
+    pub(crate) fn note_read(&self, tl: &Arc<crate::fault::Timeline>, seq: u64) {
+        let mut r = self.readers.lock().unwrap_or_else(|e| e.into_inner());
+        r.retain(|(t, s)| !Arc::ptr_eq(t, tl) && !t.is_resolved(*s));
+        r.push((tl.clone(), seq));
+    }
+
+    /// Pending reads by streams other than `tl`'s.
+    pub(crate) fn foreign_readers(
+        &self,
+        tl: &Arc<crate::fault::Timeline>,
+    ) -> Vec<(Arc<crate::fault::Timeline>, u64)> {
+        let r = self.readers.lock().unwrap_or_else(|e| e.into_inner());
+        r.iter()
+            .filter(|(t, s)| !Arc::ptr_eq(t, tl) && !t.is_resolved(*s))
+            .cloned()
+            .collect()
     }
 
     /// Waits for the work that last wrote this storage; its fault (or that
@@ -239,6 +263,7 @@ impl Tensor {
                 bytes: layout.numel() * dtype.size(),
                 owner: Owner::Foreign(Some(Box::new(release))),
                 writer: Mutex::new(None),
+                readers: Mutex::new(Vec::new()),
             }),
             dtype,
             layout,

@@ -453,3 +453,44 @@ fn an_async_wait_does_not_block_the_executor_thread() {
     }
     assert_eq!(y.to_vec::<i32>().unwrap(), [2, 3]);
 }
+
+#[test]
+#[serial]
+fn streams_are_ordered_by_the_data_they_share() {
+    if !sim_only("streams_are_ordered_by_the_data_they_share") {
+        return;
+    }
+    let rt = rt();
+    let (a, b) = (rt.stream().unwrap(), rt.stream().unwrap());
+    let x = Tensor::from_slice(&a, &[4], &[1i32, 2, 3, 4]).unwrap();
+    a.synchronize().unwrap();
+    // Read after write: b reads what a has not written yet.
+    let hold = npu_sim::hold_stream(a.as_raw()).unwrap();
+    let y = a.slice(&x, 0, 1, 4, 1).unwrap(); // pending behind the gate
+    let z = b.slice(&y, 0, 0, 2, 1).unwrap(); // must wait for it on the device
+    let later = b.record().unwrap();
+    assert!(
+        !later.is_complete(),
+        "b ran before the data it reads was written"
+    );
+    hold.release();
+    assert_eq!(z.to_vec::<i32>().unwrap(), [2, 3]);
+    // Write after read: b overwrites what a still has to read.
+    let hold = npu_sim::hold_stream(a.as_raw()).unwrap();
+    let r = a.slice(&x, 0, 0, 4, 1).unwrap(); // reads x, pending
+    b.upload(&x, &[9i32, 9, 9, 9]).unwrap(); // must wait for that read
+    let written = b.record().unwrap();
+    assert!(!written.is_complete(), "b overwrote x before a read it");
+    hold.release();
+    assert_eq!(r.to_vec::<i32>().unwrap(), [1, 2, 3, 4]);
+    b.synchronize().unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [9, 9, 9, 9]);
+    // Write after write: the later write wins.
+    let hold = npu_sim::hold_stream(a.as_raw()).unwrap();
+    a.fill(&x, 1i32).unwrap();
+    b.fill(&x, 2i32).unwrap();
+    hold.release();
+    b.synchronize().unwrap();
+    a.synchronize().unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [2, 2, 2, 2]);
+}
