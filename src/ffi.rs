@@ -629,3 +629,15 @@ pub(crate) fn memset_async(
         )
     })
 }
+
+/// Runs `f` when the process exits normally (C `atexit`).
+pub(crate) fn at_exit(f: extern "C" fn()) {
+    #[cfg(unix)]
+    // SAFETY: registers a function with no arguments that never unwinds
+    // (it only calls C functions) to run at exit.
+    unsafe {
+        libc::atexit(f);
+    }
+    #[cfg(not(unix))]
+    let _ = f;
+}

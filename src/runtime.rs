@@ -52,25 +52,29 @@ fn cann_configured() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|p| !p.is_empty()))
 }
 
-/// Process-wide initialisation of one C API implementation: `aclInit` for
-/// the first runtime, `aclFinalize` when the last is gone. Each runtime
-/// holds one token; the count of tokens per implementation is kept in
-/// [`INITS`] and changed, with the init or finalize it implies, under its
-/// lock, so a runtime created while the last one goes is never finalised
-/// underneath.
+/// Process-wide initialisation of one C API implementation, as CANN
+/// documents it: `aclInit` once, by the first runtime; `aclFinalize` once,
+/// when the process exits (an `atexit` handler), never while it runs, so
+/// runtimes may come and go (CANN does not support initialising again after
+/// a finalisation). The embedded simulator, which does, is finalised when
+/// its last runtime goes, so that a new runtime can simulate another SoC
+/// (`NPU_SIM_SOC` is read at initialisation; the conformance runner relies
+/// on it). Each runtime holds one token.
 struct InitToken {
     key: String,
-    api: Api,
 }
 
 struct InitEntry {
     key: String,
+    api: Api,
+    /// Finalised when unused (the embedded simulator), else at exit.
+    reinit: bool,
     users: usize,
     /// Whether this crate called `aclInit` (and so must finalize).
     owned: bool,
 }
 
-/// Live initialisations, by implementation (its origin).
+/// Initialisations, by implementation (its origin); kept until exit.
 static INITS: Mutex<Vec<InitEntry>> = Mutex::new(Vec::new());
 
 impl Drop for InitToken {
@@ -80,18 +84,27 @@ impl Drop for InitToken {
             return;
         };
         inits[i].users -= 1;
-        if inits[i].users == 0 {
+        if inits[i].users == 0 && inits[i].reinit {
             let e = inits.remove(i);
-            // Work still queued anywhere finishes before the runtime goes.
-            ffi::synchronize_device(&self.api);
+            // Work still queued anywhere finishes before it goes.
+            ffi::synchronize_device(&e.api);
             if e.owned {
-                ffi::finalize(&self.api);
+                ffi::finalize(&e.api);
             }
         }
     }
 }
 
-fn init_token(api: &Api) -> Result<Arc<InitToken>> {
+/// Finalises every implementation this crate initialised (at exit).
+extern "C" fn finalize_at_exit() {
+    let inits = std::mem::take(&mut *INITS.lock().unwrap_or_else(|e| e.into_inner()));
+    for e in inits.into_iter().filter(|e| e.owned) {
+        ffi::synchronize_device(&e.api);
+        ffi::finalize(&e.api);
+    }
+}
+
+fn init_token(api: &Api, kind: BackendKind) -> Result<Arc<InitToken>> {
     // One CANN reached through two spellings of its folder is one key.
     let key = match api.origin().library_dir() {
         Some(d) => d
@@ -111,16 +124,19 @@ fn init_token(api: &Api) -> Result<Arc<InitToken>> {
             cann_sys::ACL_ERROR_REPEAT_INITIALIZE => false,
             code => ffi::check(api, "aclInit", code).map(|_| false)?,
         };
+        if owned && kind != BackendKind::Simulator && !inits.iter().any(|e| e.owned && !e.reinit) {
+            ffi::at_exit(finalize_at_exit);
+        }
+        tracing::debug!(target: "npu_ops", origin = %api.origin(), owned, "aclInit");
         inits.push(InitEntry {
             key: key.clone(),
+            api: api.clone(),
+            reinit: kind == BackendKind::Simulator,
             users: 1,
             owned,
         });
     }
-    Ok(Arc::new(InitToken {
-        key,
-        api: api.clone(),
-    }))
+    Ok(Arc::new(InitToken { key }))
 }
 
 /// How an [`Error::OutOfMemory`] from [`Runtime::set_memory_limit`]'s bound
@@ -294,7 +310,7 @@ impl Runtime {
     /// (`aclInit`, finalised when the last runtime over it goes); binds no
     /// device.
     pub fn with_api(api: Api, kind: BackendKind) -> Result<Runtime> {
-        let init = init_token(&api)?;
+        let init = init_token(&api, kind)?;
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let soc = ffi::soc_name(&api).unwrap_or_default();
         let devices = ffi::device_count(&api)?;

@@ -1,0 +1,147 @@
+//! `Backend::Auto` never hides a broken CANN behind the simulator: a CANN
+//! that is found but cannot be used, or that the environment names but
+//! does not hold, is an error naming the cause; only a machine with no CANN
+//! at all falls back (announced through `tracing`).
+
+use npu_ops::{Backend, BackendKind, Error, Runtime};
+use serial_test::serial;
+use std::path::Path;
+
+/// Runs `f` with the CANN variables set as given (and no override), then
+/// restores them.
+fn with_env(home: Option<&Path>, f: impl FnOnce()) {
+    let keys = ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "NPU_OPS_BACKEND"];
+    let saved: Vec<_> = keys.iter().map(|k| std::env::var_os(k)).collect();
+    // SAFETY: the tests of this binary are serial and start no threads that
+    // read the environment meanwhile.
+    unsafe {
+        for k in keys {
+            std::env::remove_var(k);
+        }
+        if let Some(h) = home {
+            std::env::set_var("ASCEND_HOME_PATH", h);
+        }
+    }
+    f();
+    // SAFETY: as above.
+    unsafe {
+        for (k, v) in keys.iter().zip(saved) {
+            match v {
+                Some(v) => std::env::set_var(k, v),
+                None => std::env::remove_var(k),
+            }
+        }
+    }
+}
+
+fn real_cann_installed() -> bool {
+    [
+        "/usr/local/Ascend/cann",
+        "/usr/local/Ascend/ascend-toolkit/latest",
+    ]
+    .iter()
+    .any(|p| Path::new(p).exists())
+}
+
+#[test]
+#[serial]
+fn a_cann_the_environment_names_but_does_not_hold_is_an_error() {
+    let empty = tempfile::tempdir().unwrap();
+    with_env(Some(empty.path()), || match Runtime::new(Backend::Auto) {
+        Err(Error::Load(e)) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("libascendcl.so") && m.contains(&empty.path().display().to_string()),
+                "{m}"
+            );
+        }
+        other => panic!("expected a load error, got {other:?}"),
+    });
+}
+
+#[test]
+#[serial]
+fn a_library_the_loader_refuses_is_an_error_naming_it() {
+    let root = tempfile::tempdir().unwrap();
+    let lib64 = root.path().join("lib64");
+    std::fs::create_dir_all(&lib64).unwrap();
+    std::fs::write(lib64.join("libascendcl.so"), b"not an ELF file").unwrap();
+    std::fs::write(lib64.join("libnnopbase.so"), b"not an ELF file").unwrap();
+    with_env(Some(root.path()), || match Runtime::new(Backend::Auto) {
+        Err(Error::Load(e)) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("cannot load") && m.contains("libascendcl.so"),
+                "{m}"
+            );
+        }
+        other => panic!("expected a load error, got {other:?}"),
+    });
+}
+
+#[test]
+#[serial]
+fn a_library_missing_a_symbol_is_an_error_naming_it() {
+    let root = tempfile::tempdir().unwrap();
+    let lib64 = root.path().join("lib64");
+    std::fs::create_dir_all(&lib64).unwrap();
+    let src = root.path().join("empty.c");
+    std::fs::write(&src, "int npu_ops_test_nothing(void) { return 0; }\n").unwrap();
+    for name in ["libascendcl.so", "libnnopbase.so"] {
+        let ok = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(lib64.join(name))
+            .arg(&src)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            eprintln!("a_library_missing_a_symbol_is_an_error_naming_it: skipped: no C compiler");
+            return;
+        }
+    }
+    with_env(Some(root.path()), || match Runtime::new(Backend::Auto) {
+        Err(Error::Load(e)) => {
+            let m = e.to_string();
+            assert!(m.contains("does not export aclInit"), "{m}");
+        }
+        other => panic!("expected a load error, got {other:?}"),
+    });
+}
+
+#[test]
+#[serial]
+fn only_a_machine_without_cann_falls_back_to_the_simulator() {
+    if real_cann_installed() {
+        eprintln!("only_a_machine_without_cann_falls_back_to_the_simulator: skipped: CANN is installed here");
+        return;
+    }
+    with_env(None, || {
+        let rt = Runtime::new(Backend::Auto).unwrap();
+        assert_eq!(rt.backend(), BackendKind::Simulator);
+    });
+}
+
+#[test]
+#[serial]
+fn a_runtime_binds_no_device_it_was_not_asked_for() {
+    if std::env::var("NPU_OPS_BACKEND").as_deref() == Ok("cann") {
+        eprintln!("a_runtime_binds_no_device_it_was_not_asked_for: skipped: reads the simulator's binding");
+        return;
+    }
+    std::thread::spawn(|| {
+        let rt = Runtime::new(Backend::Simulator).unwrap();
+        let api = rt.api();
+        let mut d = -7;
+        // SAFETY: a valid out-pointer.
+        let code = unsafe { (api.aclrtGetDevice)(&mut d) };
+        assert!(
+            code != 0 || d == -7,
+            "device {d} was bound by creating a runtime"
+        );
+        assert_eq!(rt.device_count(), 1);
+        assert!(!rt.soc().is_empty());
+    })
+    .join()
+    .unwrap();
+}
