@@ -11,7 +11,7 @@ use std::path::Path;
 /// restores them.
 fn with_env(home: Option<&Path>, f: impl FnOnce()) {
     let keys = ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "NPU_OPS_BACKEND"];
-    let saved: Vec<_> = keys.iter().map(|k| std::env::var_os(k)).collect();
+    let saved: Vec<_> = keys.iter().map(std::env::var_os).collect();
     // SAFETY: the tests of this binary are serial and start no threads that
     // read the environment meanwhile.
     unsafe {
