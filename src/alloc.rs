@@ -8,6 +8,10 @@
 //! buffers of queued work until its completion event has fired), so a
 //! block is never handed out while any stream may still touch it.
 //!
+//! Memory fresh from the device is zeroed before it is handed out, so a
+//! runtime never sees bytes another runtime (or process) left; a cached
+//! block holds whatever this runtime last wrote to it.
+//!
 //! Classes: sizes below 512 B round up to 512 B; above, to the next of
 //! eight steps per power of two (at most 12.5 % waste). The cache counts
 //! towards [`crate::Runtime::set_memory_limit`]; when an allocation would
@@ -172,6 +176,15 @@ impl Allocator {
                 e => e,
             }
         })?;
+        // Fresh device memory may hold what another runtime (another
+        // tenant) or another program left: zero it before anyone sees it.
+        // Only this runtime's own bytes are ever handed out again (cached
+        // blocks); steady-state loops allocate nothing, so this is rare.
+        if let Err(e) = ffi::zero(&rt.0.api, ptr, block) {
+            ffi::free(&rt.0.api, ptr);
+            self.unreserve(block);
+            return Err(e);
+        }
         self.device_allocs.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(target: "npu_ops::alloc", device, bytes = block, in_use = self.in_use.load(Ordering::Relaxed), "device allocation");
         Ok((ptr, block))

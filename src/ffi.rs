@@ -641,3 +641,12 @@ pub(crate) fn at_exit(f: extern "C" fn()) {
     #[cfg(not(unix))]
     let _ = f;
 }
+
+/// `aclrtMemset` of `count` device bytes to zero (synchronous).
+pub(crate) fn zero(api: &Api, dst: usize, count: usize) -> Result<()> {
+    // SAFETY: `dst` is a device allocation of at least `count` bytes that
+    // no queued work uses (it was just allocated).
+    check(api, "aclrtMemset", unsafe {
+        (api.aclrtMemset)(dst as *mut c_void, count, 0, count)
+    })
+}

@@ -153,9 +153,10 @@ impl Tensor {
     /// A tensor of uninitialised device memory, on the stream's device: its
     /// contents are unspecified until written, and may be bytes an earlier
     /// tensor of the same [`crate::Runtime`] left in a block the caching
-    /// allocator hands out again (never another runtime's: each runtime
-    /// has its own cache). Use [`Tensor::zeros`] or [`Tensor::full`] for
-    /// defined contents.
+    /// allocator hands out again. Never another runtime's or process's:
+    /// each runtime has its own cache, and memory fresh from the device is
+    /// zeroed first. Use [`Tensor::zeros`] or [`Tensor::full`] for defined
+    /// contents.
     pub fn empty(stream: &Stream, dtype: DType, shape: &[usize]) -> Result<Tensor> {
         Tensor::empty_for(stream, "tensor", "shape", dtype, shape)
     }

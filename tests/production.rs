@@ -494,3 +494,25 @@ fn streams_are_ordered_by_the_data_they_share() {
     a.synchronize().unwrap();
     assert_eq!(x.to_vec::<i32>().unwrap(), [2, 2, 2, 2]);
 }
+
+#[test]
+#[serial]
+fn a_runtime_never_sees_another_runtimes_bytes() {
+    let n = 1 << 14;
+    {
+        let a = npu_ops::Runtime::new(npu_ops::Backend::Simulator).unwrap();
+        let s = a.stream().unwrap();
+        let t = Tensor::full(&s, &[n], 0xABu8).unwrap();
+        t.wait().unwrap();
+        drop(t);
+        s.synchronize().unwrap();
+        a.empty_cache(); // back to the device
+    }
+    let b = npu_ops::Runtime::new(npu_ops::Backend::Simulator).unwrap();
+    let s = b.stream().unwrap();
+    let fresh = Tensor::empty(&s, DType::U8, &[n]).unwrap();
+    assert!(
+        fresh.to_vec::<u8>().unwrap().iter().all(|&v| v == 0),
+        "another runtime's bytes"
+    );
+}
