@@ -577,12 +577,19 @@ impl Stream {
         for (t, seq) in write.storage.foreign_readers(tl) {
             add(&t, seq);
         }
-        points
-            .into_iter()
-            .filter_map(|(t, seq)| t.event_for(seq))
-            .filter(|(device, _)| *device == self.0.device)
-            .map(|(_, ev)| ev)
-            .collect()
+        let mut waits = Vec::new();
+        for (device, ev) in points.into_iter().filter_map(|(t, seq)| t.event_for(seq)) {
+            if device == self.0.device {
+                waits.push(ev);
+            } else if self.0.rt.bind(device).is_ok() {
+                // Another device: wait on the host (its outcome is recorded
+                // by its own stream; a fault reaches readers through deps).
+                let _ = ffi::synchronize_event_code(self.api(), ev.raw);
+            }
+        }
+        // Back to this stream's device (binding is per thread).
+        let _ = self.bind();
+        waits
     }
 
     /// Makes later work on this stream wait for `waits` (call under the

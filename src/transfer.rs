@@ -117,6 +117,8 @@ impl Stream {
             src.wait()?;
             let target = self.contiguous_target(OP, dst)?;
             let (d, s) = (addr(&target), addr(&src));
+            // `src` is a read of this launch: held until the copy has run,
+            // and later writes to it (on its device) wait for the copy.
             self.launch_raw(
                 |api, stream| {
                     crate::ffi::memcpy_async(
@@ -128,7 +130,7 @@ impl Stream {
                         stream,
                     )
                 },
-                &[],
+                &[&src],
                 &target,
                 None,
             )?;

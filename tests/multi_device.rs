@@ -67,6 +67,23 @@ fn devices_are_chosen_explicitly_and_copy_between_each_other() {
         .flat_map(|r| (0..n / 4).map(move |c| ((r + 2 * c) * 2) as f32))
         .collect();
     assert_eq!(back.to_vec::<f32>().unwrap(), want);
+    // A write on device 1's stream to a tensor a copy on device 2 has yet
+    // to read waits for that copy (the gate holds device 2's stream until
+    // another thread opens it).
+    let src = Tensor::full(&s1, &[8], 1i32).unwrap();
+    src.wait().unwrap();
+    let dst2 = Tensor::zeros(&s2, DType::I32, &[8]).unwrap();
+    s2.synchronize().unwrap();
+    let hold = npu_sim::hold_stream(s2.as_raw()).unwrap();
+    s2.copy(&dst2, &src).unwrap(); // queued behind the gate
+    let opener = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        hold.release();
+    });
+    s1.fill(&src, 9i32).unwrap(); // must not overwrite before the copy read it
+    opener.join().unwrap();
+    assert_eq!(dst2.to_vec::<i32>().unwrap(), [1; 8]);
+    assert_eq!(src.to_vec::<i32>().unwrap(), [9; 8]);
     // Each device reports its own memory.
     for d in 0..3 {
         let (free, total) = rt.device(d).unwrap().memory().unwrap();
