@@ -1,11 +1,14 @@
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
-//! Every function `cann-sys` declares is exported here under its real name
-//! (`aclrtMalloc`, `aclnnSliceGetWorkspaceSize`, ...), so the crate works two
-//! ways: linked in, through [`api()`]; or as a shared library (this crate's
-//! cdylib) that [`cann_sys::Api::load`] opens from a folder laid out like
-//! CANN's `lib64/`.
+//! Every function `cann-sys` declares is implemented here under its real
+//! name (`aclrtMalloc`, `aclnnSliceGetWorkspaceSize`, ...), so the crate
+//! works two ways: linked into a Rust program, through [`api()`] (no C
+//! symbol is exported then, so it can never interpose on a real
+//! `libascendcl` in the same process); or as a shared library
+//! (`crates/npu-sim-c`, which turns on the `cabi` feature to export the C
+//! names) that [`cann_sys::Api::load`] opens from a folder laid out like
+//! CANN's `lib64/`, and C programs link.
 //!
 //! It behaves like the device, mistakes included:
 //! - device memory lives in an address range the host cannot read (a host
@@ -26,6 +29,9 @@
 //! (default 1), `NPU_SIM_MEM` (default `16G`), `NPU_SIM_THREADS` (default
 //! the core count), read by `aclInit`/`aclnnInit`.
 #![deny(missing_docs)]
+// The C entry points keep CANN's names, exported under them only with the
+// `cabi` feature.
+#![allow(non_snake_case)]
 
 mod abi;
 mod executor;
@@ -113,7 +119,7 @@ pub fn stats() -> NpuSimStats {
 ///
 /// # Safety
 /// `out` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn npuSimGetStats(out: *mut NpuSimStats) -> i32 {
     crate::abi::guard(
         "npuSimGetStats",
@@ -171,7 +177,7 @@ pub fn hold_stream(stream: cann_sys::aclrtStream) -> Result<Hold, i32> {
 ///
 /// # Safety
 /// `hold` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn npuSimHoldStream(
     stream: cann_sys::aclrtStream,
     hold: *mut *mut std::ffi::c_void,
@@ -199,7 +205,7 @@ pub unsafe extern "C" fn npuSimHoldStream(
 ///
 /// # Safety
 /// `hold` came from `npuSimHoldStream` and is released once.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn npuSimReleaseHold(hold: *mut std::ffi::c_void) -> i32 {
     crate::abi::guard(
         "npuSimReleaseHold",

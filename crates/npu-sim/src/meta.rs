@@ -9,8 +9,11 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 /// `aclnnInit`: initialises aclnn (and the runtime, if `aclInit` has not).
-#[no_mangle]
-pub extern "C" fn aclnnInit(_config_path: *const c_char) -> aclnnStatus {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `config_path` is null or a NUL-terminated string (the simulator does not read it).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnInit(_config_path: *const c_char) -> aclnnStatus {
     crate::abi::guard("aclnnInit", cann_sys::ACLNN_ERR_INNER, || {
         let mut init = state::init_state();
         if let Err(c) = runtime::start(&mut init) {
@@ -22,7 +25,7 @@ pub extern "C" fn aclnnInit(_config_path: *const c_char) -> aclnnStatus {
 }
 
 /// `aclnnFinalize`.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclnnFinalize() -> aclnnStatus {
     crate::abi::guard("aclnnFinalize", cann_sys::ACLNN_ERR_INNER, || {
         let mut init = state::init_state();
@@ -53,7 +56,7 @@ unsafe fn read_i64s(p: *const i64, n: u64) -> Option<Vec<i64>> {
 ///
 /// # Safety
 /// Array arguments are null or valid for their counts.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclCreateTensor(
     view_dims: *const i64,
     view_dims_num: u64,
@@ -108,8 +111,11 @@ pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
 }
 
 /// `aclDestroyTensor`: NULL is not an error; an unknown handle is.
-#[no_mangle]
-pub extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `tensor` is null or a handle from `aclCreateTensor`. The simulator looks handles up instead of dereferencing them, so any other value gets a status code.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
     crate::abi::guard("aclDestroyTensor", cann_sys::ACLNN_ERR_INNER, || {
         if tensor.is_null() {
             return ACLNN_SUCCESS;
@@ -128,7 +134,7 @@ pub extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
 ///
 /// # Safety
 /// `value` is null or valid for `size` reads.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut aclIntArray {
     crate::abi::guard("aclCreateIntArray", std::ptr::null_mut(), || {
         let v = if size == 0 {
@@ -150,8 +156,11 @@ pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut
 }
 
 /// `aclDestroyIntArray`.
-#[no_mangle]
-pub extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `array` is null or a handle from `aclCreateIntArray` (looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus {
     crate::abi::guard("aclDestroyIntArray", cann_sys::ACLNN_ERR_INNER, || {
         if array.is_null() {
             return ACLNN_SUCCESS;
@@ -170,7 +179,7 @@ pub extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus {
 ///
 /// # Safety
 /// `value` is null or points to a value of `data_type`.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclCreateScalar(
     value: *mut c_void,
     data_type: aclDataType,
@@ -201,8 +210,11 @@ pub unsafe extern "C" fn aclCreateScalar(
 }
 
 /// `aclDestroyScalar`.
-#[no_mangle]
-pub extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `scalar` is null or a handle from `aclCreateScalar` (looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus {
     crate::abi::guard("aclDestroyScalar", cann_sys::ACLNN_ERR_INNER, || {
         if scalar.is_null() {
             return ACLNN_SUCCESS;
@@ -242,8 +254,13 @@ fn executor_of(
 /// `aclDestroyAclOpExecutor`. Refused (as CANN refuses) for executors that
 /// hold host data copied inside (ConstantPadNd's value) or that copy a buffer
 /// onto itself.
-#[no_mangle]
-pub extern "C" fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) -> aclnnStatus {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `executor` is a handle from a first phase (looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(
+    executor: *mut aclOpExecutor,
+) -> aclnnStatus {
     crate::abi::guard(
         "aclSetAclOpExecutorRepeatable",
         cann_sys::ACLNN_ERR_INNER,
@@ -269,8 +286,11 @@ pub extern "C" fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) ->
 }
 
 /// `aclDestroyAclOpExecutor`: frees a live executor.
-#[no_mangle]
-pub extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -> aclnnStatus {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `executor` is a repeatable executor's handle (looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -> aclnnStatus {
     crate::abi::guard("aclDestroyAclOpExecutor", cann_sys::ACLNN_ERR_INNER, || {
         if let Err(c) = executor_of(executor, "aclDestroyAclOpExecutor") {
             return c;
@@ -322,8 +342,11 @@ fn set_addr(
 }
 
 /// `aclSetInputTensorAddr`: rebinds input `index` to `addr`.
-#[no_mangle]
-pub extern "C" fn aclSetInputTensorAddr(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `executor` and `tensor` are handles (looked up) and `addr` device memory from `aclrtMalloc` (checked against live allocations when the work runs).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclSetInputTensorAddr(
     executor: *mut aclOpExecutor,
     index: usize,
     tensor: *mut aclTensor,
@@ -335,8 +358,11 @@ pub extern "C" fn aclSetInputTensorAddr(
 }
 
 /// `aclSetOutputTensorAddr`: rebinds output `index` to `addr`.
-#[no_mangle]
-pub extern "C" fn aclSetOutputTensorAddr(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `executor` and `tensor` are handles (looked up) and `addr` device memory from `aclrtMalloc` (checked against live allocations when the work runs).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclSetOutputTensorAddr(
     executor: *mut aclOpExecutor,
     index: usize,
     tensor: *mut aclTensor,

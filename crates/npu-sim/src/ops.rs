@@ -265,7 +265,7 @@ fn first_phase(op: Op, body: impl FnOnce() -> R<aclnnStatus>) -> aclnnStatus {
 /// # Safety
 /// `workspace_size` and `executor` are null or valid for writes (the
 /// handles are looked up, never dereferenced).
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
     self_: *const aclTensor,
@@ -431,8 +431,11 @@ fn build_slice(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
 }
 
 /// `aclnnSlice`.
-#[no_mangle]
-pub extern "C" fn aclnnSlice(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnSlice(
     workspace: *mut c_void,
     workspace_size: u64,
     executor: *mut aclOpExecutor,
@@ -457,7 +460,7 @@ pub extern "C" fn aclnnSlice(
 /// # Safety
 /// `workspace_size` and `executor` are null or valid for writes (the
 /// handles are looked up, never dereferenced).
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
     self_: *const aclTensor,
     dim: i64,
@@ -617,8 +620,11 @@ fn build_index_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
 }
 
 /// `aclnnIndexSelect`.
-#[no_mangle]
-pub extern "C" fn aclnnIndexSelect(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnIndexSelect(
     workspace: *mut c_void,
     workspace_size: u64,
     executor: *mut aclOpExecutor,
@@ -705,7 +711,7 @@ fn kdtype(t: aclDataType) -> Option<KDtype> {
 /// # Safety
 /// `workspace_size` and `executor` are null or valid for writes (the
 /// handles are looked up, never dereferenced).
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
     self_ref: *mut aclTensor,
     src: *const aclTensor,
@@ -831,8 +837,11 @@ fn build_inplace_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
 }
 
 /// `aclnnInplaceCopy`.
-#[no_mangle]
-pub extern "C" fn aclnnInplaceCopy(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnInplaceCopy(
     workspace: *mut c_void,
     workspace_size: u64,
     executor: *mut aclOpExecutor,
@@ -858,7 +867,7 @@ pub extern "C" fn aclnnInplaceCopy(
 /// # Safety
 /// `workspace_size` and `executor` are null or valid for writes (the
 /// handles are looked up, never dereferenced).
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
     self_: *const aclTensor,
     pad: *const aclIntArray,
@@ -1040,8 +1049,11 @@ fn build_constant_pad(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
 }
 
 /// `aclnnConstantPadNd`.
-#[no_mangle]
-pub extern "C" fn aclnnConstantPadNd(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnConstantPadNd(
     workspace: *mut c_void,
     workspace_size: u64,
     executor: *mut aclOpExecutor,

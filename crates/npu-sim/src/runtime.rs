@@ -136,8 +136,11 @@ pub(crate) fn stop_if_unused(init: &mut state::Init) {
 
 /// `aclInit`: reads `NPU_SIM_SOC`, `NPU_SIM_DEVICES`, `NPU_SIM_MEM`,
 /// `NPU_SIM_THREADS`; an unknown SoC fails with `ACL_ERROR_RT_SOC_VERSION`.
-#[no_mangle]
-pub extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `config_path` is null or a NUL-terminated string (the simulator does not read it).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
     crate::abi::guard("aclInit", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
         let mut init = state::init_state();
         if init.acl {
@@ -155,7 +158,7 @@ pub extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
 }
 
 /// `aclFinalize`.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclFinalize() -> aclError {
     crate::abi::guard("aclFinalize", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
         let mut init = state::init_state();
@@ -172,13 +175,13 @@ pub extern "C" fn aclFinalize() -> aclError {
 }
 
 /// `aclGetRecentErrMsg`: the calling thread's last failure, or NULL.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
     state::last_error_ptr()
 }
 
 /// `aclrtGetSocName`: the simulated SoC, or NULL before initialisation.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtGetSocName() -> *const c_char {
     crate::abi::guard(
         "aclrtGetSocName",
@@ -194,7 +197,7 @@ pub extern "C" fn aclrtGetSocName() -> *const c_char {
 ///
 /// # Safety
 /// The pointers are null or valid for writes.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtGetVersion(
     major: *mut i32,
     minor: *mut i32,
@@ -222,7 +225,7 @@ pub unsafe extern "C" fn aclrtGetVersion(
 }
 
 /// `aclrtSetDevice`.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
     crate::abi::guard(
         "aclrtSetDevice",
@@ -248,7 +251,7 @@ pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
 }
 
 /// `aclrtResetDevice`: waits for the device's default stream.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
     crate::abi::guard(
         "aclrtResetDevice",
@@ -279,7 +282,7 @@ pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
 ///
 /// # Safety
 /// `device_id` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
     crate::abi::guard(
         "aclrtGetDevice",
@@ -313,7 +316,7 @@ pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
 ///
 /// # Safety
 /// `count` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     crate::abi::guard(
         "aclrtGetDeviceCount",
@@ -338,7 +341,7 @@ pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
 }
 
 /// `aclrtSynchronizeDevice`: waits for every stream of the current device.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
     crate::abi::guard(
         "aclrtSynchronizeDevice",
@@ -376,7 +379,7 @@ pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
 ///
 /// # Safety
 /// `stream` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
     crate::abi::guard(
         "aclrtCreateStream",
@@ -406,7 +409,7 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
 }
 
 /// `aclrtDestroyStream`: finishes the stream's work, then destroys it.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     crate::abi::guard(
         "aclrtDestroyStream",
@@ -427,7 +430,7 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
 
 /// `aclrtSynchronizeStream`: waits; returns the stream's first fault since
 /// the last synchronisation (explained by `aclGetRecentErrMsg`).
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
     crate::abi::guard(
         "aclrtSynchronizeStream",
@@ -449,7 +452,7 @@ pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
 ///
 /// # Safety
 /// `status` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtStreamQuery(
     stream: aclrtStream,
     status: *mut aclrtStreamStatus,
@@ -483,7 +486,7 @@ pub unsafe extern "C" fn aclrtStreamQuery(
 
 /// `aclrtStreamWaitEvent`: later work on `stream` waits for the event's
 /// latest record.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
     crate::abi::guard(
         "aclrtStreamWaitEvent",
@@ -503,7 +506,7 @@ pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -
 ///
 /// # Safety
 /// `event` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
     crate::abi::guard(
         "aclrtCreateEvent",
@@ -529,7 +532,7 @@ pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
 }
 
 /// `aclrtDestroyEvent`.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
     crate::abi::guard(
         "aclrtDestroyEvent",
@@ -545,7 +548,7 @@ pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
 }
 
 /// `aclrtRecordEvent`.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
     crate::abi::guard(
         "aclrtRecordEvent",
@@ -565,7 +568,7 @@ pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> ac
 ///
 /// # Safety
 /// `status` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtQueryEventStatus(
     event: aclrtEvent,
     status: *mut aclrtEventRecordedStatus,
@@ -600,7 +603,7 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(
 /// `aclrtSynchronizeEvent`: waits for the event's latest record; the fault
 /// its stream held when the record was reached (the stream's fault is not
 /// cleared: `aclrtSynchronizeStream` still reports it).
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     crate::abi::guard(
         "aclrtSynchronizeEvent",
@@ -621,7 +624,7 @@ pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
 ///
 /// # Safety
 /// `ms` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtEventElapsedTime(
     ms: *mut f32,
     start: aclrtEvent,
@@ -665,7 +668,7 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
 ///
 /// # Safety
 /// `dev_ptr` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtMalloc(
     dev_ptr: *mut *mut c_void,
     size: usize,
@@ -704,8 +707,11 @@ pub unsafe extern "C" fn aclrtMalloc(
 
 /// `aclrtFree`. Work still enqueued that uses the memory faults its stream
 /// (use after free) instead of touching it.
-#[no_mangle]
-pub extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `dev_ptr` came from `aclrtMalloc` (any other value gets a status code).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
     crate::abi::guard("aclrtFree", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
         let rt = match rt() {
             Ok(r) => r,
@@ -735,7 +741,7 @@ pub extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
 ///
 /// # Safety
 /// `host_ptr` is null or valid for a write.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize) -> aclError {
     crate::abi::guard(
         "aclrtMallocHost",
@@ -768,9 +774,12 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
 
 /// `aclrtFreeHost`: only pointers from `aclrtMallocHost` are freed (others
 /// are an error), so no caller-supplied pointer is trusted.
-#[no_mangle]
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `host_ptr` came from `aclrtMallocHost` (any other value gets a status code).
+#[cfg_attr(feature = "cabi", no_mangle)]
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
-pub extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
+pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
     crate::abi::guard(
         "aclrtFreeHost",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
@@ -918,7 +927,7 @@ impl Copy {
 /// Host ends are valid for `count` bytes (and, for the async form, stay
 /// valid until the stream has run the copy), as with CANN; device ends are
 /// checked.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtMemcpy(
     dst: *mut c_void,
     dest_max: usize,
@@ -947,7 +956,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
 /// Host ends are valid for `count` bytes (and, for the async form, stay
 /// valid until the stream has run the copy), as with CANN; device ends are
 /// checked.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtMemcpyAsync(
     dst: *mut c_void,
     dest_max: usize,
@@ -1022,8 +1031,11 @@ fn run_memset(
 }
 
 /// `aclrtMemset`: fills `count` bytes with the low byte of `value`.
-#[no_mangle]
-pub extern "C" fn aclrtMemset(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `dev_ptr` is device memory of `max_count` bytes (checked against live allocations).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemset(
     dev_ptr: *mut c_void,
     max_count: usize,
     value: i32,
@@ -1039,8 +1051,11 @@ pub extern "C" fn aclrtMemset(
 }
 
 /// `aclrtMemsetAsync`.
-#[no_mangle]
-pub extern "C" fn aclrtMemsetAsync(
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `dev_ptr` is device memory of `max_count` bytes (checked against live allocations when the work runs).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemsetAsync(
     dev_ptr: *mut c_void,
     max_count: usize,
     value: i32,
@@ -1070,7 +1085,7 @@ pub extern "C" fn aclrtMemsetAsync(
 ///
 /// # Safety
 /// `free` and `total` are null or valid for writes.
-#[no_mangle]
+#[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtGetMemInfo(
     _attr: aclrtMemAttr,
     free: *mut usize,

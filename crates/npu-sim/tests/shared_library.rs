@@ -8,8 +8,7 @@ use serial_test::serial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The simulator's cdylib. `cargo test` builds only the rlib of a library
-/// it tests, so build the cdylib here (into its own target folder, so as not
+/// The simulator's shared library (`crates/npu-sim-c`), built here (into its own target folder, so as not
 /// to wait on the outer build's lock); later runs find it up to date.
 fn cdylib() -> PathBuf {
     static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
@@ -20,7 +19,7 @@ fn cdylib() -> PathBuf {
             .args([
                 "build",
                 "-p",
-                "npu-sim",
+                "npu-sim-c",
                 "--lib",
                 "--message-format=json",
                 "--target-dir",
@@ -37,7 +36,7 @@ fn cdylib() -> PathBuf {
         let text = String::from_utf8_lossy(&out.stdout);
         let path = text
             .split('"')
-            .find(|s| s.ends_with("/libnpu_sim.so"))
+            .find(|s| s.ends_with("/libnpu_sim_c.so"))
             .expect("cargo reports the cdylib");
         PathBuf::from(path)
     })
