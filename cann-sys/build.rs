@@ -1,7 +1,12 @@
 //! Build script for cann-sys.
 //!
 //! Always: exports the target triple to the crate's tests (they compile a
-//! fake CANN with the C compiler for that target).
+//! fake CANN with the C compiler for that target), and looks for a CANN
+//! installation as the run-time loader does (`src/layout.rs`), passing the
+//! folder found to dependent build scripts (`DEP_CANN_SYS_LIB_DIR`).
+//!
+//! With the `link` feature: links that CANN's runtime, meta and operator
+//! libraries (the build fails, naming every folder searched, without one).
 //!
 //! With the `bindgen` feature: regenerates the bindings into `OUT_DIR` (the
 //! crate then uses them instead of the checked-in `src/bindings.rs`):
@@ -24,8 +29,68 @@ fn main() {
             .join("include")
             .display()
     );
+    discover();
     #[cfg(feature = "bindgen")]
     generate::run();
+}
+
+#[allow(dead_code)]
+#[path = "src/layout.rs"]
+mod layout;
+
+/// Finds CANN for this target; links it with the `link` feature.
+fn discover() {
+    use std::path::PathBuf;
+    let mut roots = Vec::new();
+    for var in layout::ROOT_VARIABLES {
+        println!("cargo:rerun-if-env-changed={var}");
+        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            roots.push(PathBuf::from(v));
+        }
+    }
+    roots.extend(layout::DEFAULT_ROOTS.iter().map(PathBuf::from));
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").expect("cargo sets the target arch");
+    let dirs = layout::library_dirs(None, roots, &arch);
+    let found = layout::find_runtime(&dirs);
+    if let Some((dir, _)) = &found {
+        println!("cargo:lib_dir={}", dir.display());
+    }
+    if std::env::var_os("CARGO_FEATURE_LINK").is_none() {
+        return;
+    }
+    let Some((dir, runtime)) = found else {
+        let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        println!(
+            "cargo::error=cann-sys: the `link` feature links CANN at build time, but no CANN \
+             runtime library ({}) was found; searched: {}. Install the CANN toolkit and source its \
+             set_env.sh, or set ASCEND_HOME_PATH to the CANN root (the folder holding lib64/)",
+            layout::RUNTIME_LIBRARIES.join(" or "),
+            searched.join(", ")
+        );
+        return;
+    };
+    let meta = dir.join(layout::META_LIBRARY);
+    let ops = layout::operator_candidates(&dir);
+    if !meta.is_file() || ops.is_empty() {
+        println!(
+            "cargo::error=cann-sys: the `link` feature found {} but {} lacks {}",
+            runtime.display(),
+            dir.display(),
+            if meta.is_file() {
+                "any aclnn operator library (libopapi_*.so, libopapi.so or libaclnn_*.so)"
+            } else {
+                layout::META_LIBRARY
+            }
+        );
+        return;
+    }
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    for lib in std::iter::once(runtime).chain([meta]).chain(ops) {
+        let file = lib.file_name().unwrap().to_string_lossy().into_owned();
+        let name = file.trim_start_matches("lib").trim_end_matches(".so");
+        println!("cargo:rustc-link-lib=dylib={name}");
+    }
+    println!("cargo:rustc-env=CANN_SYS_LINKED_DIR={}", dir.display());
 }
 
 #[cfg(feature = "bindgen")]

@@ -11,7 +11,7 @@ fake=$(mktemp -d)
 trap 'rm -rf "$generated" "$fake"' EXIT
 # Never pick up a real CANN here: this checks the project's own header.
 env -u ASCEND_HOME_PATH -u ASCEND_TOOLKIT_HOME CANN_SYS_BINDINGS_COPY_TO="$generated" \
-    cargo build --quiet -p cann-sys --features bindgen
+    cargo build --quiet -p npu-ops-cann-sys --features bindgen
 if [ "${1:-}" = "--update" ]; then
     cp "$generated" cann-sys/src/bindings.rs
     echo "check-bindings: cann-sys/src/bindings.rs updated"
@@ -31,7 +31,7 @@ grep -v '^#define ACLNN_' cann-sys/include/cann_sys.h >"$fake/include/acl/acl.h"
 touch "$fake/include/aclnn/acl_meta.h" "$fake/include/aclnn/aclnn_base.h" \
     "$fake/include/aclnnop/aclnn_slice.h" "$fake/include/aclnnop/aclnn_index_select.h"
 env -u ASCEND_TOOLKIT_HOME ASCEND_HOME_PATH="$fake" CANN_SYS_BINDINGS_COPY_TO="$fake/real.rs" \
-    cargo build --quiet -p cann-sys --features bindgen
+    cargo build --quiet -p npu-ops-cann-sys --features bindgen
 if ! diff -u "$generated" "$fake/real.rs"; then
     echo "check-bindings: the real-header mode of the bindgen feature gives different bindings" >&2
     exit 1

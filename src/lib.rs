@@ -58,7 +58,7 @@ pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
 pub use pinned::PinnedBuffer;
 pub use prepared::{PreparedIndexSelect, PreparedSlice};
 pub use product::{Family, OpKind};
-pub use runtime::{Backend, BackendKind, Device, MemoryStats, Runtime};
+pub use runtime::{build_info, Backend, BackendKind, BuildInfo, Device, MemoryStats, Runtime};
 pub use stream::{Event, Stream};
 pub use tensor::{AclTensorHandle, Tensor};
 #[cfg(feature = "async")]
@@ -66,3 +66,6 @@ pub use waiter::EventFuture;
 
 /// Raw FFI and the run-time CANN loader.
 pub use cann_sys;
+/// The `half` crate, whose [`f16`](half::f16) and [`bf16`](half::bf16) are
+/// this crate's 16-bit float element types.
+pub use half;

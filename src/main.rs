@@ -151,13 +151,22 @@ fn info_cmd(backend: Backend) -> Result<(), String> {
     let (a, b, c) = rt.version().map_err(|e| e.to_string())?;
     println!(
         "version:   ACL {a}.{b}.{c}{}",
-        if api.origin().linked_name().is_some() {
+        if rt.backend() == npu_ops::BackendKind::Simulator {
             " (simulated)"
         } else {
             ""
         }
     );
     println!("operators: {}", api.available_operators().join(", "));
+    let build = npu_ops::build_info();
+    println!(
+        "build:     simulator {}, CANN {}{}",
+        if build.simulator { "built in" } else { "not built in" },
+        if build.linked { "linked at build time" } else { "loaded at run time" },
+        build
+            .cann_lib_dir
+            .map_or(String::new(), |d| format!(" (found at build time in {d})"))
+    );
     println!(
         "soc:       {} ({})",
         rt.soc(),

@@ -44,8 +44,38 @@ impl fmt::Display for BackendKind {
     }
 }
 
+/// How this crate was built: which backends it carries and what CANN the
+/// build found (see [`build_info`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BuildInfo {
+    /// The embedded simulator is built in (the `sim` feature).
+    pub simulator: bool,
+    /// CANN is linked at build time (the `link` feature); otherwise it is
+    /// loaded at run time.
+    pub linked: bool,
+    /// The CANN library folder found when the crate was built, if any.
+    pub cann_lib_dir: Option<&'static str>,
+}
+
+/// How this crate was built (for a service's start-up log).
+///
+/// ```
+/// let b = npu_ops::build_info();
+/// assert_eq!(b.simulator, cfg!(feature = "sim"));
+/// ```
+pub fn build_info() -> BuildInfo {
+    let dir = env!("NPU_OPS_BUILD_CANN_LIB_DIR");
+    BuildInfo {
+        simulator: cfg!(feature = "sim"),
+        linked: cfg!(feature = "link"),
+        cann_lib_dir: (!dir.is_empty()).then_some(dir),
+    }
+}
+
 /// Whether the environment names a CANN installation (then not finding it
 /// there is a misconfiguration, not "no CANN").
+#[cfg(not(feature = "link"))]
 fn cann_configured() -> bool {
     ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"]
         .iter()
@@ -207,6 +237,11 @@ impl Runtime {
     /// `sim` feature; announced through `tracing`), else
     /// [`Error::Load`] says where it looked.
     ///
+    /// With the `link` feature, `Auto` and a `Cann` backend with the
+    /// default [`LoadConfig`] use the CANN linked at build time
+    /// (`cann_sys::Api::linked`); a `LoadConfig` naming folders still loads from
+    /// them.
+    ///
     /// No device is bound: [`Runtime::device`] chooses one.
     pub fn new(backend: Backend) -> Result<Runtime> {
         let backend = match backend {
@@ -231,6 +266,17 @@ impl Runtime {
     }
 
     /// [`Backend::Auto`] without an override.
+    #[cfg(feature = "link")]
+    fn auto() -> Result<Runtime> {
+        Runtime::started(
+            Api::linked(),
+            BackendKind::Cann,
+            "Backend::Auto: CANN linked at build time",
+        )
+    }
+
+    /// [`Backend::Auto`] without an override.
+    #[cfg(not(feature = "link"))]
     fn auto() -> Result<Runtime> {
         let cfg = LoadConfig::new();
         match Api::load(&cfg) {
@@ -268,6 +314,10 @@ impl Runtime {
     }
 
     fn cann(cfg: &LoadConfig, why: &'static str) -> Result<Runtime> {
+        #[cfg(feature = "link")]
+        if cfg.lib_dir.is_none() && cfg.default_roots.is_none() {
+            return Runtime::started(Api::linked(), BackendKind::Cann, why);
+        }
         let api = Api::load(cfg).inspect_err(
             |e| tracing::error!(target: "npu_ops", error = %e, "CANN cannot be loaded"),
         )?;

@@ -81,6 +81,26 @@ macro_rules! api_table {
             OperatorSymbols { name: $opname, get_workspace_size: stringify!($ws), run: stringify!($run) }
         ),*];
 
+        #[cfg(feature = "link")]
+        impl Api {
+            /// The CANN libraries linked into this program at build time
+            /// (the `link` feature: a missing or broken CANN fails when the
+            /// program starts, not at [`Api::load`]). Every function and
+            /// operator is present.
+            pub fn linked() -> Api {
+                Api {
+                    $( $r: crate::bindings::$r, )*
+                    $( $m: crate::bindings::$m, )*
+                    $( $x: Some(crate::bindings::$x), )*
+                    $( $ws: Some(crate::bindings::$ws), $run: Some(crate::bindings::$run), )*
+                    origin: Origin::linked(concat!(
+                        "CANN linked at build time from ",
+                        env!("CANN_SYS_LINKED_DIR")
+                    )),
+                }
+            }
+        }
+
         impl Api {
             $(
                 #[doc = concat!("The ", $opname, " operator, or [`LoadError::OperatorMissing`](crate::LoadError::OperatorMissing) naming it.")]

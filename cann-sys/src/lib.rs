@@ -40,6 +40,7 @@ pub mod bindings {
 }
 
 mod api;
+mod layout;
 mod load;
 
 pub use api::{
@@ -48,7 +49,7 @@ pub use api::{
 };
 pub use bindings::*;
 pub use load::{
-    LoadConfig, LoadError, DEFAULT_ROOTS, LEGACY_OPERATOR_LIBRARIES, META_LIBRARY,
+    LoadConfig, LoadError, DEFAULT_ROOTS, LEGACY_OPERATOR_LIBRARIES, META_LIBRARY, ROOT_VARIABLES,
     RUNTIME_LIBRARIES, UMBRELLA_OPERATOR_LIBRARY,
 };
 

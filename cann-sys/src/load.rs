@@ -7,28 +7,11 @@ use std::env;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Runtime libraries, in order of preference (CANN 9 adds `libacl_rt.so`
-/// and keeps `libascendcl.so` for compatibility).
-pub const RUNTIME_LIBRARIES: &[&str] = &["libascendcl.so", "libacl_rt.so"];
-/// The aclnn meta library (tensors, arrays, scalars, executors).
-pub const META_LIBRARY: &str = "libnnopbase.so";
-/// The deprecated umbrella operator library, used only when no split
-/// `libopapi_*.so` exists (the two must never be loaded together).
-pub const UMBRELLA_OPERATOR_LIBRARY: &str = "libopapi.so";
-/// Operator libraries of CANN releases before the `libopapi*` layout.
-pub const LEGACY_OPERATOR_LIBRARIES: &[&str] = &[
-    "libaclnn_ops_infer.so",
-    "libaclnn_math.so",
-    "libaclnn_ops_train.so",
-];
-/// Default CANN roots: CANN >= 8.5, then older releases.
-pub const DEFAULT_ROOTS: &[&str] = &[
-    "/usr/local/Ascend/cann",
-    "/usr/local/Ascend/ascend-toolkit/latest",
-];
-/// Split operator libraries that hold this project's operators, searched
-/// before any other `libopapi_*.so`.
-const PREFERRED_SPLIT: &[&str] = &["libopapi_math.so", "libopapi_nn.so"];
+use crate::layout::{library_dirs, operator_candidates};
+pub use crate::layout::{
+    DEFAULT_ROOTS, LEGACY_OPERATOR_LIBRARIES, META_LIBRARY, ROOT_VARIABLES, RUNTIME_LIBRARIES,
+    UMBRELLA_OPERATOR_LIBRARY,
+};
 
 /// Where [`Api::load`] looks for CANN.
 ///
@@ -70,8 +53,7 @@ impl LoadConfig {
     /// The folders searched, in order, without duplicates, as the
     /// environment is now.
     pub fn search_dirs(&self) -> Vec<PathBuf> {
-        let arch_lib64 = Path::new(&format!("{}-linux", env::consts::ARCH)).join("lib64");
-        let mut roots: Vec<PathBuf> = ["ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"]
+        let mut roots: Vec<PathBuf> = ROOT_VARIABLES
             .iter()
             .filter_map(|v| env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from))
             .collect();
@@ -79,18 +61,7 @@ impl LoadConfig {
             Some(r) => roots.extend(r.iter().cloned()),
             None => roots.extend(DEFAULT_ROOTS.iter().map(PathBuf::from)),
         }
-        let mut dirs: Vec<PathBuf> = self.lib_dir.iter().cloned().collect();
-        for root in roots {
-            dirs.push(root.join("lib64"));
-            dirs.push(root.join(&arch_lib64));
-        }
-        let mut unique = Vec::with_capacity(dirs.len());
-        for d in dirs {
-            if !unique.contains(&d) {
-                unique.push(d);
-            }
-        }
-        unique
+        library_dirs(self.lib_dir.as_deref(), roots, env::consts::ARCH)
     }
 }
 
@@ -197,46 +168,6 @@ fn symbol(lib: &Library, name: &str) -> Option<*const c_void> {
     (!ptr.is_null()).then_some(ptr)
 }
 
-/// The operator libraries of `dir`, in search order: the split
-/// `libopapi_*.so` (math and nn first), else `libopapi.so`, else legacy.
-fn operator_candidates(dir: &Path) -> Vec<PathBuf> {
-    let mut split: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libopapi_") && n.ends_with(".so"))
-        })
-        .collect();
-    split.sort_by_key(|p| {
-        let name = p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("")
-            .to_string();
-        let rank = PREFERRED_SPLIT
-            .iter()
-            .position(|s| *s == name)
-            .unwrap_or(PREFERRED_SPLIT.len());
-        (rank, name)
-    });
-    if !split.is_empty() {
-        return split;
-    }
-    let umbrella = dir.join(UMBRELLA_OPERATOR_LIBRARY);
-    if umbrella.is_file() {
-        return vec![umbrella];
-    }
-    LEGACY_OPERATOR_LIBRARIES
-        .iter()
-        .map(|n| dir.join(n))
-        .filter(|p| p.is_file())
-        .collect()
-}
-
 impl Api {
     /// Finds CANN as [`LoadConfig`] describes and resolves every function.
     ///
@@ -248,14 +179,7 @@ impl Api {
     /// This does not initialise CANN (`aclInit` is the caller's call).
     pub fn load(config: &LoadConfig) -> Result<Api, LoadError> {
         let searched = config.search_dirs();
-        let found = searched.iter().find_map(|d| {
-            RUNTIME_LIBRARIES
-                .iter()
-                .map(|n| d.join(n))
-                .find(|p| p.is_file())
-                .map(|p| (d.clone(), p))
-        });
-        let Some((dir, runtime_path)) = found else {
+        let Some((dir, runtime_path)) = crate::layout::find_runtime(&searched) else {
             return Err(LoadError::LibraryNotFound {
                 library: RUNTIME_LIBRARIES[0],
                 searched,
