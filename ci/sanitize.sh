@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C kernels and the simulator under AddressSanitizer and
 # UndefinedBehaviorSanitizer; any report fails (nothing recovers).
-#   1. kernels/run-tests.sh: the kernels' own tests, built with gcc's
+#   1. crates/npu-sim/kernels/run-tests.sh: the kernels' own tests, built with gcc's
 #      -fsanitize=address,undefined;
 #   2. the simulator's tests, the safe layer's trust and runtime tests and
 #      the fuzz regression replay, with Rust's AddressSanitizer (nightly)
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== kernels: C tests under ASan + UBSan"
-bash kernels/run-tests.sh
+bash crates/npu-sim/kernels/run-tests.sh
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     echo "ci/sanitize.sh: needs the nightly toolchain (rustup toolchain install nightly)" >&2
     exit 1
