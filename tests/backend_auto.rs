@@ -111,6 +111,43 @@ fn a_library_missing_a_symbol_is_an_error_naming_it() {
 
 #[test]
 #[serial]
+fn a_cann_whose_acl_init_fails_is_an_error_naming_it() {
+    // Every symbol the loader needs, each a stub; aclInit fails as a CANN
+    // without a driver does (ACL_ERROR_RT_... codes are 107xxx / 507xxx).
+    let root = tempfile::tempdir().unwrap();
+    let lib64 = root.path().join("lib64");
+    std::fs::create_dir_all(&lib64).unwrap();
+    let mut c = String::new();
+    for sym in cann_sys::RUNTIME_SYMBOLS.iter().chain(cann_sys::META_SYMBOLS) {
+        let ret = if *sym == "aclInit" { 507899 } else { 0 };
+        c.push_str(&format!("int {sym}(void) {{ return {ret}; }}\n"));
+    }
+    let src = root.path().join("stubs.c");
+    std::fs::write(&src, c).unwrap();
+    for name in ["libascendcl.so", "libnnopbase.so"] {
+        let ok = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(lib64.join(name))
+            .arg(&src)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            eprintln!("a_cann_whose_acl_init_fails_is_an_error_naming_it: skipped: no C compiler");
+            return;
+        }
+    }
+    with_env(Some(root.path()), || match Runtime::new(Backend::Auto) {
+        Err(e) => {
+            let m = e.to_string();
+            assert!(m.contains("aclInit") && m.contains("507899"), "{m}");
+        }
+        Ok(rt) => panic!("expected aclInit's failure, got a {} runtime", rt.backend()),
+    });
+}
+
+#[test]
+#[serial]
 fn only_a_machine_without_cann_falls_back_to_the_simulator() {
     if real_cann_installed() {
         eprintln!("only_a_machine_without_cann_falls_back_to_the_simulator: skipped: CANN is installed here");
