@@ -7,8 +7,9 @@ use crate::memory::Allocation;
 use crate::runtime::{self, Loc};
 use crate::soc::{self, Op};
 use crate::state::{self, fail, Runtime, Tensor};
-use crate::stream::{Fault, TaskKind};
+use crate::stream::Fault;
 use cann_sys::*;
+use smallvec::SmallVec;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -21,7 +22,7 @@ pub enum Plan {
     /// `out = self[.., start + i*step, ..]` along `dim`.
     Slice {
         /// Strides of the source view (out's shape over self).
-        strides: Vec<i64>,
+        strides: crate::state::Dims,
         /// Its offset, in elements.
         offset: i64,
     },
@@ -49,6 +50,9 @@ pub enum Plan {
     },
 }
 
+/// The tensors of an executor, inline (no heap for up to three).
+pub type Tensors = SmallVec<[Tensor; 3]>;
+
 /// An `aclOpExecutor`.
 pub struct Executor {
     /// Its operator.
@@ -56,9 +60,9 @@ pub struct Executor {
     /// The plan.
     pub plan: Plan,
     /// Input tensors (rebindable by index).
-    pub inputs: Vec<Tensor>,
+    pub inputs: Tensors,
     /// Output tensors (rebindable by index).
-    pub outputs: Vec<Tensor>,
+    pub outputs: Tensors,
     /// Workspace bytes the run needs.
     pub workspace: u64,
     /// Survives runs.
@@ -152,9 +156,55 @@ pub fn is_contiguous(shape: &[i64], strides: &[i64]) -> bool {
     true
 }
 
-/// Row-major strides.
-pub fn contiguous(shape: &[i64]) -> Vec<i64> {
-    crate::meta::contiguous_strides(shape)
+/// Row-major strides of up to [`crate::kernels::MAX_RANK`] dims, on the
+/// stack (derefs to `[i64]`).
+#[derive(Clone, Copy, Debug)]
+pub struct Strides {
+    s: [i64; crate::kernels::MAX_RANK],
+    n: usize,
+}
+
+impl std::ops::Deref for Strides {
+    type Target = [i64];
+    fn deref(&self) -> &[i64] {
+        &self.s[..self.n]
+    }
+}
+
+impl std::ops::DerefMut for Strides {
+    fn deref_mut(&mut self) -> &mut [i64] {
+        &mut self.s[..self.n]
+    }
+}
+
+impl Strides {
+    /// `n` zero strides (`n` at most 8).
+    pub fn zeros(n: usize) -> Strides {
+        Strides {
+            s: [0; crate::kernels::MAX_RANK],
+            n: n.min(crate::kernels::MAX_RANK),
+        }
+    }
+
+    /// A copy of `v` (at most 8 entries).
+    pub fn of(v: &[i64]) -> Strides {
+        let mut s = Strides::zeros(v.len());
+        let n = s.n;
+        s.copy_from_slice(&v[..n]);
+        s
+    }
+}
+
+/// Row-major strides (of a validated shape: rank at most 8).
+pub fn contiguous(shape: &[i64]) -> Strides {
+    let n = shape.len().min(crate::kernels::MAX_RANK);
+    let mut s = [0i64; crate::kernels::MAX_RANK];
+    let mut acc = 1i64;
+    for i in (0..n).rev() {
+        s[i] = acc;
+        acc = acc.saturating_mul(shape[i].max(1));
+    }
+    Strides { s, n }
 }
 
 /// Rounds workspace parts to the allocator's alignment.
@@ -164,7 +214,7 @@ pub fn align(n: u64) -> u64 {
 
 /// A memory region a launch touches.
 pub struct Region {
-    what: String,
+    what: &'static str,
     addr: u64,
     len: u64,
     write: bool,
@@ -195,8 +245,9 @@ pub enum Step {
     Copy(CopyDesc, Ref, Ref),
     /// Casting strided copy: (desc, dst type, dst, src type, src).
     Cast(CopyDesc, KDtype, Ref, KDtype, Ref),
-    /// Contiguous fill of `count` elements with `value`.
-    Fill(Ref, i64, Vec<u8>),
+    /// Contiguous fill of `count` elements with `value` (its first
+    /// `len` bytes: one element).
+    Fill(Ref, i64, [u8; 16], u8),
     /// Gather (each index checked as loaded): dst, src, outer, n_src,
     /// inner bytes, index, 64-bit, n_index.
     Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
@@ -206,9 +257,11 @@ pub enum Step {
 /// on the stream.
 pub struct Launch {
     op: &'static str,
-    regions: Vec<Region>,
+    regions: SmallVec<[Region; 6]>,
     /// Kernel calls, in order.
-    pub steps: Vec<Step>,
+    pub steps: SmallVec<[Step; 3]>,
+    /// Bytes the launch touches (its regions, summed).
+    bytes: u64,
 }
 
 impl Launch {
@@ -216,8 +269,9 @@ impl Launch {
     pub fn new(op: &'static str) -> Launch {
         Launch {
             op,
-            regions: Vec::new(),
-            steps: Vec::new(),
+            regions: SmallVec::new(),
+            steps: SmallVec::new(),
+            bytes: 0,
         }
     }
 
@@ -227,7 +281,7 @@ impl Launch {
     pub fn view(
         &mut self,
         rt: &Runtime,
-        what: &str,
+        what: &'static str,
         t: &Tensor,
         layout: (&[i64], &[i64], i64),
         write: bool,
@@ -239,9 +293,17 @@ impl Launch {
     }
 
     /// Declares a raw region (workspace parts).
-    pub fn region(&mut self, rt: &Runtime, what: &str, addr: u64, len: u64, write: bool) -> Ref {
+    pub fn region(
+        &mut self,
+        rt: &Runtime,
+        what: &'static str,
+        addr: u64,
+        len: u64,
+        write: bool,
+    ) -> Ref {
+        self.bytes = self.bytes.saturating_add(len);
         self.regions.push(Region {
-            what: what.to_string(),
+            what,
             addr,
             len,
             write,
@@ -256,8 +318,8 @@ impl Launch {
     /// The memory checker: every region must lie inside the allocation that
     /// held it at enqueue time, which must still be live. Returns the host
     /// address of each region's start.
-    fn check(&self) -> Result<Vec<*mut u8>, Fault> {
-        let mut hosts = Vec::with_capacity(self.regions.len());
+    fn check(&self) -> Result<SmallVec<[*mut u8; 6]>, Fault> {
+        let mut hosts = SmallVec::new();
         for r in &self.regions {
             let access = if r.write { "writes" } else { "reads" };
             let end = r.addr.saturating_add(r.len);
@@ -335,8 +397,13 @@ impl Launch {
                         });
                     }
                 }
-                Step::Fill(dst, count, value) => unsafe {
-                    kernels::fill(pool, self.host(&hosts, *dst), *count, value)
+                Step::Fill(dst, count, value, len) => unsafe {
+                    kernels::fill(
+                        pool,
+                        self.host(&hosts, *dst),
+                        *count,
+                        &value[..*len as usize],
+                    )
                 },
                 Step::Gather(dst, src, outer, n_src, inner, index, is64, n_index) => {
                     let bad = unsafe {
@@ -496,6 +563,7 @@ pub fn run(
     // keeps a finalised runtime (and its streams) alive on a worker.
     let pool = rt.pool.clone();
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
-    s.enqueue(TaskKind::Work, move || launch.run(&pool));
+    let bytes = launch.bytes;
+    s.submit(crate::stream::Job::Launch(launch, pool), bytes);
     ACLNN_SUCCESS
 }

@@ -27,7 +27,11 @@
 //!
 //! Environment: `NPU_SIM_SOC` (default `Ascend910B3`), `NPU_SIM_DEVICES`
 //! (default 1), `NPU_SIM_MEM` (default `16G`), `NPU_SIM_THREADS` (default
-//! the core count), read by `aclInit`/`aclnnInit`.
+//! the core count), `NPU_SIM_STRICT_ASYNC` (`1`: every task goes through
+//! its stream's worker thread; by default small work on an idle stream runs
+//! on the submitting thread, see [`set_strict_async`]),
+//! `NPU_SIM_INLINE_BYTES` (the size limit of such work, default 256K), read
+//! by `aclInit`/`aclnnInit`.
 #![deny(missing_docs)]
 // The C entry points keep CANN's names, exported under them only with the
 // `cabi` feature.
@@ -47,6 +51,7 @@ mod stream;
 pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
+pub use stream::{set_strict_async, strict_async, INLINE_BYTES};
 
 use cann_sys::{Api, Origin};
 

@@ -39,15 +39,17 @@ pub extern "C" fn aclnnFinalize() -> aclnnStatus {
 ///
 /// # Safety
 /// `p` is null or valid for `n` reads.
-unsafe fn read_i64s(p: *const i64, n: u64) -> Option<Vec<i64>> {
+unsafe fn read_i64s(p: *const i64, n: u64) -> Option<state::Dims> {
     if n == 0 {
-        return Some(Vec::new());
+        return Some(state::Dims::new());
     }
     if p.is_null() || n > 64 {
         return None;
     }
     // SAFETY: non-null and valid for `n` reads by the caller's contract.
-    Some(unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec())
+    Some(state::Dims::from_slice(unsafe {
+        std::slice::from_raw_parts(p, n as usize)
+    }))
 }
 
 /// `aclCreateTensor`: records the view; rejects only null dims with a
@@ -82,18 +84,18 @@ pub unsafe extern "C" fn aclCreateTensor(
             return std::ptr::null_mut();
         };
         let strides = if stride.is_null() {
-            contiguous_strides(&view)
+            state::Dims::from_slice(&contiguous_strides(&view))
         } else {
             // SAFETY: non-null strides hold one entry per view dim.
-            unsafe { std::slice::from_raw_parts(stride, view.len()) }.to_vec()
+            state::Dims::from_slice(unsafe { std::slice::from_raw_parts(stride, view.len()) })
         };
-        let t = Arc::new(Tensor {
+        let t = Tensor {
             dtype: data_type,
             view,
             strides,
             offset,
             data: tensor_data as u64,
-        });
+        };
         let h = state::new_handle();
         state::with_handles(|hs| hs.tensors.insert(h, t));
         h as *mut aclTensor

@@ -25,7 +25,7 @@ fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
 }
 
 fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
-    state::with_handles(|h| h.tensors.get(&(p as usize)).map(|t| (**t).clone())).ok_or_else(|| {
+    state::with_handles(|h| h.tensors.get(&(p as usize)).cloned()).ok_or_else(|| {
         invalid(
             op,
             format_args!("{name} ({p:p}) is not a live tensor (never created, or destroyed)"),
@@ -230,8 +230,8 @@ fn bytes(t: &Tensor) -> u64 {
 unsafe fn finish(
     op: Op,
     plan: Plan,
-    inputs: Vec<Tensor>,
-    outputs: Vec<Tensor>,
+    inputs: executor::Tensors,
+    outputs: executor::Tensors,
     workspace: u64,
     ws: *mut u64,
     ex: *mut *mut aclOpExecutor,
@@ -251,11 +251,9 @@ unsafe fn finish(
 /// A first phase, guarded (a panic is a status, never an unwind) and
 /// flattened to its status.
 fn first_phase(op: Op, body: impl FnOnce() -> R<aclnnStatus>) -> aclnnStatus {
-    crate::abi::guard(
-        &format!("{}GetWorkspaceSize", op.name()),
-        ACLNN_ERR_INNER,
-        || body().unwrap_or_else(|c| c),
-    )
+    crate::abi::guard(op.first_phase_name(), ACLNN_ERR_INNER, || {
+        body().unwrap_or_else(|c| c)
+    })
 }
 
 // ---------------------------------------------------------------- Slice
@@ -324,7 +322,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
         };
         let mut want = x.view.clone();
         want[d] = len as i64;
-        if o.view != want {
+        if o.view[..] != want[..] {
             return Err(invalid(
                 op,
                 format_args!("out shape {:?} must be {:?}", o.view, want),
@@ -370,8 +368,8 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
             finish(
                 op,
                 plan,
-                vec![x],
-                vec![o],
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
                 workspace,
                 workspace_size,
                 executor,
@@ -499,7 +497,11 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
             ));
         }
         let scalar = x.view.is_empty();
-        let xs = if scalar { vec![1] } else { x.view.clone() };
+        let xs = if scalar {
+            state::Dims::from_slice(&[1])
+        } else {
+            x.view.clone()
+        };
         let d = norm_dim(op, dim, xs.len())?;
         let n_index = numel(&i.view);
         if scalar && n_index != 1 {
@@ -511,7 +513,7 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         let empty = numel(&xs) == 0 || n_index == 0;
         if !empty {
             let want = if scalar {
-                vec![]
+                state::Dims::new()
             } else {
                 let mut w = xs.clone();
                 w[d] = n_index;
@@ -550,8 +552,8 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
             finish(
                 op,
                 plan,
-                vec![x, i],
-                vec![o],
+                smallvec::smallvec![x, i],
+                smallvec::smallvec![o],
                 workspace,
                 workspace_size,
                 executor,
@@ -562,7 +564,13 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
 
 /// A contiguous source for `t`: itself, or a staged copy in the workspace
 /// at `*ws` (advanced past it).
-fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &str, ws: &mut u64) -> executor::Ref {
+fn staged(
+    l: &mut Launch,
+    rt: &Runtime,
+    t: &Tensor,
+    name: &'static str,
+    ws: &mut u64,
+) -> executor::Ref {
     let src = l
         .view(rt, name, t, (&t.view, &t.strides, t.offset), false)
         .expect("non-empty");
@@ -571,7 +579,11 @@ fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &str, ws: &mut u64) ->
     }
     let tmp = l.region(
         rt,
-        &format!("workspace ({name} staging)"),
+        if name == "index" {
+            "workspace (index staging)"
+        } else {
+            "workspace (self staging)"
+        },
         *ws,
         bytes(t),
         true,
@@ -591,11 +603,7 @@ fn build_index_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
         unreachable!()
     };
     let (x, i, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
-    let xs = if x.view.is_empty() {
-        vec![1]
-    } else {
-        x.view.clone()
-    };
+    let xs: &[i64] = if x.view.is_empty() { &[1] } else { &x.view };
     let mut l = Launch::new(Op::IndexSelect.name());
     let mut cursor = ws;
     let src = staged(&mut l, rt, x, "self", &mut cursor);
@@ -665,12 +673,12 @@ pub fn self_overlapping(shape: &[i64], strides: &[i64]) -> bool {
 }
 
 /// `src`'s strides broadcast to `shape` (right-aligned), or `None`.
-fn broadcast(shape: &[i64], src_shape: &[i64], src_strides: &[i64]) -> Option<Vec<i64>> {
-    if src_shape.len() > shape.len() {
+fn broadcast(shape: &[i64], src_shape: &[i64], src_strides: &[i64]) -> Option<executor::Strides> {
+    if src_shape.len() > shape.len() || shape.len() > crate::kernels::MAX_RANK {
         return None;
     }
     let lead = shape.len() - src_shape.len();
-    let mut out = vec![0; shape.len()];
+    let mut out = executor::Strides::zeros(shape.len());
     for k in 0..src_shape.len() {
         let (n, m) = (shape[lead + k], src_shape[k]);
         if m == n {
@@ -783,8 +791,8 @@ pub unsafe extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
             finish(
                 op,
                 plan,
-                vec![s],
-                vec![d],
+                smallvec::smallvec![s],
+                smallvec::smallvec![d],
                 workspace,
                 workspace_size,
                 executor,
@@ -802,7 +810,7 @@ fn build_inplace_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let mut src = l
         .view(rt, "src", s, (&s.view, &s.strides, s.offset), false)
         .expect("non-empty");
-    let mut src_strides = s.strides.clone();
+    let mut src_strides = executor::Strides::of(&s.strides);
     if stage {
         let tmp = l.region(rt, "workspace (src staging)", ws, bytes(s), true);
         l.steps.push(Step::Copy(
@@ -932,7 +940,7 @@ pub unsafe extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
                 }
             }
         }
-        if o.view != want {
+        if o.view[..] != want[..] {
             return Err(invalid(
                 op,
                 format_args!("out shape {:?} must be {:?}", o.view, want),
@@ -1007,8 +1015,8 @@ pub unsafe extern "C" fn aclnnConstantPadNdGetWorkspaceSize(
             finish(
                 op,
                 plan,
-                vec![x],
-                vec![o],
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
                 workspace,
                 workspace_size,
                 executor,
@@ -1035,7 +1043,10 @@ fn build_constant_pad(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let es = elem(x);
     let ostr = contiguous(&o.view);
     store(&mut l, rt, o, ws, |l, dst| {
-        l.steps.push(Step::Fill(dst, numel(&o.view), value.clone()));
+        let mut v = [0u8; 16];
+        v[..value.len()].copy_from_slice(value);
+        l.steps
+            .push(Step::Fill(dst, numel(&o.view), v, value.len() as u8));
         if let (Some(src), Some(ext)) = (src, inner) {
             let d2 = executor::Ref::offset(dst, *dst_offset as u64 * es as u64);
             l.steps.push(Step::Copy(

@@ -113,6 +113,7 @@ fn report(f: Fault) -> aclError {
 /// Starts the runtime if neither init has.
 pub(crate) fn start(init: &mut state::Init) -> Result<(), i32> {
     if init.runtime.is_none() {
+        crate::stream::configure_from_env();
         let cfg = state::Config::from_env()
             .map_err(|m| fail(ACL_ERROR_RT_SOC_VERSION, format!("npu-sim: {m}")))?;
         let rt = state::make_runtime(cfg)

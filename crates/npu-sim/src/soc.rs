@@ -88,6 +88,16 @@ impl Op {
             Op::ConstantPadNd => "aclnnConstantPadNd",
         }
     }
+
+    /// The first phase's function name.
+    pub fn first_phase_name(self) -> &'static str {
+        match self {
+            Op::Slice => "aclnnSliceGetWorkspaceSize",
+            Op::IndexSelect => "aclnnIndexSelectGetWorkspaceSize",
+            Op::InplaceCopy => "aclnnInplaceCopyGetWorkspaceSize",
+            Op::ConstantPadNd => "aclnnConstantPadNdGetWorkspaceSize",
+        }
+    }
 }
 
 /// Whether `op` has a kernel on `family`.

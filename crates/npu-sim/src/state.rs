@@ -203,14 +203,17 @@ pub struct Tensor {
     /// Element type.
     pub dtype: aclDataType,
     /// View shape.
-    pub view: Vec<i64>,
+    pub view: Dims,
     /// View strides in elements.
-    pub strides: Vec<i64>,
+    pub strides: Dims,
     /// View offset in elements.
     pub offset: i64,
     /// Storage base address.
     pub data: u64,
 }
+
+/// Extents or strides of a view, inline up to rank 8 (no heap).
+pub type Dims = smallvec::SmallVec<[i64; 8]>;
 
 /// An `aclScalar`: a host value of `dtype`, up to 16 bytes.
 #[derive(Clone, Debug)]
@@ -225,7 +228,7 @@ pub struct Scalar {
 #[derive(Default)]
 pub struct Handles {
     /// `aclTensor`s.
-    pub tensors: HashMap<usize, Arc<Tensor>>,
+    pub tensors: HashMap<usize, Tensor>,
     /// `aclIntArray`s.
     pub int_arrays: HashMap<usize, Arc<Vec<i64>>>,
     /// `aclScalar`s.

@@ -1,9 +1,20 @@
 //! Streams (one worker thread each, tasks in order) and events.
+//!
+//! The hand-off is built for small launches: the queue holds tasks by value
+//! (an operator launch is not boxed), the worker spins a little before it
+//! parks, and an enqueue or a completion wakes a sleeper through the kernel
+//! only when one is parked. Small work submitted to an idle stream runs at
+//! once on the submitting thread ("inline"): nothing is queued before it,
+//! so the order of the stream, its sticky fault and its events behave
+//! exactly as if the worker had run it. [`set_strict_async`] (or
+//! `NPU_SIM_STRICT_ASYNC=1`) sends everything through the worker, for
+//! tests that hunt races.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// A failure inside a task; sticky on its stream until synchronisation.
 #[derive(Clone, Debug)]
@@ -27,23 +38,105 @@ pub enum TaskKind {
 
 type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
 
+/// Device work, held by value in the queue.
+pub(crate) enum Job {
+    /// An operator launch, run with the kernel pool.
+    Launch(crate::executor::Launch, Arc<rayon::ThreadPool>),
+    /// Anything else (a copy, a fill, a test gate).
+    Closure(TaskFn),
+}
+
+impl Job {
+    fn run(self) -> Result<(), Fault> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || match self {
+            Job::Launch(l, pool) => l.run(&pool),
+            Job::Closure(f) => f(),
+        }))
+        .unwrap_or_else(|p| {
+            Err(Fault {
+                code: cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+                message: crate::abi::internal_error("a stream task", &*p),
+            })
+        })
+    }
+}
+
+enum Task {
+    Job(TaskKind, Job),
+    /// Completes `ticket` of the event with the stream's fault state.
+    Record(Arc<Event>, u64),
+    /// Waits for `ticket` of the event.
+    Wait(Arc<Event>, u64),
+}
+
+/// Work at most this size (bytes touched) may run inline on an idle
+/// stream (`NPU_SIM_INLINE_BYTES` overrides; 0 turns inline work off).
+pub const INLINE_BYTES: u64 = 256 << 10;
+
+static STRICT: AtomicBool = AtomicBool::new(false);
+static INLINE_LIMIT: AtomicU64 = AtomicU64::new(INLINE_BYTES);
+
+/// Sends every task through its stream's worker thread (`true`), or lets
+/// small work on an idle stream run on the submitting thread (`false`, the
+/// default unless `NPU_SIM_STRICT_ASYNC=1`).
+pub fn set_strict_async(on: bool) {
+    STRICT.store(on, Ordering::Relaxed);
+}
+
+/// Whether every task goes through the worker ([`set_strict_async`]).
+pub fn strict_async() -> bool {
+    STRICT.load(Ordering::Relaxed)
+}
+
+/// Reads `NPU_SIM_STRICT_ASYNC` and `NPU_SIM_INLINE_BYTES` (at
+/// initialisation).
+pub(crate) fn configure_from_env() {
+    if let Ok(v) = std::env::var("NPU_SIM_STRICT_ASYNC") {
+        set_strict_async(matches!(v.trim(), "1" | "true" | "yes"));
+    }
+    if let Some(n) = std::env::var("NPU_SIM_INLINE_BYTES")
+        .ok()
+        .and_then(|v| crate::state::parse_size(&v))
+    {
+        INLINE_LIMIT.store(n, Ordering::Relaxed);
+    }
+}
+
+fn may_inline(bytes: u64) -> bool {
+    !STRICT.load(Ordering::Relaxed) && bytes <= INLINE_LIMIT.load(Ordering::Relaxed)
+}
+
+/// How long a worker spins for new work, and a host waiter for completion,
+/// before sleeping in the kernel.
+const SPIN: Duration = Duration::from_micros(50);
+
 struct Queue {
-    tasks: VecDeque<(TaskKind, TaskFn)>,
-    enqueued: u64,
-    done: u64,
+    tasks: VecDeque<Task>,
     fault: Option<Fault>,
     shutdown: bool,
+    /// The worker is asleep on `work`.
+    parked: bool,
+    /// Host threads asleep on `idle`.
+    waiters: u32,
+    /// A task is running (on the worker, or inline).
+    running: bool,
 }
 
 struct Shared {
     q: Mutex<Queue>,
-    /// Signals the worker (new task, shutdown).
+    /// Tasks submitted (queued or inline), and finished.
+    enqueued: AtomicU64,
+    done: AtomicU64,
+    /// Tasks in `q.tasks` (read without the lock while spinning).
+    queued: AtomicU64,
+    /// Signals the worker (new task, shutdown, inline work finished).
     work: Condvar,
     /// Signals waiters (task done).
     idle: Condvar,
 }
 
-/// A stream: tasks run in order on its own worker thread.
+/// A stream: tasks run in order on its own worker thread (or inline, see
+/// the module documentation).
 pub struct Stream {
     /// The device it belongs to.
     pub device: u32,
@@ -62,12 +155,16 @@ impl Stream {
     pub fn new(device: u32) -> Result<Stream, String> {
         let shared = Arc::new(Shared {
             q: Mutex::new(Queue {
-                tasks: VecDeque::new(),
-                enqueued: 0,
-                done: 0,
+                tasks: VecDeque::with_capacity(64),
                 fault: None,
                 shutdown: false,
+                parked: false,
+                waiters: 0,
+                running: false,
             }),
+            enqueued: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
             work: Condvar::new(),
             idle: Condvar::new(),
         });
@@ -96,31 +193,82 @@ impl Stream {
         kind: TaskKind,
         task: impl FnOnce() -> Result<(), Fault> + Send + 'static,
     ) {
-        let mut q = lock(&self.shared.q);
-        q.tasks.push_back((kind, Box::new(task)));
-        q.enqueued += 1;
-        drop(q);
-        self.shared.work.notify_one();
+        let q = lock(&self.shared.q);
+        self.push(q, Task::Job(kind, Job::Closure(Box::new(task))));
     }
 
-    /// Waits for every task enqueued so far; returns (and clears) the first
+    /// Submits device work touching `bytes` bytes: run at once on this
+    /// thread if the stream is idle and the work small, else queued.
+    pub(crate) fn submit(&self, job: Job, bytes: u64) {
+        let mut q = lock(&self.shared.q);
+        if !(may_inline(bytes) && self.idle_locked(&q)) {
+            self.push(q, Task::Job(TaskKind::Work, job));
+            return;
+        }
+        // Nothing is queued or running: this is next in stream order.
+        let faulted = q.fault.is_some();
+        q.running = true;
+        self.shared.enqueued.fetch_add(1, Ordering::Relaxed);
+        drop(q);
+        let result = if faulted {
+            drop(job); // skipped: the stream already faulted
+            Ok(())
+        } else {
+            job.run()
+        };
+        let mut q = lock(&self.shared.q);
+        if let Err(f) = result {
+            q.fault.get_or_insert(f);
+        }
+        q.running = false;
+        self.shared.done.fetch_add(1, Ordering::Release);
+        let (wake_worker, wake_waiters) = (q.parked && !q.tasks.is_empty(), q.waiters > 0);
+        drop(q);
+        if wake_worker {
+            self.shared.work.notify_one();
+        }
+        if wake_waiters {
+            self.shared.idle.notify_all();
+        }
+    }
+
+    fn idle_locked(&self, q: &Queue) -> bool {
+        q.tasks.is_empty() && !q.running && !q.shutdown
+    }
+
+    fn push(&self, mut q: std::sync::MutexGuard<'_, Queue>, task: Task) {
+        q.tasks.push_back(task);
+        self.shared.enqueued.fetch_add(1, Ordering::Relaxed);
+        self.shared.queued.fetch_add(1, Ordering::Release);
+        let wake = q.parked;
+        drop(q);
+        if wake {
+            self.shared.work.notify_one();
+        }
+    }
+
+    /// Waits for every task submitted so far; returns (and clears) the first
     /// fault since the last synchronisation.
     pub fn synchronize(&self) -> Result<(), Fault> {
-        let mut q = lock(&self.shared.q);
-        let target = q.enqueued;
-        while q.done < target {
-            q = self.shared.idle.wait(q).unwrap_or_else(|e| e.into_inner());
+        let target = self.shared.enqueued.load(Ordering::Acquire);
+        let reached = || self.shared.done.load(Ordering::Acquire) >= target;
+        if !spin_until(reached) {
+            let mut q = lock(&self.shared.q);
+            q.waiters += 1;
+            while !reached() {
+                q = self.shared.idle.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+            q.waiters -= 1;
         }
-        match q.fault.take() {
+        match lock(&self.shared.q).fault.take() {
             Some(f) => Err(f),
             None => Ok(()),
         }
     }
 
-    /// Whether every enqueued task has finished.
+    /// Whether every submitted task has finished.
     pub fn is_idle(&self) -> bool {
-        let q = lock(&self.shared.q);
-        q.done == q.enqueued
+        self.shared.done.load(Ordering::Acquire) == self.shared.enqueued.load(Ordering::Acquire)
     }
 
     /// Drains the queue and stops the worker.
@@ -146,39 +294,86 @@ impl Drop for Stream {
     }
 }
 
+/// Spins (briefly, yielding the core now and then) until `done` holds;
+/// whether it did.
+fn spin_until(done: impl Fn() -> bool) -> bool {
+    if done() {
+        return true;
+    }
+    let start = Instant::now();
+    let mut i = 0u32;
+    loop {
+        if done() {
+            return true;
+        }
+        i += 1;
+        if i % 64 == 0 {
+            if start.elapsed() > SPIN {
+                return false;
+            }
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 fn worker_loop(s: &Shared) {
     loop {
-        let (kind, task, faulted) = {
+        let (task, faulted) = {
             let mut q = lock(&s.q);
             loop {
-                if let Some((k, t)) = q.tasks.pop_front() {
-                    break (k, t, q.fault.is_some());
+                if !q.running {
+                    if let Some(t) = q.tasks.pop_front() {
+                        s.queued.fetch_sub(1, Ordering::Relaxed);
+                        q.running = true;
+                        break (t, q.fault.is_some());
+                    }
                 }
-                if q.shutdown {
+                if q.shutdown && q.tasks.is_empty() && !q.running {
                     return;
                 }
+                if q.tasks.is_empty() {
+                    // Spin for the next task before sleeping.
+                    drop(q);
+                    spin_until(|| s.queued.load(Ordering::Acquire) > 0);
+                    q = lock(&s.q);
+                    if !q.tasks.is_empty() || q.shutdown {
+                        continue;
+                    }
+                }
+                q.parked = true;
                 q = s.work.wait(q).unwrap_or_else(|e| e.into_inner());
+                q.parked = false;
             }
         };
-        let result = if faulted && kind == TaskKind::Work {
-            Ok(()) // skipped: the stream already faulted
-        } else {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)).unwrap_or_else(|p| {
-                Err(Fault {
-                    code: cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
-                    message: crate::abi::internal_error("a stream task", &*p),
-                })
-            })
+        let result = match task {
+            Task::Job(TaskKind::Work, job) if faulted => {
+                drop(job);
+                Ok(()) // skipped: the stream already faulted
+            }
+            Task::Job(_, job) => job.run(),
+            Task::Record(ev, ticket) => {
+                let fault = lock(&s.q).fault.clone();
+                ev.complete(ticket, fault);
+                Ok(())
+            }
+            Task::Wait(ev, ticket) => {
+                ev.wait_for(ticket);
+                Ok(())
+            }
         };
         let mut q = lock(&s.q);
         if let Err(f) = result {
-            if q.fault.is_none() {
-                q.fault = Some(f);
-            }
+            q.fault.get_or_insert(f);
         }
-        q.done += 1;
+        q.running = false;
+        s.done.fetch_add(1, Ordering::Release);
+        let wake = q.waiters > 0;
         drop(q);
-        s.idle.notify_all();
+        if wake {
+            s.idle.notify_all();
+        }
     }
 }
 
@@ -196,18 +391,21 @@ fn worker_loop(s: &Shared) {
 pub struct Event {
     state: Mutex<Tickets>,
     cv: Condvar,
+    /// Host threads asleep on `cv`.
+    sleepers: AtomicU64,
 }
 
 #[derive(Default)]
 struct Tickets {
     /// Records issued so far (the latest ticket).
     issued: u64,
-    /// Tickets issued but not yet completed.
-    pending: std::collections::BTreeSet<u64>,
+    /// Tickets issued but not yet completed (few: one per stream it is
+    /// recorded on at once).
+    pending: Vec<u64>,
     /// Recent completed tickets whose stream held a fault when reached.
     faulted: std::collections::BTreeMap<u64, Fault>,
     /// When the latest completed ticket completed, and which it was.
-    stamp: Option<(u64, std::time::Instant)>,
+    stamp: Option<(u64, Instant)>,
 }
 
 /// Faulted tickets kept per event (older ones are forgotten: a host
@@ -215,50 +413,72 @@ struct Tickets {
 const FAULTED_KEPT: u64 = 64;
 
 impl Event {
-    /// Records the event on `stream`.
+    /// Records the event on `stream`: completes at once if the stream is
+    /// idle (and not strictly asynchronous), else when the stream reaches
+    /// it.
     pub fn record(self: &Arc<Self>, stream: &Stream) {
+        let q = lock(&stream.shared.q);
         let ticket = {
             let mut st = lock(&self.state);
             st.issued += 1;
             let t = st.issued;
-            st.pending.insert(t);
+            st.pending.push(t);
             t
         };
-        let ev = self.clone();
-        let q = stream.shared.clone();
-        stream.enqueue(TaskKind::Sync, move || {
-            let fault = lock(&q.q).fault.clone();
-            let mut st = lock(&ev.state);
-            st.pending.remove(&ticket);
-            if st.stamp.is_none_or(|(t, _)| t < ticket) {
-                st.stamp = Some((ticket, std::time::Instant::now()));
-            }
-            if let Some(f) = fault {
-                st.faulted.insert(ticket, f);
-            }
-            let keep_from = st.issued.saturating_sub(FAULTED_KEPT);
-            st.faulted = st.faulted.split_off(&keep_from);
-            drop(st);
-            ev.cv.notify_all();
-            Ok(())
-        });
+        if !strict_async() && stream.idle_locked(&q) {
+            let fault = q.fault.clone();
+            drop(q);
+            self.complete(ticket, fault);
+            return;
+        }
+        stream.push(q, Task::Record(self.clone(), ticket));
     }
 
-    /// Makes `stream` wait for the event's latest record (as of now).
+    /// Completes `ticket`, carrying `fault` (the stream's state then).
+    fn complete(&self, ticket: u64, fault: Option<Fault>) {
+        let mut st = lock(&self.state);
+        if let Some(i) = st.pending.iter().position(|&t| t == ticket) {
+            st.pending.swap_remove(i);
+        }
+        if st.stamp.is_none_or(|(t, _)| t < ticket) {
+            st.stamp = Some((ticket, Instant::now()));
+        }
+        if let Some(f) = fault {
+            st.faulted.insert(ticket, f);
+            let keep_from = st.issued.saturating_sub(FAULTED_KEPT);
+            st.faulted = st.faulted.split_off(&keep_from);
+        }
+        drop(st);
+        if self.sleepers.load(Ordering::Acquire) > 0 {
+            self.cv.notify_all();
+        }
+    }
+
+    /// Makes `stream` wait for the event's latest record (as of now): no
+    /// task at all if that record has completed.
     pub fn wait_on(self: &Arc<Self>, stream: &Stream) {
         let ticket = lock(&self.state).issued;
-        let ev = self.clone();
-        stream.enqueue(TaskKind::Sync, move || {
-            ev.wait_for(ticket);
-            Ok(())
-        });
+        if self.ticket_done(ticket) {
+            return;
+        }
+        let q = lock(&stream.shared.q);
+        stream.push(q, Task::Wait(self.clone(), ticket));
+    }
+
+    fn ticket_done(&self, ticket: u64) -> bool {
+        !lock(&self.state).pending.contains(&ticket)
     }
 
     fn wait_for(&self, ticket: u64) {
+        if spin_until(|| self.ticket_done(ticket)) {
+            return;
+        }
         let mut st = lock(&self.state);
+        self.sleepers.fetch_add(1, Ordering::AcqRel);
         while st.pending.contains(&ticket) {
             st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
         }
+        self.sleepers.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Blocks the host until the latest record has completed; the fault
@@ -274,7 +494,7 @@ impl Event {
 
     /// When the latest record completed: `None` if it has not (or the event
     /// was never recorded).
-    pub fn completed_at(&self) -> Option<std::time::Instant> {
+    pub fn completed_at(&self) -> Option<Instant> {
         let st = lock(&self.state);
         match st.stamp {
             Some((t, at)) if t == st.issued && !st.pending.contains(&t) => Some(at),
