@@ -280,6 +280,15 @@ impl Write {
         })
     }
 
+    /// Makes this (unshared) record that of launch `seq` of the same
+    /// stream, from `deps`.
+    pub(crate) fn reset(&mut self, seq: u64, deps: Vec<Arc<Write>>) {
+        self.depth = 1 + deps.iter().map(|d| d.depth).max().unwrap_or(0);
+        self.seq = seq;
+        *self.deps.get_mut().unwrap_or_else(|e| e.into_inner()) = deps;
+        self.resolved = OnceLock::new();
+    }
+
     /// The stream history and launch number of this write.
     pub(crate) fn point(&self) -> (&Arc<Timeline>, u64) {
         (&self.timeline, self.seq)

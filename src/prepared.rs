@@ -15,21 +15,17 @@ use crate::DType;
 /// storage: descriptors declare only the storage the view needs (up to its
 /// last element), and runs rebind them to the view's storage (aclnn wants
 /// storage addresses aligned, so the offset stays in the descriptor).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Planned {
     dtype: crate::DType,
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-    offset: usize,
+    layout: crate::layout::Layout,
 }
 
 impl Planned {
     fn of(t: &Tensor) -> Planned {
         Planned {
             dtype: t.dtype(),
-            shape: t.shape().to_vec(),
-            strides: t.strides().to_vec(),
-            offset: t.offset(),
+            layout: *t.layout(),
         }
     }
 }
@@ -68,8 +64,10 @@ pub(crate) struct Prepared {
     /// (executor, workspace bytes, second phase, descriptors) when repeatable.
     repeatable: Option<(usize, u64, cann_sys::fns::OpRun, Vec<usize>)>,
     /// Rebinding and running are one step: held across both, so threads
-    /// sharing a prepared operator do not interleave their addresses.
-    exec: std::sync::Mutex<()>,
+    /// sharing a prepared operator do not interleave their addresses. Holds
+    /// the storage address each descriptor is bound to (rebound only when
+    /// it changes).
+    exec: std::sync::Mutex<Vec<usize>>,
 }
 
 impl Prepared {
@@ -87,7 +85,7 @@ impl Prepared {
             inputs: inputs.iter().map(|t| Planned::of(t)).collect(),
             output: Planned::of(out),
             repeatable: None,
-            exec: std::sync::Mutex::new(()),
+            exec: std::sync::Mutex::new(Vec::new()),
         };
         if !stream.api().has_executor_reuse() || out.numel() == 0 {
             return Ok(p);
@@ -100,6 +98,8 @@ impl Prepared {
         let first = p.first(&descs);
         let (planned, run) = first.plan(stream.api())?;
         if ffi::set_repeatable(stream.api(), planned.executor) {
+            *p.exec.get_mut().unwrap_or_else(|e| e.into_inner()) =
+                inputs.iter().chain([&out]).map(|t| first_addr(t)).collect();
             let raws = descs.into_iter().map(|d| d.into_raw()).collect();
             p.repeatable = Some((planned.executor, planned.workspace, run, raws));
         } else {
@@ -193,11 +193,21 @@ impl Prepared {
         s.bind()?;
         match &self.repeatable {
             Some((ex, ws, run, raws)) => {
-                let _one_at_a_time = self.exec.lock().unwrap_or_else(|e| e.into_inner());
-                for (i, t) in inputs.iter().enumerate() {
-                    ffi::rebind_raw(s.api(), *ex, false, i, raws[i], first_addr(t))?;
+                let mut bound = self.exec.lock().unwrap_or_else(|e| e.into_inner());
+                for (i, t) in inputs.iter().chain([&out]).enumerate() {
+                    let addr = first_addr(t);
+                    if bound[i] != addr {
+                        // Marked unknown until the runtime has it.
+                        bound[i] = 0;
+                        let (output, index) = if i < inputs.len() {
+                            (false, i)
+                        } else {
+                            (true, 0)
+                        };
+                        ffi::rebind_raw(s.api(), *ex, output, index, raws[i], addr)?;
+                        bound[i] = addr;
+                    }
                 }
-                ffi::rebind_raw(s.api(), *ex, true, 0, raws[inputs.len()], first_addr(out))?;
                 s.run_planned(self.run_name(), *run, *ws, *ex, false, inputs, out)
                     .map(drop)
             }

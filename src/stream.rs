@@ -7,6 +7,7 @@ use crate::fault::{push_dep, Fault, Timeline, Write};
 use crate::ffi::{self, First};
 use crate::runtime::{Device, Runtime};
 use crate::tensor::{Storage, Tensor};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -15,19 +16,46 @@ use std::sync::{Arc, Mutex};
 /// bound their task queues too).
 const MAX_INFLIGHT: usize = 64;
 
+/// Launches look for finished work to release once this many pieces are in
+/// flight (and allocations always do): one query covers them all.
+const REAP_AT: usize = 8;
+
+/// Buffers the tail holds before it gets its own completion event.
+const TAIL_STORAGES: usize = 8;
+
 /// What queued work holds until it has run: its buffers, and the events
 /// it waits on.
 #[derive(Default)]
 pub(crate) struct Keep {
-    /// Held (never read) until the work has run.
-    _storages: Vec<Arc<Storage>>,
+    /// Held until the work has run (each once).
+    storages: SmallVec<[Arc<Storage>; 4]>,
     /// Held (never read) until the wait has passed.
     _events: Vec<Arc<EventInner>>,
     /// Other streams' completion events this work waits on, held (so they
     /// are not recycled) until the wait has passed.
     _waits: Vec<Arc<RawEvent>>,
-    /// A host staging buffer a copy reads (returned to its pool after).
-    _host: Option<Box<crate::pinned::Staging>>,
+    /// Host staging buffers copies read (returned to their pool after).
+    _host: Vec<crate::pinned::Staging>,
+}
+
+impl Keep {
+    /// Adds what `other` holds.
+    fn merge(&mut self, other: Keep) {
+        for s in other.storages {
+            if !self.storages.iter().any(|k| Arc::ptr_eq(k, &s)) {
+                self.storages.push(s);
+            }
+        }
+        self._events.extend(other._events);
+        self._waits.extend(other._waits);
+        self._host.extend(other._host);
+    }
+
+    /// Whether it alone holds a buffer nobody else does (then releasing
+    /// it soon returns memory to the cache).
+    fn sole_holder(&self) -> bool {
+        self.storages.iter().any(|s| Arc::strong_count(s) == 1)
+    }
 }
 
 /// An event this stream records after its work; destroyed on drop.
@@ -44,18 +72,28 @@ impl Drop for RawEvent {
     }
 }
 
-/// Work in flight: the event recorded after it, the launches it covers
-/// (those numbered below `covers`), and what the work uses.
+/// Work in flight: the launches it covers (those numbered below
+/// `covers`), the event recorded after them, and what the work uses.
+///
+/// The newest piece (the tail) gets its event only when something needs
+/// it ([`Stream::seal`]): a read or a wait on its work, an allocation that
+/// could reuse its buffers, or a launch that writes another storage (a read
+/// of what the tail wrote must not wait for that launch). A launch writing
+/// the storage the tail wrote joins the tail instead: the storage's writer
+/// is then the new launch, so no read needs a point between them, and a
+/// hot loop writing one output records no event per launch.
 struct Inflight {
     covers: u64,
-    ev: Arc<RawEvent>,
+    ev: Option<Arc<RawEvent>>,
     keep: Keep,
+    /// The storage the tail's launches write (its address), 0 if none.
+    writes: usize,
 }
 
 struct State {
     /// The cached workspace (grown on demand, reused by every launch).
     workspace: Option<Arc<Storage>>,
-    /// Work in flight, oldest first.
+    /// Work in flight, oldest first; only the last may lack its event.
     inflight: VecDeque<Inflight>,
     /// Completed events, for reuse.
     spare: Vec<Arc<RawEvent>>,
@@ -114,7 +152,7 @@ impl Stream {
             raw,
             state: Mutex::new(State {
                 workspace: None,
-                inflight: VecDeque::new(),
+                inflight: VecDeque::with_capacity(MAX_INFLIGHT),
                 spare: Vec::new(),
             }),
             timeline: timeline.clone(),
@@ -130,7 +168,19 @@ impl Stream {
 
     /// The raw `aclrtStream`, for interoperating with other CANN code (it
     /// stays valid while this stream, or a clone, lives).
+    ///
+    /// Work other code enqueues on it runs in order with npu-ops's. Reads
+    /// of npu-ops's results wait for the work that wrote them, not for
+    /// later work: npu-ops marks the end of its work when it hands out the
+    /// handle (and, for an adopted stream, [`Stream::from_raw`], after
+    /// every launch), so enqueue other code's work after calling this.
     pub fn as_raw(&self) -> cann_sys::aclrtStream {
+        if self.bind().is_ok() {
+            let mut st = self.state();
+            // A failure leaves reads to synchronise the stream: slower,
+            // never wrong.
+            let _ = self.seal(&mut st);
+        }
         self.0.raw as cann_sys::aclrtStream
     }
 
@@ -181,9 +231,9 @@ impl Stream {
         });
         let mut st = self.state();
         tl.settle(before, tl.next(), fault);
-        // Release what finished; work another thread queued meanwhile keeps
-        // its buffers (its completion event has not fired).
-        self.reap(&mut st, false);
+        // Release what finished (everything below `before`); work another
+        // thread queued meanwhile keeps its buffers.
+        self.reap(&mut st, false, before);
         Ok(())
     }
 
@@ -204,11 +254,8 @@ impl Stream {
             if !matches!(tl.status(seq), crate::fault::Status::Pending) {
                 return Ok(());
             }
-            let st = self.state();
-            st.inflight
-                .iter()
-                .find(|i| i.covers > seq)
-                .map(|i| (i.covers, i.ev.clone()))
+            let mut st = self.state();
+            self.event_after(&mut st, seq)
         };
         let Some((covers, ev)) = found else {
             return self.settle();
@@ -260,53 +307,85 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.bind()?;
         let mut st = self.state();
+        self.admit(&mut st, 0)?;
         ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw)?;
         // The event must outlive the wait: it is released with the wait.
         let keep = Keep {
-            _storages: Vec::new(),
             _events: vec![event.inner.clone()],
-            _waits: Vec::new(),
-            _host: None,
+            ..Keep::default()
         };
-        if let Err(failed) = self.track(&mut st, keep) {
-            let (e, keep) = *failed;
-            drop(st);
-            self.release_after_sync(keep);
-            return Err(e);
-        }
+        self.track(&mut st, keep, 0);
         Ok(())
     }
 
-    /// Releases what finished work held. With `record` (the caller holds
-    /// the timeline's sync lock), the outcome of each finished piece is
-    /// recorded on the timeline first, so a later read of its output need
-    /// not synchronise the stream.
-    fn reap(&self, st: &mut State, record: bool) {
-        while let Some(front) = st.inflight.front() {
-            if !ffi::event_complete(self.api(), front.ev.raw) {
-                break;
-            }
-            let done = st.inflight.pop_front().expect("front exists");
-            if record {
+    /// Releases what finished work held: the pieces whose events have
+    /// completed, and those covering only launches below `synced` (a
+    /// stream synchronisation finished them). With `record` (the caller
+    /// holds the timeline's sync lock), the outcome is recorded on the
+    /// timeline first, so a later read of their outputs need not
+    /// synchronise the stream. One query and one event synchronisation
+    /// cover every finished piece (work completes in stream order).
+    fn reap(&self, st: &mut State, record: bool, synced: u64) {
+        let complete = |p: &Inflight| {
+            p.covers <= synced
+                || p.ev
+                    .as_ref()
+                    .is_some_and(|ev| ffi::event_complete(self.api(), ev.raw))
+        };
+        // Usually everything sealed is done: one query of the newest says
+        // so. Else count from the oldest.
+        let newest = (0..st.inflight.len())
+            .rev()
+            .find(|&i| st.inflight[i].ev.is_some() || st.inflight[i].covers <= synced);
+        let done = match newest {
+            None => 0,
+            Some(j) if complete(&st.inflight[j]) => j + 1,
+            Some(j) => st
+                .inflight
+                .iter()
+                .take(j)
+                .take_while(|p| complete(p))
+                .count(),
+        };
+        if done == 0 {
+            return;
+        }
+        if record {
+            let last = &st.inflight[done - 1];
+            if last.covers > synced {
+                let ev = last.ev.as_ref().expect("checked above");
                 // Complete: returns at once, with the fault of the work
                 // before the record if there was one.
-                let code = ffi::synchronize_event_code(self.api(), done.ev.raw);
+                let code = ffi::synchronize_event_code(self.api(), ev.raw);
                 self.0.timeline.settle_event(
-                    done.covers,
+                    last.covers,
                     (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
                 );
             }
-            self.recycle(st, done.ev);
-            drop(done.keep);
+        }
+        for _ in 0..done {
+            let p = st.inflight.pop_front().expect("counted");
+            if let Some(ev) = p.ev {
+                self.recycle(st, ev);
+            }
+            drop(p.keep);
         }
     }
 
     /// Releases what finished work on this stream held (so its buffers are
-    /// back in the allocator's cache before a new allocation looks there).
+    /// back in the allocator's cache before a new allocation looks there):
+    /// the tail gets its event first if it alone holds a buffer.
     pub(crate) fn release_finished(&self) {
         let sync = self.0.timeline.try_sync_lock();
         let mut st = self.state();
-        self.reap(&mut st, sync.is_some());
+        if st
+            .inflight
+            .back()
+            .is_some_and(|t| t.ev.is_none() && t.keep.sole_holder())
+        {
+            let _ = self.seal(&mut st);
+        }
+        self.reap(&mut st, sync.is_some(), 0);
     }
 
     /// Keeps a finished event for reuse, unless a reader still waits on it.
@@ -316,46 +395,107 @@ impl Stream {
         }
     }
 
-    /// Records a completion event after the work queued so far and holds
-    /// `keep` until it fires. If the event cannot be recorded, gives `keep`
-    /// back: the caller releases it only after synchronising.
-    fn track(&self, st: &mut State, keep: Keep) -> std::result::Result<(), Box<(Error, Keep)>> {
+    /// Records the tail's completion event now (after everything queued so
+    /// far, which is the tail's work: call under the launch lock).
+    fn seal(&self, st: &mut State) -> Result<()> {
+        let Some(tail) = st.inflight.back() else {
+            return Ok(());
+        };
+        if tail.ev.is_some() {
+            return Ok(());
+        }
         let ev = match st.spare.pop() {
-            Some(e) => Ok(e),
-            None => ffi::create_event(self.api()).map(|raw| {
-                Arc::new(RawEvent {
-                    rt: self.0.rt.clone(),
-                    device: self.0.device,
-                    raw,
-                })
+            Some(e) => e,
+            None => Arc::new(RawEvent {
+                rt: self.0.rt.clone(),
+                device: self.0.device,
+                raw: ffi::create_event(self.api())?,
             }),
         };
-        let recorded = ev.and_then(|e| match ffi::record_event(self.api(), e.raw, self.0.raw) {
-            Ok(()) => Ok(e),
-            Err(err) => {
-                st.spare.push(e);
-                Err(err)
+        if let Err(e) = ffi::record_event(self.api(), ev.raw, self.0.raw) {
+            st.spare.push(ev);
+            return Err(e);
+        }
+        st.inflight.back_mut().expect("checked").ev = Some(ev);
+        Ok(())
+    }
+
+    /// Before work that writes the storage at `writes` (0: writes none) is
+    /// enqueued (under the launch lock): releases finished work now and
+    /// then, bounds the work in flight, and seals the tail unless the new
+    /// work joins it.
+    fn admit(&self, st: &mut State, writes: usize) -> Result<()> {
+        if st.inflight.len() >= REAP_AT {
+            let sync = self.0.timeline.try_sync_lock();
+            self.reap(st, sync.is_some(), 0);
+            if st.inflight.len() >= MAX_INFLIGHT {
+                self.seal(st)?;
+                let oldest = st.inflight.pop_front().expect("non-empty");
+                let ev = oldest.ev.expect("sealed");
+                let code = ffi::synchronize_event_code(self.api(), ev.raw);
+                if sync.is_some() {
+                    self.0.timeline.settle_event(
+                        oldest.covers,
+                        (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
+                    );
+                }
+                // Else a fault is recorded by the next synchronisation.
+                self.recycle(st, ev);
+                drop(oldest.keep);
             }
-        });
-        match recorded {
-            Ok(ev) => {
-                let covers = self.0.timeline.next();
-                st.inflight.push_back(Inflight { covers, ev, keep });
-                Ok(())
+        }
+        if let Some(tail) = st.inflight.back() {
+            let joins = tail.ev.is_none()
+                && (writes == 0 || tail.writes == 0 || tail.writes == writes)
+                && tail.keep.storages.len() < TAIL_STORAGES;
+            if !joins {
+                self.seal(st)?;
             }
-            Err(err) => Err(Box::new((err, keep))),
+        }
+        Ok(())
+    }
+
+    /// After work was enqueued (under the launch lock, after
+    /// [`Stream::admit`]): holds `keep` until it has run, in the tail.
+    fn track(&self, st: &mut State, keep: Keep, writes: usize) {
+        self.track_lazily(st, keep, writes);
+        if !self.0.owned {
+            // Other code enqueues on an adopted stream at any time: mark the
+            // end of this work now (a failure leaves reads to synchronise).
+            let _ = self.seal(st);
         }
     }
 
-    /// Waits for the stream (recording any fault), then drops `keep`.
-    fn release_after_sync(&self, keep: Keep) {
-        if self.settle().is_err() {
-            // Cannot even bind the device: keep the buffers forever rather
-            // than free memory queued work may still use.
-            std::mem::forget(keep);
-            return;
+    fn track_lazily(&self, st: &mut State, keep: Keep, writes: usize) {
+        let covers = self.0.timeline.next();
+        match st.inflight.back_mut() {
+            Some(tail) if tail.ev.is_none() => {
+                tail.covers = covers;
+                if writes != 0 {
+                    tail.writes = writes;
+                }
+                tail.keep.merge(keep);
+            }
+            _ => st.inflight.push_back(Inflight {
+                covers,
+                ev: None,
+                keep,
+                writes,
+            }),
         }
-        drop(keep);
+    }
+
+    /// The event after launch `seq` while it is in flight (the tail is
+    /// sealed for it), with what it covers; `None` if it has finished and
+    /// been released, or no event can be recorded (then the caller
+    /// synchronises the stream). Call under the launch lock.
+    fn event_after(&self, st: &mut State, seq: u64) -> Option<(u64, Arc<RawEvent>)> {
+        let i = st.inflight.iter().position(|p| p.covers > seq)?;
+        if st.inflight[i].ev.is_none() {
+            self.seal(st).ok()?;
+        }
+        let p = &st.inflight[i];
+        Some((p.covers, p.ev.clone().expect("sealed")))
     }
 
     /// A workspace of at least `bytes`, from the cache (grown if needed).
@@ -444,30 +584,14 @@ impl Stream {
             }
         }
         let waits = self.cross_stream_waits(reads, write);
-        let tl = &self.0.timeline;
-        // Lock order: sync, then launch; only tried, so never blocks.
-        let sync = tl.try_sync_lock();
         let mut st = self.state();
-        self.reap(&mut st, sync.is_some());
-        if st.inflight.len() >= MAX_INFLIGHT {
-            let oldest = st.inflight.pop_front().expect("non-empty");
-            let code = ffi::synchronize_event_code(self.api(), oldest.ev.raw);
-            if sync.is_some() {
-                tl.settle_event(
-                    oldest.covers,
-                    (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
-                );
-            }
-            // Else a fault is recorded by the next synchronisation.
-            self.recycle(&mut st, oldest.ev);
-            drop(oldest.keep);
-        }
-        drop(sync);
         let deps = match self.read_deps(reads) {
             Ok(d) => d,
             Err(f) => return Err(release(f.error())),
         };
         let ws = self.workspace(&mut st, ws_bytes).map_err(release)?;
+        self.admit(&mut st, Arc::as_ptr(&write.storage) as usize)
+            .map_err(release)?;
         self.enqueue_waits(&waits).map_err(release)?;
         let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
         ffi::run(
@@ -504,7 +628,7 @@ impl Stream {
                 t.storage.note_read(&self.0.timeline, seq);
             }
         }
-        let mut storages: Vec<Arc<Storage>> = Vec::with_capacity(reads.len() + 2);
+        let mut storages: SmallVec<[Arc<Storage>; 4]> = SmallVec::new();
         for t in reads.iter().chain([&write]) {
             if !storages.iter().any(|s| Arc::ptr_eq(s, &t.storage)) {
                 storages.push(t.storage.clone());
@@ -512,17 +636,12 @@ impl Stream {
         }
         storages.extend(ws);
         let keep = Keep {
-            _storages: storages,
+            storages,
             _events: Vec::new(),
             _waits: waits,
-            _host: host.map(Box::new),
+            _host: host.into_iter().collect(),
         };
-        if let Err(failed) = self.track(&mut st, keep) {
-            let (e, keep) = *failed;
-            drop(st);
-            self.release_after_sync(keep);
-            return Err(e);
-        }
+        self.track(&mut st, keep, Arc::as_ptr(&write.storage) as usize);
         Ok(seq)
     }
 
@@ -539,11 +658,9 @@ impl Stream {
     ) -> Result<u64> {
         self.bind()?;
         let waits = self.cross_stream_waits(reads, write);
-        let sync = self.0.timeline.try_sync_lock();
         let mut st = self.state();
-        self.reap(&mut st, sync.is_some());
-        drop(sync);
         let deps = self.read_deps(reads).map_err(|f| f.error())?;
+        self.admit(&mut st, Arc::as_ptr(&write.storage) as usize)?;
         self.enqueue_waits(&waits)?;
         enqueue(self.api(), self.0.raw)?;
         self.enqueued(st, deps, reads, write, None, host, waits)
@@ -604,11 +721,19 @@ impl Stream {
     /// The event after launch `seq` of this stream if it is still in flight,
     /// with the stream's device.
     pub(crate) fn inflight_event(&self, seq: u64) -> Option<(i32, Arc<RawEvent>)> {
-        let st = self.state();
-        st.inflight
-            .iter()
-            .find(|i| i.covers > seq)
-            .map(|i| (self.0.device, i.ev.clone()))
+        let mut st = self.state();
+        if !st.inflight.iter().any(|p| p.covers > seq) {
+            return None;
+        }
+        match self.event_after(&mut st, seq) {
+            Some((_, ev)) => Some((self.0.device, ev)),
+            None => {
+                // No event could be recorded: finish the work instead.
+                drop(st);
+                let _ = self.settle();
+                None
+            }
+        }
     }
 
     /// The records of pending work the data of `reads` comes from; the
@@ -646,10 +771,15 @@ impl Stream {
         let tl = &self.0.timeline;
         let whole = write.covers_storage();
         write.storage.replace_writer(|prev| {
-            if let Some(p) = prev {
+            if let Some(mut p) = prev {
                 let good = matches!(p.peek(), Ok(true));
                 if !good && (!whole || !p.is_on(tl)) {
                     push_dep(&mut deps, p);
+                } else if let Some(w) = Arc::get_mut(&mut p).filter(|w| w.is_on(tl)) {
+                    // Nobody else holds the old record: reuse it (no
+                    // allocation per launch in a loop writing one tensor).
+                    w.reset(seq, deps);
+                    return p;
                 }
             }
             Write::new(tl.clone(), seq, deps)
