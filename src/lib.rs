@@ -33,6 +33,8 @@
 
 mod alloc;
 #[cfg(feature = "cli")]
+pub mod bench;
+#[cfg(feature = "cli")]
 pub mod conformance;
 mod dtype;
 mod error;

@@ -1,0 +1,527 @@
+//! The fixed case table: shapes, inputs, the launch each case times and
+//! the host computation its output is checked against.
+
+use super::BenchError;
+use crate::{DType, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+
+/// The output sizes, in bytes, with their name suffixes.
+pub const SIZES: [(&str, usize); 3] = [("4k", 4 << 10), ("1m", 1 << 20), ("256m", 256 << 20)];
+
+/// The dtypes each size runs: `f32` everywhere, `f16` and `i64` at 1 MiB.
+fn dtypes(size: &str) -> &'static [DType] {
+    if size == "1m" {
+        &[DType::F32, DType::F16, DType::I64]
+    } else {
+        &[DType::F32]
+    }
+}
+
+/// A dtype as case names spell it (`f32`, `f16`, `i64`, ...).
+pub fn short_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => "f32",
+        DType::F16 => "f16",
+        DType::BF16 => "bf16",
+        DType::F64 => "f64",
+        DType::I8 => "i8",
+        DType::U8 => "u8",
+        DType::I16 => "i16",
+        DType::U16 => "u16",
+        DType::I32 => "i32",
+        DType::U32 => "u32",
+        DType::I64 => "i64",
+        DType::U64 => "u64",
+        DType::Bool => "bool",
+        DType::C64 => "c64",
+        DType::C128 => "c128",
+    }
+}
+
+/// What a case does (its name without size and dtype).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// A contiguous input copied into a contiguous output ([`Stream::copy`]).
+    Clone,
+    /// `[2R, C]` sliced along dim 0, rows `R/2 .. R/2 + R`, step 1.
+    SliceD0S1,
+    /// `[2R, C]` sliced along dim 0 with step 2.
+    SliceD0S2,
+    /// `[R, 2C]` sliced along the last dim, columns `C/2 .. C/2 + C`.
+    SliceLastS1,
+    /// `[R, 2C]` sliced along the last dim with step 2.
+    SliceLastS2,
+    /// `[R, C]` gathered along dim 0 by `R` random int64 device indices
+    /// (with repeats).
+    IndexSelectRows,
+    /// `[R, C]` gathered along dim 1 by `C` random int64 device indices.
+    IndexSelectCols,
+    /// AsStrided size `[R/8, 8, C]`, stride `[C, C, 1]` (overlapping
+    /// windows of 8 rows) over `[R/8 + 7, C]`.
+    AsStridedWindows,
+    /// AsStrided size `[C, R]`, stride `[1, C]` over `[R, C]`.
+    AsStridedTranspose,
+    /// A sampled slice of `[R, C]`: start `[-R/4, -C/4]`, size `[R, C]`,
+    /// stride `[1, 1]`, WRAP.
+    SampledWrap,
+    /// The same in FILL mode (fill value 3).
+    SampledFill,
+    /// `x.transpose(0, 1)` of a contiguous `[C, R]` copied into a
+    /// contiguous `[R, C]` ([`Stream::copy`], aclnnInplaceCopy).
+    InplaceCopyTranspose,
+}
+
+impl Base {
+    /// Every base, in table order.
+    pub const ALL: [Base; 12] = [
+        Base::Clone,
+        Base::SliceD0S1,
+        Base::SliceD0S2,
+        Base::SliceLastS1,
+        Base::SliceLastS2,
+        Base::IndexSelectRows,
+        Base::IndexSelectCols,
+        Base::AsStridedWindows,
+        Base::AsStridedTranspose,
+        Base::SampledWrap,
+        Base::SampledFill,
+        Base::InplaceCopyTranspose,
+    ];
+
+    /// The name without size and dtype (`"slice_d0_s1"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Base::Clone => "clone",
+            Base::SliceD0S1 => "slice_d0_s1",
+            Base::SliceD0S2 => "slice_d0_s2",
+            Base::SliceLastS1 => "slice_last_s1",
+            Base::SliceLastS2 => "slice_last_s2",
+            Base::IndexSelectRows => "index_select_rows",
+            Base::IndexSelectCols => "index_select_cols",
+            Base::AsStridedWindows => "as_strided_windows",
+            Base::AsStridedTranspose => "as_strided_transpose",
+            Base::SampledWrap => "sampled_wrap",
+            Base::SampledFill => "sampled_fill",
+            Base::InplaceCopyTranspose => "inplace_copy_transpose",
+        }
+    }
+
+    /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
+    /// `"as_strided"`, `"sampled_slice"`).
+    pub fn op(self) -> &'static str {
+        match self {
+            Base::Clone | Base::InplaceCopyTranspose => "copy",
+            Base::SliceD0S1 | Base::SliceD0S2 | Base::SliceLastS1 | Base::SliceLastS2 => "slice",
+            Base::IndexSelectRows | Base::IndexSelectCols => "index_select",
+            Base::AsStridedWindows | Base::AsStridedTranspose => "as_strided",
+            Base::SampledWrap | Base::SampledFill => "sampled_slice",
+        }
+    }
+}
+
+/// One case of the suite: a base at an output size and dtype.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseSpec {
+    /// `base_size_dtype`, e.g. `slice_d0_s1_1m_f32`.
+    pub name: String,
+    /// What it does.
+    pub base: Base,
+    /// The element type.
+    pub dtype: DType,
+    /// The output's size in bytes (exactly).
+    pub out_bytes: usize,
+}
+
+/// The whole suite, in table order: by size, then base, then dtype.
+pub fn suite() -> Vec<CaseSpec> {
+    let mut v = Vec::new();
+    for (size, bytes) in SIZES {
+        for base in Base::ALL {
+            for &dtype in dtypes(size) {
+                v.push(CaseSpec::new(base, dtype, size, bytes));
+            }
+        }
+    }
+    v
+}
+
+impl CaseSpec {
+    /// `base` at `out_bytes` (a power of two, at least 64 elements of
+    /// `dtype`), named with `size` (`"4k"`, ...).
+    pub fn new(base: Base, dtype: DType, size: &str, out_bytes: usize) -> CaseSpec {
+        CaseSpec {
+            name: format!("{}_{size}_{}", base.name(), short_name(dtype)),
+            base,
+            dtype,
+            out_bytes,
+        }
+    }
+
+    /// The operator timed (see [`Base::op`]).
+    pub fn op(&self) -> &'static str {
+        self.base.op()
+    }
+
+    /// `[R, C]`: powers of two, `C / R` 1 or 2, `R * C * size` = the output
+    /// bytes.
+    pub fn rc(&self) -> (usize, usize) {
+        let n = (self.out_bytes / self.dtype.size()).max(1);
+        let k = n.ilog2();
+        (1 << (k / 2), 1 << (k - k / 2))
+    }
+
+    /// Bytes moved per run, logically: the output written and as many
+    /// bytes read, plus the indices of a gather.
+    pub fn logical_bytes(&self) -> usize {
+        let (r, c) = self.rc();
+        2 * self.out_bytes
+            + match self.base {
+                Base::IndexSelectRows => r * 8,
+                Base::IndexSelectCols => c * 8,
+                _ => 0,
+            }
+    }
+
+    /// Builds the case on `stream` (inputs uploaded, output preallocated),
+    /// runs it once and checks the output against a host computation:
+    /// a wrong result is [`BenchError::Mismatch`].
+    pub fn build(&self, stream: &Stream) -> Result<Case, BenchError> {
+        let (r, c) = self.rc();
+        let (ri, ci) = (r as i64, c as i64);
+        let e = self.dtype.size();
+        let npu = |e: crate::Error| BenchError::Npu {
+            case: self.name.clone(),
+            error: e,
+        };
+        let input_shape: [usize; 2] = match self.base {
+            Base::SliceD0S1 | Base::SliceD0S2 => [2 * r, c],
+            Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
+            Base::AsStridedWindows => [r / 8 + 7, c],
+            Base::InplaceCopyTranspose => [c, r],
+            _ => [r, c],
+        };
+        let host = random_elements(self.dtype, input_shape[0] * input_shape[1], 0x5eed);
+        let x = Tensor::from_bytes(stream, self.dtype, &input_shape, &host).map_err(npu)?;
+        let out_shape: Vec<usize> = match self.base {
+            Base::AsStridedWindows => vec![r / 8, 8, c],
+            Base::AsStridedTranspose => vec![c, r],
+            _ => vec![r, c],
+        };
+        let out = Tensor::empty(stream, self.dtype, &out_shape).map_err(npu)?;
+        let mut fill = Vec::new();
+        let (launch, index): (Launch, Vec<i64>) = match self.base {
+            Base::Clone => (Launch::Copy(x.clone()), vec![]),
+            Base::SliceD0S1 => (Launch::slice(0, ri / 2, ri / 2 + ri, 1), vec![]),
+            Base::SliceD0S2 => (Launch::slice(0, 0, 2 * ri, 2), vec![]),
+            Base::SliceLastS1 => (Launch::slice(1, ci / 2, ci / 2 + ci, 1), vec![]),
+            Base::SliceLastS2 => (Launch::slice(1, 0, 2 * ci, 2), vec![]),
+            Base::IndexSelectRows | Base::IndexSelectCols => {
+                let (dim, n) = if self.base == Base::IndexSelectRows {
+                    (0, r)
+                } else {
+                    (1, c)
+                };
+                let idx = random_indices(n, n, 0x1dec5);
+                let t = Tensor::from_slice(stream, &[n], &idx).map_err(npu)?;
+                (Launch::IndexSelect { dim, index: t }, idx)
+            }
+            // The materialising `as_strided_into` (the `_into` form exists).
+            Base::AsStridedWindows => (
+                Launch::AsStrided {
+                    size: vec![ri / 8, 8, ci],
+                    stride: vec![ci, ci, 1],
+                },
+                vec![],
+            ),
+            Base::AsStridedTranspose => (
+                Launch::AsStrided {
+                    size: vec![ci, ri],
+                    stride: vec![1, ci],
+                },
+                vec![],
+            ),
+            Base::SampledWrap | Base::SampledFill => {
+                let mut p =
+                    SampledSlice::new(&[-ri / 4, -ci / 4], &[ri, ci], &[1, 1], SampleMode::Wrap);
+                if self.base == Base::SampledFill {
+                    p = SampledSlice {
+                        mode: SampleMode::Fill,
+                        ..p
+                    }
+                    .with_fill(Scalar::Int(3));
+                    fill = Scalar::Int(3).to_bytes(self.dtype).map_err(npu)?;
+                }
+                (Launch::Sampled(p), vec![])
+            }
+            Base::InplaceCopyTranspose => (Launch::Copy(x.transpose(0, 1).map_err(npu)?), vec![]),
+        };
+        let case = Case {
+            spec: self.clone(),
+            stream: stream.clone(),
+            x,
+            out,
+            launch,
+        };
+        // Poison the output, run once, compare with the host's answer.
+        stream
+            .upload_bytes(&case.out, &vec![0xa5; self.out_bytes])
+            .map_err(npu)?;
+        case.run().map_err(npu)?;
+        stream.synchronize().map_err(npu)?;
+        let got = case.out.to_bytes().map_err(npu)?;
+        let want = expected(self.base, e, r, c, &host, &index, &fill);
+        drop(host);
+        if let Some(i) =
+            (0..got.len() / e).find(|&i| got[i * e..(i + 1) * e] != want[i * e..(i + 1) * e])
+        {
+            return Err(BenchError::Mismatch {
+                case: self.name.clone(),
+                element: i,
+                got: hex(&got[i * e..(i + 1) * e]),
+                want: hex(&want[i * e..(i + 1) * e]),
+            });
+        }
+        Ok(case)
+    }
+}
+
+/// What one run of a case enqueues.
+enum Launch {
+    /// `stream.copy(out, src)`.
+    Copy(Tensor),
+    Slice {
+        dim: i64,
+        start: i64,
+        end: i64,
+        step: i64,
+    },
+    IndexSelect {
+        dim: i64,
+        index: Tensor,
+    },
+    AsStrided {
+        size: Vec<i64>,
+        stride: Vec<i64>,
+    },
+    Sampled(SampledSlice),
+}
+
+impl Launch {
+    fn slice(dim: i64, start: i64, end: i64, step: i64) -> Launch {
+        Launch::Slice {
+            dim,
+            start,
+            end,
+            step,
+        }
+    }
+}
+
+/// A built and checked case: its tensors stay allocated, so every run
+/// writes the same preallocated output (a steady-state loop).
+pub struct Case {
+    spec: CaseSpec,
+    stream: Stream,
+    x: Tensor,
+    out: Tensor,
+    launch: Launch,
+}
+
+impl Case {
+    /// Its description.
+    pub fn spec(&self) -> &CaseSpec {
+        &self.spec
+    }
+
+    /// The stream it runs on.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// The input tensor.
+    pub fn input(&self) -> &Tensor {
+        &self.x
+    }
+
+    /// The preallocated output.
+    pub fn output(&self) -> &Tensor {
+        &self.out
+    }
+
+    /// Enqueues one run (the `_into` form of its operator, or
+    /// [`Stream::copy`]); returns once enqueued, without synchronising.
+    pub fn run(&self) -> crate::Result<()> {
+        let (s, x, out) = (&self.stream, &self.x, &self.out);
+        match &self.launch {
+            Launch::Copy(src) => s.copy(out, src),
+            Launch::Slice {
+                dim,
+                start,
+                end,
+                step,
+            } => s.slice_into(x, *dim, *start, *end, *step, out),
+            Launch::IndexSelect { dim, index } => s.index_select_into(x, *dim, index, out),
+            Launch::AsStrided { size, stride } => s.as_strided_into(x, size, stride, 0, out),
+            Launch::Sampled(p) => s.sampled_slice_into(x, p, out),
+        }
+    }
+
+    /// A prepared form of the case's launch, for slices: its
+    /// [`crate::PreparedSlice`] (`None` for other operators).
+    pub fn prepare_slice(&self) -> crate::Result<Option<crate::PreparedSlice>> {
+        match &self.launch {
+            Launch::Slice {
+                dim,
+                start,
+                end,
+                step,
+            } => self
+                .stream
+                .prepare_slice(&self.x, *dim, *start, *end, *step, &self.out)
+                .map(Some),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// `n` elements of `dtype` as bytes, pseudo-random from `seed`, finite for
+/// floats (so that no NaN payload question can arise).
+fn random_elements(dtype: DType, n: usize, seed: u64) -> Vec<u8> {
+    let mut rng = SplitMix(seed);
+    let mut v = vec![0u8; n * dtype.size()];
+    for chunk in v.chunks_mut(8) {
+        let r = rng.next().to_le_bytes();
+        chunk.copy_from_slice(&r[..chunk.len()]);
+    }
+    // Clear the top exponent bit: a float exponent below its maximum.
+    match dtype {
+        DType::F32 => v.chunks_exact_mut(4).for_each(|b| b[3] &= !0x40),
+        DType::F16 | DType::BF16 => v.chunks_exact_mut(2).for_each(|b| b[1] &= !0x40),
+        DType::F64 => v.chunks_exact_mut(8).for_each(|b| b[7] &= !0x40),
+        _ => {}
+    }
+    v
+}
+
+/// `n` indices in `[0, bound)`, with repeats, from `seed`.
+fn random_indices(n: usize, bound: usize, seed: u64) -> Vec<i64> {
+    let mut rng = SplitMix(seed);
+    (0..n).map(|_| (rng.next() % bound as u64) as i64).collect()
+}
+
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The output the host computes, as bytes (`e`-byte elements).
+fn expected(
+    base: Base,
+    e: usize,
+    r: usize,
+    c: usize,
+    x: &[u8],
+    index: &[i64],
+    fill: &[u8],
+) -> Vec<u8> {
+    // Source element of output element i (row-major), or None for FILL.
+    let (r4, c4) = ((r / 4) as i64, (c / 4) as i64);
+    let src = |i: usize| -> Option<usize> {
+        let (row, col) = (i / c, i % c);
+        Some(match base {
+            Base::Clone => i,
+            Base::SliceD0S1 => (row + r / 2) * c + col,
+            Base::SliceD0S2 => 2 * row * c + col,
+            Base::SliceLastS1 => row * 2 * c + c / 2 + col,
+            Base::SliceLastS2 => row * 2 * c + 2 * col,
+            Base::IndexSelectRows => index[row] as usize * c + col,
+            Base::IndexSelectCols => row * c + index[col] as usize,
+            // out [R/8, 8, C]: window w = i / 8C, row k of it, column col.
+            Base::AsStridedWindows => (i / (8 * c) + (i / c) % 8) * c + col,
+            // out [C, R]: (a, b) = x[b, a].
+            Base::AsStridedTranspose => (i % r) * c + i / r,
+            Base::SampledWrap => {
+                let y = (row as i64 - r4).rem_euclid(r as i64) as usize;
+                let z = (col as i64 - c4).rem_euclid(c as i64) as usize;
+                y * c + z
+            }
+            Base::SampledFill => {
+                let (y, z) = (row as i64 - r4, col as i64 - c4);
+                if y < 0 || z < 0 {
+                    return None;
+                }
+                y as usize * c + z as usize
+            }
+            // x is [C, R]; out (row, col) = x[col, row].
+            Base::InplaceCopyTranspose => col * r + row,
+        })
+    };
+    let mut out = vec![0u8; r * c * e];
+    match e {
+        2 => gather::<2>(&mut out, x, src, fill),
+        4 => gather::<4>(&mut out, x, src, fill),
+        8 => gather::<8>(&mut out, x, src, fill),
+        _ => gather_any(e, &mut out, x, src, fill),
+    }
+    out
+}
+
+fn gather<const E: usize>(
+    out: &mut [u8],
+    x: &[u8],
+    src: impl Fn(usize) -> Option<usize>,
+    fill: &[u8],
+) {
+    for (i, o) in out.chunks_exact_mut(E).enumerate() {
+        match src(i) {
+            Some(s) => o.copy_from_slice(&x[s * E..s * E + E]),
+            None => o.copy_from_slice(&fill[..E]),
+        }
+    }
+}
+
+fn gather_any(
+    e: usize,
+    out: &mut [u8],
+    x: &[u8],
+    src: impl Fn(usize) -> Option<usize>,
+    fill: &[u8],
+) {
+    for (i, o) in out.chunks_exact_mut(e).enumerate() {
+        match src(i) {
+            Some(s) => o.copy_from_slice(&x[s * e..s * e + e]),
+            None => o.copy_from_slice(&fill[..e]),
+        }
+    }
+}
+
+/// An element's little-endian bytes as one hex number (`0x3f800000`).
+pub(crate) fn hex(b: &[u8]) -> String {
+    let digits: String = b.iter().rev().map(|x| format!("{x:02x}")).collect();
+    format!("0x{digits}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_sizes() {
+        let s = suite();
+        assert_eq!(s.len(), 12 * 5);
+        for c in &s {
+            let (r, cc) = c.rc();
+            assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);
+            assert!(cc == r || cc == 2 * r);
+            assert!(r >= 8);
+        }
+        assert!(s.iter().any(|c| c.name == "as_strided_windows_1m_i64"));
+        assert!(s.iter().any(|c| c.name == "clone_256m_f32"));
+    }
+}

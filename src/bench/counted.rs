@@ -1,0 +1,191 @@
+//! A C API that counts its calls: every function of [`cann_sys::Api`]
+//! replaced by a trampoline that bumps a per-function counter and calls the
+//! real function. The simulator (or CANN) is untouched; a runtime built
+//! over the counted table ([`Runtime::with_api`]) makes exactly the calls
+//! the safe layer makes, and the counters say which.
+
+use cann_sys::*;
+use core::ffi::{c_char, c_void};
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::OnceLock;
+
+use crate::{BackendKind, Runtime};
+
+/// The table the trampolines forward to (set once per process).
+static REAL: OnceLock<Api> = OnceLock::new();
+
+fn real() -> &'static Api {
+    match REAL.get() {
+        Some(api) => api,
+        // Unreachable: a counted table is only handed out after REAL is set.
+        None => std::process::abort(),
+    }
+}
+
+macro_rules! counted {
+    (
+        required { $( fn $r:ident ( $($ra:ident : $rt:ty),* ) -> $rr:ty; )* }
+        optional { $( fn $o:ident ( $($oa:ident : $ot:ty),* ) -> $or:ty; )* }
+    ) => {
+        /// One call counter per C function.
+        #[allow(non_upper_case_globals)]
+        mod count {
+            use std::sync::atomic::AtomicU64;
+            $( pub static $r: AtomicU64 = AtomicU64::new(0); )*
+            $( pub static $o: AtomicU64 = AtomicU64::new(0); )*
+        }
+
+        /// The trampolines: count, then forward unchanged.
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        mod tramp {
+            use super::*;
+            $(
+                pub unsafe extern "C" fn $r($($ra: $rt),*) -> $rr {
+                    count::$r.fetch_add(1, Relaxed);
+                    // SAFETY: the caller's arguments go unchanged to the
+                    // function this trampoline stands for.
+                    unsafe { (real().$r)($($ra),*) }
+                }
+            )*
+            $(
+                pub unsafe extern "C" fn $o($($oa: $ot),*) -> $or {
+                    count::$o.fetch_add(1, Relaxed);
+                    match real().$o {
+                        // SAFETY: as above.
+                        Some(f) => unsafe { f($($oa),*) },
+                        // Unreachable: the trampoline is installed only
+                        // where the real table has the function.
+                        None => std::process::abort(),
+                    }
+                }
+            )*
+        }
+
+        /// `real` with every function replaced by its counting trampoline
+        /// (optional functions only where `real` has them).
+        fn table(real: &Api, name: &'static str) -> Api {
+            Api {
+                $( $r: tramp::$r, )*
+                $( $o: real.$o.map(|_| tramp::$o as _), )*
+                origin: Origin::linked(name),
+            }
+        }
+
+        /// Every counter, by C name.
+        fn snapshot() -> BTreeMap<&'static str, u64> {
+            let mut m = BTreeMap::new();
+            $( m.insert(stringify!($r), count::$r.load(Relaxed)); )*
+            $( m.insert(stringify!($o), count::$o.load(Relaxed)); )*
+            m
+        }
+    };
+}
+
+counted! {
+    required {
+        fn aclInit(a: *const c_char) -> aclError;
+        fn aclFinalize() -> aclError;
+        fn aclGetRecentErrMsg() -> *const c_char;
+        fn aclrtGetSocName() -> *const c_char;
+        fn aclrtGetVersion(a: *mut i32, b: *mut i32, c: *mut i32) -> aclError;
+        fn aclrtSetDevice(a: i32) -> aclError;
+        fn aclrtResetDevice(a: i32) -> aclError;
+        fn aclrtGetDevice(a: *mut i32) -> aclError;
+        fn aclrtGetDeviceCount(a: *mut u32) -> aclError;
+        fn aclrtSynchronizeDevice() -> aclError;
+        fn aclrtCreateStream(a: *mut aclrtStream) -> aclError;
+        fn aclrtDestroyStream(a: aclrtStream) -> aclError;
+        fn aclrtSynchronizeStream(a: aclrtStream) -> aclError;
+        fn aclrtStreamQuery(a: aclrtStream, b: *mut aclrtStreamStatus) -> aclError;
+        fn aclrtStreamWaitEvent(a: aclrtStream, b: aclrtEvent) -> aclError;
+        fn aclrtCreateEvent(a: *mut aclrtEvent) -> aclError;
+        fn aclrtDestroyEvent(a: aclrtEvent) -> aclError;
+        fn aclrtRecordEvent(a: aclrtEvent, b: aclrtStream) -> aclError;
+        fn aclrtQueryEventStatus(a: aclrtEvent, b: *mut aclrtEventRecordedStatus) -> aclError;
+        fn aclrtSynchronizeEvent(a: aclrtEvent) -> aclError;
+        fn aclrtEventElapsedTime(a: *mut f32, b: aclrtEvent, c: aclrtEvent) -> aclError;
+        fn aclrtMalloc(a: *mut *mut c_void, b: usize, c: aclrtMemMallocPolicy) -> aclError;
+        fn aclrtFree(a: *mut c_void) -> aclError;
+        fn aclrtMallocHost(a: *mut *mut c_void, b: usize) -> aclError;
+        fn aclrtFreeHost(a: *mut c_void) -> aclError;
+        fn aclrtMemcpy(a: *mut c_void, b: usize, c: *const c_void, d: usize, e: aclrtMemcpyKind) -> aclError;
+        fn aclrtMemcpyAsync(a: *mut c_void, b: usize, c: *const c_void, d: usize, e: aclrtMemcpyKind, f: aclrtStream) -> aclError;
+        fn aclrtMemset(a: *mut c_void, b: usize, c: i32, d: usize) -> aclError;
+        fn aclrtMemsetAsync(a: *mut c_void, b: usize, c: i32, d: usize, e: aclrtStream) -> aclError;
+        fn aclrtGetMemInfo(a: aclrtMemAttr, b: *mut usize, c: *mut usize) -> aclError;
+        fn aclnnInit(a: *const c_char) -> aclnnStatus;
+        fn aclnnFinalize() -> aclnnStatus;
+        fn aclCreateTensor(a: *const i64, b: u64, c: aclDataType, d: *const i64, e: i64, f: aclFormat, g: *const i64, h: u64, i: *mut c_void) -> *mut aclTensor;
+        fn aclDestroyTensor(a: *const aclTensor) -> aclnnStatus;
+        fn aclCreateIntArray(a: *const i64, b: u64) -> *mut aclIntArray;
+        fn aclDestroyIntArray(a: *const aclIntArray) -> aclnnStatus;
+        fn aclCreateScalar(a: *mut c_void, b: aclDataType) -> *mut aclScalar;
+        fn aclDestroyScalar(a: *const aclScalar) -> aclnnStatus;
+    }
+    optional {
+        fn aclSetAclOpExecutorRepeatable(a: *mut aclOpExecutor) -> aclnnStatus;
+        fn aclDestroyAclOpExecutor(a: *mut aclOpExecutor) -> aclnnStatus;
+        fn aclSetInputTensorAddr(a: *mut aclOpExecutor, b: usize, c: *mut aclTensor, d: *mut c_void) -> aclnnStatus;
+        fn aclSetOutputTensorAddr(a: *mut aclOpExecutor, b: usize, c: *mut aclTensor, d: *mut c_void) -> aclnnStatus;
+        fn aclnnSliceGetWorkspaceSize(a: *const aclTensor, b: i64, c: i64, d: i64, e: i64, f: *mut aclTensor, g: *mut u64, h: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnSlice(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnIndexSelectGetWorkspaceSize(a: *const aclTensor, b: i64, c: *const aclTensor, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnIndexSelect(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceCopyGetWorkspaceSize(a: *mut aclTensor, b: *const aclTensor, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceCopy(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnConstantPadNdGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclScalar, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnConstantPadNd(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+    }
+}
+
+/// C calls made between two snapshots: the total and the calls by function
+/// (functions not called are left out).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallCount {
+    /// Every C call.
+    pub total: u64,
+    /// Calls per C function, by name.
+    pub by_function: BTreeMap<&'static str, u64>,
+}
+
+/// The counters at one moment.
+pub(crate) struct Mark(BTreeMap<&'static str, u64>);
+
+impl Mark {
+    pub(crate) fn now() -> Mark {
+        Mark(snapshot())
+    }
+
+    /// The calls made since `self`.
+    pub(crate) fn since(&self) -> CallCount {
+        let mut c = CallCount::default();
+        for (name, n) in snapshot() {
+            let d = n.saturating_sub(self.0.get(name).copied().unwrap_or(0));
+            if d > 0 {
+                c.total += d;
+                c.by_function.insert(name, d);
+            }
+        }
+        c
+    }
+}
+
+/// A runtime over `rt`'s C API with every call counted, or `None` (with
+/// the reason) when this process already counts another implementation
+/// (the trampolines forward to one table per process).
+pub(crate) fn counted_runtime(rt: &Runtime) -> crate::Result<Result<Runtime, String>> {
+    let api = rt.api().clone();
+    let want = api.origin().to_string();
+    let have = REAL.get_or_init(|| api.clone()).origin().to_string();
+    if have != want {
+        return Ok(Err(format!(
+            "C calls are already counted for {have} in this process, not {want}"
+        )));
+    }
+    let name = match rt.backend() {
+        BackendKind::Simulator => "npu-sim (counted)",
+        BackendKind::Cann => "CANN (counted)",
+    };
+    Runtime::with_api(table(&api, name), rt.backend()).map(Ok)
+}

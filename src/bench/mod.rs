@@ -1,0 +1,826 @@
+//! `npu-ops bench`: a fixed suite of data-movement cases timed against a
+//! single-threaded host memcpy of the same bytes, the cost of a launch, the
+//! allocations a prepared launch makes and the C calls each operator makes
+//! per launch.
+//!
+//! Every case's output is checked once against a host computation before
+//! it is timed, so a wrong kernel is never reported as fast. Outputs are
+//! preallocated (a steady-state loop: the `_into` forms and
+//! [`Stream::copy`]); one timed run is the launch(es) plus a synchronise of
+//! the stream. For each case: GB/s counts the logical bytes moved (the
+//! output written and as many read, plus the indices of a gather), and
+//! `ratio` divides it by the GB/s of a 1-thread `copy_from_slice` of the
+//! output's bytes into a warm buffer (also counted as twice the bytes),
+//! timed in the same loop, interleaved with the case's runs. Both are
+//! medians.
+//!
+//! ```no_run
+//! use npu_ops::bench::{self, Options};
+//! let report = bench::run(&Options { filter: Some("clone_1m".into()), ..Options::default() }, |_, _, _| {})?;
+//! print!("{}", report.text());
+//! # Ok::<(), npu_ops::bench::BenchError>(())
+//! ```
+
+mod cases;
+mod counted;
+
+pub use cases::{short_name, suite, Base, Case, CaseSpec, SIZES};
+pub use counted::CallCount;
+
+use crate::{Backend, BackendKind, DType, PreparedSlice, Runtime, Stream};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why a bench (or one of its cases) failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// No runtime (no backend, or it failed to start).
+    #[error("starting the runtime: {0}")]
+    Start(crate::Error),
+    /// `--filter` selects nothing.
+    #[error("--filter {0:?} matches no case (nor \"launch\")")]
+    NoMatch(String),
+    /// An operator call failed.
+    #[error("{case}: {error}")]
+    Npu {
+        /// The case (or figure) being run.
+        case: String,
+        /// What failed.
+        error: crate::Error,
+    },
+    /// The output differs from the host's computation.
+    #[error("{case}: wrong output at element {element}: got {got}, want {want}")]
+    Mismatch {
+        /// The case.
+        case: String,
+        /// The first wrong element (row-major).
+        element: usize,
+        /// Its bits as read, in hex (`0x3f800000`).
+        got: String,
+        /// The bits expected.
+        want: String,
+    },
+}
+
+/// Counts heap allocations of the whole process (every thread), for
+/// `allocs_per_prepared_launch`. The `npu-ops` binary installs a counting
+/// global allocator and passes its functions here; a library user without
+/// one passes `None`, and the host figure is then left out.
+#[derive(Clone, Copy, Debug)]
+pub struct AllocCounter {
+    /// Turns counting on or off (off costs the allocator one relaxed load).
+    pub set_counting: fn(bool),
+    /// Allocations counted so far (`alloc`, `alloc_zeroed` and `realloc`).
+    pub count: fn() -> u64,
+}
+
+/// What to run.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The backend (the simulator, real CANN, or `Auto`).
+    pub backend: Backend,
+    /// Only cases whose name contains this; the launch figures (and
+    /// allocations, C calls) run when `"launch"` contains it, or with no
+    /// filter.
+    pub filter: Option<String>,
+    /// The process's allocation counter, if it has one.
+    pub alloc_counter: Option<AllocCounter>,
+}
+
+/// The timing of one case.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Timed runs (each one launch plus synchronise).
+    pub runs: usize,
+    /// Median seconds per run.
+    pub seconds: f64,
+    /// Median seconds of the memcpy of the output's bytes.
+    pub memcpy_seconds: f64,
+    /// Logical GB/s (10^9 bytes): output bytes x 2 plus index bytes, over
+    /// the median time.
+    pub gbps: f64,
+    /// The memcpy's GB/s (output bytes x 2).
+    pub memcpy_gbps: f64,
+    /// `gbps / memcpy_gbps` (higher is better).
+    pub ratio: f64,
+}
+
+/// One case's result.
+#[derive(Debug)]
+pub struct CaseResult {
+    /// The case.
+    pub spec: CaseSpec,
+    /// Its timing, or why it could not be timed (a wrong output, an error).
+    pub outcome: Result<Timing, BenchError>,
+}
+
+/// Launch costs of a 4 KiB slice (`slice_d0_s1_4k_f32`), microseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LaunchFigures {
+    /// A prepared slice, many launches and one synchronise, per launch.
+    pub prepared_us: f64,
+    /// The same through the one-shot `slice_into`.
+    pub oneshot_us: f64,
+    /// One `slice_into` plus synchronise, median, the other cores idle.
+    pub first_result_idle_us: f64,
+    /// The same with a busy-spinning thread on each other core.
+    pub first_result_busy_us: f64,
+    /// Launches per batch for the amortised figures.
+    pub batch: usize,
+}
+
+impl LaunchFigures {
+    /// The worse of the idle and busy first-result figures.
+    pub fn first_result_us(&self) -> f64 {
+        self.first_result_idle_us.max(self.first_result_busy_us)
+    }
+}
+
+/// Allocations per launch of the 4 KiB slice, averaged over many launches
+/// (the synchronise at the end included).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Allocs {
+    /// Host heap allocations (every thread) per prepared launch; `None`
+    /// without an [`AllocCounter`].
+    pub host: Option<f64>,
+    /// Device allocations (`aclrtMalloc`, from
+    /// [`Runtime::memory_stats`]) per prepared launch.
+    pub device: f64,
+    /// Host allocations per one-shot `slice_into`.
+    pub oneshot_host: Option<f64>,
+    /// Device allocations per one-shot `slice_into`.
+    pub oneshot_device: f64,
+}
+
+/// The C calls of one launch, per operator (4 KiB float32 cases, after a
+/// warm-up launch), and of a synchronise.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CCalls {
+    /// `slice_oneshot`, `slice_prepared`, `index_select`, `copy_into`,
+    /// `as_strided_windows`, `as_strided_transpose`, `sampled_slice_wrap`,
+    /// `sampled_slice_fill`, in that order.
+    pub per_launch: Vec<(&'static str, CallCount)>,
+    /// The calls of `Stream::synchronize` after one one-shot slice.
+    pub synchronize: CallCount,
+}
+
+/// Everything one bench run measured.
+#[derive(Debug)]
+pub struct Report {
+    /// The backend used.
+    pub backend: BackendKind,
+    /// Its SoC.
+    pub soc: String,
+    /// The simulator's kernel threads (`NPU_SIM_THREADS` or the core
+    /// count); 1 on CANN.
+    pub threads: usize,
+    /// The cases run, in table order.
+    pub cases: Vec<CaseResult>,
+    /// The launch figures, if run.
+    pub launch: Option<Result<LaunchFigures, BenchError>>,
+    /// Allocations per prepared launch, if run.
+    pub allocs: Option<Result<Allocs, BenchError>>,
+    /// C calls per launch, if run (an `Err` string when they could not be
+    /// counted in this process).
+    pub c_calls: Option<Result<CCalls, String>>,
+}
+
+/// A prepared and a one-shot 4 KiB slice (`slice_d0_s1_4k_f32`), both
+/// checked, for the launch figures.
+pub struct LaunchProbe {
+    case: Case,
+    prepared: PreparedSlice,
+}
+
+impl LaunchProbe {
+    /// Builds the slice on `stream`, checks the one-shot and the prepared
+    /// launch against the host.
+    pub fn new(stream: &Stream) -> Result<LaunchProbe, BenchError> {
+        let spec = CaseSpec::new(Base::SliceD0S1, DType::F32, "4k", 4 << 10);
+        let case = spec.build(stream)?;
+        let npu = |error| BenchError::Npu {
+            case: format!("{} (prepared)", spec.name),
+            error,
+        };
+        let prepared = case
+            .prepare_slice()
+            .map_err(npu)?
+            .expect("a slice case prepares a slice");
+        let want = case.output().to_bytes().map_err(npu)?;
+        stream
+            .upload_bytes(case.output(), &vec![0x5a; want.len()])
+            .map_err(npu)?;
+        let probe = LaunchProbe { case, prepared };
+        probe.prepared().map_err(npu)?;
+        stream.synchronize().map_err(npu)?;
+        let got = probe.case.output().to_bytes().map_err(npu)?;
+        if let Some(i) =
+            (0..want.len() / 4).find(|i| got[i * 4..i * 4 + 4] != want[i * 4..i * 4 + 4])
+        {
+            return Err(BenchError::Mismatch {
+                case: format!("{} (prepared)", spec.name),
+                element: i,
+                got: cases::hex(&got[i * 4..i * 4 + 4]),
+                want: cases::hex(&want[i * 4..i * 4 + 4]),
+            });
+        }
+        Ok(probe)
+    }
+
+    /// Enqueues one prepared launch.
+    pub fn prepared(&self) -> crate::Result<()> {
+        self.prepared.run(self.case.input(), self.case.output())
+    }
+
+    /// Enqueues one one-shot `slice_into`.
+    pub fn oneshot(&self) -> crate::Result<()> {
+        self.case.run()
+    }
+
+    /// The stream both run on.
+    pub fn stream(&self) -> &Stream {
+        self.case.stream()
+    }
+}
+
+/// A 1-thread `copy_from_slice` of `bytes` into a warm (preallocated,
+/// pre-touched) buffer: the reference each case is divided by.
+pub struct Memcpy {
+    src: Vec<u8>,
+    dst: Vec<u8>,
+    /// Copies per timing (small sizes repeat to rise above the clock's
+    /// resolution).
+    inner: usize,
+}
+
+impl Memcpy {
+    /// Buffers of `bytes`, both touched, one copy made.
+    pub fn new(bytes: usize) -> Memcpy {
+        let src = vec![0x5a; bytes];
+        let mut dst = vec![0u8; bytes];
+        dst.fill(1);
+        let mut m = Memcpy {
+            src,
+            dst,
+            inner: ((1 << 20) / bytes.max(1)).max(1),
+        };
+        m.copy();
+        m
+    }
+
+    /// One copy.
+    pub fn copy(&mut self) {
+        self.dst.copy_from_slice(black_box(&self.src));
+        black_box(&mut self.dst);
+    }
+
+    /// Seconds per copy (one timing).
+    pub fn time(&mut self) -> f64 {
+        let t = Instant::now();
+        for _ in 0..self.inner {
+            self.copy();
+        }
+        t.elapsed().as_secs_f64() / self.inner as f64
+    }
+}
+
+/// How many runs a case of `out_bytes` gets: (warm-up, at least, at most,
+/// time budget for the timed runs).
+fn plan(out_bytes: usize) -> (usize, usize, usize, Duration) {
+    if out_bytes <= 64 << 10 {
+        (20, 11, 1001, Duration::from_millis(500))
+    } else if out_bytes <= 16 << 20 {
+        (3, 11, 201, Duration::from_millis(1000))
+    } else {
+        // The checking run was the warm-up.
+        (0, 3, 9, Duration::from_secs(4))
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Builds (and checks) `spec`, then times it against `memcpy`.
+pub fn time_case(
+    spec: &CaseSpec,
+    stream: &Stream,
+    memcpy: &mut Memcpy,
+) -> Result<Timing, BenchError> {
+    let case = spec.build(stream)?;
+    let npu = |error| BenchError::Npu {
+        case: spec.name.clone(),
+        error,
+    };
+    let run = || -> crate::Result<f64> {
+        let t = Instant::now();
+        case.run()?;
+        stream.synchronize()?;
+        Ok(t.elapsed().as_secs_f64())
+    };
+    let (warm, min, max, budget) = plan(spec.out_bytes);
+    for _ in 0..warm {
+        run().map_err(npu)?;
+    }
+    let (mut ts, mut ms) = (Vec::with_capacity(max), Vec::with_capacity(max));
+    let start = Instant::now();
+    while ts.len() < max && (ts.len() < min || start.elapsed() < budget) {
+        ms.push(memcpy.time());
+        ts.push(run().map_err(npu)?);
+    }
+    let runs = ts.len();
+    let (t, m) = (median(&mut ts), median(&mut ms));
+    let gbps = spec.logical_bytes() as f64 / t / 1e9;
+    let memcpy_gbps = 2.0 * spec.out_bytes as f64 / m / 1e9;
+    Ok(Timing {
+        runs,
+        seconds: t,
+        memcpy_seconds: m,
+        gbps,
+        memcpy_gbps,
+        ratio: gbps / memcpy_gbps,
+    })
+}
+
+/// The simulator's kernel threads as it reads them at initialisation.
+fn sim_threads() -> usize {
+    std::env::var("NPU_SIM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|t| (1..=256).contains(t))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Runs the suite (cases matching the filter, then the launch figures,
+/// allocations and C calls), calling `progress(done, total, what)` before
+/// each item. A failing case is reported in its row, not as an `Err`:
+/// `Err` means nothing could run.
+pub fn run(
+    opts: &Options,
+    mut progress: impl FnMut(usize, usize, &str),
+) -> Result<Report, BenchError> {
+    let filter = opts.filter.as_deref();
+    let specs: Vec<CaseSpec> = suite()
+        .into_iter()
+        .filter(|c| filter.is_none_or(|f| c.name.contains(f)))
+        .collect();
+    let with_launch = filter.is_none_or(|f| "launch".contains(f));
+    if specs.is_empty() && !with_launch {
+        return Err(BenchError::NoMatch(filter.unwrap_or_default().into()));
+    }
+    let rt = Runtime::new(opts.backend.clone()).map_err(BenchError::Start)?;
+    let stream = rt.stream().map_err(BenchError::Start)?;
+    let threads = match rt.backend() {
+        BackendKind::Simulator => sim_threads(),
+        BackendKind::Cann => 1,
+    };
+    let total = specs.len() + usize::from(with_launch);
+    let mut cases = Vec::with_capacity(specs.len());
+    let mut memcpy: Option<Memcpy> = None;
+    for (i, spec) in specs.into_iter().enumerate() {
+        progress(i, total, &spec.name);
+        if memcpy
+            .as_ref()
+            .is_none_or(|m| m.src.len() != spec.out_bytes)
+        {
+            drop(memcpy.take()); // free the last size's buffers first
+            memcpy = Some(Memcpy::new(spec.out_bytes));
+        }
+        let m = memcpy.as_mut().expect("set above");
+        let outcome = time_case(&spec, &stream, m);
+        // Whatever failed, later cases start from a settled stream.
+        let _ = stream.synchronize();
+        if spec.out_bytes >= 64 << 20 {
+            rt.empty_cache();
+        }
+        cases.push(CaseResult { spec, outcome });
+    }
+    drop(memcpy);
+    let (mut launch, mut allocs, mut c_calls) = (None, None, None);
+    if with_launch {
+        progress(total - 1, total, "launch");
+        launch = Some(launch_figures(&stream));
+        let _ = stream.synchronize();
+        allocs = Some(alloc_figures(&rt, &stream, opts.alloc_counter));
+        let _ = stream.synchronize();
+        c_calls = Some(c_call_figures(&rt));
+    }
+    progress(total, total, "");
+    Ok(Report {
+        backend: rt.backend(),
+        soc: rt.soc().to_string(),
+        threads,
+        cases,
+        launch,
+        allocs,
+        c_calls,
+    })
+}
+
+fn launch_figures(stream: &Stream) -> Result<LaunchFigures, BenchError> {
+    let probe = LaunchProbe::new(stream)?;
+    let npu = |error| BenchError::Npu {
+        case: "launch".into(),
+        error,
+    };
+    const BATCH: usize = 2000;
+    let amortised = |f: &dyn Fn() -> crate::Result<()>| -> crate::Result<f64> {
+        for _ in 0..BATCH / 10 {
+            f()?;
+        }
+        stream.synchronize()?;
+        let mut v = Vec::new();
+        let start = Instant::now();
+        while v.len() < 3 || (v.len() < 9 && start.elapsed() < Duration::from_secs(1)) {
+            let t = Instant::now();
+            for _ in 0..BATCH {
+                f()?;
+            }
+            stream.synchronize()?;
+            v.push(t.elapsed().as_secs_f64() * 1e6 / BATCH as f64);
+        }
+        Ok(median(&mut v))
+    };
+    let prepared_us = amortised(&|| probe.prepared()).map_err(npu)?;
+    let oneshot_us = amortised(&|| probe.oneshot()).map_err(npu)?;
+    let first = || -> crate::Result<f64> {
+        for _ in 0..20 {
+            probe.oneshot()?;
+            stream.synchronize()?;
+        }
+        let mut v = Vec::new();
+        let start = Instant::now();
+        while v.len() < 11 || (v.len() < 1001 && start.elapsed() < Duration::from_millis(500)) {
+            let t = Instant::now();
+            probe.oneshot()?;
+            stream.synchronize()?;
+            v.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        Ok(median(&mut v))
+    };
+    let first_result_idle_us = first().map_err(npu)?;
+    let busy = Busy::start();
+    let first_result_busy_us = first();
+    drop(busy);
+    Ok(LaunchFigures {
+        prepared_us,
+        oneshot_us,
+        first_result_idle_us,
+        first_result_busy_us: first_result_busy_us.map_err(npu)?,
+        batch: BATCH,
+    })
+}
+
+/// A busy-spinning thread on each core but this one (at least one).
+struct Busy {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start() -> Busy {
+        let n = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = (0..n.saturating_sub(1).max(1))
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        // Let them get going.
+        std::thread::sleep(Duration::from_millis(20));
+        Busy { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn alloc_figures(
+    rt: &Runtime,
+    stream: &Stream,
+    counter: Option<AllocCounter>,
+) -> Result<Allocs, BenchError> {
+    let probe = LaunchProbe::new(stream)?;
+    let npu = |error| BenchError::Npu {
+        case: "allocs".into(),
+        error,
+    };
+    const N: usize = 1000;
+    let per_launch = |f: &dyn Fn() -> crate::Result<()>| -> crate::Result<(Option<f64>, f64)> {
+        for _ in 0..N / 10 {
+            f()?;
+        }
+        stream.synchronize()?;
+        if let Some(c) = counter {
+            (c.set_counting)(true);
+        }
+        let h0 = counter.map(|c| (c.count)());
+        let d0 = rt.memory_stats().device_allocs;
+        let r = (0..N)
+            .try_for_each(|_| f())
+            .and_then(|_| stream.synchronize());
+        let d1 = rt.memory_stats().device_allocs;
+        let h1 = counter.map(|c| (c.count)());
+        if let Some(c) = counter {
+            (c.set_counting)(false);
+        }
+        r?;
+        let host = h0
+            .zip(h1)
+            .map(|(a, b)| b.saturating_sub(a) as f64 / N as f64);
+        Ok((host, d1.saturating_sub(d0) as f64 / N as f64))
+    };
+    let (host, device) = per_launch(&|| probe.prepared()).map_err(npu)?;
+    let (oneshot_host, oneshot_device) = per_launch(&|| probe.oneshot()).map_err(npu)?;
+    Ok(Allocs {
+        host,
+        device,
+        oneshot_host,
+        oneshot_device,
+    })
+}
+
+/// C calls per launch, through a runtime over a counting C table (the
+/// simulator, or CANN, untouched).
+fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
+    let crt = match counted::counted_runtime(rt) {
+        Ok(Ok(crt)) => crt,
+        Ok(Err(why)) => return Err(why),
+        Err(e) => return Err(format!("a counting runtime failed to start: {e}")),
+    };
+    let s = crt.stream().map_err(|e| e.to_string())?;
+    let four_k = |base| CaseSpec::new(base, DType::F32, "4k", 4 << 10).build(&s);
+    let err = |e: BenchError| e.to_string();
+    let mut out = CCalls::default();
+    let mut count = |name: &'static str, f: &dyn Fn() -> crate::Result<()>| -> Result<(), String> {
+        let e = |e: crate::Error| format!("{name}: {e}");
+        f().map_err(e)?;
+        s.synchronize().map_err(e)?;
+        let m = counted::Mark::now();
+        f().map_err(e)?;
+        let c = m.since();
+        let m = counted::Mark::now();
+        s.synchronize().map_err(e)?;
+        if out.per_launch.is_empty() {
+            out.synchronize = m.since();
+        }
+        out.per_launch.push((name, c));
+        Ok(())
+    };
+    let probe = LaunchProbe::new(&s).map_err(err)?;
+    count("slice_oneshot", &|| probe.oneshot())?;
+    count("slice_prepared", &|| probe.prepared())?;
+    drop(probe);
+    for (name, base) in [
+        ("index_select", Base::IndexSelectRows),
+        ("copy_into", Base::Clone),
+        ("as_strided_windows", Base::AsStridedWindows),
+        ("as_strided_transpose", Base::AsStridedTranspose),
+        ("sampled_slice_wrap", Base::SampledWrap),
+        ("sampled_slice_fill", Base::SampledFill),
+    ] {
+        let case = four_k(base).map_err(err)?;
+        count(name, &|| case.run())?;
+    }
+    Ok(out)
+}
+
+/// A figure for JSON: 6 significant digits; `null` for NaN or infinity
+/// (which JSON lacks).
+fn num(v: f64) -> Value {
+    format!("{v:.5e}")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map_or(Value::Null, |v| json!(v))
+}
+
+impl Report {
+    /// Whether every case and figure ran and checked.
+    pub fn ok(&self) -> bool {
+        self.cases.iter().all(|c| c.outcome.is_ok())
+            && self.launch.as_ref().is_none_or(|l| l.is_ok())
+            && self.allocs.as_ref().is_none_or(|a| a.is_ok())
+            && self.c_calls.as_ref().is_none_or(|c| c.is_ok())
+    }
+
+    /// The JSON report: `{"backend", "soc", "threads", "cases": [{"name",
+    /// "op", "dtype", "out_bytes", "threads", "gbps", "memcpy_gbps",
+    /// "ratio", "runs", "median_us", "memcpy_median_us"} or with "error"],
+    /// "launch": {"prepared_us", "oneshot_us", "first_result_us",
+    /// "first_result_idle_us", "first_result_busy_us"},
+    /// "allocs_per_prepared_launch": {"host", "device"},
+    /// "c_calls_per_launch": {op: calls}, "c_calls_by_function": {op:
+    /// {function: calls}}}`; figures not run (or failed) are `null`.
+    pub fn json(&self) -> String {
+        let cases: Vec<Value> = self
+            .cases
+            .iter()
+            .map(|c| {
+                let mut v = json!({
+                    "name": c.spec.name,
+                    "op": c.spec.op(),
+                    "dtype": short_name(c.spec.dtype),
+                    "out_bytes": c.spec.out_bytes,
+                    "threads": self.threads,
+                });
+                let o = v.as_object_mut().expect("an object");
+                match &c.outcome {
+                    Ok(t) => {
+                        o.insert("gbps".into(), num(t.gbps));
+                        o.insert("memcpy_gbps".into(), num(t.memcpy_gbps));
+                        o.insert("ratio".into(), num(t.ratio));
+                        o.insert("runs".into(), json!(t.runs));
+                        o.insert("median_us".into(), num(t.seconds * 1e6));
+                        o.insert("memcpy_median_us".into(), num(t.memcpy_seconds * 1e6));
+                    }
+                    Err(e) => {
+                        for k in ["gbps", "memcpy_gbps", "ratio"] {
+                            o.insert(k.into(), Value::Null);
+                        }
+                        o.insert("error".into(), json!(e.to_string()));
+                    }
+                }
+                v
+            })
+            .collect();
+        let launch = match &self.launch {
+            Some(Ok(l)) => json!({
+                "prepared_us": num(l.prepared_us),
+                "oneshot_us": num(l.oneshot_us),
+                "first_result_us": num(l.first_result_us()),
+                "first_result_idle_us": num(l.first_result_idle_us),
+                "first_result_busy_us": num(l.first_result_busy_us),
+            }),
+            Some(Err(e)) => json!({"error": e.to_string()}),
+            None => Value::Null,
+        };
+        let allocs = match &self.allocs {
+            Some(Ok(a)) => json!({
+                "host": a.host.map_or(Value::Null, num),
+                "device": num(a.device),
+            }),
+            Some(Err(e)) => json!({"error": e.to_string()}),
+            None => Value::Null,
+        };
+        let (calls, by_fn) = match &self.c_calls {
+            Some(Ok(c)) => {
+                let mut calls = serde_json::Map::new();
+                let mut by_fn = serde_json::Map::new();
+                for (name, n) in &c.per_launch {
+                    calls.insert((*name).into(), json!(n.total));
+                    by_fn.insert((*name).into(), json!(n.by_function));
+                }
+                by_fn.insert("synchronize".into(), json!(c.synchronize.by_function));
+                (Value::Object(calls), Value::Object(by_fn))
+            }
+            Some(Err(e)) => (json!({"error": e}), Value::Null),
+            None => (Value::Null, Value::Null),
+        };
+        let v = json!({
+            "backend": self.backend.to_string(),
+            "soc": self.soc,
+            "threads": self.threads,
+            "cases": cases,
+            "launch": launch,
+            "allocs_per_prepared_launch": allocs,
+            "c_calls_per_launch": calls,
+            "c_calls_by_function": by_fn,
+        });
+        let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
+        s.push('\n');
+        s
+    }
+
+    /// The table: one row per case, then the launch figures, allocations
+    /// and C calls.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "backend {} ({}), {} kernel thread(s); median of the runs; memcpy = 1-thread copy_from_slice of the output's bytes into a warm buffer; GB/s = (2 x output + index bytes) / time",
+            self.backend, self.soc, self.threads
+        );
+        if !self.cases.is_empty() {
+            let _ = writeln!(
+                s,
+                "{:<32} {:>10} {:>9} {:>12} {:>8} {:>5}",
+                "case", "out_bytes", "GB/s", "memcpy GB/s", "ratio", "runs"
+            );
+        }
+        for c in &self.cases {
+            match &c.outcome {
+                Ok(t) => {
+                    let _ = writeln!(
+                        s,
+                        "{:<32} {:>10} {:>9.3} {:>12.2} {:>8.3} {:>5}",
+                        c.spec.name, c.spec.out_bytes, t.gbps, t.memcpy_gbps, t.ratio, t.runs
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(
+                        s,
+                        "{:<32} {:>10} FAILED: {e}",
+                        c.spec.name, c.spec.out_bytes
+                    );
+                }
+            }
+        }
+        match &self.launch {
+            Some(Ok(l)) => {
+                let _ = writeln!(s, "launch (4 KiB slice, slice_d0_s1_4k_f32):");
+                let _ = writeln!(
+                    s,
+                    "  prepared_us      {:>9.2}  (prepared slice, {} launches then one synchronize, per launch)",
+                    l.prepared_us, l.batch
+                );
+                let _ = writeln!(
+                    s,
+                    "  oneshot_us       {:>9.2}  (slice_into, the same)",
+                    l.oneshot_us
+                );
+                let _ = writeln!(
+                    s,
+                    "  first_result_us  {:>9.2}  (slice_into + synchronize, median: other cores idle {:.2}, busy {:.2})",
+                    l.first_result_us(),
+                    l.first_result_idle_us,
+                    l.first_result_busy_us
+                );
+            }
+            Some(Err(e)) => {
+                let _ = writeln!(s, "launch: FAILED: {e}");
+            }
+            None => {}
+        }
+        let host = |h: Option<f64>| h.map_or("n/a".into(), |h| format!("{h:.2}"));
+        match &self.allocs {
+            Some(Ok(a)) => {
+                let _ = writeln!(
+                    s,
+                    "allocs_per_prepared_launch: host {}, device {:.2}  (one-shot slice_into: host {}, device {:.2})",
+                    host(a.host),
+                    a.device,
+                    host(a.oneshot_host),
+                    a.oneshot_device
+                );
+            }
+            Some(Err(e)) => {
+                let _ = writeln!(s, "allocs_per_prepared_launch: FAILED: {e}");
+            }
+            None => {}
+        }
+        match &self.c_calls {
+            Some(Ok(c)) => {
+                let _ = writeln!(
+                    s,
+                    "c_calls_per_launch (4 KiB float32, steady state, synchronize not included):"
+                );
+                let calls = |n: &CallCount| {
+                    n.by_function
+                        .iter()
+                        .map(|(f, k)| format!("{f} {k}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                for (name, n) in &c.per_launch {
+                    let _ = writeln!(s, "  {name:<22} {:>4}  {}", n.total, calls(n));
+                }
+                let _ = writeln!(
+                    s,
+                    "  (a synchronize after one slice_oneshot: {} call(s): {})",
+                    c.synchronize.total,
+                    calls(&c.synchronize)
+                );
+            }
+            Some(Err(e)) => {
+                let _ = writeln!(s, "c_calls_per_launch: not counted: {e}");
+            }
+            None => {}
+        }
+        s
+    }
+}
