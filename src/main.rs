@@ -1,18 +1,71 @@
-//! `npu-ops`: the conformance runner (the project's main job) and `info`.
+//! `npu-ops`: the conformance runner (the project's main job), `info` and
+//! `bench`.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use npu_ops::cann_sys::LoadConfig;
 use npu_ops::conformance::{self, Options};
-use npu_ops::{Backend, Runtime};
+use npu_ops::{bench, Backend, Runtime};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+/// The system allocator, counting allocations (every thread) while
+/// `COUNTING` is on: `npu-ops bench` reads it for the host allocations per
+/// launch. Off, it costs one relaxed load per allocation.
+struct CountingAlloc;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+impl CountingAlloc {
+    fn note(&self) {
+        if COUNTING.load(Relaxed) {
+            ALLOCS.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to `System`.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        self.note();
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        self.note();
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        self.note();
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+const ALLOC_COUNTER: bench::AllocCounter = bench::AllocCounter {
+    set_counting: |on| COUNTING.store(on, Relaxed),
+    count: || ALLOCS.load(Relaxed),
+};
 
 #[derive(Parser)]
 #[command(
     name = "npu-ops",
     version,
-    about = "Conformance runner and diagnostics for npu-ops (Ascend NPU data-movement operators)"
+    about = "Conformance runner, diagnostics and benchmarks for npu-ops (Ascend NPU data-movement operators)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -76,6 +129,22 @@ enum Command {
         /// Which implementation to describe.
         #[arg(long, value_enum, default_value = "auto")]
         backend: BackendArg,
+    },
+    /// Times the fixed suite (every case checked against the host first)
+    /// against a 1-thread memcpy, the launch cost of a 4 KiB slice, the
+    /// allocations per prepared launch and the C calls per launch; prints
+    /// one table.
+    Bench {
+        /// Also write the JSON report here.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Which implementation to time.
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendArg,
+        /// Only cases whose name contains PATTERN (the launch figures run
+        /// when "launch" contains it).
+        #[arg(long, value_name = "PATTERN")]
+        filter: Option<String>,
     },
 }
 
@@ -161,8 +230,16 @@ fn info_cmd(backend: Backend) -> Result<(), String> {
     let build = npu_ops::build_info();
     println!(
         "build:     simulator {}, CANN {}{}",
-        if build.simulator { "built in" } else { "not built in" },
-        if build.linked { "linked at build time" } else { "loaded at run time" },
+        if build.simulator {
+            "built in"
+        } else {
+            "not built in"
+        },
+        if build.linked {
+            "linked at build time"
+        } else {
+            "loaded at run time"
+        },
         build
             .cann_lib_dir
             .map_or(String::new(), |d| format!(" (found at build time in {d})"))
@@ -188,9 +265,37 @@ fn info_cmd(backend: Backend) -> Result<(), String> {
     Ok(())
 }
 
-/// Exit status: 0 every case passed (or was skipped), 1 a case failed, 2
-/// the run could not start (bad option, no backend) or a report could not
-/// be written.
+/// `npu-ops bench`: true when every case ran and checked.
+fn bench_cmd(opts: bench::Options, json: Option<PathBuf>) -> Result<bool, String> {
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+            b.set_style(style);
+        }
+        b
+    });
+    let report = bench::run(&opts, |done, total, what| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+            b.set_message(what.to_string());
+        }
+    })
+    .map_err(|e| e.to_string());
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let report = report?;
+    print!("{}", report.text());
+    if let Some(p) = json {
+        std::fs::write(&p, report.json()).map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    Ok(report.ok())
+}
+
+/// Exit status: 0 every case passed (or was skipped; for `bench`, every
+/// case ran and checked), 1 a case failed, 2 the run could not start (bad
+/// option, no backend) or a report could not be written.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -223,6 +328,25 @@ fn main() -> ExitCode {
             })
         }
         Command::Info { backend } => info_cmd(backend.backend()).map(|_| ExitCode::SUCCESS),
+        Command::Bench {
+            json,
+            backend,
+            filter,
+        } => bench_cmd(
+            bench::Options {
+                backend: backend.backend(),
+                filter,
+                alloc_counter: Some(ALLOC_COUNTER),
+            },
+            json,
+        )
+        .map(|ok| {
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }),
     };
     result.unwrap_or_else(|e| {
         eprintln!("npu-ops: {e}");
