@@ -1,70 +1,80 @@
-//! The safe layer's launch path against memcpy of the same bytes, on the
-//! embedded simulator: slice of 32 MiB, one-element launches (plain,
-//! `_into`, prepared) and a sampled slice.
+//! Criterion benches of `npu-ops bench`'s suite, for regression tracking:
+//! every 1 MiB case (one launch plus a synchronise into a preallocated
+//! output, each case checked against the host first), the 1 MiB memcpy
+//! they are compared with, and the 4 KiB launch figures (prepared and
+//! one-shot slices, 100 launches per synchronise, and one launch plus
+//! synchronise). The cases come from `npu_ops::bench` (the `cli` feature:
+//! `cargo bench --features cli --bench ops`); the backend is `Auto` (the
+//! simulator without CANN; `NPU_OPS_BACKEND` overrides).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use npu_ops::{Backend, DType, Runtime, SampleMode, SampledSlice, Tensor};
-use std::hint::black_box;
+use npu_ops::bench::{suite, LaunchProbe, Memcpy};
+use npu_ops::{Backend, Runtime, Stream};
+use std::time::Duration;
 
-fn bench(c: &mut Criterion) {
-    let rt = Runtime::new(Backend::Simulator).unwrap();
-    let s = rt.stream().unwrap();
-    let (rows, cols) = (4096usize, 2048usize);
-    let bytes = rows * cols * 4;
-    let x = Tensor::from_slice(&s, &[rows, cols], &vec![1f32; rows * cols]).unwrap();
-    let out = Tensor::empty(&s, DType::F32, &[rows, cols]).unwrap();
-    let mut g = c.benchmark_group("npu-ops");
-    g.sample_size(20);
-    g.throughput(Throughput::Bytes(bytes as u64));
-    let src = vec![1u8; bytes];
-    let mut dst = vec![0u8; bytes];
-    g.bench_function("host memcpy 32MiB", |b| {
-        b.iter(|| dst.copy_from_slice(black_box(&src)))
-    });
-    g.bench_function("slice_into 32MiB + sync", |b| {
+fn stream() -> (Runtime, Stream) {
+    let rt = Runtime::new(Backend::Auto).expect("a backend");
+    let s = rt.stream().expect("a stream");
+    (rt, s)
+}
+
+fn cases_1m(c: &mut Criterion) {
+    let (_rt, s) = stream();
+    let mut g = c.benchmark_group("1m");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    let mut m = Memcpy::new(1 << 20);
+    g.throughput(Throughput::Bytes(2 << 20));
+    g.bench_function("memcpy_1m", |b| b.iter(|| m.copy()));
+    for spec in suite().into_iter().filter(|c| c.name.contains("_1m_")) {
+        let case = spec
+            .build(&s)
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+        g.throughput(Throughput::Bytes(spec.logical_bytes() as u64));
+        g.bench_function(&spec.name, |b| {
+            b.iter(|| {
+                case.run().unwrap();
+                s.synchronize().unwrap();
+            })
+        });
+    }
+    g.finish();
+}
+
+fn launch_4k(c: &mut Criterion) {
+    let (_rt, s) = stream();
+    let probe = LaunchProbe::new(&s).unwrap_or_else(|e| panic!("{e}"));
+    let mut g = c.benchmark_group("launch_4k");
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    g.throughput(Throughput::Elements(100));
+    g.bench_function("prepared_x100", |b| {
         b.iter(|| {
-            s.slice_into(&x, 0, 0, rows as i64, 1, &out).unwrap();
+            for _ in 0..100 {
+                probe.prepared().unwrap();
+            }
             s.synchronize().unwrap();
         })
     });
-    let p = SampledSlice::new(
-        &[-64, 0],
-        &[rows as i64, cols as i64],
-        &[1, 1],
-        SampleMode::Wrap,
-    );
-    g.bench_function("sampled_slice wrap 32MiB + sync", |b| {
+    g.bench_function("oneshot_x100", |b| {
         b.iter(|| {
-            black_box(s.sampled_slice(&x, &p).unwrap());
+            for _ in 0..100 {
+                probe.oneshot().unwrap();
+            }
             s.synchronize().unwrap();
         })
     });
     g.throughput(Throughput::Elements(1));
-    let x1 = x.narrow(0, 0, 1).unwrap().narrow(1, 0, 1).unwrap();
-    let o1 = Tensor::empty(&s, DType::F32, &[1, 1]).unwrap();
-    g.bench_function("slice_into 1 element + sync", |b| {
+    g.bench_function("first_result", |b| {
         b.iter(|| {
-            s.slice_into(&x1, 0, 0, 1, 1, &o1).unwrap();
-            s.synchronize().unwrap();
-        })
-    });
-    let prep = s.prepare_slice(&x1, 0, 0, 1, 1, &o1).unwrap();
-    g.bench_function("prepared slice 1 element + sync", |b| {
-        b.iter(|| {
-            prep.run(&x1, &o1).unwrap();
-            s.synchronize().unwrap();
-        })
-    });
-    g.bench_function("slice_into 1 element, 100 queued then sync", |b| {
-        b.iter(|| {
-            for _ in 0..100 {
-                s.slice_into(&x1, 0, 0, 1, 1, &o1).unwrap();
-            }
+            probe.oneshot().unwrap();
             s.synchronize().unwrap();
         })
     });
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, cases_1m, launch_4k);
 criterion_main!(benches);
