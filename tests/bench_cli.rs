@@ -1,0 +1,151 @@
+//! `npu-ops bench`: its JSON report has every field with sane values, the
+//! library API gives the same, bad options exit 2. No timing is asserted
+//! (performance claims come from the bench itself).
+
+use npu_ops::bench::{self, Options};
+use npu_ops::Backend;
+use serde_json::Value;
+use std::process::Command;
+
+fn npu_ops() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_npu-ops"))
+}
+
+/// Runs `npu-ops bench ARGS --json FILE` and returns the JSON.
+fn bench_json(args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.json");
+    let out = npu_ops()
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn positive(v: &Value, what: &str) -> f64 {
+    let x = v
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what} is not a number: {v}"));
+    assert!(x.is_finite() && x > 0.0, "{what} = {x}");
+    x
+}
+
+#[test]
+fn cases_have_every_field() {
+    let j = bench_json(&["--filter", "clone_4k"]);
+    let cases = j["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 1, "{j}");
+    let c = &cases[0];
+    assert_eq!(c["name"], "clone_4k_f32");
+    assert_eq!(c["op"], "copy");
+    assert_eq!(c["dtype"], "f32");
+    assert_eq!(c["out_bytes"], 4096);
+    assert!(c["threads"].as_u64().unwrap() >= 1);
+    for k in ["gbps", "memcpy_gbps", "ratio"] {
+        positive(&c[k], k);
+    }
+    let ratio = c["gbps"].as_f64().unwrap() / c["memcpy_gbps"].as_f64().unwrap();
+    assert!((ratio / c["ratio"].as_f64().unwrap() - 1.0).abs() < 1e-3);
+    // The launch figures run only when the filter selects them.
+    for k in ["launch", "allocs_per_prepared_launch", "c_calls_per_launch"] {
+        assert!(j.get(k).is_some_and(Value::is_null), "{k}: {j}");
+    }
+}
+
+#[test]
+fn launch_figures_allocs_and_c_calls() {
+    let j = bench_json(&["--filter", "launch"]);
+    assert_eq!(j["cases"].as_array().unwrap().len(), 0);
+    let l = &j["launch"];
+    for k in ["prepared_us", "oneshot_us", "first_result_us"] {
+        positive(&l[k], k);
+    }
+    let worse = l["first_result_idle_us"]
+        .as_f64()
+        .unwrap()
+        .max(l["first_result_busy_us"].as_f64().unwrap());
+    assert_eq!(l["first_result_us"].as_f64().unwrap(), worse);
+    // The binary installs the counting allocator: a host figure is there.
+    let a = &j["allocs_per_prepared_launch"];
+    assert!(a["host"].as_f64().unwrap() >= 0.0, "{a}");
+    assert!(a["device"].as_f64().unwrap() >= 0.0, "{a}");
+    let calls = j["c_calls_per_launch"].as_object().unwrap();
+    for op in [
+        "slice_oneshot",
+        "slice_prepared",
+        "index_select",
+        "copy_into",
+        "as_strided_windows",
+        "as_strided_transpose",
+        "sampled_slice_wrap",
+        "sampled_slice_fill",
+    ] {
+        // Every launch makes at least the operator's own call.
+        assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");
+        let by_fn = j["c_calls_by_function"][op].as_object().unwrap();
+        let sum: u64 = by_fn.values().map(|v| v.as_u64().unwrap()).sum();
+        assert_eq!(sum, calls[op].as_u64().unwrap(), "{op}");
+    }
+}
+
+#[test]
+fn library_api_checks_and_times() {
+    let opts = Options {
+        backend: Backend::Simulator,
+        filter: Some("slice_d0_s2_4k".into()),
+        alloc_counter: None,
+    };
+    let mut seen = Vec::new();
+    let r = bench::run(&opts, |_, _, what| seen.push(what.to_string())).unwrap();
+    assert!(r.ok());
+    assert_eq!(r.cases.len(), 1);
+    let t = r.cases[0].outcome.as_ref().unwrap();
+    assert!(t.gbps.is_finite() && t.gbps > 0.0 && t.ratio > 0.0 && t.runs >= 3);
+    assert!(r.launch.is_none() && r.allocs.is_none() && r.c_calls.is_none());
+    assert!(seen.iter().any(|s| s == "slice_d0_s2_4k_f32"));
+    let text = r.text();
+    assert!(text.contains("slice_d0_s2_4k_f32"), "{text}");
+    let j: Value = serde_json::from_str(&r.json()).unwrap();
+    assert_eq!(j["cases"][0]["name"], "slice_d0_s2_4k_f32");
+}
+
+#[test]
+fn every_case_builds_and_checks_at_4k() {
+    // The host check of every base and dtype, small: each builds (runs
+    // once and compares) on the simulator.
+    let rt = npu_ops::Runtime::new(Backend::Simulator).unwrap();
+    let s = rt.stream().unwrap();
+    for base in bench::Base::ALL {
+        for dtype in [
+            npu_ops::DType::F32,
+            npu_ops::DType::F16,
+            npu_ops::DType::I64,
+        ] {
+            let spec = bench::CaseSpec::new(base, dtype, "4k", 4096);
+            let case = spec.build(&s).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(case.output().numel() * dtype.size(), 4096);
+        }
+    }
+}
+
+#[test]
+fn bad_options_exit_2() {
+    for args in [
+        &["bench", "--no-such-option"][..],
+        &["bench", "--backend", "gpu"],
+        &["bench", "--filter", "no_such_case"],
+    ] {
+        let out = npu_ops().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
