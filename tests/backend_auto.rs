@@ -118,7 +118,10 @@ fn a_cann_whose_acl_init_fails_is_an_error_naming_it() {
     let lib64 = root.path().join("lib64");
     std::fs::create_dir_all(&lib64).unwrap();
     let mut c = String::new();
-    for sym in cann_sys::RUNTIME_SYMBOLS.iter().chain(cann_sys::META_SYMBOLS) {
+    for sym in cann_sys::RUNTIME_SYMBOLS
+        .iter()
+        .chain(cann_sys::META_SYMBOLS)
+    {
         let ret = if *sym == "aclInit" { 507899 } else { 0 };
         c.push_str(&format!("int {sym}(void) {{ return {ret}; }}\n"));
     }
