@@ -152,7 +152,8 @@ impl Allocator {
         self.misses.fetch_add(1, Ordering::Relaxed);
         // Within the limit (cached blocks count: free them first if needed).
         if let Err(e) = self.reserve(block) {
-            self.trim(rt, device);
+            // Every device's cache counts toward the limit.
+            self.empty_cache(rt);
             self.reserve(block).map_err(|_| e)?;
         }
         let mut block = block;
@@ -225,10 +226,11 @@ impl Allocator {
             self.cached.fetch_add(block, Ordering::AcqRel);
             return;
         }
-        if rt.bind(device).is_ok() {
+        // On the block's device, leaving the thread's binding as it was.
+        rt.on_device(device, || {
             ffi::free(&rt.0.api, ptr);
             self.device_frees.fetch_add(1, Ordering::Relaxed);
-        }
+        });
     }
 
     /// Frees every cached block of `device`.
@@ -243,16 +245,17 @@ impl Allocator {
             p.cached = 0;
             v
         };
-        if blocks.is_empty() || rt.bind(device).is_err() {
+        if blocks.is_empty() {
             return;
         }
-        let mut freed = 0;
-        for (ptr, size) in blocks {
-            ffi::free(&rt.0.api, ptr);
-            freed += size;
-            self.device_frees.fetch_add(1, Ordering::Relaxed);
-        }
+        let freed: usize = blocks.iter().map(|b| b.1).sum();
         self.cached.fetch_sub(freed, Ordering::AcqRel);
+        rt.on_device(device, || {
+            for (ptr, _) in blocks {
+                ffi::free(&rt.0.api, ptr);
+                self.device_frees.fetch_add(1, Ordering::Relaxed);
+            }
+        });
         tracing::debug!(target: "npu_ops::alloc", device, freed, "cache emptied");
     }
 

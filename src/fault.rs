@@ -310,7 +310,11 @@ impl Write {
             return r.clone().map_or(Ok(true), Err);
         }
         let own = match self.timeline.status(self.seq) {
-            Status::Faulted(f) => return Err(f),
+            Status::Faulted(f) => {
+                let _ = self.resolved.set(Some(f.clone()));
+                lock(&self.deps).clear();
+                return Err(f);
+            }
             Status::Good => true,
             Status::Pending => false,
         };

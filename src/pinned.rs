@@ -29,16 +29,20 @@ pub struct PinnedBuffer {
 }
 
 impl PinnedBuffer {
-    /// `bytes` of page-locked host memory (contents unspecified).
+    /// `bytes` of page-locked host memory, zeroed (fresh page-locked memory
+    /// may hold what another runtime or program left there).
     pub fn new(rt: &Runtime, bytes: usize) -> Result<PinnedBuffer> {
         let cap = bytes.max(1);
         let ptr = ffi::malloc_host(&rt.0.api, cap)?;
-        Ok(PinnedBuffer {
+        let mut b = PinnedBuffer {
             rt: rt.clone(),
             ptr,
-            len: bytes,
+            len: cap,
             cap,
-        })
+        };
+        b.as_mut_slice().fill(0);
+        b.len = bytes;
+        Ok(b)
     }
 
     /// Its length in bytes.
@@ -161,6 +165,11 @@ impl Staging {
 
     pub(crate) fn addr(&self) -> usize {
         self.0.as_ref().map_or(0, PinnedBuffer::addr)
+    }
+
+    /// The bytes it holds (its block's size).
+    pub(crate) fn bytes(&self) -> usize {
+        self.0.as_ref().map_or(0, |b| b.cap)
     }
 }
 

@@ -283,8 +283,13 @@ pub struct PreparedIndexSelect(Prepared);
 
 impl PreparedIndexSelect {
     /// Runs with new tensors of the prepared layouts (index values are
-    /// checked by the device).
+    /// checked by the device). A `uint32` index is read as `int32` in place
+    /// (prepared so: a value past 2^31 reads as negative and is out of
+    /// range).
     pub fn run(&self, x: &Tensor, index: &Tensor, out: &Tensor) -> Result<()> {
+        if index.dtype() == DType::U32 {
+            return self.0.run(&[x, &index.reinterpreted(DType::I32)], out);
+        }
         self.0.run(&[x, index], out)
     }
 
@@ -335,20 +340,27 @@ impl Stream {
         out: &Tensor,
     ) -> Result<PreparedIndexSelect> {
         crate::ops::check_product(self, crate::product::OpKind::IndexSelect, x.dtype())?;
-        if index.dtype() == DType::U32 {
-            return Err(Error::invalid(
-                "index_select",
-                "index",
-                "a prepared index_select takes int32 or int64 indices (a uint32 index reads as int32 only after its bound is known per run; use Stream::index_select_into)",
-            ));
-        }
-        let probe = self.index_select_shape(x, dim, index)?;
+        let (probe, bound) = self.index_select_shape(x, dim, index)?;
         crate::ops::check_out("index_select", out, x.dtype(), &probe)?;
+        // A uint32 index is read as int32 in place: every valid index fits
+        // when the extent does (the layout, so the extent, is fixed).
+        let index = if index.dtype() == DType::U32 {
+            if bound > i32::MAX as usize + 1 {
+                return Err(Error::invalid(
+                    "index_select",
+                    "index",
+                    format!("a prepared index_select over an extent of {bound} (past 2^31) takes int64 indices"),
+                ));
+            }
+            index.reinterpreted(DType::I32)
+        } else {
+            index.clone()
+        };
         Prepared::new(
             self,
             "index_select",
             Kind::IndexSelect { dim },
-            &[x, index],
+            &[x, &index],
             out,
         )
         .map(PreparedIndexSelect)

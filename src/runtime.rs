@@ -494,6 +494,20 @@ impl Runtime {
         Ok(total)
     }
 
+    /// Runs `f` with `device` bound on the calling thread, then binds again
+    /// the device this runtime had bound there (work in the middle of a
+    /// launch on another device is never moved); `None` if `device` cannot
+    /// be bound.
+    pub(crate) fn on_device<R>(&self, device: i32, f: impl FnOnce() -> R) -> Option<R> {
+        let before = BOUND.with(|b| b.get());
+        self.bind(device).ok()?;
+        let r = f();
+        if before.0 == self.0.id && before.1 != device && before.1 >= 0 {
+            let _ = self.bind(before.1);
+        }
+        Some(r)
+    }
+
     /// Binds `device` to the calling thread (once per thread and device).
     pub(crate) fn bind(&self, device: i32) -> Result<()> {
         let key = (self.0.id, device);

@@ -23,6 +23,14 @@ const REAP_AT: usize = 8;
 /// Buffers the tail holds before it gets its own completion event.
 const TAIL_STORAGES: usize = 8;
 
+/// Host staging buffers the tail holds before it gets its own event (one:
+/// so queued copies hold at most [`MAX_INFLIGHT`] of them).
+const TAIL_STAGING: usize = 1;
+
+/// Bytes of host staging buffers queued copies may hold on one stream
+/// before a new copy waits for the oldest.
+const MAX_STAGED: usize = 256 << 20;
+
 /// What queued work holds until it has run: its buffers, and the events
 /// it waits on.
 #[derive(Default)]
@@ -36,6 +44,8 @@ pub(crate) struct Keep {
     _waits: Vec<Arc<RawEvent>>,
     /// Host staging buffers copies read (returned to their pool after).
     _host: Vec<crate::pinned::Staging>,
+    /// Their bytes.
+    staged: usize,
 }
 
 impl Keep {
@@ -49,6 +59,7 @@ impl Keep {
         self._events.extend(other._events);
         self._waits.extend(other._waits);
         self._host.extend(other._host);
+        self.staged += other.staged;
     }
 
     /// Whether it alone holds a buffer nobody else does (then releasing
@@ -67,8 +78,8 @@ pub(crate) struct RawEvent {
 
 impl Drop for RawEvent {
     fn drop(&mut self) {
-        let _ = self.rt.bind(self.device);
-        ffi::destroy_event(&self.rt.0.api, self.raw);
+        self.rt
+            .on_device(self.device, || ffi::destroy_event(&self.rt.0.api, self.raw));
     }
 }
 
@@ -97,6 +108,12 @@ struct State {
     inflight: VecDeque<Inflight>,
     /// Completed events, for reuse.
     spare: Vec<Arc<RawEvent>>,
+    /// Bytes of host staging the work in flight holds.
+    staged: usize,
+    /// What finished work held, released once the locks are let go (a
+    /// buffer's release may run a caller's callback, which may use this
+    /// stream).
+    dead: Vec<Keep>,
 }
 
 pub(crate) struct StreamInner {
@@ -154,6 +171,8 @@ impl Stream {
                 workspace: None,
                 inflight: VecDeque::with_capacity(MAX_INFLIGHT),
                 spare: Vec::new(),
+                staged: 0,
+                dead: Vec::new(),
             }),
             timeline: timeline.clone(),
         });
@@ -201,6 +220,17 @@ impl Stream {
         self.0.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Lets go of the launch lock, then releases what finished work held.
+    fn unlock(st: std::sync::MutexGuard<'_, State>) {
+        let mut st = st;
+        if st.dead.is_empty() {
+            return;
+        }
+        let dead = std::mem::take(&mut st.dead);
+        drop(st);
+        drop(dead);
+    }
+
     /// Waits for all queued work. The first fault of any work since the
     /// last `synchronize` (an out-of-range device index, a memory error) is
     /// returned here, typed, once, whichever thread or tensor read saw it
@@ -218,7 +248,7 @@ impl Stream {
     pub(crate) fn settle(&self) -> Result<()> {
         self.bind()?;
         let tl = &self.0.timeline;
-        let _one_at_a_time = tl.sync_lock();
+        let one_at_a_time = tl.sync_lock();
         let before = {
             let _launches = self.state();
             tl.next()
@@ -230,10 +260,15 @@ impl Stream {
             message: ffi::last_error(self.api()),
         });
         let mut st = self.state();
+        // The events' outcomes first: another owner of an adopted stream
+        // may have taken the stream's own report of a fault.
+        self.reap(&mut st, true, 0);
         tl.settle(before, tl.next(), fault);
         // Release what finished (everything below `before`); work another
         // thread queued meanwhile keeps its buffers.
         self.reap(&mut st, false, before);
+        drop(one_at_a_time);
+        Stream::unlock(st);
         Ok(())
     }
 
@@ -307,15 +342,19 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.bind()?;
         let mut st = self.state();
-        self.admit(&mut st, 0)?;
-        ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw)?;
-        // The event must outlive the wait: it is released with the wait.
-        let keep = Keep {
-            _events: vec![event.inner.clone()],
-            ..Keep::default()
-        };
-        self.track(&mut st, keep, 0);
-        Ok(())
+        let r = self
+            .admit(&mut st, 0, 0)
+            .and_then(|()| ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw));
+        if r.is_ok() {
+            // The event must outlive the wait: it is released with the wait.
+            let keep = Keep {
+                _events: vec![event.inner.clone()],
+                ..Keep::default()
+            };
+            self.track(&mut st, keep, 0);
+        }
+        Stream::unlock(st);
+        r
     }
 
     /// Releases what finished work held: the pieces whose events have
@@ -351,14 +390,21 @@ impl Stream {
             return;
         }
         if record {
-            let last = &st.inflight[done - 1];
-            if last.covers > synced {
-                let ev = last.ev.as_ref().expect("checked above");
+            // On a stream of this crate's own, only its synchronisations
+            // take the stream's fault, so the newest event's outcome holds
+            // for all before it; on an adopted stream another owner may
+            // have taken it in between, so each event is asked.
+            let first = if self.0.owned { done - 1 } else { 0 };
+            for p in st.inflight.range(first..done) {
+                if p.covers <= synced {
+                    continue;
+                }
+                let ev = p.ev.as_ref().expect("complete pieces have events");
                 // Complete: returns at once, with the fault of the work
                 // before the record if there was one.
                 let code = ffi::synchronize_event_code(self.api(), ev.raw);
                 self.0.timeline.settle_event(
-                    last.covers,
+                    p.covers,
                     (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
                 );
             }
@@ -368,7 +414,8 @@ impl Stream {
             if let Some(ev) = p.ev {
                 self.recycle(st, ev);
             }
-            drop(p.keep);
+            st.staged -= p.keep.staged;
+            st.dead.push(p.keep);
         }
     }
 
@@ -376,7 +423,11 @@ impl Stream {
     /// back in the allocator's cache before a new allocation looks there):
     /// the tail gets its event first if it alone holds a buffer.
     pub(crate) fn release_finished(&self) {
-        let sync = self.0.timeline.try_sync_lock();
+        // Only with the outcome recorded (else a later read of that work
+        // would have to synchronise the whole stream).
+        let Some(sync) = self.0.timeline.try_sync_lock() else {
+            return;
+        };
         let mut st = self.state();
         if st
             .inflight
@@ -385,7 +436,9 @@ impl Stream {
         {
             let _ = self.seal(&mut st);
         }
-        self.reap(&mut st, sync.is_some(), 0);
+        self.reap(&mut st, true, 0);
+        drop(sync);
+        Stream::unlock(st);
     }
 
     /// Keeps a finished event for reuse, unless a reader still waits on it.
@@ -420,15 +473,23 @@ impl Stream {
         Ok(())
     }
 
-    /// Before work that writes the storage at `writes` (0: writes none) is
-    /// enqueued (under the launch lock): releases finished work now and
-    /// then, bounds the work in flight, and seals the tail unless the new
-    /// work joins it.
-    fn admit(&self, st: &mut State, writes: usize) -> Result<()> {
-        if st.inflight.len() >= REAP_AT {
+    /// Before work that writes the storage at `writes` (0: writes none)
+    /// and holds `staged` bytes of host staging is enqueued (under the
+    /// launch lock): releases finished work now and then, bounds the work
+    /// (and staging) in flight, and seals the tail unless the new work
+    /// joins it.
+    fn admit(&self, st: &mut State, writes: usize, staged: usize) -> Result<()> {
+        let over = |st: &State| {
+            st.inflight.len() >= MAX_INFLIGHT
+                || (staged > 0 && st.staged > 0 && st.staged + staged > MAX_STAGED)
+        };
+        if st.inflight.len() >= REAP_AT || over(st) {
+            // Lock order: sync, then launch; only tried, so never blocks.
             let sync = self.0.timeline.try_sync_lock();
-            self.reap(st, sync.is_some(), 0);
-            if st.inflight.len() >= MAX_INFLIGHT {
+            if sync.is_some() {
+                self.reap(st, true, 0);
+            }
+            while over(st) {
                 self.seal(st)?;
                 let oldest = st.inflight.pop_front().expect("non-empty");
                 let ev = oldest.ev.expect("sealed");
@@ -441,13 +502,15 @@ impl Stream {
                 }
                 // Else a fault is recorded by the next synchronisation.
                 self.recycle(st, ev);
-                drop(oldest.keep);
+                st.staged -= oldest.keep.staged;
+                st.dead.push(oldest.keep);
             }
         }
         if let Some(tail) = st.inflight.back() {
             let joins = tail.ev.is_none()
                 && (writes == 0 || tail.writes == 0 || tail.writes == writes)
-                && tail.keep.storages.len() < TAIL_STORAGES;
+                && tail.keep.storages.len() < TAIL_STORAGES
+                && (staged == 0 || tail.keep._host.len() < TAIL_STAGING);
             if !joins {
                 self.seal(st)?;
             }
@@ -468,6 +531,7 @@ impl Stream {
 
     fn track_lazily(&self, st: &mut State, keep: Keep, writes: usize) {
         let covers = self.0.timeline.next();
+        st.staged += keep.staged;
         match st.inflight.back_mut() {
             Some(tail) if tail.ev.is_none() => {
                 tail.covers = covers;
@@ -574,15 +638,7 @@ impl Stream {
             }
             e
         };
-        // Deep chains of pending records are resolved first (outside the
-        // launch lock: it may wait for other streams).
-        for t in reads.iter().chain([&write]) {
-            if let Some(w) = t.storage.writer() {
-                if w.too_deep() {
-                    let _ = w.wait();
-                }
-            }
-        }
+        resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
         let deps = match self.read_deps(reads) {
@@ -590,7 +646,7 @@ impl Stream {
             Err(f) => return Err(release(f.error())),
         };
         let ws = self.workspace(&mut st, ws_bytes).map_err(release)?;
-        self.admit(&mut st, Arc::as_ptr(&write.storage) as usize)
+        self.admit(&mut st, Arc::as_ptr(&write.storage) as usize, 0)
             .map_err(release)?;
         self.enqueue_waits(&waits).map_err(release)?;
         let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
@@ -639,9 +695,11 @@ impl Stream {
             storages,
             _events: Vec::new(),
             _waits: waits,
+            staged: host.as_ref().map_or(0, crate::pinned::Staging::bytes),
             _host: host.into_iter().collect(),
         };
         self.track(&mut st, keep, Arc::as_ptr(&write.storage) as usize);
+        Stream::unlock(st);
         Ok(seq)
     }
 
@@ -657,13 +715,30 @@ impl Stream {
         host: Option<crate::pinned::Staging>,
     ) -> Result<u64> {
         self.bind()?;
+        resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
         let deps = self.read_deps(reads).map_err(|f| f.error())?;
-        self.admit(&mut st, Arc::as_ptr(&write.storage) as usize)?;
+        let staged = host.as_ref().map_or(0, crate::pinned::Staging::bytes);
+        self.admit(&mut st, Arc::as_ptr(&write.storage) as usize, staged)?;
         self.enqueue_waits(&waits)?;
         enqueue(self.api(), self.0.raw)?;
         self.enqueued(st, deps, reads, write, None, host, waits)
+    }
+}
+
+/// Resolves (waits for) records whose chain of dependencies has grown too
+/// deep, before a launch depends on them (outside the launch lock: it may
+/// wait for other streams). Chains grow only across streams (writes on one
+/// stream follow its order and need no record of each other), so a loop on
+/// one stream never waits here.
+fn resolve_deep_chains(reads: &[&Tensor], write: &Tensor) {
+    for t in reads.iter().chain([&write]) {
+        if let Some(w) = t.storage.writer() {
+            if w.too_deep() {
+                let _ = w.wait();
+            }
+        }
     }
 }
 
@@ -772,10 +847,26 @@ impl Stream {
         let whole = write.covers_storage();
         write.storage.replace_writer(|prev| {
             if let Some(mut p) = prev {
-                let good = matches!(p.peek(), Ok(true));
-                if !good && (!whole || !p.is_on(tl)) {
-                    push_dep(&mut deps, p);
-                } else if let Some(w) = Arc::get_mut(&mut p).filter(|w| w.is_on(tl)) {
+                match p.peek() {
+                    Ok(true) => {}
+                    // Bytes it left stay: its fault stays with them.
+                    Err(_) if !whole || !p.is_on(tl) => push_dep(&mut deps, p.clone()),
+                    Err(_) => {}
+                    // Pending on another stream: its outcome reaches ours.
+                    Ok(false) if !p.is_on(tl) => push_dep(&mut deps, p.clone()),
+                    // Pending on this stream: if it faults, the stream skips
+                    // this launch too (both are spoiled by the same report),
+                    // so only the other streams' work its bytes came from
+                    // is carried, and only for bytes this write leaves.
+                    Ok(false) => {
+                        if !whole {
+                            for d in p.deps() {
+                                push_dep(&mut deps, d);
+                            }
+                        }
+                    }
+                }
+                if let Some(w) = Arc::get_mut(&mut p).filter(|w| w.is_on(tl)) {
                     // Nobody else holds the old record: reuse it (no
                     // allocation per launch in a loop writing one tensor).
                     w.reset(seq, deps);
@@ -811,8 +902,8 @@ pub(crate) struct EventInner {
 
 impl Drop for EventInner {
     fn drop(&mut self) {
-        let _ = self.rt.bind(self.device);
-        ffi::destroy_event(&self.rt.0.api, self.raw);
+        self.rt
+            .on_device(self.device, || ffi::destroy_event(&self.rt.0.api, self.raw));
     }
 }
 
@@ -847,7 +938,14 @@ impl Event {
 
     /// Whether the event has completed.
     pub fn is_complete(&self) -> bool {
-        ffi::event_complete(&self.inner.rt.0.api, self.inner.raw)
+        // An unbindable device completes nothing: report it complete, so
+        // that pollers let go; the next read reports the error.
+        self.inner
+            .rt
+            .on_device(self.inner.device, || {
+                ffi::event_complete(&self.inner.rt.0.api, self.inner.raw)
+            })
+            .unwrap_or(true)
     }
 
     /// The device time from this event to `end` (both recorded and

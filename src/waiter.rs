@@ -48,20 +48,20 @@ fn run() {
             idle_polls = 0;
             q = w.more.wait(q).unwrap_or_else(|e| e.into_inner());
         }
-        let mut any = false;
+        let mut wake = Vec::new();
         q.retain(|p| {
             if !Event::poll_complete(&p.event) {
                 return true;
             }
-            any = true;
             let mut s = p.state.lock().unwrap_or_else(|e| e.into_inner());
             s.done = true;
-            if let Some(wk) = s.waker.take() {
-                wk.wake();
-            }
+            wake.extend(s.waker.take());
             false
         });
         drop(q);
+        // Woken with no lock held: an executor may poll inside `wake`.
+        let any = !wake.is_empty();
+        wake.into_iter().for_each(Waker::wake);
         // Back off while nothing completes: 20 us, doubling to 1 ms.
         idle_polls = if any { 0 } else { (idle_polls + 1).min(6) };
         std::thread::sleep(Duration::from_micros(20 << idle_polls.min(6)));

@@ -133,14 +133,14 @@ impl Stream {
     }
 
     /// The output shape of an index_select (validating everything but the
-    /// index values).
+    /// index values), and the extent of `x` the indices select from.
     pub(crate) fn index_select_shape(
         &self,
         x: &Tensor,
         dim: i64,
         index: &Tensor,
-    ) -> Result<Vec<usize>> {
-        plan(self, x, dim, index).map(|(_, _, s)| s)
+    ) -> Result<(Vec<usize>, usize)> {
+        plan(self, x, dim, index).map(|(d, _, s)| (s, extent(x, d)))
     }
 
     /// `out[.., i, ..] = x[.., index[i], ..]` along `dim`, with a

@@ -39,6 +39,8 @@ pub enum TaskKind {
 type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
 
 /// Device work, held by value in the queue.
+// By value on purpose: a launch is not boxed (no allocation per launch).
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Job {
     /// An operator launch, run with the kernel pool.
     Launch(crate::executor::Launch, Arc<rayon::ThreadPool>),
@@ -61,6 +63,7 @@ impl Job {
     }
 }
 
+#[allow(clippy::large_enum_variant)]
 enum Task {
     Job(TaskKind, Job),
     /// Completes `ticket` of the event with the stream's fault state.
@@ -307,7 +310,7 @@ fn spin_until(done: impl Fn() -> bool) -> bool {
             return true;
         }
         i += 1;
-        if i % 64 == 0 {
+        if i.is_multiple_of(64) {
             if start.elapsed() > SPIN {
                 return false;
             }
