@@ -366,7 +366,7 @@ impl Launch {
     }
 
     /// Runs the launch (on the stream's thread).
-    pub fn run(&self, pool: &rayon::ThreadPool) -> Result<(), Fault> {
+    pub fn run(&self, pool: &crate::cores::Cores) -> Result<(), Fault> {
         let hosts = self.check()?;
         for step in &self.steps {
             // SAFETY (all kernel calls): every pointer was derived from a

@@ -1,6 +1,7 @@
 //! FFI to the C device kernels (`kernels/`), and their split into blocks
 //! across the "AI Core" threads.
 
+use crate::cores::Cores;
 use std::ffi::c_void;
 
 /// Maximum rank the kernels handle.
@@ -111,40 +112,22 @@ impl CopyDesc {
 #[derive(Clone, Copy)]
 struct Ptr(usize);
 
-/// Blocks below this many bytes run on the calling thread.
-const PARALLEL_BYTES: u64 = 1 << 20;
+/// Work below this many bytes runs on the calling thread alone.
+const PARALLEL_BYTES: u64 = 512 << 10;
 
-fn blocks(pool: &rayon::ThreadPool, units: i64, bytes: u64) -> i64 {
-    if bytes < PARALLEL_BYTES || units < 2 {
-        return 1;
-    }
-    let per_thread = 4;
-    units
-        .min((pool.current_num_threads() * per_thread) as i64)
-        .max(1)
-}
+/// Bytes per block of parallel work (small enough that a helper which
+/// wakes late still finds blocks to take).
+const BLOCK_BYTES: u64 = 64 << 10;
 
-fn split(units: i64, nblocks: i64, b: i64) -> (i64, i64) {
-    let at = |k: i64| (units as i128 * k as i128 / nblocks as i128) as i64;
-    (at(b), at(b + 1))
-}
-
-/// Runs `f(begin, end)` over `[0, units)`, split into blocks on the pool.
-fn par_ranges(pool: &rayon::ThreadPool, units: i64, bytes: u64, f: impl Fn(i64, i64) + Sync) {
-    let n = blocks(pool, units, bytes);
-    if n == 1 {
+/// Runs `f(begin, end)` over `[0, units)` (`bytes` of work in all): small
+/// work on the calling thread, larger work in blocks shared with the
+/// cores' helpers ([`Cores::run`]).
+fn par_ranges(cores: &Cores, units: i64, bytes: u64, f: impl Fn(i64, i64) + Sync) {
+    if bytes < PARALLEL_BYTES || units < 2 || cores.threads() < 2 {
         f(0, units);
         return;
     }
-    pool.scope(|s| {
-        for b in 0..n {
-            let f = &f;
-            s.spawn(move |_| {
-                let (lo, hi) = split(units, n, b);
-                f(lo, hi);
-            });
-        }
-    });
+    cores.run(units, (bytes / BLOCK_BYTES) as i64, f);
 }
 
 fn numel(d: &CopyDesc) -> u64 {
@@ -156,12 +139,12 @@ fn numel(d: &CopyDesc) -> u64 {
 
 /// Normalises `d` and, for big copies with few rows, splits the innermost
 /// extent so that every thread gets rows; returns the row count.
-fn prepare(pool: &rayon::ThreadPool, d: &mut CopyDesc, bytes: u64) -> i64 {
+fn prepare(pool: &Cores, d: &mut CopyDesc, bytes: u64) -> i64 {
     // SAFETY: `d` is a valid descriptor.
     unsafe {
         npu_copy_normalize(d);
         let rows = npu_copy_rows(d);
-        let want = (pool.current_num_threads() * 4) as i64;
+        let want = ((pool.threads() * 4) as i64).max((bytes / BLOCK_BYTES) as i64);
         if bytes >= PARALLEL_BYTES && rows < want {
             let es = d.elem_size.max(1) as i64;
             npu_copy_split_inner(d, want, (16 << 10) / es);
@@ -176,7 +159,7 @@ fn prepare(pool: &rayon::ThreadPool, d: &mut CopyDesc, bytes: u64) -> i64 {
 /// # Safety
 /// Every element the descriptor addresses from `dst`/`src` is valid memory
 /// (checked by the memory checker), and `dst` does not overlap itself.
-pub unsafe fn copy(pool: &rayon::ThreadPool, mut d: CopyDesc, dst: *mut u8, src: *const u8) {
+pub unsafe fn copy(pool: &Cores, mut d: CopyDesc, dst: *mut u8, src: *const u8) {
     let bytes = numel(&d) * d.elem_size as u64;
     let rows = prepare(pool, &mut d, bytes);
     let (dp, sp) = (Ptr(dst as usize), Ptr(src as usize));
@@ -191,7 +174,7 @@ pub unsafe fn copy(pool: &rayon::ThreadPool, mut d: CopyDesc, dst: *mut u8, src:
 /// # Safety
 /// As for [`copy`], with each side's element size that of its type.
 pub unsafe fn cast(
-    pool: &rayon::ThreadPool,
+    pool: &Cores,
     mut d: CopyDesc,
     dt: KDtype,
     dst: *mut u8,
@@ -227,7 +210,7 @@ pub unsafe fn cast(
 ///
 /// # Safety
 /// `dst` is valid for `count * value.len()` bytes.
-pub unsafe fn fill(pool: &rayon::ThreadPool, dst: *mut u8, count: i64, value: &[u8]) {
+pub unsafe fn fill(pool: &Cores, dst: *mut u8, count: i64, value: &[u8]) {
     let es = value.len();
     let dp = Ptr(dst as usize);
     par_ranges(
@@ -259,7 +242,7 @@ pub unsafe fn fill(pool: &rayon::ThreadPool, dst: *mut u8, count: i64, value: &[
 /// indices of the given width).
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gather(
-    pool: &rayon::ThreadPool,
+    pool: &Cores,
     dst: *mut u8,
     src: *const u8,
     outer: i64,

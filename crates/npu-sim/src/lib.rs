@@ -38,6 +38,7 @@
 #![allow(non_snake_case)]
 
 mod abi;
+mod cores;
 mod executor;
 mod kernels;
 mod memory;

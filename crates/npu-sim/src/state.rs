@@ -100,7 +100,7 @@ pub struct Runtime {
     /// Device memory, one per device.
     pub memory: Vec<Mutex<DeviceMemory>>,
     /// The "AI Cores": threads kernels split their blocks across.
-    pub pool: Arc<rayon::ThreadPool>,
+    pub pool: Arc<crate::cores::Cores>,
     /// The default stream (NULL stream) of each device, created on demand.
     pub default_streams: Mutex<Vec<Option<Arc<Stream>>>>,
 }
@@ -159,21 +159,17 @@ pub fn make_runtime(config: Config) -> Result<Runtime, String> {
     })
 }
 
-/// The "AI Core" thread pool of `threads` threads, shared by every runtime
+/// The "AI Cores" of `threads` threads (the caller and `threads - 1`
+/// helpers), shared by every runtime
 /// of the process (created once per size: a pool's threads outlive its
 /// drop, so one per initialisation would churn threads).
-fn kernel_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, String> {
-    static POOLS: Mutex<Vec<Arc<rayon::ThreadPool>>> = Mutex::new(Vec::new());
+fn kernel_pool(threads: usize) -> Result<Arc<crate::cores::Cores>, String> {
+    static POOLS: Mutex<Vec<Arc<crate::cores::Cores>>> = Mutex::new(Vec::new());
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = pools.iter().find(|p| p.current_num_threads() == threads) {
+    if let Some(p) = pools.iter().find(|p| p.threads() == threads) {
         return Ok(p.clone());
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("npu-sim-core-{i}"))
-        .build()
-        .map_err(|e| format!("cannot start the kernel thread pool: {e}"))?;
-    let pool = Arc::new(pool);
+    let pool = Arc::new(crate::cores::Cores::new(threads)?);
     pools.push(pool.clone());
     Ok(pool)
 }

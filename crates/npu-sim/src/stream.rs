@@ -43,7 +43,7 @@ type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Job {
     /// An operator launch, run with the kernel pool.
-    Launch(crate::executor::Launch, Arc<rayon::ThreadPool>),
+    Launch(crate::executor::Launch, Arc<crate::cores::Cores>),
     /// Anything else (a copy, a fill, a test gate).
     Closure(TaskFn),
 }
