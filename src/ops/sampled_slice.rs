@@ -376,6 +376,76 @@ fn source(mode: &SampleMode, a: &Axis, y: usize) -> i128 {
     }
 }
 
+/// A run of output coordinates on one axis that reads an arithmetic run
+/// of input coordinates (`z0 + k * step`, `step >= 0`), or, for FILL, lies
+/// wholly outside the input.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    y0: usize,
+    len: usize,
+    z0: usize,
+    step: usize,
+    fill: bool,
+}
+
+/// Blocks beyond this many go through the general path (index lists).
+const MAX_BLOCKS: usize = 16;
+
+/// Each axis's runs, if every axis splits into runs and the combinations
+/// are at most [`MAX_BLOCKS`] (a descending run, as REFLECT and negative
+/// strides make, needs the general path).
+fn block_runs(mode: &SampleMode, plan: &[Axis]) -> Option<Vec<Vec<Run>>> {
+    let mut all = Vec::with_capacity(plan.len());
+    let mut blocks = 1usize;
+    for a in plan {
+        let d = a.d as i128;
+        let inside = |z: i128| (0..d).contains(&z);
+        let mut runs: Vec<Run> = Vec::new();
+        let mut y = 0;
+        while y < a.size {
+            let z = source(mode, a, y);
+            let fill = !inside(z);
+            let mut len = 1;
+            let mut step = 0i128;
+            if !fill && y + 1 < a.size {
+                let z1 = source(mode, a, y + 1);
+                if inside(z1) && z1 >= z {
+                    step = z1 - z;
+                }
+            }
+            while y + len < a.size {
+                let z2 = source(mode, a, y + len);
+                let ok = if fill {
+                    !inside(z2)
+                } else {
+                    inside(z2) && z2 == z + len as i128 * step
+                };
+                if !ok {
+                    break;
+                }
+                len += 1;
+            }
+            runs.push(Run {
+                y0: y,
+                len,
+                z0: if fill { 0 } else { z as usize },
+                step: step as usize,
+                fill,
+            });
+            if runs.len() > MAX_BLOCKS {
+                return None;
+            }
+            y += len;
+        }
+        blocks = blocks.checked_mul(runs.len())?;
+        if blocks > MAX_BLOCKS {
+            return None;
+        }
+        all.push(runs);
+    }
+    Some(all)
+}
+
 impl Stream {
     /// The sampled slice: output shape `size` (after `axes` expansion),
     /// `out[y] = x[z(y)]` per [`SampleMode`].
@@ -401,6 +471,11 @@ impl Stream {
         if shape.contains(&0) {
             return Tensor::empty(self, x.dtype(), &shape);
         }
+        if let Some(runs) = block_runs(&p.mode, &plan) {
+            let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+            self.copy_blocks(x, &runs, &fill, &out)?;
+            return Ok(out);
+        }
         self.run_sampled(x, p, &plan, &fill)
     }
 
@@ -415,8 +490,73 @@ impl Stream {
         if shape.contains(&0) {
             return Ok(());
         }
+        if !super::aliases(x, out) {
+            if let Some(runs) = block_runs(&p.mode, &plan) {
+                return self.copy_blocks(x, &runs, &fill, out);
+            }
+        }
         let r = self.run_sampled(x, p, &plan, &fill)?;
         self.copy_into(OP, out, &r)
+    }
+
+    /// The window as blocks (one per combination of the axes' runs): each
+    /// a strided (or broadcast) copy of a view of `x`, or, for FILL
+    /// outside the input, a broadcast of the fill value. No index lists:
+    /// a few copies at memory speed.
+    fn copy_blocks(&self, x: &Tensor, runs: &[Vec<Run>], fill: &[u8], out: &Tensor) -> Result<()> {
+        let rank = runs.len();
+        let any_fill = runs.iter().flatten().any(|r| r.fill);
+        // The fill element on the device, once (broadcast into each block).
+        let one = if any_fill {
+            let one = Tensor::empty_for(self, OP, "fill", x.dtype(), &[1])?;
+            self.fill_bytes(&one, fill)?;
+            Some(one)
+        } else {
+            None
+        };
+        let mut pick = vec![0usize; rank];
+        loop {
+            let mut shape = [0usize; crate::MAX_RANK];
+            let mut strides = [0usize; crate::MAX_RANK];
+            let (mut dst, mut offset, mut filled) = (out.clone(), x.offset(), false);
+            for i in 0..rank {
+                let r = &runs[i][pick[i]];
+                shape[i] = r.len;
+                dst = dst.narrow(i as i64, r.y0, r.len)?;
+                if r.fill {
+                    filled = true;
+                } else {
+                    // In range: z0 + (len - 1) * step < extent, so it fits.
+                    offset += r.z0 * x.strides()[i];
+                    strides[i] = r.step * x.strides()[i];
+                }
+            }
+            if filled {
+                let src = one.as_ref().expect("made when any run fills").view_as(
+                    OP,
+                    &shape[..rank],
+                    &[0; crate::MAX_RANK][..rank],
+                    0,
+                )?;
+                self.copy_into(OP, &dst, &src)?;
+            } else {
+                let src = x.view_as(OP, &shape[..rank], &strides[..rank], offset)?;
+                self.copy_into(OP, &dst, &src)?;
+            }
+            // Next combination.
+            let mut k = rank;
+            loop {
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+                pick[k] += 1;
+                if pick[k] < runs[k].len() {
+                    break;
+                }
+                pick[k] = 0;
+            }
+        }
     }
 
     /// The "dynamic" form: start/size/stride (and axes) given as small

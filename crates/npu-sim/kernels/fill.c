@@ -37,7 +37,8 @@ void npu_fill(void *dst, int64_t count, const void *value, size_t elem_size)
         memset(d, v[0], total);
         return;
     }
-    if (total < 256) {
+    /* 2/4/8/16-byte elements: typed stores (vectorised by the compiler). */
+    {
         switch (elem_size) {
         case 2: FILL_TYPED(uint16_t); return;
         case 4: FILL_TYPED(uint32_t); return;
