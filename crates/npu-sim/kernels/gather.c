@@ -18,24 +18,34 @@ static inline int64_t load_i64(const void *p, int64_t i)
     return v;
 }
 
-/* SZ: a constant (specialised sizes) or inner_bytes. Each index is loaded
-   once into `v`; the value compared with the bound is the value used. As
-   unsigned, a negative index is >= any bound. */
+/* Indices are loaded (and checked) a chunk at a time into a local buffer,
+   then used for every outer row: the value checked is the value used, and
+   each index is read once per chunk, not once per row. */
+#define GATHER_CHUNK 512
+
+/* SZ: a constant (specialised sizes) or inner_bytes. As unsigned, a
+   negative index is >= any bound. */
 #define GATHER_LOOP(LOAD, SZ)                                                  \
     do {                                                                       \
         const int64_t sz = (SZ);                                               \
-        int64_t o, i;                                                          \
-        for (o = outer_begin; o < outer_end; o++) {                            \
-            char *dr = d + o * n_index * sz;                                   \
-            const char *sr = s + o * n_src * sz;                               \
-            for (i = 0; i < n_index; i++) {                                    \
-                const int64_t v = LOAD(index, i);                              \
+        int64_t i0, o, i;                                                      \
+        for (i0 = 0; i0 < n_index; i0 += GATHER_CHUNK) {                       \
+            const int64_t m =                                                  \
+                n_index - i0 < GATHER_CHUNK ? n_index - i0 : GATHER_CHUNK;     \
+            for (i = 0; i < m; i++) {                                          \
+                const int64_t v = LOAD(index, i0 + i);                         \
                 if ((uint64_t)v >= ub) {                                       \
                     if (bad_value)                                             \
                         *bad_value = v;                                        \
-                    return i;                                                  \
+                    return i0 + i;                                             \
                 }                                                              \
-                memcpy(dr + i * sz, sr + v * sz, (size_t)(SZ));                \
+                buf[i] = v;                                                    \
+            }                                                                  \
+            for (o = outer_begin; o < outer_end; o++) {                        \
+                char *dr = d + (o * n_index + i0) * sz;                        \
+                const char *sr = s + o * n_src * sz;                           \
+                for (i = 0; i < m; i++)                                        \
+                    memcpy(dr + i * sz, sr + buf[i] * sz, (size_t)(SZ));       \
             }                                                                  \
         }                                                                      \
     } while (0)
@@ -59,6 +69,7 @@ int64_t npu_gather_run(void *dst, const void *src, int64_t n_src, int64_t inner_
     char *d = (char *)dst;
     const char *s = (const char *)src;
     const uint64_t ub = n_src > 0 ? (uint64_t)n_src : 0;
+    int64_t buf[GATHER_CHUNK];
     if (inner_bytes <= 0 || n_index <= 0 || outer_begin >= outer_end)
         return -1;
     if (index_is_64)
