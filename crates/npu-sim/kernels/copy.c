@@ -178,6 +178,113 @@ static inline void seg_fill(const npu_walk *w, char *d, const char *s, int64_t c
         npu_fill(d + k * dl, w->n, s + k * sl, (size_t)w->dsize);
 }
 
+/* ---- transposes: dst contiguous along the inner dim, src contiguous
+   along the rows (dl arbitrary, sl == element size, si large): blocks of
+   B x B elements are read as B source columns of B contiguous elements and
+   written as B destination rows, transposed in registers; a tile of
+   columns is walked row block by row block so its source lines stay in
+   L1 while each is used for all of its elements. */
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define NPU_HAVE_TRANSPOSE 1
+
+/* Columns per tile: their source lines (one 64-byte line each) fit L1,
+   and the pages they lie in fit the TLB (at most 32 pages apart). */
+static inline int64_t tile_cols(int64_t si, int64_t b)
+{
+    int64_t t = si > 0 ? (32 * 4096) / si : 128;
+    if (t > 128)
+        t = 128;
+    if (t < b)
+        t = b;
+    return t - t % b;
+}
+
+/* 4 x 4 of 4-byte elements. */
+static inline void tr_block4(char *d, int64_t dl, const char *s, int64_t si)
+{
+    __m128 r0 = _mm_loadu_ps((const float *)(s));
+    __m128 r1 = _mm_loadu_ps((const float *)(s + si));
+    __m128 r2 = _mm_loadu_ps((const float *)(s + 2 * si));
+    __m128 r3 = _mm_loadu_ps((const float *)(s + 3 * si));
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3); /* moves and shuffles: bit-exact */
+    _mm_storeu_ps((float *)(d), r0);
+    _mm_storeu_ps((float *)(d + dl), r1);
+    _mm_storeu_ps((float *)(d + 2 * dl), r2);
+    _mm_storeu_ps((float *)(d + 3 * dl), r3);
+}
+
+/* 2 x 2 of 8-byte elements. */
+static inline void tr_block8(char *d, int64_t dl, const char *s, int64_t si)
+{
+    __m128i r0 = _mm_loadu_si128((const __m128i *)(s));
+    __m128i r1 = _mm_loadu_si128((const __m128i *)(s + si));
+    _mm_storeu_si128((__m128i *)(d), _mm_unpacklo_epi64(r0, r1));
+    _mm_storeu_si128((__m128i *)(d + dl), _mm_unpackhi_epi64(r0, r1));
+}
+
+/* 8 x 8 of 2-byte elements. */
+static inline void tr_block2(char *d, int64_t dl, const char *s, int64_t si)
+{
+    __m128i r[8], a[8], b[8];
+    int j;
+    for (j = 0; j < 8; j++)
+        r[j] = _mm_loadu_si128((const __m128i *)(s + j * si));
+    for (j = 0; j < 4; j++) {
+        a[2 * j] = _mm_unpacklo_epi16(r[2 * j], r[2 * j + 1]);
+        a[2 * j + 1] = _mm_unpackhi_epi16(r[2 * j], r[2 * j + 1]);
+    }
+    b[0] = _mm_unpacklo_epi32(a[0], a[2]);
+    b[1] = _mm_unpackhi_epi32(a[0], a[2]);
+    b[2] = _mm_unpacklo_epi32(a[1], a[3]);
+    b[3] = _mm_unpackhi_epi32(a[1], a[3]);
+    b[4] = _mm_unpacklo_epi32(a[4], a[6]);
+    b[5] = _mm_unpackhi_epi32(a[4], a[6]);
+    b[6] = _mm_unpacklo_epi32(a[5], a[7]);
+    b[7] = _mm_unpackhi_epi32(a[5], a[7]);
+    for (j = 0; j < 4; j++) {
+        _mm_storeu_si128((__m128i *)(d + (2 * j) * dl), _mm_unpacklo_epi64(b[j], b[j + 4]));
+        _mm_storeu_si128((__m128i *)(d + (2 * j + 1) * dl), _mm_unpackhi_epi64(b[j], b[j + 4]));
+    }
+}
+
+/* Rows [0, cnt) x columns [0, n) with B x B blocks (B = 16 / es); the
+   ragged edges element by element. Row k, column i: dst d + k*dl + i*es,
+   src s + k*es + i*si. */
+#define DEFINE_TRANSPOSE(NAME, ES, BLOCK)                                       \
+    static void NAME(char *d, const char *s, int64_t cnt, int64_t n,           \
+                     int64_t dl, int64_t si)                                   \
+    {                                                                          \
+        const int64_t B = 16 / (ES);                                           \
+        const int64_t kb = cnt - cnt % B, ib = n - n % B;                      \
+        const int64_t tile = tile_cols(si, B);                                 \
+        int64_t t0, k, i;                                                      \
+        for (t0 = 0; t0 < ib; t0 += tile) {                                    \
+            const int64_t t1 = ib - t0 < tile ? ib : t0 + tile;                \
+            for (k = 0; k < kb; k += B)                                        \
+                for (i = t0; i < t1; i += B)                                   \
+                    BLOCK(d + k * dl + i * (ES), dl, s + k * (ES) + i * si, si); \
+        }                                                                      \
+        for (k = kb; k < cnt; k++) /* rows left over */                        \
+            for (i = 0; i < n; i++)                                            \
+                memcpy(d + k * dl + i * (ES), s + k * (ES) + i * si, (ES));    \
+        for (k = 0; k < kb; k++) /* columns left over */                       \
+            for (i = ib; i < n; i++)                                           \
+                memcpy(d + k * dl + i * (ES), s + k * (ES) + i * si, (ES));    \
+    }
+
+DEFINE_TRANSPOSE(transpose_e2, 2, tr_block2)
+DEFINE_TRANSPOSE(transpose_e4, 4, tr_block4)
+DEFINE_TRANSPOSE(transpose_e8, 8, tr_block8)
+#endif
+
+/* Whether rows x columns is a transpose the block kernels take. */
+#define IS_TRANSPOSE(SIZE)                                                      \
+    ((SIZE) == 2 || (SIZE) == 4 || (SIZE) == 8) && di == (int64_t)(SIZE) &&    \
+        sl == (int64_t)(SIZE) && si > 64 && cnt >= 16 / (int64_t)(SIZE) &&     \
+        n >= 16 / (int64_t)(SIZE)
+
 /* Strided elements of SIZE bytes (a constant, or w->dsize for the generic
    kernel); memcpy with a constant size compiles to one unaligned move. */
 #define DEFINE_SEG_STRIDED(NAME, SIZE)                                          \
@@ -189,6 +296,8 @@ static inline void seg_fill(const npu_walk *w, char *d, const char *s, int64_t c
         const size_t sz = (SIZE);                                               \
         int64_t k, i;                                                           \
         (void)ctx;                                                              \
+        if (TRANSPOSE_HOOK(sz, d, s, cnt, n, dl, si))                           \
+            return;                                                             \
         if (cnt > 1 && n >= NPU_TILE_COLS &&                                \
             ((si > 64 && sl < si) || (di > 64 && dl < di))) {                   \
             int64_t k0, i0;                                                     \
@@ -215,6 +324,26 @@ static inline void seg_fill(const npu_walk *w, char *d, const char *s, int64_t c
                 memcpy(dr + i * di, sr + i * si, sz);                           \
         }                                                                       \
     }
+
+/* Runs a block transpose if the shape is one; whether it did. */
+static inline int transpose_hook(size_t sz, char *d, const char *s, int64_t cnt, int64_t n,
+                                 int64_t di, int64_t dl, int64_t sl, int64_t si)
+{
+#if defined(NPU_HAVE_TRANSPOSE)
+    if (IS_TRANSPOSE(sz)) {
+        switch (sz) {
+        case 2: transpose_e2(d, s, cnt, n, dl, si); return 1;
+        case 4: transpose_e4(d, s, cnt, n, dl, si); return 1;
+        case 8: transpose_e8(d, s, cnt, n, dl, si); return 1;
+        default: break;
+        }
+    }
+#else
+    (void)sz; (void)d; (void)s; (void)cnt; (void)n; (void)di; (void)dl; (void)sl; (void)si;
+#endif
+    return 0;
+}
+#define TRANSPOSE_HOOK(SZ, D, S, CNT, N, DL, SI) transpose_hook((SZ), (D), (S), (CNT), (N), di, (DL), sl, (SI))
 
 DEFINE_SEG_STRIDED(seg_e1, 1)
 DEFINE_SEG_STRIDED(seg_e2, 2)

@@ -123,11 +123,35 @@ const BLOCK_BYTES: u64 = 64 << 10;
 /// work on the calling thread, larger work in blocks shared with the
 /// cores' helpers ([`Cores::run`]).
 fn par_ranges(cores: &Cores, units: i64, bytes: u64, f: impl Fn(i64, i64) + Sync) {
-    if bytes < PARALLEL_BYTES || units < 2 || cores.threads() < 2 {
+    par_ranges_min(cores, units, bytes, 1, f)
+}
+
+/// [`par_ranges`] with blocks of at least `min_units` units (a tiled
+/// kernel needs rows to tile).
+fn par_ranges_min(
+    cores: &Cores,
+    units: i64,
+    bytes: u64,
+    min_units: i64,
+    f: impl Fn(i64, i64) + Sync,
+) {
+    let most = units / min_units.max(1);
+    if bytes < PARALLEL_BYTES || most < 2 || cores.threads() < 2 {
         f(0, units);
         return;
     }
-    cores.run(units, (bytes / BLOCK_BYTES) as i64, f);
+    cores.run(units, ((bytes / BLOCK_BYTES) as i64).min(most), f);
+}
+
+/// Rows a block of a copy needs: many when an inner dim is strided (the
+/// kernel tiles rows and columns, as transposes need), one otherwise.
+fn min_rows(d: &CopyDesc) -> i64 {
+    let r = d.rank as usize;
+    if r >= 1 && d.dst_stride[r - 1] == 1 && d.src_stride[r - 1] == 1 {
+        1
+    } else {
+        64
+    }
 }
 
 fn numel(d: &CopyDesc) -> u64 {
@@ -163,7 +187,7 @@ pub unsafe fn copy(pool: &Cores, mut d: CopyDesc, dst: *mut u8, src: *const u8) 
     let bytes = numel(&d) * d.elem_size as u64;
     let rows = prepare(pool, &mut d, bytes);
     let (dp, sp) = (Ptr(dst as usize), Ptr(src as usize));
-    par_ranges(pool, rows, bytes, |lo, hi| {
+    par_ranges_min(pool, rows, bytes, min_rows(&d), |lo, hi| {
         // SAFETY: caller's contract; row ranges write disjoint bytes.
         unsafe { npu_copy_run(&d, dp.0 as *mut c_void, sp.0 as *const c_void, lo, hi) }
     });
@@ -186,7 +210,7 @@ pub unsafe fn cast(
     let rows = prepare(pool, &mut d, bytes);
     let ok = std::sync::atomic::AtomicBool::new(true);
     let (dp, sp) = (Ptr(dst as usize), Ptr(src as usize));
-    par_ranges(pool, rows, bytes, |lo, hi| {
+    par_ranges_min(pool, rows, bytes, min_rows(&d), |lo, hi| {
         // SAFETY: caller's contract; row ranges write disjoint bytes.
         let r = unsafe {
             npu_cast_run(
