@@ -274,6 +274,48 @@ static inline void tr_block2(char *d, int64_t dl, const char *s, int64_t si)
                 memcpy(d + k * dl + i * (ES), s + k * (ES) + i * si, (ES));    \
     }
 
+/* Every other element (a step-2 slice of a row): pairs of vectors
+   deinterleaved in registers; the tail element by element. */
+static void deint4(char *d, const char *s, int64_t n)
+{
+    int64_t i = 0;
+    /* The pair of loads reaches one element past the last one taken: only
+       while that element exists (it is inside the view). */
+    for (; i + 4 < n; i += 4) {
+        const __m128 a = _mm_loadu_ps((const float *)(s + 8 * i));
+        const __m128 b = _mm_loadu_ps((const float *)(s + 8 * i + 16));
+        _mm_storeu_ps((float *)(d + 4 * i), _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+    for (; i < n; i++)
+        memcpy(d + 4 * i, s + 8 * i, 4);
+}
+
+static void deint8(char *d, const char *s, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 2 < n; i += 2) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(s + 16 * i));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(s + 16 * i + 16));
+        _mm_storeu_si128((__m128i *)(d + 8 * i), _mm_unpacklo_epi64(a, b));
+    }
+    for (; i < n; i++)
+        memcpy(d + 8 * i, s + 16 * i, 8);
+}
+
+static void deint2(char *d, const char *s, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 < n; i += 8) {
+        /* The low half of each 32-bit lane, sign-extended, packs back
+           exactly (no saturation). */
+        const __m128i a = _mm_srai_epi32(_mm_slli_epi32(_mm_loadu_si128((const __m128i *)(s + 4 * i)), 16), 16);
+        const __m128i b = _mm_srai_epi32(_mm_slli_epi32(_mm_loadu_si128((const __m128i *)(s + 4 * i + 16)), 16), 16);
+        _mm_storeu_si128((__m128i *)(d + 2 * i), _mm_packs_epi32(a, b));
+    }
+    for (; i < n; i++)
+        memcpy(d + 2 * i, s + 4 * i, 2);
+}
+
 DEFINE_TRANSPOSE(transpose_e2, 2, tr_block2)
 DEFINE_TRANSPOSE(transpose_e4, 4, tr_block4)
 DEFINE_TRANSPOSE(transpose_e8, 8, tr_block8)
@@ -325,11 +367,25 @@ DEFINE_TRANSPOSE(transpose_e8, 8, tr_block8)
         }                                                                       \
     }
 
-/* Runs a block transpose if the shape is one; whether it did. */
+/* Runs a block transpose, or a step-2 deinterleave, if the shape is one;
+   whether it did. */
 static inline int transpose_hook(size_t sz, char *d, const char *s, int64_t cnt, int64_t n,
                                  int64_t di, int64_t dl, int64_t sl, int64_t si)
 {
 #if defined(NPU_HAVE_TRANSPOSE)
+    if ((sz == 2 || sz == 4 || sz == 8) && di == (int64_t)sz && si == 2 * (int64_t)sz) {
+        int64_t k;
+        for (k = 0; k < cnt; k++) {
+            char *dr = d + k * dl;
+            const char *sr = s + k * sl;
+            switch (sz) {
+            case 2: deint2(dr, sr, n); break;
+            case 4: deint4(dr, sr, n); break;
+            default: deint8(dr, sr, n); break;
+            }
+        }
+        return 1;
+    }
     if (IS_TRANSPOSE(sz)) {
         switch (sz) {
         case 2: transpose_e2(d, s, cnt, n, dl, si); return 1;

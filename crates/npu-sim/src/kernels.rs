@@ -143,14 +143,17 @@ fn par_ranges_min(
     cores.run(units, ((bytes / BLOCK_BYTES) as i64).min(most), f);
 }
 
-/// Rows a block of a copy needs: many when an inner dim is strided (the
-/// kernel tiles rows and columns, as transposes need), one otherwise.
+/// Rows a block of a copy needs: many when an inner dim leaps across
+/// cache lines (the kernel tiles rows and columns, as transposes need),
+/// one otherwise.
 fn min_rows(d: &CopyDesc) -> i64 {
     let r = d.rank as usize;
-    if r >= 1 && d.dst_stride[r - 1] == 1 && d.src_stride[r - 1] == 1 {
-        1
-    } else {
+    let es = d.elem_size.max(1) as i64;
+    let far = |stride: i64| stride.saturating_mul(es) > 64;
+    if r >= 1 && (far(d.dst_stride[r - 1]) || far(d.src_stride[r - 1])) {
         64
+    } else {
+        1
     }
 }
 
