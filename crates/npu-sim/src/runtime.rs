@@ -2,7 +2,7 @@
 
 use crate::memory::{AllocError, Allocation};
 use crate::state::{self, fail, Runtime};
-use crate::stream::{Event, Fault, Stream, TaskKind};
+use crate::stream::{Event, Fault, Stream};
 use cann_sys::*;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -908,15 +908,25 @@ fn freed_fault(api: &str, end: &(u64, Option<Arc<Allocation>>)) -> Option<Fault>
 }
 
 impl Copy {
-    /// Copies; faults instead if device memory was freed in between.
-    fn run(&self, api: &str) -> Result<(), Fault> {
+    /// Copies (split across `cores` when large and the ends do not
+    /// overlap); faults instead if device memory was freed in between.
+    fn run(&self, api: &str, cores: Option<&crate::cores::Cores>) -> Result<(), Fault> {
         if let Some(f) = freed_fault(api, &self.dst).or_else(|| freed_fault(api, &self.src)) {
             return Err(f);
         }
-        // SAFETY: both ranges were located (host: caller's promise; device:
-        // inside a live allocation, still live as just checked, and kept
-        // mapped by the Arc). `copy` tolerates overlap.
-        unsafe { std::ptr::copy(host_ptr(&self.src), host_ptr(&self.dst), self.count) };
+        let (src, dst) = (host_ptr(&self.src), host_ptr(&self.dst));
+        let apart = (dst as usize).abs_diff(src as usize) >= self.count;
+        match cores {
+            Some(c) if apart && self.count >= 1 << 20 => {
+                let d = crate::kernels::CopyDesc::new(&[self.count as i64], &[1], &[1], 1);
+                // SAFETY: as below, and the ends do not overlap.
+                unsafe { crate::kernels::copy(c, d, dst, src) }
+            }
+            // SAFETY: both ranges were located (host: caller's promise;
+            // device: inside a live allocation, still live as just checked,
+            // and kept mapped by the Arc). `copy` tolerates overlap.
+            _ => unsafe { std::ptr::copy(src, dst, self.count) },
+        }
         Ok(())
     }
 }
@@ -942,7 +952,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
             Err(c) => return c,
         };
         match plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpy") {
-            Ok(c) => match c.run("aclrtMemcpy") {
+            Ok(c) => match c.run("aclrtMemcpy", Some(&rt.pool)) {
                 Ok(()) => ACL_SUCCESS,
                 Err(f) => report(f),
             },
@@ -976,8 +986,9 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
                 let c = plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
                 // The raw host pointers are only addresses here; the caller keeps
                 // host buffers alive until the stream has run the copy, as with CANN.
-                let c = SendCopy(c);
-                s.enqueue(TaskKind::Work, move || c.0.run("aclrtMemcpyAsync"));
+                let (c, cores, bytes) = (SendCopy(c), rt.pool.clone(), 2 * count as u64);
+                let job = move || c.0.run("aclrtMemcpyAsync", Some(&cores));
+                s.submit(crate::stream::Job::Closure(Box::new(job)), bytes);
                 Ok(())
             })())
         },
@@ -1072,9 +1083,8 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemsetAsync")?;
                 let addr = dev_ptr as u64;
-                s.enqueue(TaskKind::Work, move || {
-                    run_memset(&a, addr, value, count, "aclrtMemsetAsync")
-                });
+                let job = move || run_memset(&a, addr, value, count, "aclrtMemsetAsync");
+                s.submit(crate::stream::Job::Closure(Box::new(job)), count as u64);
                 Ok(())
             })())
         },
