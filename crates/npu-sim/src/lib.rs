@@ -30,7 +30,7 @@
 //! the core count), `NPU_SIM_STRICT_ASYNC` (`1`: every task goes through
 //! its stream's worker thread; by default small work on an idle stream runs
 //! on the submitting thread, see [`set_strict_async`]),
-//! `NPU_SIM_INLINE_BYTES` (the size limit of such work, default 256K), read
+//! `NPU_SIM_INLINE_BYTES` (the size limit of such work, bytes touched, default 4M), read
 //! by `aclInit`/`aclnnInit`.
 #![deny(missing_docs)]
 // The C entry points keep CANN's names, exported under them only with the

@@ -74,7 +74,7 @@ enum Task {
 
 /// Work at most this size (bytes touched) may run inline on an idle
 /// stream (`NPU_SIM_INLINE_BYTES` overrides; 0 turns inline work off).
-pub const INLINE_BYTES: u64 = 256 << 10;
+pub const INLINE_BYTES: u64 = 4 << 20;
 
 static STRICT: AtomicBool = AtomicBool::new(false);
 static INLINE_LIMIT: AtomicU64 = AtomicU64::new(INLINE_BYTES);
