@@ -111,6 +111,54 @@ fn a_fault_is_never_lost_by_dropping_the_stream() {
 
 // ------------------------------------------------ 3. valid views
 
+/// Overlapping views whose rows are wide are gathered row by row (one
+/// IndexSelect, an index per row); the same bits as cpu-ref, for windows,
+/// rows repeated out of order, and rows with an offset and a gap.
+#[test]
+#[serial]
+fn wide_overlapping_rows_are_gathered_whole() {
+    let s = stream();
+    let n = 40 * 96;
+    let data: Vec<i32> = (0..n as i32)
+        .map(|v| v.wrapping_mul(2_654_435_761u32 as i32))
+        .collect();
+    let base = Tensor::from_slice(&s, &[n], &data).unwrap();
+    let r = cpu_ref::Tensor::from_slice(&[n], &data).unwrap();
+    for (shape, strides, offset) in [
+        (vec![4usize, 8, 96], vec![96usize, 96, 1], 0usize), // windows of 8 rows
+        (vec![3, 5, 64], vec![64, 128, 1], 64),              // rows overlapping, offset
+        (vec![6, 2, 96], vec![192, 96, 1], 96),              // interleaved pairs
+        (vec![5, 4, 2, 64], vec![128, 64, 64, 1], 0),        // a repeated row dim
+    ] {
+        let v = base.view(&shape, &strides, offset).unwrap();
+        let rv = r.view(&shape, &strides, offset).unwrap();
+        let c = s.contiguous(&v).unwrap();
+        assert_same(
+            &c,
+            &rv.to_contiguous(),
+            &format!("contiguous {shape:?}/{strides:?}+{offset}"),
+        );
+        // Into a strided destination too.
+        let wide = Tensor::zeros(
+            &s,
+            npu_ops::DType::I32,
+            &[shape.iter().product::<usize>() * 2],
+        )
+        .unwrap();
+        let mut every_other = vec![2usize; shape.len()];
+        for i in (0..shape.len() - 1).rev() {
+            every_other[i] = every_other[i + 1] * shape[i + 1];
+        }
+        let dst = wide.view(&shape, &every_other, 0).unwrap();
+        s.copy(&dst, &v).unwrap();
+        assert_same(
+            &s.contiguous(&dst).unwrap(),
+            &rv.to_contiguous(),
+            &format!("into a strided destination {shape:?}/{strides:?}+{offset}"),
+        );
+    }
+}
+
 #[test]
 #[serial]
 fn self_overlapping_and_interleaved_inputs_are_valid_everywhere() {

@@ -164,6 +164,47 @@ pub(crate) fn acl_of<'a>(api: &'a cann_sys::Api, t: &Tensor) -> Result<AclTensor
     )
 }
 
+/// Rows of at least this many bytes are gathered whole (one launch, an
+/// index per row) rather than copied piece by piece.
+const ROW_GATHER_BYTES: usize = 256;
+
+/// The longest row the view splits into: its trailing dims form a
+/// row-major contiguous block of `l` elements, and every other dim (and
+/// the offset) steps by a multiple of `l`, so each row starts at a row of
+/// the storage viewed as rows of `l`. `None` for rows of one element.
+fn row_len(t: &Tensor) -> Option<usize> {
+    let (sh, st) = (t.shape(), t.strides());
+    let mut best = None;
+    let mut l = 1usize;
+    for k in (0..sh.len()).rev() {
+        if st[k] != l && sh[k] != 1 {
+            break;
+        }
+        l = l.checked_mul(sh[k])?;
+        let fits = l > 1
+            && t.offset().is_multiple_of(l)
+            && (0..k).all(|d| sh[d] == 1 || st[d].is_multiple_of(l));
+        if fits {
+            best = Some(l);
+        }
+    }
+    best
+}
+
+/// How many trailing dims make a row of `l` elements (see [`row_len`]).
+fn row_dims(t: &Tensor, l: usize) -> usize {
+    let mut n = 1usize;
+    let mut k = 0;
+    for &e in t.shape().iter().rev() {
+        if n == l {
+            break;
+        }
+        n *= e;
+        k += 1;
+    }
+    k
+}
+
 /// Pieces above this count are gathered instead (when IndexSelect exists):
 /// each piece is a launch.
 const MAX_PIECES: usize = 64;
@@ -244,6 +285,16 @@ impl Stream {
             .runtime()
             .family()
             .is_none_or(|f| OpKind::IndexSelect.available(f));
+        let rows_ok = self.runtime().family().is_none_or(|f| {
+            OpKind::IndexSelect.available(f) && OpKind::IndexSelect.supports(f, src.dtype())
+        });
+        if rows_ok && count > 1 {
+            if let Some(l) = row_len(src) {
+                if l * src.dtype().size() >= ROW_GATHER_BYTES {
+                    return self.gather_rows(op, dst, src, l);
+                }
+            }
+        }
         let big_pieces = count.checked_mul(4096).is_some_and(|n| n <= src.numel());
         if !gather_ok || count <= MAX_PIECES || big_pieces {
             return self.copy_pieces(op, dst, src, mask);
@@ -251,6 +302,48 @@ impl Stream {
         // Gather: out = flat(storage)[storage offset of each element].
         let offsets = crate::layout::offsets(src.shape(), src.strides(), src.offset());
         self.gather_storage(op, dst, src, src.numel(), offsets)
+    }
+
+    /// `dst` (row-major) = `src` whose trailing dims form contiguous rows
+    /// of `l` elements starting at multiples of `l` (see [`row_len`]): one
+    /// IndexSelect of those rows from the storage viewed as rows of `l`,
+    /// with an index per row (not per element).
+    fn gather_rows(&self, op: &'static str, dst: &Tensor, src: &Tensor, l: usize) -> Result<()> {
+        let n = src.numel() / l;
+        let index = Tensor::empty_for(self, op, "size", crate::DType::I64, &[n])?;
+        let k = src.rank() - row_dims(src, l);
+        let mut idx: Vec<i64> = Vec::new();
+        idx.try_reserve_exact(n)
+            .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
+        idx.extend(
+            crate::layout::offsets(&src.shape()[..k], &src.strides()[..k], src.offset())
+                .take(n)
+                .map(|o| (o / l) as i64),
+        );
+        let lo = idx.iter().copied().min().unwrap_or(0);
+        let hi = idx.iter().copied().max().unwrap_or(0);
+        idx.iter_mut().for_each(|v| *v -= lo);
+        crate::ffi::upload(self.api(), index.storage.ptr, crate::dtype::as_bytes(&idx))?;
+        drop(idx);
+        let rows = (hi - lo) as usize + 1;
+        let base = src.view_as(op, &[rows, l], &[l, 1], lo as usize * l)?;
+        let dense = dst.is_contiguous();
+        let target = if dense {
+            dst.view_as(op, &[n, l], &[l, 1], dst.offset())?
+        } else {
+            Tensor::empty_for(self, op, "size", src.dtype(), &[n, l])?
+        };
+        let (ax, ai, ao) = (acl(self, &base)?, acl(self, &index)?, acl(self, &target)?);
+        self.launch(
+            crate::ffi::First::IndexSelect(&ax, 0, &ai, &ao),
+            &[&base, &index],
+            &target,
+        )?;
+        if !dense {
+            let t = target.with_layout(Layout::contiguous(op, dst.shape(), 0, src.dtype().size())?);
+            self.inplace_copy(dst, &t)?;
+        }
+        Ok(())
     }
 
     /// `dst` (row-major) = the elements of `base`'s storage at the `n`
