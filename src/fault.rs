@@ -79,8 +79,6 @@ pub(crate) enum Status {
 }
 
 struct Log {
-    /// The sequence number of the next launch.
-    next: u64,
     /// Launches below this are resolved (good unless poisoned).
     verified: u64,
     /// `[lo, hi)` ranges of poisoned launches, in order.
@@ -91,6 +89,9 @@ struct Log {
 
 /// The launch history of one stream; outlives it (records refer to it).
 pub(crate) struct Timeline {
+    /// The sequence number of the next launch (advanced under the stream's
+    /// launch lock).
+    next: std::sync::atomic::AtomicU64,
     log: Mutex<Log>,
     /// Serialises synchronisations, so each fault is attributed once.
     sync: Mutex<()>,
@@ -105,8 +106,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Timeline {
     pub(crate) fn new() -> Arc<Timeline> {
         Arc::new(Timeline {
+            next: std::sync::atomic::AtomicU64::new(0),
             log: Mutex::new(Log {
-                next: 0,
                 verified: 0,
                 poisoned: Vec::new(),
                 unreported: None,
@@ -136,15 +137,13 @@ impl Timeline {
     /// Takes the next sequence number. The caller holds the stream's launch
     /// lock and has just enqueued the launch.
     pub(crate) fn advance(&self) -> u64 {
-        let mut l = lock(&self.log);
-        l.next += 1;
-        l.next - 1
+        self.next.fetch_add(1, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// The sequence number the next launch will get (read under the
     /// stream's launch lock).
     pub(crate) fn next(&self) -> u64 {
-        lock(&self.log).next
+        self.next.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// What is known of launch `seq`.

@@ -131,17 +131,25 @@ pub fn view_range(
     if shape.contains(&0) {
         return None;
     }
-    let es = es as u128;
-    let mut last: u128 = offset as u128;
+    // 64-bit checked arithmetic (validated views never overflow; anything
+    // else saturates, and the memory checker rejects it).
+    let es = es as u64;
+    let mut span: u64 = 0;
     for (&n, &s) in shape.iter().zip(strides) {
-        last += (n as u128 - 1) * s as u128;
+        span = ((n as u64).wrapping_sub(1))
+            .checked_mul(s as u64)
+            .and_then(|v| v.checked_add(span))
+            .unwrap_or(u64::MAX);
     }
-    let start = data as u128 + offset as u128 * es;
-    let len = (last - offset as u128 + 1) * es;
-    Some((
-        u64::try_from(start).unwrap_or(u64::MAX),
-        u64::try_from(len).unwrap_or(u64::MAX),
-    ))
+    let start = (offset as u64)
+        .checked_mul(es)
+        .and_then(|v| v.checked_add(data))
+        .unwrap_or(u64::MAX);
+    let len = span
+        .checked_add(1)
+        .and_then(|v| v.checked_mul(es))
+        .unwrap_or(u64::MAX);
+    Some((start, len))
 }
 
 /// Whether the view is row-major contiguous (extent-1 dims ignored).
@@ -257,9 +265,9 @@ pub enum Step {
 /// on the stream.
 pub struct Launch {
     op: &'static str,
-    regions: SmallVec<[Region; 6]>,
+    regions: SmallVec<[Region; 4]>,
     /// Kernel calls, in order.
-    pub steps: SmallVec<[Step; 3]>,
+    pub steps: SmallVec<[Step; 2]>,
     /// Bytes the launch touches (its regions, summed).
     bytes: u64,
 }
@@ -318,7 +326,7 @@ impl Launch {
     /// The memory checker: every region must lie inside the allocation that
     /// held it at enqueue time, which must still be live. Returns the host
     /// address of each region's start.
-    fn check(&self) -> Result<SmallVec<[*mut u8; 6]>, Fault> {
+    fn check(&self) -> Result<SmallVec<[*mut u8; 4]>, Fault> {
         let mut hosts = SmallVec::new();
         for r in &self.regions {
             let access = if r.write { "writes" } else { "reads" };

@@ -220,23 +220,46 @@ pub struct Scalar {
     pub bytes: [u8; 16],
 }
 
+/// Hashes a handle (or address) key: a multiply of the value. Keys are
+/// values this simulator handed out, not attacker-chosen strings, so a
+/// keyed hash buys nothing here and costs on every call.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.0 = (v as u64 ^ (v as u64 >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A map keyed by handle values.
+pub type HandleMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// Every live handle, by kind, from its (never reused) handle value.
 #[derive(Default)]
 pub struct Handles {
     /// `aclTensor`s.
-    pub tensors: HashMap<usize, Tensor>,
+    pub tensors: HandleMap<Tensor>,
     /// `aclIntArray`s.
-    pub int_arrays: HashMap<usize, Arc<Vec<i64>>>,
+    pub int_arrays: HandleMap<Arc<Vec<i64>>>,
     /// `aclScalar`s.
-    pub scalars: HashMap<usize, Arc<Scalar>>,
+    pub scalars: HandleMap<Arc<Scalar>>,
     /// `aclOpExecutor`s.
-    pub executors: HashMap<usize, Arc<Mutex<crate::executor::Executor>>>,
+    pub executors: HandleMap<Arc<Mutex<crate::executor::Executor>>>,
     /// Streams (not counting default streams).
-    pub streams: HashMap<usize, Arc<Stream>>,
+    pub streams: HandleMap<Arc<Stream>>,
     /// Events.
-    pub events: HashMap<usize, Arc<Event>>,
+    pub events: HandleMap<Arc<Event>>,
     /// `aclrtMallocHost` blocks: address -> size.
-    pub host: HashMap<usize, usize>,
+    pub host: HandleMap<usize>,
 }
 
 static HANDLES: Mutex<Option<Handles>> = Mutex::new(None);
