@@ -158,10 +158,8 @@ mod generate {
                 }
             } else if let Some(rest) = line.strip_prefix("} ") {
                 d.types.push(rest.trim_end_matches(';').to_string());
-            } else if (line.starts_with("acl") || line.starts_with("const char *acl"))
-                && line.contains('(')
-            {
-                if let Some(name) = ident_before_paren(line) {
+            } else if !line.starts_with("/*") && !line.starts_with('*') && line.contains('(') {
+                if let Some(name) = ident_before_paren(line).filter(|n| n.starts_with("acl")) {
                     d.functions.push(name);
                 }
             }

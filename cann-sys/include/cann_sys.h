@@ -9,6 +9,11 @@
  * (see ../build.rs and ../../ci/check-bindings.sh); it compiles as C11 and
  * as C++.
  *
+ * Each part is marked with the CANN header that declares it
+ * (`@cann <path>`; `@cann -`: in no public CANN header): `cann_sys::headers`
+ * generates CANN's header layout from these marks (what `npu-ops sim
+ * install` writes), so the two cannot drift.
+ *
  * Library placement (for the run-time loader):
  *   acl*, aclrt*             libascendcl.so
  *   aclnnInit, aclCreate*,
@@ -31,14 +36,16 @@ extern "C" {
 /* Handles and scalar types                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* @cann acl/acl_base.h */
 typedef void *aclrtStream;
 typedef void *aclrtEvent;
 typedef void *aclrtContext;
 typedef int aclError;
 typedef uint16_t aclFloat16;
-typedef int32_t aclnnStatus;
-
 typedef struct aclDataBuffer aclDataBuffer;
+
+/* @cann aclnn/acl_meta.h */
+typedef int32_t aclnnStatus;
 typedef struct aclTensor aclTensor;
 typedef struct aclScalar aclScalar;
 typedef struct aclIntArray aclIntArray;
@@ -52,6 +59,7 @@ typedef struct aclOpExecutor aclOpExecutor;
 /* Enumerations                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* @cann acl/acl_base.h */
 typedef enum {
     ACL_DT_UNDEFINED = -1,
     ACL_FLOAT = 0,
@@ -106,6 +114,7 @@ typedef enum {
     ACL_FORMAT_FRACTAL_NZ_C0_8 = 54
 } aclFormat;
 
+/* @cann acl/acl_rt.h */
 typedef enum {
     ACL_MEM_MALLOC_HUGE_FIRST = 0,
     ACL_MEM_MALLOC_HUGE_ONLY = 1,
@@ -167,6 +176,7 @@ typedef enum {
 /* Status codes: aclError base codes (acl_base_rt.h: static const int)      */
 /* ------------------------------------------------------------------------ */
 
+/* @cann acl/acl_base.h */
 static const int ACL_ERROR_NONE = 0;
 static const int ACL_SUCCESS = 0;
 static const int ACL_ERROR_INVALID_PARAM = 100000;
@@ -239,6 +249,7 @@ static const int ACL_ERROR_RT_FAILURE = 500003;
 static const int ACL_ERROR_DRV_FAILURE = 500004;
 static const int ACL_ERROR_PROFILING_FAILURE = 500005;
 
+/* @cann acl/error_codes/rt_error_codes.h */
 /* ------------------------------------------------------------------------ */
 /* Status codes: runtime (rt_error_codes.h: #define)                         */
 /* ------------------------------------------------------------------------ */
@@ -389,6 +400,7 @@ static const int ACL_ERROR_PROFILING_FAILURE = 500005;
 #define ACL_ERROR_RT_CCU_TIMEOUT                     507915
 #define ACL_ERROR_RT_CCU_EXCEPTION                   507916
 
+/* @cann - */
 /* ------------------------------------------------------------------------ */
 /* Status codes: aclnn (op_errno.h: #define)                                 */
 /* ------------------------------------------------------------------------ */
@@ -422,6 +434,7 @@ static const int ACL_ERROR_PROFILING_FAILURE = 500005;
 #define ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID     561118
 #define ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID     561119
 
+/* @cann acl/acl_rt.h */
 /* ------------------------------------------------------------------------ */
 /* AscendCL runtime (libascendcl.so)                                        */
 /* ------------------------------------------------------------------------ */
@@ -464,6 +477,12 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
                           aclrtStream stream);
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 
+/* @cann acl/acl_base.h */
+size_t aclDataTypeSize(aclDataType dataType);
+aclFloat16 aclFloatToFloat16(float value);
+float aclFloat16ToFloat(aclFloat16 value);
+
+/* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */
 /* aclnn meta API (libnnopbase.so)                                          */
 /* ------------------------------------------------------------------------ */
@@ -471,6 +490,7 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 aclnnStatus aclnnInit(const char *configPath);
 aclnnStatus aclnnFinalize(void);
 
+/* @cann aclnn/acl_meta.h */
 aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                            const int64_t *stride, int64_t offset, aclFormat format,
                            const int64_t *storageDims, uint64_t storageDimsNum,
@@ -489,27 +509,32 @@ aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, size_t index, aclTens
 aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, size_t index, aclTensor *tensor,
                                    void *addr);
 
+/* @cann - */
 /* ------------------------------------------------------------------------ */
 /* aclnn operators (libopapi_math.so / libopapi_nn.so / legacy libraries)    */
 /* ------------------------------------------------------------------------ */
 
+/* @cann aclnnop/aclnn_slice.h */
 aclnnStatus aclnnSliceGetWorkspaceSize(const aclTensor *self, int64_t dim, int64_t start,
                                        int64_t end, int64_t step, aclTensor *out,
                                        uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnSlice(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                        aclrtStream stream);
 
+/* @cann aclnnop/aclnn_index_select.h */
 aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor *self, int64_t dim,
                                              const aclTensor *index, aclTensor *out,
                                              uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnIndexSelect(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                              aclrtStream stream);
 
+/* @cann aclnnop/aclnn_copy.h */
 aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *selfRef, const aclTensor *src,
                                              uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnInplaceCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                              aclrtStream stream);
 
+/* @cann aclnnop/aclnn_constant_pad_nd.h */
 aclnnStatus aclnnConstantPadNdGetWorkspaceSize(const aclTensor *self, const aclIntArray *pad,
                                                const aclScalar *value, aclTensor *out,
                                                uint64_t *workspaceSize,
@@ -517,6 +542,7 @@ aclnnStatus aclnnConstantPadNdGetWorkspaceSize(const aclTensor *self, const aclI
 aclnnStatus aclnnConstantPadNd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                aclrtStream stream);
 
+/* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

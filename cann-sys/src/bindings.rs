@@ -178,12 +178,12 @@ pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
 pub type aclError = ::core::ffi::c_int;
 pub type aclFloat16 = u16;
-pub type aclnnStatus = i32;
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclDataBuffer {
     _unused: [u8; 0],
 }
+pub type aclnnStatus = i32;
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclTensor {
@@ -551,6 +551,15 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclDataTypeSize(dataType: aclDataType) -> usize;
+}
+unsafe extern "C" {
+    pub fn aclFloatToFloat16(value: f32) -> aclFloat16;
+}
+unsafe extern "C" {
+    pub fn aclFloat16ToFloat(value: aclFloat16) -> f32;
 }
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;

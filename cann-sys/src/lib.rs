@@ -40,6 +40,7 @@ pub mod bindings {
 }
 
 mod api;
+pub mod headers;
 mod layout;
 mod load;
 

@@ -46,6 +46,10 @@ pub enum KDtype {
 }
 
 unsafe extern "C" {
+    /// IEEE half to single precision (exact).
+    pub(crate) safe fn npu_f16_to_f32(h: u16) -> f32;
+    /// Single to half precision, rounded to nearest even.
+    pub(crate) safe fn npu_f32_to_f16(f: f32) -> u16;
     fn npu_copy_normalize(d: *mut CopyDesc);
     fn npu_copy_rows(d: *const CopyDesc) -> i64;
     fn npu_copy_run(

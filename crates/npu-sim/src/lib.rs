@@ -56,6 +56,17 @@ pub use stream::{set_strict_async, strict_async, INLINE_BYTES};
 
 use cann_sys::{Api, Origin};
 
+// The ACL helpers are not in `Api` (npu-ops does not call them): check
+// their signatures against the bindings here (no link-time reference).
+const _: () = {
+    let _: unsafe extern "C" fn(cann_sys::aclDataType) -> usize = cann_sys::aclDataTypeSize;
+    let _: unsafe extern "C" fn(cann_sys::aclDataType) -> usize = aclDataTypeSize;
+    let _: unsafe extern "C" fn(f32) -> cann_sys::aclFloat16 = cann_sys::aclFloatToFloat16;
+    let _: unsafe extern "C" fn(f32) -> cann_sys::aclFloat16 = aclFloatToFloat16;
+    let _: unsafe extern "C" fn(cann_sys::aclFloat16) -> f32 = cann_sys::aclFloat16ToFloat;
+    let _: unsafe extern "C" fn(cann_sys::aclFloat16) -> f32 = aclFloat16ToFloat;
+};
+
 /// Live counts of everything the simulator hands out.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -226,6 +237,11 @@ pub unsafe extern "C" fn npuSimReleaseHold(hold: *mut std::ffi::c_void) -> i32 {
         },
     )
 }
+
+/// `npu_sim.h`: the C declarations of the simulator-only entry points
+/// (`npuSimGetStats`, `npuSimHoldStream`, `npuSimReleaseHold`), for a
+/// simulated CANN root's `include/`.
+pub const HEADER: &str = include_str!("../include/npu_sim.h");
 
 /// A [`cann_sys::Api`] whose functions are this simulator's, linked in.
 ///
