@@ -36,6 +36,8 @@ mod alloc;
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod conformance;
+#[cfg(feature = "cli")]
+pub mod sim_root;
 mod dtype;
 mod error;
 mod fault;

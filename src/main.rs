@@ -146,6 +146,43 @@ enum Command {
         #[arg(long, value_name = "PATTERN")]
         filter: Option<String>,
     },
+    /// The simulator as a CANN installation.
+    Sim {
+        #[command(subcommand)]
+        command: SimCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum SimCommand {
+    /// Lays out DIR as a CANN installation backed by the simulator
+    /// (include/ with CANN's headers, lib64/ with CANN's libraries,
+    /// set_env.sh), so aclnn programs build with CANN's documented lines
+    /// and run on the simulator.
+    Install {
+        /// The root to create (or replace the files of).
+        dir: PathBuf,
+        /// The simulator's shared library (default: $NPU_SIM_LIB, else
+        /// libnpu_sim_c.so next to this program).
+        #[arg(long, value_name = "FILE")]
+        lib: Option<PathBuf>,
+        /// The C compiler that builds the libraries (default: $CC, else cc).
+        #[arg(long, value_name = "CC")]
+        cc: Option<String>,
+    },
+}
+
+fn sim_install_cmd(dir: PathBuf, lib: Option<PathBuf>, cc: Option<String>) -> Result<(), String> {
+    let done = npu_ops::sim_root::install(&dir, &npu_ops::sim_root::Options { core: lib, cc })?;
+    let root = done.root.display();
+    println!("simulated CANN root: {root}");
+    println!("  include/: {}", done.headers.join(", "));
+    for (lib, n) in &done.libraries {
+        println!("  lib64/{lib}: {n} symbols");
+    }
+    println!("  lib64/{}: the simulator", npu_ops::sim_root::CORE_LIBRARY);
+    println!("source {root}/set_env.sh (or export ASCEND_HOME_PATH={root})");
+    Ok(())
 }
 
 fn default_cases() -> PathBuf {
@@ -328,6 +365,9 @@ fn main() -> ExitCode {
             })
         }
         Command::Info { backend } => info_cmd(backend.backend()).map(|_| ExitCode::SUCCESS),
+        Command::Sim {
+            command: SimCommand::Install { dir, lib, cc },
+        } => sim_install_cmd(dir, lib, cc).map(|_| ExitCode::SUCCESS),
         Command::Bench {
             json,
             backend,
