@@ -639,6 +639,7 @@ fn allocator_statistics_add_up() {
 
 /// Event::elapsed, wait_async (a hand-rolled executor) and a prepared
 /// index_select over views of different storages give the right results.
+#[cfg(feature = "async")]
 #[test]
 fn events_async_and_prepared_views_hold() {
     use std::future::Future;
