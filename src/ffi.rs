@@ -176,6 +176,12 @@ pub(crate) fn synchronize_stream(api: &Api, s: usize) -> i32 {
     unsafe { (api.aclrtSynchronizeStream)(s as aclrtStream) }
 }
 
+/// `aclrtSynchronizeStreamWithTimeout` (`ms` -1: no limit).
+pub(crate) fn synchronize_stream_within(api: &Api, s: usize, ms: i32) -> i32 {
+    // SAFETY: a live stream handle.
+    unsafe { (api.aclrtSynchronizeStreamWithTimeout)(s as aclrtStream, ms) }
+}
+
 pub(crate) fn create_event(api: &Api) -> Result<usize> {
     let mut e: aclrtEvent = null_mut();
     // SAFETY: valid out-pointer.

@@ -246,6 +246,23 @@ impl Stream {
     /// Synchronises with the runtime and records the outcome on the
     /// timeline: the one place a fault is taken from the runtime.
     pub(crate) fn settle(&self) -> Result<()> {
+        self.settle_within(None)
+    }
+
+    /// Like [`Stream::synchronize`], but gives up after `limit` with
+    /// [`Error::Runtime`] (`aclrtSynchronizeStreamWithTimeout`,
+    /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`): the work stays queued, and
+    /// nothing is known of it yet. A hung kernel then fails the caller's
+    /// wait instead of blocking it forever.
+    pub fn synchronize_timeout(&self, limit: std::time::Duration) -> Result<()> {
+        self.settle_within(Some(limit))?;
+        match self.0.timeline.take_unreported() {
+            Some(f) => Err(f.error()),
+            None => Ok(()),
+        }
+    }
+
+    fn settle_within(&self, limit: Option<std::time::Duration>) -> Result<()> {
         self.bind()?;
         let tl = &self.0.timeline;
         let one_at_a_time = tl.sync_lock();
@@ -253,7 +270,21 @@ impl Stream {
             let _launches = self.state();
             tl.next()
         };
-        let code = ffi::synchronize_stream(self.api(), self.0.raw);
+        let code = match limit {
+            None => ffi::synchronize_stream(self.api(), self.0.raw),
+            Some(l) => {
+                let ms = i32::try_from(l.as_millis().max(1)).unwrap_or(i32::MAX);
+                let code = ffi::synchronize_stream_within(self.api(), self.0.raw, ms);
+                if code == cann_sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT {
+                    return Err(Error::Runtime {
+                        api: "aclrtSynchronizeStreamWithTimeout",
+                        code,
+                        message: ffi::last_error(self.api()),
+                    });
+                }
+                code
+            }
+        };
         let fault = (code != 0).then(|| Fault {
             api: "aclrtSynchronizeStream",
             code,

@@ -516,3 +516,25 @@ fn a_runtime_never_sees_another_runtimes_bytes() {
         "another runtime's bytes"
     );
 }
+
+#[test]
+#[serial]
+fn a_synchronisation_with_a_time_limit_gives_up_and_keeps_the_work() {
+    if !sim_only("a_synchronisation_with_a_time_limit_gives_up_and_keeps_the_work") {
+        return;
+    }
+    let s = stream();
+    let x = Tensor::from_slice(&s, &[4], &[1i32, 2, 3, 4]).unwrap();
+    let hold = npu_sim::hold_stream(s.as_raw()).unwrap();
+    let y = s.slice(&x, 0, 1, 3, 1).unwrap();
+    match s.synchronize_timeout(Duration::from_millis(50)) {
+        Err(Error::Runtime { api, code, .. }) => {
+            assert_eq!(api, "aclrtSynchronizeStreamWithTimeout");
+            assert_eq!(code, cann_sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    hold.release();
+    s.synchronize_timeout(Duration::from_secs(60)).unwrap();
+    assert_eq!(y.to_vec::<i32>().unwrap(), [2, 3]);
+}

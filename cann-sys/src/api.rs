@@ -167,6 +167,7 @@ api_table! {
         fn aclrtCreateStream(*mut aclrtStream) -> aclError;
         fn aclrtDestroyStream(aclrtStream) -> aclError;
         fn aclrtSynchronizeStream(aclrtStream) -> aclError;
+        fn aclrtSynchronizeStreamWithTimeout(aclrtStream, i32) -> aclError;
         fn aclrtStreamQuery(aclrtStream, *mut aclrtStreamStatus) -> aclError;
         fn aclrtStreamWaitEvent(aclrtStream, aclrtEvent) -> aclError;
         fn aclrtCreateEvent(*mut aclrtEvent) -> aclError;

@@ -467,6 +467,9 @@ unsafe extern "C" {
     pub fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError;
 }
 unsafe extern "C" {
+    pub fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError;
+}
+unsafe extern "C" {
     pub fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError;
 }
 unsafe extern "C" {

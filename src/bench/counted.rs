@@ -97,6 +97,7 @@ counted! {
         fn aclrtCreateStream(a: *mut aclrtStream) -> aclError;
         fn aclrtDestroyStream(a: aclrtStream) -> aclError;
         fn aclrtSynchronizeStream(a: aclrtStream) -> aclError;
+        fn aclrtSynchronizeStreamWithTimeout(a: aclrtStream, b: i32) -> aclError;
         fn aclrtStreamQuery(a: aclrtStream, b: *mut aclrtStreamStatus) -> aclError;
         fn aclrtStreamWaitEvent(a: aclrtStream, b: aclrtEvent) -> aclError;
         fn aclrtCreateEvent(a: *mut aclrtEvent) -> aclError;

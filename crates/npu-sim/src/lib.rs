@@ -265,6 +265,7 @@ pub fn api() -> Api {
         aclrtCreateStream,
         aclrtDestroyStream,
         aclrtSynchronizeStream,
+        aclrtSynchronizeStreamWithTimeout,
         aclrtStreamQuery,
         aclrtStreamWaitEvent,
         aclrtCreateEvent,

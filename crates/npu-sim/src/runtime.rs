@@ -449,6 +449,37 @@ pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
     )
 }
 
+/// `aclrtSynchronizeStreamWithTimeout`: as `aclrtSynchronizeStream`, but
+/// gives up after `timeout` milliseconds (-1: never) with
+/// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`, the work still queued.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
+    crate::abi::guard(
+        "aclrtSynchronizeStreamWithTimeout",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let limit = match timeout {
+                -1 => None,
+                t if t > 0 => Some(std::time::Duration::from_millis(t as u64)),
+                t => {
+                    return fail(
+                        ACL_ERROR_INVALID_PARAM,
+                        format!("npu-sim: aclrtSynchronizeStreamWithTimeout: timeout {t} must be -1 or > 0 (ms)"),
+                    )
+                }
+            };
+            let r = rt().and_then(|rt| stream_of(&rt, state::current_device(), stream));
+            match r {
+                Ok(s) => match s.synchronize_within(limit) {
+                    Ok(()) => ACL_SUCCESS,
+                    Err(f) => report(f),
+                },
+                Err(c) => c,
+            }
+        },
+    )
+}
+
 /// `aclrtStreamQuery`.
 ///
 /// # Safety

@@ -253,13 +253,43 @@ impl Stream {
     /// Waits for every task submitted so far; returns (and clears) the first
     /// fault since the last synchronisation.
     pub fn synchronize(&self) -> Result<(), Fault> {
+        self.synchronize_within(None)
+    }
+
+    /// [`Stream::synchronize`], giving up after `limit` (then
+    /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`; the work stays queued and the
+    /// stream's fault, if any, is kept).
+    pub fn synchronize_within(&self, limit: Option<Duration>) -> Result<(), Fault> {
         let target = self.shared.enqueued.load(Ordering::Acquire);
         let reached = || self.shared.done.load(Ordering::Acquire) >= target;
         if !spin_until(reached) {
+            let deadline = limit.map(|l| Instant::now() + l);
             let mut q = lock(&self.shared.q);
             q.waiters += 1;
             while !reached() {
-                q = self.shared.idle.wait(q).unwrap_or_else(|e| e.into_inner());
+                match deadline {
+                    None => q = self.shared.idle.wait(q).unwrap_or_else(|e| e.into_inner()),
+                    Some(d) => {
+                        let now = Instant::now();
+                        if now >= d {
+                            q.waiters -= 1;
+                            return Err(Fault {
+                                code: cann_sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                                message: format!(
+                                    "npu-sim: aclrtSynchronizeStreamWithTimeout: the stream's work \
+                                     did not finish within {} ms",
+                                    limit.unwrap_or_default().as_millis()
+                                ),
+                            });
+                        }
+                        q = self
+                            .shared
+                            .idle
+                            .wait_timeout(q, d - now)
+                            .unwrap_or_else(|e| e.into_inner())
+                            .0;
+                    }
+                }
             }
             q.waiters -= 1;
         }
