@@ -34,6 +34,23 @@ fn with_env(home: Option<&Path>, f: impl FnOnce()) {
     }
 }
 
+/// A fake CANN under `root`: `lib64/libascendcl.so` and `libnnopbase.so`
+/// built from the C source `c`; `false` if no C compiler could.
+fn fake_cann(root: &Path, c: &str) -> bool {
+    let lib64 = root.join("lib64");
+    std::fs::create_dir_all(&lib64).unwrap();
+    let src = root.join("fake.c");
+    std::fs::write(&src, c).unwrap();
+    ["libascendcl.so", "libnnopbase.so"].iter().all(|name| {
+        std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(lib64.join(name))
+            .arg(&src)
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
 fn real_cann_installed() -> bool {
     [
         "/usr/local/Ascend/cann",
@@ -83,22 +100,10 @@ fn a_library_the_loader_refuses_is_an_error_naming_it() {
 #[serial]
 fn a_library_missing_a_symbol_is_an_error_naming_it() {
     let root = tempfile::tempdir().unwrap();
-    let lib64 = root.path().join("lib64");
-    std::fs::create_dir_all(&lib64).unwrap();
-    let src = root.path().join("empty.c");
-    std::fs::write(&src, "int npu_ops_test_nothing(void) { return 0; }\n").unwrap();
-    for name in ["libascendcl.so", "libnnopbase.so"] {
-        let ok = std::process::Command::new("cc")
-            .args(["-shared", "-fPIC", "-o"])
-            .arg(lib64.join(name))
-            .arg(&src)
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if !ok {
-            eprintln!("a_library_missing_a_symbol_is_an_error_naming_it: skipped: no C compiler");
-            return;
-        }
+    let c = "int npu_ops_test_nothing(void) { return 0; }\n";
+    if !fake_cann(root.path(), c) {
+        eprintln!("a_library_missing_a_symbol_is_an_error_naming_it: skipped: no C compiler");
+        return;
     }
     with_env(Some(root.path()), || match Runtime::new(Backend::Auto) {
         Err(Error::Load(e)) => {
@@ -115,8 +120,6 @@ fn a_cann_whose_acl_init_fails_is_an_error_naming_it() {
     // Every symbol the loader needs, each a stub; aclInit fails as a CANN
     // without a driver does (ACL_ERROR_RT_... codes are 107xxx / 507xxx).
     let root = tempfile::tempdir().unwrap();
-    let lib64 = root.path().join("lib64");
-    std::fs::create_dir_all(&lib64).unwrap();
     let mut c = String::new();
     for sym in cann_sys::RUNTIME_SYMBOLS
         .iter()
@@ -125,20 +128,9 @@ fn a_cann_whose_acl_init_fails_is_an_error_naming_it() {
         let ret = if *sym == "aclInit" { 507899 } else { 0 };
         c.push_str(&format!("int {sym}(void) {{ return {ret}; }}\n"));
     }
-    let src = root.path().join("stubs.c");
-    std::fs::write(&src, c).unwrap();
-    for name in ["libascendcl.so", "libnnopbase.so"] {
-        let ok = std::process::Command::new("cc")
-            .args(["-shared", "-fPIC", "-o"])
-            .arg(lib64.join(name))
-            .arg(&src)
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if !ok {
-            eprintln!("a_cann_whose_acl_init_fails_is_an_error_naming_it: skipped: no C compiler");
-            return;
-        }
+    if !fake_cann(root.path(), &c) {
+        eprintln!("a_cann_whose_acl_init_fails_is_an_error_naming_it: skipped: no C compiler");
+        return;
     }
     with_env(Some(root.path()), || match Runtime::new(Backend::Auto) {
         Err(e) => {
