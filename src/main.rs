@@ -3,7 +3,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use npu_ops::cann_sys::LoadConfig;
-use npu_ops::conformance::{self, Options};
+use npu_ops::conformance;
 use npu_ops::{bench, Backend, Runtime};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
@@ -95,34 +95,13 @@ impl BackendArg {
 #[derive(Subcommand)]
 enum Command {
     /// Runs conformance cases (JSON Lines files or folders; default: the
-    /// project's suite in tests/cases/) and compares bit for bit.
-    Conformance {
-        /// Case files or folders (every *.jsonl, recursively).
-        paths: Vec<PathBuf>,
-        /// Which implementation to check.
-        #[arg(long, value_enum, default_value = "auto")]
-        backend: BackendArg,
-        /// SoC for cases that name none (simulator).
-        #[arg(long, default_value = "Ascend910B3")]
-        soc: String,
-        /// Only cases whose id contains PATTERN.
-        #[arg(long, value_name = "PATTERN")]
-        filter: Option<String>,
-        /// Also write the JSON report here.
-        #[arg(long, value_name = "FILE")]
-        report: Option<PathBuf>,
-        /// Also write JUnit XML here.
-        #[arg(long, value_name = "FILE")]
-        junit: Option<PathBuf>,
-        /// How many failures to print.
-        #[arg(long, default_value_t = 20)]
-        max_failures: usize,
-        /// Device memory one case may hold at once (e.g. 512M, 2G, or
-        /// bytes); a case needing more fails. Default: 1/16 of the host's
-        /// available memory (1G if unknown).
-        #[arg(long, value_name = "SIZE", value_parser = conformance::parse_size)]
-        case_memory: Option<usize>,
-    },
+    /// suite built into this program) and compares bit for bit, across
+    /// devices (--devices), one shard of a split (--shard), recording
+    /// (--record) or comparing two backends (--compare).
+    Conformance(conformance::cli::ConformanceArgs),
+    /// Works with the JSON reports of `npu-ops conformance`: `report merge`
+    /// combines the shards of one run.
+    Report(conformance::cli::ReportArgs),
     /// Backend, libraries and where they were loaded from, version, SoC,
     /// devices and their memory.
     Info {
@@ -183,57 +162,6 @@ fn sim_install_cmd(dir: PathBuf, lib: Option<PathBuf>, cc: Option<String>) -> Re
     println!("  lib64/{}: the simulator", npu_ops::sim_root::CORE_LIBRARY);
     println!("source {root}/set_env.sh (or export ASCEND_HOME_PATH={root})");
     Ok(())
-}
-
-fn default_cases() -> PathBuf {
-    let here = PathBuf::from("tests/cases");
-    if here.is_dir() {
-        here
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases")
-    }
-}
-
-fn conformance_cmd(
-    paths: Vec<PathBuf>,
-    opts: Options,
-    report: Option<PathBuf>,
-    junit: Option<PathBuf>,
-    max_failures: usize,
-) -> Result<bool, String> {
-    let paths = if paths.is_empty() {
-        vec![default_cases()]
-    } else {
-        paths
-    };
-    let (cases, malformed) = conformance::load(&paths);
-    let bar = if std::io::stderr().is_terminal() {
-        let b = indicatif::ProgressBar::new(cases.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed}")
-                .map_err(|e| e.to_string())?,
-        );
-        Some(b)
-    } else {
-        None
-    };
-    let r = conformance::run(&cases, &malformed, &opts, || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    })
-    .map_err(|e| e.to_string())?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    print!("{}", r.text(max_failures));
-    if let Some(p) = report {
-        std::fs::write(&p, r.json()).map_err(|e| format!("writing {}: {e}", p.display()))?;
-    }
-    if let Some(p) = junit {
-        std::fs::write(&p, r.junit()).map_err(|e| format!("writing {}: {e}", p.display()))?;
-    }
-    Ok(r.failed() == 0)
 }
 
 fn info_cmd(backend: Backend) -> Result<(), String> {
@@ -336,34 +264,20 @@ fn bench_cmd(opts: bench::Options, json: Option<PathBuf>) -> Result<bool, String
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Conformance {
-            paths,
-            backend,
-            soc,
-            filter,
-            report,
-            junit,
-            max_failures,
-            case_memory,
-        } => {
-            let opts = Options {
-                backend: backend.backend(),
-                default_soc: soc,
-                filter,
-                case_memory: Some(case_memory.unwrap_or_else(conformance::default_case_memory)),
-            };
-            match conformance::soc_problem(&opts.default_soc) {
-                Some(problem) => Err(format!("--soc {:?}: {problem}", opts.default_soc)),
-                None => conformance_cmd(paths, opts, report, junit, max_failures),
+        Command::Conformance(args) => conformance::cli::conformance(args).map(|ok| {
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
             }
-            .map(|ok| {
-                if ok {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::from(1)
-                }
-            })
-        }
+        }),
+        Command::Report(args) => conformance::cli::report(args).map(|ok| {
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }),
         Command::Info { backend } => info_cmd(backend.backend()).map(|_| ExitCode::SUCCESS),
         Command::Sim {
             command: SimCommand::Install { dir, lib, cc },

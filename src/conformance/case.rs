@@ -381,6 +381,25 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Result<&str, String>)> {
         })
 }
 
+/// Reads the lines of one file's bytes as cases, `name` standing for the
+/// file in origins (`name:line`).
+fn read_lines(name: &str, bytes: &[u8], cases: &mut Vec<Case>, bad: &mut Vec<Malformed>) {
+    for (n, line) in lines(bytes) {
+        let origin = format!("{name}:{n}");
+        let t = match line {
+            Ok(l) => l,
+            Err(error) => {
+                bad.push(Malformed { origin, error });
+                continue;
+            }
+        };
+        match parse_case(t, &origin) {
+            Ok(c) => cases.push(c),
+            Err(error) => bad.push(Malformed { origin, error }),
+        }
+    }
+}
+
 /// Reads every case of the given files and folders (every `*.jsonl` in a
 /// folder, recursively; each file once, symbolic links followed, loops
 /// not); blank lines and lines starting with `//` are skipped; a line that
@@ -392,30 +411,47 @@ pub fn load(paths: &[PathBuf]) -> (Vec<Case>, Vec<Malformed>) {
     }
     let (mut cases, mut bad) = (Vec::new(), walk.bad);
     for f in walk.out {
-        let bytes = match std::fs::read(&f) {
-            Ok(b) => b,
-            Err(e) => {
-                bad.push(Malformed {
-                    origin: f.display().to_string(),
-                    error: format!("cannot read: {e}"),
-                });
-                continue;
-            }
-        };
-        for (n, line) in lines(&bytes) {
-            let origin = format!("{}:{n}", f.display());
-            let t = match line {
-                Ok(l) => l,
-                Err(error) => {
-                    bad.push(Malformed { origin, error });
-                    continue;
-                }
-            };
-            match parse_case(t, &origin) {
-                Ok(c) => cases.push(c),
-                Err(error) => bad.push(Malformed { origin, error }),
-            }
+        match std::fs::read(&f) {
+            Ok(bytes) => read_lines(&f.display().to_string(), &bytes, &mut cases, &mut bad),
+            Err(e) => bad.push(Malformed {
+                origin: f.display().to_string(),
+                error: format!("cannot read: {e}"),
+            }),
         }
     }
     (cases, bad)
+}
+
+/// The project's suite as it was when this program was built: every file
+/// of `tests/cases/`, by its path there, and its text. A binary copied to
+/// a host without the source tree runs it (`npu-ops conformance` with no
+/// path).
+pub const EMBEDDED: [(&str, &str); 2] = [
+    (
+        "tests/cases/generated.jsonl",
+        include_str!("../../tests/cases/generated.jsonl"),
+    ),
+    (
+        "tests/cases/seeds.jsonl",
+        include_str!("../../tests/cases/seeds.jsonl"),
+    ),
+];
+
+/// Reads the suite built into this program ([`EMBEDDED`]); origins name
+/// the files as `tests/cases/<file>:<line>`.
+pub fn load_embedded() -> (Vec<Case>, Vec<Malformed>) {
+    let (mut cases, mut bad) = (Vec::new(), Vec::new());
+    for (name, text) in EMBEDDED {
+        read_lines(name, text.as_bytes(), &mut cases, &mut bad);
+    }
+    (cases, bad)
+}
+
+impl Case {
+    /// The file the case was read from: its origin without `:line`.
+    pub fn file(&self) -> &str {
+        self.origin
+            .rsplit_once(':')
+            .map_or(self.origin.as_str(), |(f, _)| f)
+    }
 }

@@ -1,35 +1,211 @@
 //! The conformance runner: reads cases in the format of
-//! `spec/conformance-format.md`, runs each through the safe layer, and
-//! compares bit for bit (or error kind for kind).
+//! `docs/conformance-format.md`, runs each through the safe layer, and
+//! compares bit for bit (or error kind for kind); spreads the cases across
+//! devices, splits the suite into shards, records what it observed, compares
+//! two backends, and bounds each case's time.
 
 pub mod case;
+pub mod cli;
+mod exec;
+mod pool;
+pub mod record;
 pub mod report;
+pub mod shard;
 
-pub use case::{load, parse_case, Case, CaseTensor, Expect, Malformed};
-pub use report::{Outcome, Report, Status};
-
-use crate::{
-    Backend, BackendKind, Error, Family, Runtime, SampleMode, SampledSlice, Scalar, Stream, Tensor,
+pub use case::{load, load_embedded, parse_case, Case, CaseTensor, Expect, Malformed, EMBEDDED};
+pub use exec::status_name;
+pub use pool::MAX_TIMEOUTS_PER_DEVICE;
+pub use record::{RecordError, Recorded, Recorder};
+pub use report::{
+    merge, read_report, Coverage, DeviceFault, InvalidReport, MergeError, Outcome, Report, Status,
+    Suite,
 };
-use case::{int, ints};
-use serde_json::Value;
+pub use shard::{Shard, ShardError};
+
+use crate::{Backend, BackendKind, Error, Family, Runtime, Stream};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Called on a case's worker thread, with the stream the case is about to
+/// run on, before it runs (for tests: for example to hold the stream with
+/// the simulator's `hold_stream`, or to leave a fault on it).
+pub type CaseHook = Arc<dyn Fn(&Stream, &Case) + Send + Sync>;
+
+/// Which devices run the cases (`--devices`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Devices {
+    /// Every device of the backend (`all`).
+    All,
+    /// These devices (`0,2,5`): distinct, in the order given.
+    List(Vec<u32>),
+}
+
+impl Default for Devices {
+    fn default() -> Self {
+        Devices::List(vec![0])
+    }
+}
+
+/// Why a `--devices` value was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DevicesError {
+    /// Nothing given.
+    #[error("no device given: write `all` or device numbers such as 0,2,5")]
+    Empty,
+    /// A part is not a device number.
+    #[error("{part:?} is not a device number (write `all` or numbers such as 0,2,5)")]
+    NotANumber {
+        /// The part.
+        part: String,
+    },
+    /// A device is listed twice.
+    #[error("device {0} is listed twice")]
+    Repeated(u32),
+}
+
+impl FromStr for Devices {
+    type Err = DevicesError;
+
+    fn from_str(text: &str) -> Result<Devices, DevicesError> {
+        if text == "all" {
+            return Ok(Devices::All);
+        }
+        if text.is_empty() {
+            return Err(DevicesError::Empty);
+        }
+        let mut list = Vec::new();
+        for part in text.split(',') {
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(DevicesError::NotANumber { part: part.into() });
+            }
+            let d: u32 = part
+                .parse()
+                .map_err(|_| DevicesError::NotANumber { part: part.into() })?;
+            if list.contains(&d) {
+                return Err(DevicesError::Repeated(d));
+            }
+            list.push(d);
+        }
+        Ok(Devices::List(list))
+    }
+}
+
+impl Devices {
+    /// The device numbers on a backend with `count` devices.
+    pub fn resolve(&self, count: u32, backend: BackendKind) -> Result<Vec<u32>, RunError> {
+        if count == 0 {
+            return Err(RunError::NoDevice { backend });
+        }
+        match self {
+            Devices::All => Ok((0..count).collect()),
+            Devices::List(list) => {
+                if let Some(&device) = list.iter().find(|&&d| d >= count) {
+                    return Err(RunError::NoSuchDevice {
+                        device,
+                        count,
+                        backend,
+                    });
+                }
+                Ok(list.clone())
+            }
+        }
+    }
+}
+
+/// Why a run could not start (the command's exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The backend cannot be opened.
+    #[error("cannot open the backend: {0}")]
+    Backend(#[source] Error),
+    /// The `--compare` backend cannot be opened.
+    #[error("--compare: cannot open the backend: {0}")]
+    CompareBackend(#[source] Error),
+    /// `--devices` names a device the backend does not have.
+    #[error("--devices: device {device} does not exist: the {backend} backend has {count} device(s), numbered 0 to {}{}", count - 1, if *backend == BackendKind::Simulator { " (the simulator's NPU_SIM_DEVICES sets how many)" } else { "" })]
+    NoSuchDevice {
+        /// The device asked for.
+        device: u32,
+        /// The devices there are.
+        count: u32,
+        /// The backend.
+        backend: BackendKind,
+    },
+    /// The backend reports no device.
+    #[error("the {backend} backend reports no device")]
+    NoDevice {
+        /// The backend.
+        backend: BackendKind,
+    },
+}
+
+/// The default per-case time limit (`--timeout`): 60 seconds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Reads a `--timeout` value: seconds, a positive number (`60`, `0.5`) up
+/// to a week.
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let secs: f64 = t
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds (e.g. 60 or 0.5)"))?;
+    if !(secs > 0.0 && secs <= 604_800.0) {
+        return Err(format!(
+            "{text:?}: the time limit must be more than 0 and at most 604800 seconds (a week)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
 
 /// How to run.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Options {
     /// The backend (`Backend::Auto` by default).
     pub backend: Backend,
-    /// The SoC for cases that name none (simulator only); default Ascend910B3.
+    /// The SoC for cases that name none; default Ascend910B3.
     pub default_soc: String,
     /// Only cases whose id contains this.
     pub filter: Option<String>,
     /// The device memory one case may hold at once, in bytes (set with
-    /// [`Runtime::set_memory_limit`] on every runtime the run creates); a
-    /// case that needs more fails. `None`: only the device bounds it.
-    /// Default: [`default_case_memory`].
+    /// [`Runtime::set_memory_limit`] on every runtime the run creates, one
+    /// per device and backend); a case that needs more fails. `None`: only
+    /// the device bounds it. Default: [`default_case_memory`].
     pub case_memory: Option<usize>,
+    /// The devices that run cases (default: device 0).
+    pub devices: Devices,
+    /// Only this shard of the suite (default: all of it).
+    pub shard: Option<Shard>,
+    /// The time one case may take (default [`DEFAULT_TIMEOUT`]); `None`:
+    /// unbounded.
+    pub timeout: Option<Duration>,
+    /// Also run every case on this backend and fail those whose outcomes
+    /// differ.
+    pub compare: Option<Backend>,
+    /// Keep every observed output in [`Outcome::output`] (for
+    /// [`Recorder::write`]).
+    pub keep_outputs: bool,
+    /// Called before each case runs ([`CaseHook`]).
+    pub hook: Option<CaseHook>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("backend", &self.backend)
+            .field("default_soc", &self.default_soc)
+            .field("filter", &self.filter)
+            .field("case_memory", &self.case_memory)
+            .field("devices", &self.devices)
+            .field("shard", &self.shard)
+            .field("timeout", &self.timeout)
+            .field("compare", &self.compare)
+            .field("keep_outputs", &self.keep_outputs)
+            .field("hook", &self.hook.as_ref().map(|_| "..."))
+            .finish()
+    }
 }
 
 impl Default for Options {
@@ -39,6 +215,12 @@ impl Default for Options {
             default_soc: "Ascend910B3".into(),
             filter: None,
             case_memory: Some(default_case_memory()),
+            devices: Devices::default(),
+            shard: None,
+            timeout: Some(DEFAULT_TIMEOUT),
+            compare: None,
+            keep_outputs: false,
+            hook: None,
         }
     }
 }
@@ -106,370 +288,248 @@ pub fn soc_problem(soc: &str) -> Option<String> {
     }
 }
 
-fn upload(s: &Stream, t: &CaseTensor) -> crate::Result<Tensor> {
-    let base = Tensor::from_bytes(s, t.dtype, &t.shape, &t.bytes)?;
-    match &t.view {
-        None => Ok(base),
-        Some((shape, strides, offset)) => base.view(shape, strides, *offset),
+/// Starts the simulator as `soc` (it reads `NPU_SIM_SOC` when it starts,
+/// which happens here when no runtime over it is left).
+fn simulator_as(soc: &str) -> Result<Runtime, String> {
+    let before = std::env::var_os("NPU_SIM_SOC");
+    std::env::set_var("NPU_SIM_SOC", soc);
+    let r = Runtime::new(Backend::Simulator);
+    match before {
+        Some(v) => std::env::set_var("NPU_SIM_SOC", v),
+        None => std::env::remove_var("NPU_SIM_SOC"),
+    }
+    match r {
+        Ok(r) if r.soc() == soc => Ok(r),
+        Ok(r) => Err(format!(
+            "another runtime in this process keeps the simulator as {} (a case abandoned after a timeout may still hold one)",
+            r.soc()
+        )),
+        Err(e) => Err(e.to_string()),
     }
 }
 
-/// Runs one case's operator; `Err(String)` is a malformed parameter.
-fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
-    let x = match upload(s, &c.input) {
-        Ok(x) => x,
-        Err(e) => return Ok(Err(e)),
-    };
-    let p = &c.params;
-    let get = |n: &str| {
-        p.get(n)
-            .ok_or_else(|| format!("{}.params: missing `{n}`", c.id))
-    };
-    let ctx = |n: &str| format!("{}.params.{n}", c.id);
-    Ok(match c.op.as_str() {
-        "slice" => s.slice(
-            &x,
-            int(get("dim")?, &ctx("dim"))?,
-            int(get("start")?, &ctx("start"))?,
-            int(get("end")?, &ctx("end"))?,
-            int(get("step")?, &ctx("step"))?,
-        ),
-        "index_select" => {
-            let idx = case::tensor(get("index")?, &ctx("index"))?;
-            match upload(s, &idx) {
-                Ok(i) => s.index_select_checked(&x, int(get("dim")?, &ctx("dim"))?, &i),
-                Err(e) => Err(e),
-            }
-        }
-        "as_strided" => s.as_strided(
-            &x,
-            &ints(get("size")?, &ctx("size"))?,
-            &ints(get("stride")?, &ctx("stride"))?,
-            int(get("offset")?, &ctx("offset"))?,
-        ),
-        "sampled_slice" => {
-            let fill = match p.get("fill") {
-                None | Some(Value::Null) => None,
-                Some(Value::Bool(b)) => Some(Scalar::Bool(*b)),
-                Some(v) => Some(match (v.as_i64(), v.as_u64(), v.as_f64()) {
-                    (Some(i), _, _) => Scalar::Int(i),
-                    (_, Some(u), _) => Scalar::UInt(u),
-                    (_, _, Some(f)) => Scalar::Float(f),
-                    _ => match v.as_str() {
-                        Some("nan") => Scalar::Float(f64::NAN),
-                        Some("inf") => Scalar::Float(f64::INFINITY),
-                        Some("-inf") => Scalar::Float(f64::NEG_INFINITY),
-                        _ => return Err(format!("{}: expected a number", ctx("fill"))),
-                    },
-                }),
-            };
-            let mode = match get("mode")?.as_str() {
-                Some("strict_bounds") => SampleMode::StrictBounds,
-                Some("wrap") => SampleMode::Wrap,
-                Some("clamp") => SampleMode::Clamp,
-                Some("fill") => SampleMode::Fill,
-                Some("reflect") => SampleMode::Reflect,
-                _ => {
-                    return Err(format!(
-                        "{}: expected strict_bounds, wrap, clamp, fill or reflect",
-                        ctx("mode")
-                    ))
-                }
-            };
-            let (start, size, stride) = (
-                ints(get("start")?, &ctx("start"))?,
-                ints(get("size")?, &ctx("size"))?,
-                ints(get("stride")?, &ctx("stride"))?,
-            );
-            let axes = match p.get("axes") {
-                None | Some(Value::Null) => None,
-                Some(a) => Some(ints(a, &ctx("axes"))?),
-            };
-            let dynamic = p.get("dynamic").and_then(Value::as_bool).unwrap_or(false);
-            if dynamic {
-                let t = |v: &[i64]| Tensor::from_slice(s, &[v.len()], v);
-                let dyn_run = || -> crate::Result<Tensor> {
-                    let axes_t = axes.as_deref().map(t).transpose()?;
-                    s.sampled_slice_dynamic(
-                        &x,
-                        &t(&start)?,
-                        &t(&size)?,
-                        &t(&stride)?,
-                        axes_t.as_ref(),
-                        mode,
-                        fill,
-                    )
-                };
-                dyn_run()
-            } else {
-                let mut sp = SampledSlice::new(&start, &size, &stride, mode);
-                sp.axes = axes;
-                sp.fill = fill;
-                s.sampled_slice(&x, &sp)
-            }
-        }
-        "subtensor" => x.subtensor(
-            &ints(get("start_coord")?, &ctx("start_coord"))?,
-            int(get("first_out_dim_size")?, &ctx("first_out_dim_size"))?,
-        ),
-        other => return Err(format!("unknown operator {other}")),
-    })
-}
-
-/// The first element where two byte strings differ, formatted.
-fn first_difference(dtype: crate::DType, want: &[u8], got: &[u8]) -> String {
-    let es = dtype.size();
-    let i = want
-        .chunks(es)
-        .zip(got.chunks(es))
-        .position(|(a, b)| a != b)
-        .unwrap_or(0);
-    let fmt = |b: &[u8]| report::format_element(dtype, b);
-    format!(
-        "first difference at element {i}: expected {} got {}",
-        want.get(i * es..(i + 1) * es).map_or("-".into(), fmt),
-        got.get(i * es..(i + 1) * es).map_or("-".into(), fmt)
-    )
-}
-
-/// Whether `e` is the runtime's memory limit being hit.
-fn hit_memory_limit(e: &Error) -> bool {
-    matches!(e, Error::OutOfMemory { message, .. } if message.starts_with(crate::runtime::MEMORY_LIMIT_HIT))
-}
-
-/// Compares an outcome with the expectation; `case_memory` is the bound
-/// set on the runtime.
-fn judge(
-    c: &Case,
-    got: Result<crate::Result<Tensor>, String>,
-    case_memory: Option<usize>,
-) -> (Status, String) {
-    let got = match got {
-        Err(malformed) => return (Status::Failed, format!("malformed case: {malformed}")),
-        Ok(g) => g,
-    };
-    if let (Err(e), Some(limit)) = (&got, case_memory) {
-        if hit_memory_limit(e) {
-            return (
-                Status::Failed,
-                format!(
-                    "the case needs more device memory than one case may hold ({limit} bytes = {:.1} MiB; raise it with --case-memory): {e}",
-                    limit as f64 / (1u64 << 20) as f64
-                ),
-            );
-        }
-    }
-    match (&c.expect, got) {
-        (Expect::Error(kind), Err(e)) if e.kind() == kind => (Status::Passed, String::new()),
-        (Expect::Error(kind), Err(e)) => (
-            Status::Failed,
-            format!("expected error {kind}, got error {} ({e})", e.kind()),
-        ),
-        (Expect::Error(kind), Ok(t)) => (
-            Status::Failed,
-            format!(
-                "expected error {kind}, got a {} tensor of shape {:?}",
-                t.dtype(),
-                t.shape()
-            ),
-        ),
-        (Expect::Output(w), Err(e)) => (
-            Status::Failed,
-            format!(
-                "expected a {} tensor of shape {:?}, got error {} ({e})",
-                w.dtype,
-                w.shape,
-                e.kind()
-            ),
-        ),
-        (Expect::Output(w), Ok(t)) => {
-            if t.dtype() != w.dtype || t.shape() != w.shape.as_slice() {
-                return (
-                    Status::Failed,
-                    format!(
-                        "expected {} {:?}, got {} {:?}",
-                        w.dtype,
-                        w.shape,
-                        t.dtype(),
-                        t.shape()
-                    ),
-                );
-            }
-            match t.to_bytes() {
-                Ok(b) if b == w.bytes => (Status::Passed, String::new()),
-                Ok(b) => (Status::Failed, first_difference(w.dtype, &w.bytes, &b)),
-                Err(e) => (Status::Failed, format!("reading the result failed: {e}")),
-            }
-        }
+/// A group's runtime for one backend: the hardware's (kept for the whole
+/// run), or the simulator started as the group's SoC.
+fn group_runtime(hardware: &Option<Runtime>, soc: &str) -> Result<Runtime, String> {
+    match hardware {
+        Some(rt) => Ok(rt.clone()),
+        None => simulator_as(soc),
     }
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "unknown panic".into())
+fn side(rt: &Runtime) -> pool::Side {
+    pool::Side {
+        api: rt.api().clone(),
+        kind: rt.backend(),
+        devices: rt.device_count(),
+        name: rt.backend().to_string(),
+    }
 }
 
 /// Runs `cases` (and counts `malformed` lines as failures). `progress` is
 /// called after each case.
 ///
-/// Every case is accounted for in the report: one that cannot be run (an
-/// id already used by an earlier case, a `soc` that is not a known SoC
-/// name, more memory than [`Options::case_memory`]) fails alone with its
-/// reason. The error is for a run that cannot start (no backend).
+/// Every case of the selection (`filter`, `shard`) is accounted for in the
+/// report: one that cannot be run (an id already used by an earlier case,
+/// a `soc` that is not a known SoC name, more memory than
+/// [`Options::case_memory`], no outcome within [`Options::timeout`], a
+/// device fault) fails alone with its reason. Cases are grouped by SoC
+/// (the simulator is started as each in turn; on CANN, cases of another
+/// product family than the device are skipped) and each group is spread
+/// across [`Options::devices`]. The error is for a run that cannot start
+/// (no backend, a device that does not exist).
 pub fn run(
     cases: &[Case],
     malformed: &[Malformed],
     opts: &Options,
     mut progress: impl FnMut(),
-) -> crate::Result<Report> {
-    let mut report = Report::default();
-    for m in malformed {
-        report.push(Outcome {
-            id: m.origin.clone(),
-            op: "(malformed)".into(),
-            status: Status::Failed,
-            reason: format!("malformed line: {}", m.error),
-        });
-    }
-    let fail = |report: &mut Report, c: &Case, reason: String| {
-        report.push(Outcome {
-            id: c.id.clone(),
-            op: c.op.clone(),
-            status: Status::Failed,
-            reason,
-        });
+) -> Result<Report, RunError> {
+    let started = Instant::now();
+    let unreadable = malformed.len();
+    let mut report = Report {
+        suite: report::Suite {
+            fingerprint: shard::fingerprint(cases, unreadable),
+            cases: cases.len(),
+            unreadable,
+        },
+        shards: opts.shard.map_or_else(Coverage::default, |s| Coverage {
+            count: s.count,
+            indices: vec![s.index],
+        }),
+        filter: opts.filter.clone(),
+        default_soc: opts.default_soc.clone(),
+        timeout: opts.timeout.map(|t| t.as_secs_f64()),
+        ..Report::default()
     };
-    // The first case of an id runs; a later one fails, naming both.
+    let in_shard = |key: &str| opts.shard.is_none_or(|s| s.holds(key));
+
+    // The backends first: a run that cannot start runs nothing.
+    let probe = Runtime::new(opts.backend.clone()).map_err(RunError::Backend)?;
+    let devices = opts
+        .devices
+        .resolve(probe.device_count(), probe.backend())?;
+    let compare_probe = match &opts.compare {
+        Some(b) => Some(Runtime::new(b.clone()).map_err(RunError::CompareBackend)?),
+        None => None,
+    };
+    report.backend = probe.backend().to_string();
+    report.compare = compare_probe.as_ref().map(|r| r.backend().to_string());
+    report.devices = devices.clone();
+    let on_hardware = |rt: &Runtime| rt.backend() == BackendKind::Cann;
+    let hardware = on_hardware(&probe).then(|| probe.clone());
+    let compare_hardware = compare_probe.as_ref().filter(|r| on_hardware(r)).cloned();
+    // The device whose product family decides which cases are skipped.
+    let device = hardware.clone().or_else(|| compare_hardware.clone());
+    if let Some(rt) = &hardware {
+        report.soc = rt.soc().to_string();
+    }
+    drop((probe, compare_probe));
+
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for (i, m) in malformed.iter().enumerate() {
+        if in_shard(&m.origin) {
+            outcomes.push(Outcome {
+                seq: i,
+                ..Outcome::new(
+                    m.origin.clone(),
+                    "(malformed)",
+                    Status::Failed,
+                    format!("malformed line: {}", m.error),
+                )
+            });
+            progress();
+        }
+    }
+    let fail = |c: &Case, seq: usize, reason: String| Outcome {
+        seq,
+        ..Outcome::new(c.id.clone(), c.op.clone(), Status::Failed, reason)
+    };
+    // The first case of an id runs; a later one fails, naming both (both
+    // are in the same shard: the shard is the id's).
     let mut first_of: HashMap<&str, &str> = HashMap::new();
-    let mut selected: Vec<&Case> = Vec::new();
-    for c in cases.iter().filter(|c| {
-        opts.filter
+    let mut by_soc: BTreeMap<String, Vec<(usize, &Case)>> = BTreeMap::new();
+    for (j, c) in cases.iter().enumerate() {
+        let seq = unreadable + j;
+        if !opts
+            .filter
             .as_ref()
             .is_none_or(|f| c.id.contains(f.as_str()))
-    }) {
+            || !in_shard(&c.id)
+        {
+            continue;
+        }
         match first_of.entry(c.id.as_str()) {
             Entry::Occupied(first) => {
-                fail(
-                    &mut report,
+                outcomes.push(fail(
                     c,
+                    seq,
                     format!(
                         "duplicate id {:?} at {}: first used at {}",
                         c.id,
                         c.origin,
                         first.get()
                     ),
-                );
+                ));
                 progress();
             }
             Entry::Vacant(v) => {
                 v.insert(c.origin.as_str());
-                selected.push(c);
+                by_soc
+                    .entry(c.soc.clone().unwrap_or_else(|| opts.default_soc.clone()))
+                    .or_default()
+                    .push((seq, c));
             }
         }
     }
-    // One runtime per SoC on the simulator; the device's own SoC on CANN.
-    let mut by_soc: BTreeMap<String, Vec<&Case>> = BTreeMap::new();
-    for c in selected {
-        by_soc
-            .entry(c.soc.clone().unwrap_or_else(|| opts.default_soc.clone()))
-            .or_default()
-            .push(c);
-    }
-    let probe = Runtime::new(opts.backend.clone())?;
-    report.backend = probe.backend().to_string();
-    let on_hardware = probe.backend() == BackendKind::Cann;
-    let device_family = probe.family();
-    if on_hardware {
-        report.soc = probe.soc().to_string();
-    }
-    drop(probe);
     for (soc, group) in by_soc {
-        let mut fail_group = |report: &mut Report, reason: &str| {
-            for c in &group {
-                fail(report, c, format!("cannot run as SoC {soc:?}: {reason}"));
+        let mut fail_group = |outcomes: &mut Vec<Outcome>, reason: &str| {
+            for &(seq, c) in &group {
+                outcomes.push(fail(c, seq, format!("cannot run as SoC {soc:?}: {reason}")));
                 progress();
             }
         };
         // Checked before the name reaches the environment (a NUL there
         // would panic) or the simulator.
         if let Some(problem) = soc_problem(&soc) {
-            fail_group(&mut report, &problem);
+            fail_group(&mut outcomes, &problem);
             continue;
         }
-        let rt = if on_hardware {
-            Runtime::new(opts.backend.clone())?
-        } else {
-            // The simulator reads NPU_SIM_SOC when (re)initialised, which
-            // happens here because every earlier runtime is gone.
-            std::env::set_var("NPU_SIM_SOC", &soc);
-            let r = Runtime::new(Backend::Simulator);
-            std::env::remove_var("NPU_SIM_SOC");
-            match r {
-                Ok(r) if r.soc() == soc => r,
-                Ok(r) => {
-                    fail_group(
-                        &mut report,
-                        &format!(
-                            "another runtime in this process keeps the simulator as {}",
-                            r.soc()
-                        ),
-                    );
-                    continue;
+        if let Some(d) = &device {
+            if Family::of_soc(&soc) != d.family() {
+                for &(seq, c) in &group {
+                    outcomes.push(Outcome {
+                        seq,
+                        ..Outcome::new(
+                            c.id.clone(),
+                            c.op.clone(),
+                            Status::Skipped,
+                            format!("case is for {soc}, the device is {}", d.soc()),
+                        )
+                    });
+                    progress();
                 }
-                Err(e) => {
-                    fail_group(&mut report, &e.to_string());
-                    continue;
-                }
+                continue;
             }
-        };
-        rt.set_memory_limit(opts.case_memory);
-        let s = match rt.stream() {
-            Ok(s) => s,
+        }
+        let primary = match group_runtime(&hardware, &soc) {
+            Ok(r) => r,
             Err(e) => {
-                fail_group(&mut report, &format!("cannot create a stream: {e}"));
+                fail_group(&mut outcomes, &e);
                 continue;
             }
         };
-        if !on_hardware {
+        let compare = match &opts.compare {
+            None => None,
+            Some(_) => match group_runtime(&compare_hardware, &soc) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    fail_group(&mut outcomes, &format!("--compare: {e}"));
+                    continue;
+                }
+            },
+        };
+        if hardware.is_none() {
             report.soc = if report.soc.is_empty() {
                 soc.clone()
             } else {
                 format!("{}, {soc}", report.soc)
             };
         }
-        for c in group {
-            let (status, reason) = if on_hardware && Family::of_soc(&soc) != device_family {
-                (
-                    Status::Skipped,
-                    format!("case is for {soc}, the device is {}", rt.soc()),
-                )
-            } else {
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    judge(c, run_op(&s, c), opts.case_memory)
-                })) {
-                    Ok(r) => r,
-                    Err(p) => (Status::Failed, format!("panicked: {}", panic_message(p))),
-                }
-            };
-            // A fault left on the stream must not leak into the next case.
-            if let Err(e) = s.synchronize() {
-                if !matches!(e, Error::IndexOutOfRange { .. }) && status == Status::Passed {
-                    fail(&mut report, c, format!("stream fault after the case: {e}"));
-                    progress();
-                    continue;
-                }
-            }
-            report.push(Outcome {
+        let spec = pool::Spec {
+            cases: group.iter().map(|(_, c)| (*c).clone()).collect(),
+            devices: devices.clone(),
+            primary: side(&primary),
+            compare: compare.as_ref().map(side),
+            case_memory: opts.case_memory,
+            timeout: opts.timeout,
+            hook: opts.hook.clone(),
+            keep_outputs: opts.keep_outputs,
+        };
+        pool::run_group(spec, |i, d| {
+            let (seq, c) = group[i];
+            outcomes.push(Outcome {
                 id: c.id.clone(),
                 op: c.op.clone(),
-                status,
-                reason,
+                status: d.status,
+                reason: d.reason,
+                seq,
+                soc: d.soc,
+                device: d.device,
+                observed: d.observed,
+                fault: d.fault,
+                difference: d.difference,
+                seconds: d.seconds,
+                output: d.output,
             });
             progress();
-        }
+        });
+        // Every runtime of the group goes before the simulator is started
+        // as the next SoC.
+        drop((primary, compare));
     }
+    outcomes.sort_by_key(|o| o.seq);
+    report.outcomes = outcomes;
+    report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
 

@@ -1,44 +1,191 @@
 //! Results: the per-operator table, failures, JSON and JUnit XML.
 
+use super::case::CaseTensor;
 use crate::dtype::{DType, Element};
-use serde_json::json;
-use std::collections::BTreeMap;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 /// How a case ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Status {
     /// Matched its expectation.
+    #[default]
     Passed,
-    /// Did not (or was malformed, or panicked).
+    /// Did not (or was malformed, panicked, timed out, faulted the device,
+    /// or differed between the two backends of `--compare`).
     Failed,
     /// Not run (a case for another product family on real hardware).
     Skipped,
 }
 
+impl Status {
+    /// `passed`, `failed` or `skipped`, as the JSON report writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Skipped => "skipped",
+        }
+    }
+
+    fn from_name(s: &str) -> Option<Status> {
+        [Status::Passed, Status::Failed, Status::Skipped]
+            .into_iter()
+            .find(|x| x.name() == s)
+    }
+}
+
+/// A status the runtime reported for a case (outcome kinds `device_fault`
+/// and `runtime_error`): an AI Core exception at synchronisation
+/// (507015), a device memory error, or a call the runtime refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceFault {
+    /// The C function that reported it (`aclrtSynchronizeStream`, ...).
+    pub api: String,
+    /// Its status code.
+    pub code: i32,
+    /// The runtime's message (`aclGetRecentErrMsg`).
+    pub message: String,
+}
+
 /// One case's result.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Outcome {
-    /// The case id (or `file:line` of a malformed line).
+    /// The case id (or `file:line` of a line that could not be read).
     pub id: String,
-    /// The operator.
+    /// The operator (`(malformed)` for a line that could not be read).
     pub op: String,
     /// How it ended.
     pub status: Status,
-    /// Why it failed or was skipped.
+    /// Why it failed or was skipped (empty when it passed).
     pub reason: String,
+    /// Its place in the suite: the lines that could not be read first,
+    /// in the order read (`0..M`), then the cases in the order read
+    /// (`M + i` for the `i`th case). The same on every shard and host, so
+    /// merged reports list cases as an unsharded run does.
+    pub seq: usize,
+    /// The SoC it ran as (the simulator's, or the device's on CANN);
+    /// `None` when it never reached a runtime.
+    pub soc: Option<String>,
+    /// The device that ran it; `None` when it ran on none.
+    pub device: Option<u32>,
+    /// What was observed: `output`; an error kind (`invalid_argument`,
+    /// `unsupported_dtype`, `unsupported_op`, `index_out_of_range`,
+    /// `out_of_memory`, `load`); `device_fault` (the device reported a fault
+    /// such as 507015, never a pass); `runtime_error` (another runtime
+    /// status, never a pass); `memory_limit` (hit `--case-memory`);
+    /// `malformed`, `panic`, `timeout`; or `not_run` (skipped, or failed
+    /// before running).
+    pub observed: String,
+    /// The runtime's report, for `device_fault` and `runtime_error`.
+    pub fault: Option<DeviceFault>,
+    /// With `--compare`: how the two backends' outcomes differ (the case
+    /// then fails), `None` when they agree or no comparison was made.
+    pub difference: Option<String>,
+    /// Seconds the case took (both backends with `--compare`).
+    pub seconds: f64,
+    /// The observed output, kept only when [`super::Options::keep_outputs`]
+    /// is set (for `--record`); never in the JSON report.
+    pub output: Option<CaseTensor>,
 }
 
-/// All results of a run.
+impl Outcome {
+    /// An outcome that never reached a runtime (observed `not_run`).
+    pub fn new(
+        id: impl Into<String>,
+        op: impl Into<String>,
+        status: Status,
+        reason: impl Into<String>,
+    ) -> Outcome {
+        Outcome {
+            id: id.into(),
+            op: op.into(),
+            status,
+            reason: reason.into(),
+            observed: "not_run".into(),
+            ..Outcome::default()
+        }
+    }
+}
+
+/// Which shards of a split a report covers: `indices` (from 1) of
+/// `count`. An unsharded run covers shard 1 of 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// How many shards the suite was split into.
+    pub count: u32,
+    /// The shards covered, ascending.
+    pub indices: Vec<u32>,
+}
+
+impl Default for Coverage {
+    fn default() -> Self {
+        Coverage {
+            count: 1,
+            indices: vec![1],
+        }
+    }
+}
+
+impl Coverage {
+    /// Whether every shard is covered.
+    pub fn complete(&self) -> bool {
+        self.indices.len() == self.count as usize
+    }
+
+    /// The shards not covered.
+    pub fn missing(&self) -> Vec<u32> {
+        (1..=self.count)
+            .filter(|i| !self.indices.contains(i))
+            .collect()
+    }
+}
+
+/// Which suite a report is of.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Suite {
+    /// [`super::shard::fingerprint`] of the whole suite (before `--filter`
+    /// and `--shard`).
+    pub fingerprint: String,
+    /// Cases in the whole suite.
+    pub cases: usize,
+    /// Lines of the whole suite that could not be read.
+    pub unreadable: usize,
+}
+
+/// All results of a run (or of merged runs).
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     /// `sim` or `cann`.
     pub backend: String,
-    /// The SoC(s) run as.
+    /// The SoC(s) run as, comma-separated.
     pub soc: String,
-    /// Every outcome, in run order.
+    /// Every outcome, in suite order ([`Outcome::seq`]).
     pub outcomes: Vec<Outcome>,
+    /// The devices cases ran on.
+    pub devices: Vec<u32>,
+    /// The shards covered.
+    pub shards: Coverage,
+    /// The suite.
+    pub suite: Suite,
+    /// `--filter`, if given.
+    pub filter: Option<String>,
+    /// `--soc`: the SoC of cases that name none.
+    pub default_soc: String,
+    /// `--compare`: the second backend (`sim` or `cann`), if any.
+    pub compare: Option<String>,
+    /// `--timeout` in seconds, if any.
+    pub timeout: Option<f64>,
+    /// Wall time of the run in seconds (merged: the longest run).
+    pub seconds: f64,
 }
+
+/// The `format` field of the JSON report.
+pub const REPORT_FORMAT: &str = "npu-ops conformance report";
+/// The `version` field of the JSON report this program writes and reads.
+pub const REPORT_VERSION: u64 = 2;
 
 /// One element, readably.
 pub fn format_element(d: DType, b: &[u8]) -> String {
@@ -91,6 +238,14 @@ fn xml(s: &str) -> String {
         .collect()
 }
 
+fn device_list(devices: &[u32]) -> String {
+    devices
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Report {
     /// Adds an outcome.
     pub fn push(&mut self, o: Outcome) {
@@ -116,6 +271,15 @@ impl Report {
         self.count(Status::Skipped)
     }
 
+    /// Cases whose outcomes differed between the two backends of
+    /// `--compare`.
+    pub fn differences(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|o| o.difference.is_some())
+            .count()
+    }
+
     fn by_op(&self) -> BTreeMap<&str, [usize; 3]> {
         let mut m: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
         for o in &self.outcomes {
@@ -125,28 +289,73 @@ impl Report {
         m
     }
 
-    /// The table per operator, the first `max_failures` failures, and a
-    /// closing `N passed, N failed, N skipped` line.
+    fn by_device(&self) -> BTreeMap<u32, [usize; 3]> {
+        let mut m: BTreeMap<u32, [usize; 3]> = BTreeMap::new();
+        for o in &self.outcomes {
+            if let Some(d) = o.device {
+                m.entry(d).or_default()[o.status as usize] += 1;
+            }
+        }
+        m
+    }
+
+    /// The table per operator (and per device when several ran cases),
+    /// the first `max_failures` failures (with their device when several
+    /// ran), and a closing `N passed, N failed, N skipped` line.
     pub fn text(&self, max_failures: usize) -> String {
         let mut t = String::new();
-        let _ = writeln!(t, "backend {}, soc {}", self.backend, self.soc);
+        let _ = write!(t, "backend {}, soc {}", self.backend, self.soc);
+        if let Some(c) = &self.compare {
+            let _ = write!(t, ", compared with {c}");
+        }
+        t.push('\n');
+        if self.devices.len() > 1 {
+            let _ = writeln!(t, "devices {}", device_list(&self.devices));
+        }
+        if self.shards.count > 1 {
+            let _ = writeln!(
+                t,
+                "shard{} {} of {}: {} of the suite's {} cases and {} unreadable lines",
+                if self.shards.indices.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                device_list(&self.shards.indices),
+                self.shards.count,
+                self.outcomes.len(),
+                self.suite.cases,
+                self.suite.unreadable
+            );
+        }
+        let row = |t: &mut String, name: &str, [p, f, s]: [usize; 3]| {
+            let _ = writeln!(t, "{name:<16} {:>7} {p:>7} {f:>7} {s:>7}", p + f + s);
+        };
         let _ = writeln!(
             t,
             "{:<16} {:>7} {:>7} {:>7} {:>7}",
             "operator", "cases", "passed", "failed", "skipped"
         );
-        for (op, [p, f, s]) in self.by_op() {
-            let _ = writeln!(t, "{op:<16} {:>7} {p:>7} {f:>7} {s:>7}", p + f + s);
+        for (op, counts) in self.by_op() {
+            row(&mut t, op, counts);
         }
-        let _ = writeln!(
-            t,
-            "{:<16} {:>7} {:>7} {:>7} {:>7}",
+        row(
+            &mut t,
             "total",
-            self.outcomes.len(),
-            self.passed(),
-            self.failed(),
-            self.skipped()
+            [self.passed(), self.failed(), self.skipped()],
         );
+        let per_device = self.by_device();
+        let several = per_device.len() > 1;
+        if several {
+            let _ = writeln!(
+                t,
+                "\n{:<16} {:>7} {:>7} {:>7} {:>7}",
+                "device", "cases", "passed", "failed", "skipped"
+            );
+            for (d, counts) in &per_device {
+                row(&mut t, &d.to_string(), *counts);
+            }
+        }
         let failures: Vec<&Outcome> = self
             .outcomes
             .iter()
@@ -160,8 +369,23 @@ impl Report {
                 failures.len()
             );
             for o in failures.iter().take(max_failures) {
-                let _ = writeln!(t, "  {}: {}", o.id, o.reason);
+                let _ = write!(t, "  {}: {}", o.id, o.reason);
+                match o.device {
+                    Some(d) if several => {
+                        let _ = writeln!(t, " [device {d}]");
+                    }
+                    _ => t.push('\n'),
+                }
             }
+        }
+        if let Some(c) = &self.compare {
+            let _ = writeln!(
+                t,
+                "\n{} against {c}: {} of {} cases differ",
+                self.backend,
+                self.differences(),
+                self.outcomes.len()
+            );
         }
         let _ = writeln!(
             t,
@@ -173,7 +397,9 @@ impl Report {
         t
     }
 
-    /// The JSON report of the format file.
+    /// The JSON report (`docs/conformance-format.md`, "Reports"): the
+    /// summary, `failures`, and every outcome under `cases`, with all a
+    /// merge needs (suite fingerprint, shards, options that must agree).
     pub fn json(&self) -> String {
         let failures: Vec<_> = self
             .outcomes
@@ -181,19 +407,60 @@ impl Report {
             .filter(|o| o.status == Status::Failed)
             .map(|o| json!({"id": o.id, "reason": o.reason}))
             .collect();
+        let cases: Vec<_> = self
+            .outcomes
+            .iter()
+            .map(|o| {
+                let mut c = json!({
+                    "seq": o.seq,
+                    "id": o.id,
+                    "op": o.op,
+                    "soc": o.soc,
+                    "device": o.device,
+                    "status": o.status.name(),
+                    "observed": o.observed,
+                    "reason": o.reason,
+                    "seconds": o.seconds,
+                });
+                if let Some(f) = &o.fault {
+                    c["fault"] = json!({"api": f.api, "code": f.code, "message": f.message});
+                }
+                if let Some(d) = &o.difference {
+                    c["difference"] = json!(d);
+                }
+                c
+            })
+            .collect();
         let v = json!({
+            "format": REPORT_FORMAT,
+            "version": REPORT_VERSION,
             "backend": self.backend,
             "soc": self.soc,
+            "compare": self.compare,
+            "devices": self.devices,
+            "suite": {
+                "fingerprint": self.suite.fingerprint,
+                "cases": self.suite.cases,
+                "unreadable": self.suite.unreadable,
+            },
+            "filter": self.filter,
+            "default_soc": self.default_soc,
+            "shards": {"count": self.shards.count, "indices": self.shards.indices},
+            "timeout_seconds": self.timeout,
+            "seconds": self.seconds,
             "total": self.outcomes.len(),
             "passed": self.passed(),
             "failed": self.failed(),
             "skipped": self.skipped(),
+            "differences": self.differences(),
             "failures": failures,
+            "cases": cases,
         });
         serde_json::to_string_pretty(&v).expect("serialisable")
     }
 
-    /// JUnit XML: one test suite per operator, one test case per case.
+    /// JUnit XML: one test suite per operator, one test case per case, with
+    /// its time, and the device and SoC that ran it as properties.
     pub fn junit(&self) -> String {
         let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ = writeln!(
@@ -213,25 +480,454 @@ impl Report {
             for o in self.outcomes.iter().filter(|o| o.op == op) {
                 let _ = write!(
                     x,
-                    "    <testcase classname=\"{}\" name=\"{}\"",
+                    "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6}\">",
                     xml(op),
-                    xml(&o.id)
+                    xml(&o.id),
+                    o.seconds
                 );
+                let mut props = String::new();
+                if let Some(d) = o.device {
+                    let _ = write!(props, "<property name=\"device\" value=\"{d}\"/>");
+                }
+                if let Some(s) = &o.soc {
+                    let _ = write!(props, "<property name=\"soc\" value=\"{}\"/>", xml(s));
+                }
+                if !props.is_empty() {
+                    let _ = write!(x, "<properties>{props}</properties>");
+                }
                 match o.status {
-                    Status::Passed => x.push_str("/>\n"),
+                    Status::Passed => {}
                     Status::Failed => {
-                        let _ =
-                            writeln!(x, "><failure message=\"{}\"/></testcase>", xml(&o.reason));
+                        let _ = write!(x, "<failure message=\"{}\"/>", xml(&o.reason));
                     }
                     Status::Skipped => {
-                        let _ =
-                            writeln!(x, "><skipped message=\"{}\"/></testcase>", xml(&o.reason));
+                        let _ = write!(x, "<skipped message=\"{}\"/>", xml(&o.reason));
                     }
                 }
+                x.push_str("</testcase>\n");
             }
             x.push_str("  </testsuite>\n");
         }
         x.push_str("</testsuites>\n");
         x
     }
+
+    /// Reads a JSON report this program wrote ([`Report::json`]), checking
+    /// every field a merge needs and that the counts agree with the cases.
+    pub fn from_json(text: &str) -> Result<Report, InvalidReport> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| InvalidReport::new("", format!("not JSON: {e}")))?;
+        let format = v.get("format").and_then(Value::as_str);
+        if format != Some(REPORT_FORMAT) {
+            return Err(InvalidReport::new(
+                "format",
+                format!(
+                    "expected {REPORT_FORMAT:?}: not a report of `npu-ops conformance --report` (or one written before version {REPORT_VERSION}, which has no per-case outcomes: run again)"
+                ),
+            ));
+        }
+        let version = v.get("version").and_then(Value::as_u64);
+        if version != Some(REPORT_VERSION) {
+            return Err(InvalidReport::new(
+                "version",
+                format!(
+                    "expected {REPORT_VERSION}, got {}",
+                    v.get("version").unwrap_or(&Value::Null)
+                ),
+            ));
+        }
+        let r = Reader(&v);
+        let suite = Reader(r.field("suite")?);
+        let shards = Reader(r.field("shards")?);
+        let count = shards.uint("count", "shards.")?;
+        let count = u32::try_from(count)
+            .ok()
+            .filter(|&c| c >= 1)
+            .ok_or_else(|| InvalidReport::new("shards.count", "expected 1 to 4294967295"))?;
+        let mut indices = Vec::new();
+        for i in shards.array("indices", "shards.")? {
+            let i = i
+                .as_u64()
+                .and_then(|i| u32::try_from(i).ok())
+                .filter(|i| (1..=count).contains(i))
+                .ok_or_else(|| {
+                    InvalidReport::new(
+                        "shards.indices",
+                        format!("{i} is not a shard from 1 to {count}"),
+                    )
+                })?;
+            indices.push(i);
+        }
+        let before = indices.len();
+        indices.sort_unstable();
+        indices.dedup();
+        if indices.is_empty() || indices.len() != before {
+            return Err(InvalidReport::new(
+                "shards.indices",
+                "expected distinct shard numbers, at least one",
+            ));
+        }
+        let mut devices = Vec::new();
+        for d in r.array("devices", "")? {
+            devices.push(
+                d.as_u64()
+                    .and_then(|d| u32::try_from(d).ok())
+                    .ok_or_else(|| InvalidReport::new("devices", format!("{d} is not a device")))?,
+            );
+        }
+        let mut outcomes = Vec::new();
+        for (i, c) in r.array("cases", "")?.iter().enumerate() {
+            let at = format!("cases[{i}].");
+            let c = Reader(c);
+            let status = c.text("status", &at)?;
+            let fault = match c.0.get("fault") {
+                None | Some(Value::Null) => None,
+                Some(f) => {
+                    let f = Reader(f);
+                    let fat = format!("{at}fault.");
+                    Some(DeviceFault {
+                        api: f.text("api", &fat)?.into(),
+                        code: f
+                            .0
+                            .get("code")
+                            .and_then(Value::as_i64)
+                            .and_then(|c| i32::try_from(c).ok())
+                            .ok_or_else(|| {
+                                InvalidReport::new(
+                                    format!("{fat}code"),
+                                    "expected a 32-bit integer",
+                                )
+                            })?,
+                        message: f.text("message", &fat)?.into(),
+                    })
+                }
+            };
+            outcomes.push(Outcome {
+                seq: c.uint("seq", &at)? as usize,
+                id: c.text("id", &at)?.into(),
+                op: c.text("op", &at)?.into(),
+                soc: c.opt_text("soc", &at)?,
+                device: match c.0.get("device") {
+                    None | Some(Value::Null) => None,
+                    Some(d) => Some(d.as_u64().and_then(|d| u32::try_from(d).ok()).ok_or_else(
+                        || InvalidReport::new(format!("{at}device"), "expected a device number"),
+                    )?),
+                },
+                status: Status::from_name(status).ok_or_else(|| {
+                    InvalidReport::new(
+                        format!("{at}status"),
+                        format!("{status:?} is not passed, failed or skipped"),
+                    )
+                })?,
+                observed: c.text("observed", &at)?.into(),
+                reason: c.text("reason", &at)?.into(),
+                fault,
+                difference: c.opt_text("difference", &at)?,
+                seconds: c.number("seconds", &at)?,
+                output: None,
+            });
+        }
+        let report = Report {
+            backend: r.text("backend", "")?.into(),
+            soc: r.text("soc", "")?.into(),
+            outcomes,
+            devices,
+            shards: Coverage { count, indices },
+            suite: Suite {
+                fingerprint: suite.text("fingerprint", "suite.")?.into(),
+                cases: suite.uint("cases", "suite.")? as usize,
+                unreadable: suite.uint("unreadable", "suite.")? as usize,
+            },
+            filter: r.opt_text("filter", "")?,
+            default_soc: r.text("default_soc", "")?.into(),
+            compare: r.opt_text("compare", "")?,
+            timeout: match v.get("timeout_seconds") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(r.number("timeout_seconds", "")?),
+            },
+            seconds: r.number("seconds", "")?,
+        };
+        for (name, want) in [
+            ("total", report.outcomes.len()),
+            ("passed", report.passed()),
+            ("failed", report.failed()),
+            ("skipped", report.skipped()),
+        ] {
+            let got = r.uint(name, "")?;
+            if got != want as u64 {
+                return Err(InvalidReport::new(
+                    name,
+                    format!(
+                        "says {got} but `cases` holds {want}: the file was changed or cut short"
+                    ),
+                ));
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// Why a JSON report cannot be read back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{problem}", if field.is_empty() { String::new() } else { format!("field `{field}`: ") })]
+pub struct InvalidReport {
+    /// The field at fault (`cases[3].status`), empty for the whole file.
+    pub field: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+impl InvalidReport {
+    fn new(field: impl Into<String>, problem: impl Into<String>) -> InvalidReport {
+        InvalidReport {
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// Typed access to a JSON object's fields.
+struct Reader<'a>(&'a Value);
+
+impl<'a> Reader<'a> {
+    fn field(&self, name: &str) -> Result<&'a Value, InvalidReport> {
+        self.0
+            .get(name)
+            .ok_or_else(|| InvalidReport::new(name, "missing"))
+    }
+
+    fn get(&self, name: &str, at: &str) -> Result<&'a Value, InvalidReport> {
+        self.0
+            .get(name)
+            .ok_or_else(|| InvalidReport::new(format!("{at}{name}"), "missing"))
+    }
+
+    fn text(&self, name: &str, at: &str) -> Result<&'a str, InvalidReport> {
+        self.get(name, at)?
+            .as_str()
+            .ok_or_else(|| InvalidReport::new(format!("{at}{name}"), "expected a string"))
+    }
+
+    fn opt_text(&self, name: &str, at: &str) -> Result<Option<String>, InvalidReport> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(InvalidReport::new(
+                format!("{at}{name}"),
+                "expected a string or null",
+            )),
+        }
+    }
+
+    fn uint(&self, name: &str, at: &str) -> Result<u64, InvalidReport> {
+        self.get(name, at)?.as_u64().ok_or_else(|| {
+            InvalidReport::new(format!("{at}{name}"), "expected a non-negative integer")
+        })
+    }
+
+    fn number(&self, name: &str, at: &str) -> Result<f64, InvalidReport> {
+        self.get(name, at)?
+            .as_f64()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| {
+                InvalidReport::new(format!("{at}{name}"), "expected a non-negative number")
+            })
+    }
+
+    fn array(&self, name: &str, at: &str) -> Result<&'a Vec<Value>, InvalidReport> {
+        self.get(name, at)?
+            .as_array()
+            .ok_or_else(|| InvalidReport::new(format!("{at}{name}"), "expected a list"))
+    }
+}
+
+/// Why reports cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// No report was given.
+    #[error("no report to merge")]
+    NoInput,
+    /// A report file cannot be read.
+    #[error("{}: cannot read: {error}", file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A report file is not a report this program can merge.
+    #[error("{}: not a conformance report: {error}", file.display())]
+    Invalid {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong.
+        error: InvalidReport,
+    },
+    /// Two reports disagree on something every shard of one run shares.
+    #[error("{} and {} are not shards of one run: {what} differs ({a} vs {b})", first.display(), second.display())]
+    Different {
+        /// What differs (`suite`, `backend`, `--filter`, ...).
+        what: &'static str,
+        /// The first report's value.
+        a: String,
+        /// The second report's.
+        b: String,
+        /// The first report.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+    },
+    /// Two reports cover the same shard.
+    #[error("{} and {} both cover shard {index}/{count}", first.display(), second.display())]
+    ShardTwice {
+        /// The shard.
+        index: u32,
+        /// Of how many.
+        count: u32,
+        /// The first report.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+    },
+    /// A case id appears in two reports.
+    #[error("case {id:?} is in both {} and {}", first.display(), second.display())]
+    DuplicateCase {
+        /// The id.
+        id: String,
+        /// The first report.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+    },
+    /// Shards are missing (and `--partial` was not given).
+    #[error("shard{} {} of {count} missing: the totals would not be the suite's (pass --partial to merge what there is)", if missing.len() == 1 { "" } else { "s" }, device_list(missing))]
+    Missing {
+        /// The shards missing.
+        missing: Vec<u32>,
+        /// Of how many.
+        count: u32,
+    },
+}
+
+/// Reads a JSON report file.
+pub fn read_report(file: &Path) -> Result<Report, MergeError> {
+    let text = std::fs::read(file).map_err(|error| MergeError::Read {
+        file: file.into(),
+        error,
+    })?;
+    let text = String::from_utf8(text).map_err(|e| MergeError::Invalid {
+        file: file.into(),
+        error: InvalidReport::new("", format!("not UTF-8: {e}")),
+    })?;
+    Report::from_json(&text).map_err(|error| MergeError::Invalid {
+        file: file.into(),
+        error,
+    })
+}
+
+/// Merges the reports of the shards of one run (`npu-ops report merge`):
+/// they must be of the same suite (fingerprint and size), backend,
+/// `--compare`, `--filter`, `--soc` and shard count, cover distinct shards
+/// and share no case id; all shards must be there unless `partial`. The
+/// outcomes are put in suite order, so a merge of every shard reads as an
+/// unsharded run (devices and SoCs are the union; `seconds` the longest).
+pub fn merge(inputs: &[(PathBuf, Report)], partial: bool) -> Result<Report, MergeError> {
+    let ((first_file, first), rest) = inputs.split_first().ok_or(MergeError::NoInput)?;
+    let mut merged = first.clone();
+    let mut shard_of: HashMap<u32, &Path> = HashMap::new();
+    let mut id_of: HashMap<&str, &Path> = HashMap::new();
+    for (file, r) in inputs {
+        let differ = |what: &'static str, a: String, b: String| {
+            if a == b {
+                Ok(())
+            } else {
+                Err(MergeError::Different {
+                    what,
+                    a,
+                    b,
+                    first: first_file.clone(),
+                    second: file.clone(),
+                })
+            }
+        };
+        let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
+        differ(
+            "suite",
+            format!("fingerprint {}", first.suite.fingerprint),
+            format!("fingerprint {}", r.suite.fingerprint),
+        )?;
+        differ(
+            "suite",
+            format!(
+                "{} cases, {} unreadable lines",
+                first.suite.cases, first.suite.unreadable
+            ),
+            format!(
+                "{} cases, {} unreadable lines",
+                r.suite.cases, r.suite.unreadable
+            ),
+        )?;
+        differ("backend", first.backend.clone(), r.backend.clone())?;
+        differ("--compare", opt(&first.compare), opt(&r.compare))?;
+        differ("--filter", opt(&first.filter), opt(&r.filter))?;
+        differ("--soc", first.default_soc.clone(), r.default_soc.clone())?;
+        differ(
+            "the shard count",
+            first.shards.count.to_string(),
+            r.shards.count.to_string(),
+        )?;
+        for &i in &r.shards.indices {
+            if let Some(prev) = shard_of.insert(i, file) {
+                return Err(MergeError::ShardTwice {
+                    index: i,
+                    count: r.shards.count,
+                    first: prev.into(),
+                    second: file.clone(),
+                });
+            }
+        }
+        let mut own: BTreeSet<&str> = BTreeSet::new();
+        for o in &r.outcomes {
+            // Within one report an id may repeat (a duplicate id fails
+            // there, next to the first case of that id).
+            if own.insert(o.id.as_str()) {
+                if let Some(prev) = id_of.insert(o.id.as_str(), file) {
+                    return Err(MergeError::DuplicateCase {
+                        id: o.id.clone(),
+                        first: prev.into(),
+                        second: file.clone(),
+                    });
+                }
+            }
+        }
+    }
+    let mut indices: Vec<u32> = shard_of.keys().copied().collect();
+    indices.sort_unstable();
+    merged.shards.indices = indices;
+    if !partial && !merged.shards.complete() {
+        return Err(MergeError::Missing {
+            missing: merged.shards.missing(),
+            count: merged.shards.count,
+        });
+    }
+    let mut socs: BTreeSet<&str> = BTreeSet::new();
+    let mut devices: BTreeSet<u32> = BTreeSet::new();
+    for (_, r) in inputs {
+        socs.extend(r.soc.split(", ").filter(|s| !s.is_empty()));
+        devices.extend(&r.devices);
+    }
+    merged.soc = socs.into_iter().collect::<Vec<_>>().join(", ");
+    merged.devices = devices.into_iter().collect();
+    merged.outcomes = rest
+        .iter()
+        .flat_map(|(_, r)| r.outcomes.iter().cloned())
+        .chain(std::mem::take(&mut merged.outcomes))
+        .collect();
+    merged.outcomes.sort_by_key(|o| o.seq);
+    merged.seconds = inputs.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
+    merged.timeout = inputs
+        .iter()
+        .filter_map(|(_, r)| r.timeout)
+        .reduce(f64::max);
+    Ok(merged)
 }

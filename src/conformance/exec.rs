@@ -1,0 +1,430 @@
+//! One case on one stream: what was observed, and the verdict.
+
+use super::case::{self, int, ints, Case, CaseTensor, Expect};
+use super::report::{format_element, DeviceFault, Status};
+use crate::{DType, Error, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// What running a case on one backend gave.
+#[derive(Debug)]
+pub(crate) enum Seen {
+    /// The operator returned a tensor, read back.
+    Output(CaseTensor),
+    /// The operator (or reading its result) failed.
+    Error(Error),
+    /// A parameter could not be read.
+    Malformed(String),
+    /// The case panicked.
+    Panic(String),
+    /// The stream did not finish the case's work in time
+    /// (`aclrtSynchronizeStreamWithTimeout` gave up); the stream still
+    /// holds it.
+    Timeout(String),
+}
+
+impl Seen {
+    /// The outcome kind of the report: `output`, a conformance error kind
+    /// (`invalid_argument`, ...), `device_fault`, `runtime_error`,
+    /// `memory_limit`, `out_of_memory`, `load`, `malformed` or `panic`.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Seen::Output(_) => "output",
+            Seen::Error(e) if hit_memory_limit(e) => "memory_limit",
+            Seen::Error(e) => match fault_of(e) {
+                Some((true, _)) => "device_fault",
+                Some((false, _)) => "runtime_error",
+                None => e.kind(),
+            },
+            Seen::Malformed(_) => "malformed",
+            Seen::Panic(_) => "panic",
+            Seen::Timeout(_) => "timeout",
+        }
+    }
+
+    /// The runtime's report, for `device_fault` and `runtime_error`.
+    pub(crate) fn fault(&self) -> Option<DeviceFault> {
+        match self {
+            Seen::Error(e) => fault_of(e).map(|(_, f)| f),
+            _ => None,
+        }
+    }
+
+    /// A short description, for differences between backends.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Seen::Output(t) => format!("output {} {:?}", t.dtype, t.shape),
+            Seen::Error(e) => match self.fault() {
+                Some(f) => format!("{} {} ({})", self.kind(), f.code, f.message),
+                None => format!("error {} ({e})", self.kind()),
+            },
+            Seen::Malformed(m) => format!("malformed ({m})"),
+            Seen::Panic(p) => format!("panic ({p})"),
+            Seen::Timeout(t) => format!("timeout ({t})"),
+        }
+    }
+}
+
+/// Whether a runtime status is the device's (a fault found while work
+/// ran, reported at synchronisation) rather than a call refused.
+fn is_device_status(api: &str, code: i32) -> bool {
+    (507_000..=507_999).contains(&code) || api.starts_with("aclrtSynchronize")
+}
+
+/// `(is a device fault, the report)` for [`Error::Runtime`].
+fn fault_of(e: &Error) -> Option<(bool, DeviceFault)> {
+    match e {
+        Error::Runtime { api, code, message } => Some((
+            is_device_status(api, *code),
+            DeviceFault {
+                api: api.to_string(),
+                code: *code,
+                message: message.clone(),
+            },
+        )),
+        _ => None,
+    }
+}
+
+/// The name of a runtime status code CANN documents, if this module knows
+/// it.
+pub fn status_name(code: i32) -> Option<&'static str> {
+    use cann_sys::*;
+    Some(match code {
+        ACL_ERROR_RT_AICORE_EXCEPTION => "ACL_ERROR_RT_AICORE_EXCEPTION",
+        ACL_ERROR_RT_AICORE_TIMEOUT => "ACL_ERROR_RT_AICORE_TIMEOUT",
+        ACL_ERROR_RT_AICORE_TRAP_EXCEPTION => "ACL_ERROR_RT_AICORE_TRAP_EXCEPTION",
+        ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW => "ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW",
+        ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW => "ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW",
+        ACL_ERROR_RT_AICPU_EXCEPTION => "ACL_ERROR_RT_AICPU_EXCEPTION",
+        ACL_ERROR_RT_AICPU_TIMEOUT => "ACL_ERROR_RT_AICPU_TIMEOUT",
+        ACL_ERROR_RT_VECTOR_CORE_EXCEPTION => "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION",
+        ACL_ERROR_RT_VECTOR_CORE_TIMEOUT => "ACL_ERROR_RT_VECTOR_CORE_TIMEOUT",
+        ACL_ERROR_RT_DEVICE_MEM_ERROR => "ACL_ERROR_RT_DEVICE_MEM_ERROR",
+        ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR => "ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR",
+        ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR => "ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR",
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT => "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
+        ACL_ERROR_RT_LOST_HEARTBEAT => "ACL_ERROR_RT_LOST_HEARTBEAT",
+        ACL_ERROR_RT_SYS_DMA => "ACL_ERROR_RT_SYS_DMA",
+        ACL_ERROR_RT_TS_ERROR => "ACL_ERROR_RT_TS_ERROR",
+        ACL_ERROR_RT_INTERNAL_ERROR => "ACL_ERROR_RT_INTERNAL_ERROR",
+        ACL_ERROR_RT_DRV_INTERNAL_ERROR => "ACL_ERROR_RT_DRV_INTERNAL_ERROR",
+        ACL_ERROR_RT_TASK_TIMEOUT => "ACL_ERROR_RT_TASK_TIMEOUT",
+        ACL_ERROR_RT_DEVICE_TASK_ABORT => "ACL_ERROR_RT_DEVICE_TASK_ABORT",
+        ACL_ERROR_RT_STREAM_ABORT => "ACL_ERROR_RT_STREAM_ABORT",
+        _ => return None,
+    })
+}
+
+impl DeviceFault {
+    /// `API returned CODE (NAME): MESSAGE`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} returned {}{}: {}",
+            self.api,
+            self.code,
+            status_name(self.code).map_or(String::new(), |n| format!(" ({n})")),
+            self.message
+        )
+    }
+}
+
+fn upload(s: &Stream, t: &CaseTensor) -> crate::Result<Tensor> {
+    let base = Tensor::from_bytes(s, t.dtype, &t.shape, &t.bytes)?;
+    match &t.view {
+        None => Ok(base),
+        Some((shape, strides, offset)) => base.view(shape, strides, *offset),
+    }
+}
+
+/// Runs one case's operator; `Err(String)` is a malformed parameter.
+fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
+    let x = match upload(s, &c.input) {
+        Ok(x) => x,
+        Err(e) => return Ok(Err(e)),
+    };
+    let p = &c.params;
+    let get = |n: &str| {
+        p.get(n)
+            .ok_or_else(|| format!("{}.params: missing `{n}`", c.id))
+    };
+    let ctx = |n: &str| format!("{}.params.{n}", c.id);
+    Ok(match c.op.as_str() {
+        "slice" => s.slice(
+            &x,
+            int(get("dim")?, &ctx("dim"))?,
+            int(get("start")?, &ctx("start"))?,
+            int(get("end")?, &ctx("end"))?,
+            int(get("step")?, &ctx("step"))?,
+        ),
+        "index_select" => {
+            let idx = case::tensor(get("index")?, &ctx("index"))?;
+            match upload(s, &idx) {
+                Ok(i) => s.index_select_checked(&x, int(get("dim")?, &ctx("dim"))?, &i),
+                Err(e) => Err(e),
+            }
+        }
+        "as_strided" => s.as_strided(
+            &x,
+            &ints(get("size")?, &ctx("size"))?,
+            &ints(get("stride")?, &ctx("stride"))?,
+            int(get("offset")?, &ctx("offset"))?,
+        ),
+        "sampled_slice" => {
+            let fill = match p.get("fill") {
+                None | Some(Value::Null) => None,
+                Some(Value::Bool(b)) => Some(Scalar::Bool(*b)),
+                Some(v) => Some(match (v.as_i64(), v.as_u64(), v.as_f64()) {
+                    (Some(i), _, _) => Scalar::Int(i),
+                    (_, Some(u), _) => Scalar::UInt(u),
+                    (_, _, Some(f)) => Scalar::Float(f),
+                    _ => match v.as_str() {
+                        Some("nan") => Scalar::Float(f64::NAN),
+                        Some("inf") => Scalar::Float(f64::INFINITY),
+                        Some("-inf") => Scalar::Float(f64::NEG_INFINITY),
+                        _ => return Err(format!("{}: expected a number", ctx("fill"))),
+                    },
+                }),
+            };
+            let mode = match get("mode")?.as_str() {
+                Some("strict_bounds") => SampleMode::StrictBounds,
+                Some("wrap") => SampleMode::Wrap,
+                Some("clamp") => SampleMode::Clamp,
+                Some("fill") => SampleMode::Fill,
+                Some("reflect") => SampleMode::Reflect,
+                _ => {
+                    return Err(format!(
+                        "{}: expected strict_bounds, wrap, clamp, fill or reflect",
+                        ctx("mode")
+                    ))
+                }
+            };
+            let (start, size, stride) = (
+                ints(get("start")?, &ctx("start"))?,
+                ints(get("size")?, &ctx("size"))?,
+                ints(get("stride")?, &ctx("stride"))?,
+            );
+            let axes = match p.get("axes") {
+                None | Some(Value::Null) => None,
+                Some(a) => Some(ints(a, &ctx("axes"))?),
+            };
+            let dynamic = p.get("dynamic").and_then(Value::as_bool).unwrap_or(false);
+            if dynamic {
+                let t = |v: &[i64]| Tensor::from_slice(s, &[v.len()], v);
+                let dyn_run = || -> crate::Result<Tensor> {
+                    let axes_t = axes.as_deref().map(t).transpose()?;
+                    s.sampled_slice_dynamic(
+                        &x,
+                        &t(&start)?,
+                        &t(&size)?,
+                        &t(&stride)?,
+                        axes_t.as_ref(),
+                        mode,
+                        fill,
+                    )
+                };
+                dyn_run()
+            } else {
+                let mut sp = SampledSlice::new(&start, &size, &stride, mode);
+                sp.axes = axes;
+                sp.fill = fill;
+                s.sampled_slice(&x, &sp)
+            }
+        }
+        "subtensor" => x.subtensor(
+            &ints(get("start_coord")?, &ctx("start_coord"))?,
+            int(get("first_out_dim_size")?, &ctx("first_out_dim_size"))?,
+        ),
+        other => return Err(format!("unknown operator {other}")),
+    })
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Whether `e` is `aclrtSynchronizeStreamWithTimeout` giving up.
+fn is_sync_timeout(e: &Error) -> bool {
+    matches!(e, Error::Runtime { code, .. } if *code == cann_sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+}
+
+/// Runs `c` on `s` and reads the result back (a fault found while reading
+/// is the case's error), then synchronises the stream. With a `deadline`,
+/// the stream is first synchronised with a time limit
+/// (`Stream::synchronize_timeout`, `aclrtSynchronizeStreamWithTimeout`):
+/// work not done by then makes the outcome [`Seen::Timeout`], and the
+/// stream, which still holds it, must not be used (nor dropped, which
+/// waits for it) again. The second value is a fault the final
+/// synchronisation reported that the case had not (other than an
+/// out-of-range index, which is the operator's own error kind): a device
+/// fault left behind by the case.
+pub(crate) fn observe(s: &Stream, c: &Case, deadline: Option<Instant>) -> (Seen, Option<Error>) {
+    let seen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match run_op(s, c) {
+        Err(m) => Seen::Malformed(m),
+        Ok(Err(e)) => Seen::Error(e),
+        Ok(Ok(t)) => {
+            if let Some(d) = deadline {
+                let left = d.saturating_duration_since(Instant::now());
+                match s.synchronize_timeout(left.max(Duration::from_millis(1))) {
+                    Ok(()) => {}
+                    Err(e) if is_sync_timeout(&e) => {
+                        // Dropping the output does not wait: the stream
+                        // holds the buffers of its queued work.
+                        return Seen::Timeout(format!(
+                            "the stream did not finish the case's work in time ({e})"
+                        ));
+                    }
+                    Err(e) => return Seen::Error(e),
+                }
+            }
+            match t.to_bytes() {
+                Ok(bytes) => Seen::Output(CaseTensor {
+                    dtype: t.dtype(),
+                    shape: t.shape().to_vec(),
+                    bytes,
+                    view: None,
+                }),
+                Err(e) => Seen::Error(e),
+            }
+        }
+    }))
+    .unwrap_or_else(|p| Seen::Panic(panic_message(p)));
+    if let Seen::Timeout(_) = seen {
+        return (seen, None);
+    }
+    // A fault left on the stream must not leak into the next case; one
+    // the case already reported is not reported twice.
+    let after = match s.synchronize() {
+        Err(Error::IndexOutOfRange { .. }) | Ok(()) => None,
+        Err(_) if matches!(seen, Seen::Error(Error::Runtime { .. })) => None,
+        Err(e) => Some(e),
+    };
+    (seen, after)
+}
+
+/// The first element where two byte strings differ, formatted.
+fn first_difference(dtype: DType, want: &[u8], got: &[u8]) -> String {
+    let es = dtype.size();
+    let i = want
+        .chunks(es)
+        .zip(got.chunks(es))
+        .position(|(a, b)| a != b)
+        .unwrap_or(0);
+    let fmt = |b: &[u8]| format_element(dtype, b);
+    format!(
+        "first difference at element {i}: expected {} got {}",
+        want.get(i * es..(i + 1) * es).map_or("-".into(), fmt),
+        got.get(i * es..(i + 1) * es).map_or("-".into(), fmt)
+    )
+}
+
+/// Whether `e` is the runtime's memory limit being hit.
+fn hit_memory_limit(e: &Error) -> bool {
+    matches!(e, Error::OutOfMemory { message, .. } if message.starts_with(crate::runtime::MEMORY_LIMIT_HIT))
+}
+
+/// Compares what was seen with the expectation; `case_memory` is the
+/// bound set on the runtime.
+pub(crate) fn judge(c: &Case, seen: &Seen, case_memory: Option<usize>) -> (Status, String) {
+    let got = match seen {
+        Seen::Malformed(m) => return (Status::Failed, format!("malformed case: {m}")),
+        Seen::Panic(p) => return (Status::Failed, format!("panicked: {p}")),
+        Seen::Timeout(t) => return (Status::Failed, format!("timed out: {t}")),
+        Seen::Error(e) => Err(e),
+        Seen::Output(t) => Ok(t),
+    };
+    if let Err(e) = &got {
+        if let (true, Some(limit)) = (hit_memory_limit(e), case_memory) {
+            return (
+                Status::Failed,
+                format!(
+                    "the case needs more device memory than one case may hold ({limit} bytes = {:.1} MiB; raise it with --case-memory): {e}",
+                    limit as f64 / (1u64 << 20) as f64
+                ),
+            );
+        }
+        if let Some(f) = seen.fault() {
+            // Never a pass, whatever the case expected.
+            return (
+                Status::Failed,
+                format!("{}: {}", seen.kind().replace('_', " "), f.describe()),
+            );
+        }
+    }
+    match (&c.expect, got) {
+        (Expect::Error(kind), Err(e)) if e.kind() == kind => (Status::Passed, String::new()),
+        (Expect::Error(kind), Err(e)) => (
+            Status::Failed,
+            format!("expected error {kind}, got error {} ({e})", e.kind()),
+        ),
+        (Expect::Error(kind), Ok(t)) => (
+            Status::Failed,
+            format!(
+                "expected error {kind}, got a {} tensor of shape {:?}",
+                t.dtype, t.shape
+            ),
+        ),
+        (Expect::Output(w), Err(e)) => (
+            Status::Failed,
+            format!(
+                "expected a {} tensor of shape {:?}, got error {} ({e})",
+                w.dtype,
+                w.shape,
+                e.kind()
+            ),
+        ),
+        (Expect::Output(w), Ok(t)) => {
+            if t.dtype != w.dtype || t.shape != w.shape {
+                (
+                    Status::Failed,
+                    format!(
+                        "expected {} {:?}, got {} {:?}",
+                        w.dtype, w.shape, t.dtype, t.shape
+                    ),
+                )
+            } else if t.bytes == w.bytes {
+                (Status::Passed, String::new())
+            } else {
+                (
+                    Status::Failed,
+                    first_difference(w.dtype, &w.bytes, &t.bytes),
+                )
+            }
+        }
+    }
+}
+
+/// How two backends' outcomes of one case differ, if they do: outputs must
+/// match bit for bit, errors kind for kind (device faults and runtime
+/// errors also code for code).
+pub(crate) fn difference(a: &Seen, b: &Seen) -> Option<String> {
+    match (a, b) {
+        (Seen::Output(x), Seen::Output(y)) => {
+            if x.dtype != y.dtype || x.shape != y.shape {
+                Some(format!(
+                    "output {} {:?} vs output {} {:?}",
+                    x.dtype, x.shape, y.dtype, y.shape
+                ))
+            } else if x.bytes != y.bytes {
+                Some(first_difference(x.dtype, &x.bytes, &y.bytes).replacen(
+                    "expected",
+                    "first backend",
+                    1,
+                ))
+                .map(|s| s.replacen(" got ", " second backend ", 1))
+            } else {
+                None
+            }
+        }
+        _ if a.kind() == b.kind()
+            && a.fault().map(|f| f.code) == b.fault().map(|f| f.code)
+            && !matches!(a, Seen::Output(_)) =>
+        {
+            None
+        }
+        _ => Some(format!("{} vs {}", a.describe(), b.describe())),
+    }
+}

@@ -1,0 +1,408 @@
+//! `--record DIR`: every case's observed outcome written back as case files
+//! of the same format, so a run on real hardware becomes goldens that the
+//! simulator replays.
+
+use super::case::{Case, CaseTensor, Malformed};
+use super::report::{Outcome, Report, Status};
+use crate::dtype::{DType, Element};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The error kinds a case file may expect (`conformance-format.md`).
+const KINDS: [&str; 4] = [
+    "invalid_argument",
+    "unsupported_dtype",
+    "unsupported_op",
+    "index_out_of_range",
+];
+
+/// Why a recording cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The folder cannot be created.
+    #[error("--record {}: cannot create the folder: {error}", dir.display())]
+    CreateDir {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A recorded file would replace a case file the run reads.
+    #[error("--record {}: {} would replace the case file {source_file} that this run reads; record into another folder", dir.display(), file.display())]
+    WouldOverwrite {
+        /// The folder.
+        dir: PathBuf,
+        /// The file that would be written.
+        file: PathBuf,
+        /// The case file it is.
+        source_file: String,
+    },
+    /// A file cannot be written.
+    #[error("--record: cannot write {}: {error}", file.display())]
+    Write {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+/// What a recording wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// The files written, in the order of their sources.
+    pub files: Vec<PathBuf>,
+    /// Cases written with their observed outcome as `expect`.
+    pub cases: usize,
+    /// Cases (and unreadable lines) written only as a `//` comment saying
+    /// why: an outcome the format cannot express (a device fault, a
+    /// timeout, a panic, a malformed case, a skipped case, a NaN with a
+    /// payload other than the dtype's default).
+    pub comments: usize,
+}
+
+/// Where each source file's recording goes: `DIR/<file name>` (with
+/// `.jsonl` added if it lacks it; `-2`, `-3`, ... before the extension
+/// when two sources share a name), checked before the run so that a bad
+/// folder fails before any case runs.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    dir: PathBuf,
+    /// Source file (as origins name it) -> file to write.
+    target: HashMap<String, PathBuf>,
+    /// Source files in the order first met.
+    order: Vec<String>,
+}
+
+fn source_of_origin(origin: &str) -> &str {
+    origin.rsplit_once(':').map_or(origin, |(f, _)| f)
+}
+
+impl Recorder {
+    /// Plans the recording of `cases` and `malformed` lines into `dir`
+    /// (created if missing). Fails if the folder cannot be created or a
+    /// recorded file would replace a case file being read.
+    pub fn new(
+        dir: &Path,
+        cases: &[Case],
+        malformed: &[Malformed],
+    ) -> Result<Recorder, RecordError> {
+        std::fs::create_dir_all(dir).map_err(|error| RecordError::CreateDir {
+            dir: dir.into(),
+            error,
+        })?;
+        let mut order: Vec<String> = Vec::new();
+        let mut seen: HashMap<String, ()> = HashMap::new();
+        let sources = malformed
+            .iter()
+            .map(|m| source_of_origin(&m.origin))
+            .chain(cases.iter().map(Case::file));
+        for s in sources {
+            if seen.insert(s.to_string(), ()).is_none() {
+                order.push(s.to_string());
+            }
+        }
+        let mut used: HashMap<String, usize> = HashMap::new();
+        let mut target = HashMap::new();
+        for s in &order {
+            let name = Path::new(s)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .filter(|n| !n.is_empty() && n != "." && n != "..")
+                .unwrap_or_else(|| "cases.jsonl".into());
+            let (stem, ext) = match name.strip_suffix(".jsonl") {
+                Some(stem) => (stem.to_string(), ".jsonl"),
+                None => (name.clone(), ".jsonl"),
+            };
+            let n = used.entry(format!("{stem}{ext}")).or_insert(0);
+            *n += 1;
+            let file_name = if *n == 1 {
+                format!("{stem}{ext}")
+            } else {
+                format!("{stem}-{n}{ext}")
+            };
+            let file = dir.join(&file_name);
+            // Never replace what is being read.
+            if let (Ok(a), Ok(b)) = (std::fs::canonicalize(&file), std::fs::canonicalize(s)) {
+                if a == b {
+                    return Err(RecordError::WouldOverwrite {
+                        dir: dir.into(),
+                        file,
+                        source_file: s.clone(),
+                    });
+                }
+            }
+            target.insert(s.clone(), file);
+        }
+        Ok(Recorder {
+            dir: dir.into(),
+            target,
+            order,
+        })
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes the recording of `report`, a run of `cases` (the outcomes
+    /// must have kept their outputs: [`super::Options::keep_outputs`]).
+    /// Every outcome of the report is written, in suite order, under its
+    /// source file's name: a case as a case line whose `expect` is what
+    /// was observed (its `soc` the one it ran as when it named none), any
+    /// other outcome as a `//` comment saying why it could not be.
+    pub fn write(&self, report: &Report, cases: &[Case]) -> Result<Recorded, RecordError> {
+        let mut lines: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut done = Recorded::default();
+        for o in &report.outcomes {
+            let case = o
+                .seq
+                .checked_sub(report.suite.unreadable)
+                .and_then(|i| cases.get(i))
+                .filter(|c| c.id == o.id);
+            let source = match case {
+                Some(c) => c.file(),
+                None => source_of_origin(&o.id),
+            };
+            let line = match case.map(|c| case_line(c, o, &report.backend)) {
+                Some(Ok(line)) => {
+                    done.cases += 1;
+                    line
+                }
+                Some(Err(why)) => {
+                    done.comments += 1;
+                    format!("// not recorded: {}: {}", one_line(&o.id), one_line(&why))
+                }
+                None => {
+                    done.comments += 1;
+                    format!(
+                        "// not recorded: {}: {}",
+                        one_line(&o.id),
+                        one_line(&o.reason)
+                    )
+                }
+            };
+            lines.entry(source).or_default().push(line);
+        }
+        for source in &self.order {
+            let Some(body) = lines.get(source.as_str()) else {
+                continue;
+            };
+            let Some(file) = self.target.get(source) else {
+                continue;
+            };
+            let mut text = format!(
+                "// Recorded by `npu-ops conformance --record` from {}: backend {}, soc {}{}. Each `expect` is the outcome observed there.\n",
+                one_line(source),
+                report.backend,
+                report.soc,
+                if report.shards.count > 1 {
+                    format!(
+                        ", shard {} of {}",
+                        report
+                            .shards
+                            .indices
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        report.shards.count
+                    )
+                } else {
+                    String::new()
+                }
+            );
+            for l in body {
+                text.push_str(l);
+                text.push('\n');
+            }
+            let write = || -> std::io::Result<()> {
+                let mut f = std::fs::File::create(file)?;
+                f.write_all(text.as_bytes())?;
+                f.sync_all()
+            };
+            write().map_err(|error| RecordError::Write {
+                file: file.clone(),
+                error,
+            })?;
+            done.files.push(file.clone());
+        }
+        Ok(done)
+    }
+}
+
+/// Text made safe for a `//` comment line.
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+/// The case line recording what `o` observed, or why it cannot be written.
+fn case_line(c: &Case, o: &Outcome, backend: &str) -> Result<String, String> {
+    if o.status == Status::Skipped {
+        return Err(format!("skipped: {}", o.reason));
+    }
+    let expect = match o.observed.as_str() {
+        "output" => match &o.output {
+            Some(t) => tensor_json(t).map_err(|e| format!("the output {e}"))?,
+            None => return Err("the output was not kept".into()),
+        },
+        k if KINDS.contains(&k) => json!({"error": k}),
+        other => {
+            return Err(format!(
+                "observed {other}, which a case cannot expect: {}",
+                o.reason
+            ))
+        }
+    };
+    let input = tensor_json(&c.input).map_err(|e| format!("the input {e}"))?;
+    let mut line = serde_json::Map::new();
+    line.insert("id".into(), json!(c.id));
+    line.insert("op".into(), json!(c.op));
+    if let Some(soc) = c.soc.as_ref().or(o.soc.as_ref()) {
+        line.insert("soc".into(), json!(soc));
+    }
+    line.insert("input".into(), input);
+    line.insert("params".into(), c.params.clone());
+    line.insert("expect".into(), expect);
+    let mut rec = serde_json::Map::new();
+    rec.insert("backend".into(), json!(backend));
+    if let Some(d) = o.device {
+        rec.insert("device".into(), json!(d));
+    }
+    rec.insert("matched_expect".into(), json!(o.status == Status::Passed));
+    line.insert("recorded".into(), Value::Object(rec));
+    serde_json::to_string(&Value::Object(line)).map_err(|e| e.to_string())
+}
+
+/// A float as the format writes it; `None` for a NaN that is not the
+/// dtype's default quiet NaN (the format's `"nan"` reads as that one).
+fn float_json(x: f64, default_nan: bool) -> Option<Value> {
+    Some(if x.is_nan() {
+        if !default_nan {
+            return None;
+        }
+        json!("nan")
+    } else if x == f64::INFINITY {
+        json!("inf")
+    } else if x == f64::NEG_INFINITY {
+        json!("-inf")
+    } else {
+        json!(x)
+    })
+}
+
+/// One element as the format writes it.
+fn element_json(d: DType, b: &[u8]) -> Option<Value> {
+    Some(match d {
+        DType::F32 => {
+            let x = f32::get(b);
+            float_json(x as f64, x.to_bits() == (f64::NAN as f32).to_bits())?
+        }
+        DType::F64 => {
+            let x = f64::get(b);
+            float_json(x, x.to_bits() == f64::NAN.to_bits())?
+        }
+        DType::F16 => {
+            let x = half::f16::get(b);
+            float_json(
+                x.to_f64(),
+                x.to_bits() == half::f16::from_f64(f64::NAN).to_bits(),
+            )?
+        }
+        DType::BF16 => {
+            let x = half::bf16::get(b);
+            float_json(
+                x.to_f64(),
+                x.to_bits() == half::bf16::from_f64(f64::NAN).to_bits(),
+            )?
+        }
+        DType::C64 => {
+            let h = d.size() / 2;
+            json!([
+                element_json(DType::F32, &b[..h])?,
+                element_json(DType::F32, &b[h..])?
+            ])
+        }
+        DType::C128 => {
+            let h = d.size() / 2;
+            json!([
+                element_json(DType::F64, &b[..h])?,
+                element_json(DType::F64, &b[h..])?
+            ])
+        }
+        DType::Bool => json!(b[0] != 0),
+        DType::I8 => json!(i8::get(b)),
+        DType::U8 => json!(u8::get(b)),
+        DType::I16 => json!(i16::get(b)),
+        DType::U16 => json!(u16::get(b)),
+        DType::I32 => json!(i32::get(b)),
+        DType::U32 => json!(u32::get(b)),
+        DType::I64 => json!(i64::get(b)),
+        DType::U64 => json!(u64::get(b)),
+    })
+}
+
+/// A tensor object (`dtype`, `shape`, `data`, and `view` if any) that reads
+/// back to the same bytes.
+fn tensor_json(t: &CaseTensor) -> Result<Value, String> {
+    let es = t.dtype.size();
+    let mut data = Vec::with_capacity(t.bytes.len() / es.max(1));
+    for (i, b) in t.bytes.chunks_exact(es).enumerate() {
+        data.push(element_json(t.dtype, b).ok_or_else(|| {
+            format!(
+                "element {i} is a NaN with payload {} that the format cannot write (\"nan\" reads as the default NaN)",
+                super::report::format_element(t.dtype, b)
+            )
+        })?);
+    }
+    let mut v = json!({"dtype": t.dtype.name(), "shape": t.shape, "data": data});
+    if let Some((shape, strides, offset)) = &t.view {
+        v["view"] = json!({"shape": shape, "strides": strides, "offset": offset});
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dtype_writes_back_to_its_bytes() {
+        for d in DType::ALL {
+            let es = d.size();
+            let patterns: &[u8] = if d == DType::Bool {
+                &[0, 1]
+            } else {
+                &[0, 1, 0x3c, 0x7f, 0x80, 0xff]
+            };
+            for &fill in patterns {
+                let bytes = vec![fill; es];
+                let t = CaseTensor {
+                    dtype: d,
+                    shape: vec![1],
+                    bytes: bytes.clone(),
+                    view: None,
+                };
+                match tensor_json(&t) {
+                    Ok(v) => {
+                        let back = crate::conformance::case::tensor(&v, "t").unwrap();
+                        assert_eq!(back.bytes, bytes, "{d}: {v}");
+                    }
+                    // Only NaNs with payloads cannot be written.
+                    Err(e) => assert!(e.contains("NaN with payload"), "{d} {fill:#x}: {e}"),
+                }
+            }
+        }
+        let nan = CaseTensor {
+            dtype: DType::F32,
+            shape: vec![2],
+            bytes: [f32::NAN.to_le_bytes(), (-0.0f32).to_le_bytes()].concat(),
+            view: None,
+        };
+        let v = tensor_json(&nan).unwrap();
+        assert_eq!(v["data"], json!(["nan", -0.0]));
+    }
+}
