@@ -2,6 +2,12 @@
 //! suite, every expected output and error kind computed by cpu-ref (never by
 //! the simulator). Deterministic; run `cargo run --features cli --example gen_cases` and
 //! commit the result.
+//!
+//! It also gives every hand-written case of `tests/cases/seeds.jsonl` a
+//! `soc` (the runner's default, `Ascend910B3`, which the seeds were written
+//! for) where it names none, so that `--soc`, which applies only to cases
+//! without one, never changes what the project's suite checks. The lines
+//! are otherwise kept as written.
 
 use cpu_ref::{DType, Family, SampleMode, SampledSliceParams, Scalar, Tensor};
 use serde_json::{json, Value};
@@ -510,4 +516,43 @@ fn main() {
         writeln!(f, "{}", serde_json::to_string(c).unwrap()).unwrap();
     }
     eprintln!("{} cases written to {}", out.len(), path.display());
+    name_the_seeds_soc();
+}
+
+/// The SoC seed cases without one were written for (the runner's default).
+const SEED_SOC: &str = "Ascend910B3";
+
+/// Adds `"soc": SEED_SOC` after the `op` of every case of `seeds.jsonl`
+/// that names no SoC, keeping each line as written otherwise; checks that
+/// every case then reads back with a SoC.
+fn name_the_seeds_soc() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/seeds.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut out = String::new();
+    let mut added = 0;
+    for line in text.lines() {
+        let t = line.trim();
+        let mut line = line.to_string();
+        if !t.is_empty() && !t.starts_with("//") {
+            let v: Value = serde_json::from_str(t).unwrap();
+            if v.get("soc").is_none() {
+                let op = format!("\"op\": {}, ", serde_json::to_string(&v["op"]).unwrap());
+                let at = line
+                    .find(&op)
+                    .expect("a seed case writes `\"op\": ..., ` as its second field")
+                    + op.len();
+                line.insert_str(at, &format!("\"soc\": \"{SEED_SOC}\", "));
+                added += 1;
+            }
+            let back = npu_ops::conformance::parse_case(line.trim(), "seeds").unwrap();
+            assert!(back.soc.is_some(), "{}", back.id);
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    std::fs::write(&path, out).unwrap();
+    eprintln!(
+        "{added} seed cases given soc {SEED_SOC} in {}",
+        path.display()
+    );
 }
