@@ -428,3 +428,112 @@ pub(crate) fn difference(a: &Seen, b: &Seen) -> Option<String> {
         _ => Some(format!("{} vs {}", a.describe(), b.describe())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(expect: &str) -> Case {
+        case::parse_case(
+            &format!(
+                r#"{{"id": "c", "op": "slice", "input": {{"dtype": "int8", "shape": [1], "data": [1]}}, "params": {{}}, "expect": {expect}}}"#
+            ),
+            "t:1",
+        )
+        .unwrap()
+    }
+
+    fn runtime(api: &'static str, code: i32, message: &str) -> Seen {
+        Seen::Error(Error::Runtime {
+            api,
+            code,
+            message: message.into(),
+        })
+    }
+
+    #[test]
+    fn an_index_fault_is_the_index_error_kind() {
+        // What the safe layer makes of the simulator's fault message.
+        let e = Error::IndexOutOfRange {
+            op: "index_select",
+            position: 1,
+            value: 7,
+            bound: 3,
+        };
+        let seen = Seen::Error(e);
+        assert_eq!(seen.kind(), "index_out_of_range");
+        assert!(seen.fault().is_none());
+        let c = case(r#"{"error": "index_out_of_range"}"#);
+        assert_eq!(judge(&c, &seen, None).0, Status::Passed);
+    }
+
+    #[test]
+    fn device_faults_never_pass_and_name_the_code() {
+        let aicore = runtime(
+            "aclrtSynchronizeStream",
+            cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+            "AI Core exception on core 3",
+        );
+        assert_eq!(aicore.kind(), "device_fault");
+        for expect in [
+            r#"{"error": "invalid_argument"}"#,
+            r#"{"error": "index_out_of_range"}"#,
+            r#"{"dtype": "int8", "shape": [1], "data": [1]}"#,
+        ] {
+            let (status, reason) = judge(&case(expect), &aicore, None);
+            assert_eq!(status, Status::Failed, "{expect}");
+            assert_eq!(
+                reason,
+                "device fault: aclrtSynchronizeStream returned 507015 (ACL_ERROR_RT_AICORE_EXCEPTION): AI Core exception on core 3"
+            );
+        }
+        // A status of a call the runtime refused is a runtime error.
+        let refused = runtime("aclnnSliceGetWorkspaceSize", 561103, "inner error");
+        assert_eq!(refused.kind(), "runtime_error");
+        let (status, reason) = judge(&case(r#"{"error": "invalid_argument"}"#), &refused, None);
+        assert_eq!(status, Status::Failed);
+        assert!(
+            reason.starts_with(
+                "runtime error: aclnnSliceGetWorkspaceSize returned 561103: inner error"
+            ),
+            "{reason}"
+        );
+        // Any status met at a synchronisation is the device's.
+        assert_eq!(
+            runtime("aclrtSynchronizeStream", 107000, "x").kind(),
+            "device_fault"
+        );
+        assert_eq!(status_name(507053), Some("ACL_ERROR_RT_DEVICE_MEM_ERROR"));
+        assert_eq!(status_name(1), None);
+    }
+
+    #[test]
+    fn differences_are_bitwise_and_kind_for_kind() {
+        let out = |bytes: &[u8]| {
+            Seen::Output(CaseTensor {
+                dtype: DType::I8,
+                shape: vec![bytes.len()],
+                bytes: bytes.to_vec(),
+                view: None,
+            })
+        };
+        assert!(difference(&out(&[1, 2]), &out(&[1, 2])).is_none());
+        let d = difference(&out(&[1, 2]), &out(&[1, 3])).unwrap();
+        assert!(
+            d.contains("element 1")
+                && d.contains("first backend 2")
+                && d.contains("second backend 3"),
+            "{d}"
+        );
+        assert!(difference(&out(&[1]), &out(&[1, 2]))
+            .unwrap()
+            .contains("[1] vs output int8 [2]"));
+        let invalid = || Seen::Error(Error::invalid("slice", "dim", "out of range"));
+        assert!(difference(&invalid(), &invalid()).is_none());
+        assert!(difference(&invalid(), &out(&[1])).is_some());
+        let f = |code| runtime("aclrtSynchronizeStream", code, "m");
+        assert!(difference(&f(507015), &f(507015)).is_none());
+        assert!(difference(&f(507015), &f(507053)).is_some());
+        assert!(difference(&Seen::Timeout("t".into()), &out(&[1])).is_some());
+    }
+}

@@ -238,6 +238,25 @@ fn xml(s: &str) -> String {
         .collect()
 }
 
+/// `1-3, 5, 7-8` for [1, 2, 3, 5, 7, 8] (ascending numbers).
+fn ranges(n: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < n.len() {
+        let mut j = i;
+        while j + 1 < n.len() && n[j + 1] == n[j] + 1 {
+            j += 1;
+        }
+        out.push(match j - i {
+            0 => n[i].to_string(),
+            1 => format!("{}, {}", n[i], n[j]),
+            _ => format!("{}-{}", n[i], n[j]),
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
 fn device_list(devices: &[u32]) -> String {
     devices
         .iter()
@@ -321,7 +340,7 @@ impl Report {
                 } else {
                     "s"
                 },
-                device_list(&self.shards.indices),
+                ranges(&self.shards.indices),
                 self.shards.count,
                 self.outcomes.len(),
                 self.suite.cases,
@@ -800,7 +819,7 @@ pub enum MergeError {
         second: PathBuf,
     },
     /// Shards are missing (and `--partial` was not given).
-    #[error("shard{} {} of {count} missing: the totals would not be the suite's (pass --partial to merge what there is)", if missing.len() == 1 { "" } else { "s" }, device_list(missing))]
+    #[error("shard{} {} of {count} missing: the totals would not be the suite's (pass --partial to merge what there is)", if missing.len() == 1 { "" } else { "s" }, ranges(missing))]
     Missing {
         /// The shards missing.
         missing: Vec<u32>,
