@@ -40,7 +40,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_index_select.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
-    ("aclnnop/aclnn_copy.h", &["aclnn/aclnn_base.h", "aclnn_util.h"]),
+    (
+        "aclnnop/aclnn_copy.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
     (
         "aclnnop/aclnn_constant_pad_nd.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
