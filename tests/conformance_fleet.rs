@@ -660,7 +660,7 @@ fn compare_sim_with_sim_finds_no_difference() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("compared with sim"), "{stdout}");
     assert!(
-        stdout.contains("sim against sim: 0 of 1960 cases differ"),
+        stdout.contains("sim against sim: 0 of 1960 cases run differ"),
         "{stdout}"
     );
     let r = json(&r);
@@ -900,7 +900,9 @@ fn device_faults_are_their_own_outcome() {
         "{}",
         r.outcomes[1].reason
     );
-    assert!(r.text(10).contains("sim against sim: 1 of 2 cases differ"));
+    assert!(r
+        .text(10)
+        .contains("sim against sim: 1 of 2 cases run differ"));
 }
 
 #[test]

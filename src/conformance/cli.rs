@@ -2,8 +2,8 @@
 //! `npu-ops` binary parses and runs them.
 
 use super::{
-    load, load_embedded, merge, parse_size, parse_timeout, read_report, run, soc_problem, Devices,
-    Options, Recorder, Shard,
+    load, load_embedded, merge, parse_size, parse_timeout, read_report, run_shared, soc_problem,
+    Devices, Options, Recorder, Shard,
 };
 use crate::cann_sys::LoadConfig;
 use crate::Backend;
@@ -200,7 +200,8 @@ pub fn conformance(args: ConformanceArgs) -> Result<bool, String> {
         }
         b
     });
-    let r = run(&cases, &malformed, &opts, || {
+    let cases: std::sync::Arc<[super::Case]> = cases.into();
+    let r = run_shared(cases.clone(), &malformed, &opts, || {
         if let Some(b) = &bar {
             b.inc(1);
         }

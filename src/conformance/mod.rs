@@ -288,6 +288,25 @@ pub fn soc_problem(soc: &str) -> Option<String> {
     }
 }
 
+/// Cases per worker below which a group gets fewer workers than devices:
+/// opening a runtime and stream and starting a thread costs more than a
+/// few cases run.
+pub const MIN_CASES_PER_WORKER: usize = 32;
+
+/// The devices that run a group of `cases` cases, the `k`th group: one per
+/// [`MIN_CASES_PER_WORKER`] cases (at least one, at most all), starting
+/// from the `k`th device so that small groups go to different devices.
+fn group_devices(devices: &[u32], cases: usize, k: usize) -> Vec<u32> {
+    let n = (cases / MIN_CASES_PER_WORKER).clamp(1, devices.len().max(1));
+    devices
+        .iter()
+        .cycle()
+        .skip(k % devices.len().max(1))
+        .take(n)
+        .copied()
+        .collect()
+}
+
 /// Starts the simulator as `soc` (it reads `NPU_SIM_SOC` when it starts,
 /// which happens here when no runtime over it is left).
 fn simulator_as(soc: &str) -> Result<Runtime, String> {
@@ -342,13 +361,24 @@ pub fn run(
     cases: &[Case],
     malformed: &[Malformed],
     opts: &Options,
+    progress: impl FnMut(),
+) -> Result<Report, RunError> {
+    run_shared(Arc::from(cases), malformed, opts, progress)
+}
+
+/// [`run`] over cases the worker threads share without copying them (the
+/// command line loads the suite into one).
+pub fn run_shared(
+    cases: Arc<[Case]>,
+    malformed: &[Malformed],
+    opts: &Options,
     mut progress: impl FnMut(),
 ) -> Result<Report, RunError> {
     let started = Instant::now();
     let unreadable = malformed.len();
     let mut report = Report {
         suite: report::Suite {
-            fingerprint: shard::fingerprint(cases, unreadable),
+            fingerprint: shard::fingerprint(&cases, unreadable),
             cases: cases.len(),
             unreadable,
         },
@@ -441,7 +471,7 @@ pub fn run(
             }
         }
     }
-    for (soc, group) in by_soc {
+    for (k, (soc, group)) in by_soc.into_iter().enumerate() {
         let mut fail_group = |outcomes: &mut Vec<Outcome>, reason: &str| {
             for &(seq, c) in &group {
                 outcomes.push(fail(c, seq, format!("cannot run as SoC {soc:?}: {reason}")));
@@ -496,8 +526,9 @@ pub fn run(
             };
         }
         let spec = pool::Spec {
-            cases: group.iter().map(|(_, c)| (*c).clone()).collect(),
-            devices: devices.clone(),
+            cases: cases.clone(),
+            indices: group.iter().map(|&(seq, _)| seq - unreadable).collect(),
+            devices: group_devices(&devices, group.len(), k),
             primary: side(&primary),
             compare: compare.as_ref().map(side),
             case_memory: opts.case_memory,
@@ -536,6 +567,17 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_get_a_worker_per_32_cases_up_to_every_device() {
+        let d = [0, 1, 2, 3, 4, 5, 6, 7];
+        assert_eq!(group_devices(&d, 1000, 0), d);
+        assert_eq!(group_devices(&d, 1000, 3), [3, 4, 5, 6, 7, 0, 1, 2]);
+        assert_eq!(group_devices(&d, 10, 0), [0]);
+        assert_eq!(group_devices(&d, 10, 5), [5]);
+        assert_eq!(group_devices(&d, 70, 7), [7, 0]);
+        assert_eq!(group_devices(&[3], 1000, 4), [3]);
+    }
 
     #[test]
     fn mem_available_is_read_from_meminfo() {

@@ -13,9 +13,9 @@ use super::exec::{self, Seen};
 use super::report::{DeviceFault, Status};
 use super::CaseHook;
 use crate::{BackendKind, Runtime, Stream};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Timeouts after which a device is retired for the rest of a group.
@@ -35,7 +35,10 @@ pub(crate) struct Side {
 
 /// One group's work.
 pub(crate) struct Spec {
-    pub cases: Vec<Case>,
+    /// The suite, shared.
+    pub cases: Arc<[Case]>,
+    /// The group's cases: indices into `cases`.
+    pub indices: Vec<usize>,
     pub devices: Vec<u32>,
     pub primary: Side,
     pub compare: Option<Side>,
@@ -113,6 +116,53 @@ enum Msg {
     Exit {
         w: usize,
     },
+}
+
+/// The supervisor's inbox. Outcomes are posted without waking it (the
+/// supervisor drains them every few milliseconds: waking it for each case
+/// would cost a context switch per case); the rare events wake it.
+#[derive(Clone)]
+struct Inbox(Arc<(Mutex<VecDeque<Msg>>, Condvar)>);
+
+/// How long the supervisor sleeps at most between two looks at its inbox.
+const DRAIN_EVERY: Duration = Duration::from_millis(10);
+
+impl Inbox {
+    fn new() -> Inbox {
+        Inbox(Arc::new((Mutex::new(VecDeque::new()), Condvar::new())))
+    }
+
+    /// Queues `m` without waking the supervisor.
+    fn post(&self, m: Msg) {
+        lock(&self.0 .0).push_back(m);
+    }
+
+    /// Queues `m` and wakes the supervisor.
+    fn send(&self, m: Msg) {
+        self.post(m);
+        self.0 .1.notify_one();
+    }
+
+    /// The next message, waiting up to `limit` for one.
+    fn recv_timeout(&self, limit: Duration) -> Option<Msg> {
+        let until = Instant::now() + limit;
+        let mut q = lock(&self.0 .0);
+        loop {
+            if let Some(m) = q.pop_front() {
+                return Some(m);
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            q = self
+                .0
+                 .1
+                .wait_timeout(q, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
 }
 
 /// A runtime and stream on one device.
@@ -248,11 +298,11 @@ fn run_case(spec: &Spec, a: &mut Lane, b: Option<&mut Lane>, c: &Case) -> (Done,
 }
 
 /// Sends `Exit` when the worker's thread ends, however it ends.
-struct ExitOnDrop(Sender<Msg>, usize);
+struct ExitOnDrop(Inbox, usize);
 
 impl Drop for ExitOnDrop {
     fn drop(&mut self) {
-        let _ = self.0.send(Msg::Exit { w: self.1 });
+        self.0.send(Msg::Exit { w: self.1 });
     }
 }
 
@@ -262,7 +312,7 @@ fn worker(
     spec: Arc<Spec>,
     queue: Arc<Mutex<usize>>,
     cell: Arc<Cell>,
-    tx: Sender<Msg>,
+    tx: Inbox,
 ) {
     let _exit = ExitOnDrop(tx.clone(), w);
     let opened = Lane::open(&spec.primary, device, spec.case_memory).and_then(|a| {
@@ -279,7 +329,7 @@ fn worker(
     let (mut a, mut b) = match opened {
         Ok(lanes) => lanes,
         Err(why) => {
-            let _ = tx.send(Msg::Broken { w, why });
+            tx.send(Msg::Broken { w, why });
             return;
         }
     };
@@ -287,7 +337,7 @@ fn worker(
     loop {
         let i = {
             let mut next = lock(&queue);
-            if cell.abandoned.load(Ordering::Acquire) || *next >= spec.cases.len() {
+            if cell.abandoned.load(Ordering::Acquire) || *next >= spec.indices.len() {
                 break;
             }
             let i = *next;
@@ -295,25 +345,20 @@ fn worker(
             *lock(&cell.phase) = Phase::Running(i, Instant::now());
             i
         };
-        let (done, next) = run_case(&spec, &mut a, b.as_mut(), &spec.cases[i]);
+        let (done, next) = run_case(&spec, &mut a, b.as_mut(), &spec.cases[spec.indices[i]]);
         *lock(&cell.phase) = Phase::Idle;
-        if tx
-            .send(Msg::Done {
-                i,
-                done: Box::new(done),
-            })
-            .is_err()
-        {
-            break;
-        }
+        tx.post(Msg::Done {
+            i,
+            done: Box::new(done),
+        });
         match next {
             Next::Go => {}
             Next::Broken(why) => {
-                let _ = tx.send(Msg::Broken { w, why });
+                tx.send(Msg::Broken { w, why });
                 break;
             }
             Next::Wedged => {
-                let _ = tx.send(Msg::Wedged { w });
+                tx.send(Msg::Wedged { w });
                 break;
             }
         }
@@ -331,15 +376,15 @@ struct Worker {
 }
 
 /// Runs `spec` across its devices; `on_done(i, done)` for every case `i`
-/// of `spec.cases`, once each, as outcomes arrive.
+/// of `spec.indices`, once each, as outcomes arrive.
 pub(crate) fn run_group(spec: Spec, mut on_done: impl FnMut(usize, Done)) {
-    let n = spec.cases.len();
+    let n = spec.indices.len();
     if n == 0 {
         return;
     }
     let spec = Arc::new(spec);
     let queue = Arc::new(Mutex::new(0usize));
-    let (tx, rx) = mpsc::channel::<Msg>();
+    let inbox = Inbox::new();
     let mut workers: Vec<Worker> = Vec::new();
     let mut timeouts: std::collections::HashMap<u32, u32> = Default::default();
     let mut retired: Vec<(u32, String)> = Vec::new();
@@ -349,7 +394,7 @@ pub(crate) fn run_group(spec: Spec, mut on_done: impl FnMut(usize, Done)) {
             phase: Mutex::new(Phase::Starting(Instant::now())),
             abandoned: AtomicBool::new(false),
         });
-        let (spec, queue, c, tx) = (spec.clone(), queue.clone(), cell.clone(), tx.clone());
+        let (spec, queue, c, tx) = (spec.clone(), queue.clone(), cell.clone(), inbox.clone());
         match std::thread::Builder::new()
             .name(format!("conformance-device-{device}"))
             .spawn(move || worker(w, device, spec, queue, c, tx))
@@ -414,8 +459,8 @@ pub(crate) fn run_group(spec: Spec, mut on_done: impl FnMut(usize, Done)) {
             }
             break;
         }
-        // Wake at the next deadline (at least every 100 ms).
-        let mut wait = Duration::from_millis(100);
+        // Wake at the next deadline, and to drain the outcomes.
+        let mut wait = DRAIN_EVERY;
         if let Some(t) = watchdog {
             for w in workers.iter().filter(|w| w.live) {
                 if let Phase::Running(_, t0) | Phase::Starting(t0) = *lock(&w.cell.phase) {
@@ -423,53 +468,48 @@ pub(crate) fn run_group(spec: Spec, mut on_done: impl FnMut(usize, Done)) {
                 }
             }
         }
-        match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            Ok(Msg::Done { i, done }) => {
-                if !resolved[i] {
-                    resolved[i] = true;
-                    left -= 1;
-                    on_done(i, *done);
-                }
+        match inbox.recv_timeout(wait.max(Duration::from_millis(1))) {
+            Some(Msg::Done { i, done }) if !resolved[i] => {
+                resolved[i] = true;
+                left -= 1;
+                on_done(i, *done);
             }
-            Ok(Msg::Broken { w, why }) => {
-                if workers[w].live {
-                    workers[w].live = false;
-                    retired.push((workers[w].device, why));
-                }
+            Some(Msg::Broken { w, why }) if workers[w].live => {
+                workers[w].live = false;
+                retired.push((workers[w].device, why));
             }
-            Ok(Msg::Wedged { w }) => {
-                if workers[w].live {
-                    abandon(&mut workers[w]);
-                    let d = workers[w].device;
-                    timed_out(d, &mut timeouts, &mut retired, &mut workers, left);
-                }
+            Some(Msg::Wedged { w }) if workers[w].live => {
+                abandon(&mut workers[w]);
+                let d = workers[w].device;
+                timed_out(d, &mut timeouts, &mut retired, &mut workers, left);
             }
-            Ok(Msg::Exit { w }) => {
-                if workers[w].live {
-                    workers[w].live = false;
-                    // Ended in the middle of a case: outside the case's own
-                    // panic guard, so the device is not trusted further.
-                    if let Phase::Running(i, t0) = *lock(&workers[w].cell.phase) {
-                        if !resolved[i] {
-                            resolved[i] = true;
-                            left -= 1;
-                            let d = workers[w].device;
-                            on_done(
-                                i,
-                                Done::failed(
-                                    format!("the worker thread of device {d} ended while running the case"),
-                                    "panic",
-                                    Some(d),
-                                    t0.elapsed().as_secs_f64(),
+            Some(Msg::Exit { w }) if workers[w].live => {
+                workers[w].live = false;
+                // Ended in the middle of a case: outside the case's own
+                // panic guard, so the device is not trusted further.
+                if let Phase::Running(i, t0) = *lock(&workers[w].cell.phase) {
+                    if !resolved[i] {
+                        resolved[i] = true;
+                        left -= 1;
+                        let d = workers[w].device;
+                        on_done(
+                            i,
+                            Done::failed(
+                                format!(
+                                    "the worker thread of device {d} ended while running the case"
                                 ),
-                            );
-                            retired.push((d, "its worker thread ended in a case".into()));
-                        }
+                                "panic",
+                                Some(d),
+                                t0.elapsed().as_secs_f64(),
+                            ),
+                        );
+                        retired.push((d, "its worker thread ended in a case".into()));
                     }
                 }
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break, // cannot happen: `spawn` holds a sender
+            // Outcomes of cases already resolved (timed out), messages of
+            // workers already let go, or nothing yet.
+            Some(_) | None => {}
         }
         let Some(t) = watchdog else { continue };
         for w in 0..workers.len() {
@@ -519,10 +559,10 @@ pub(crate) fn run_group(spec: Spec, mut on_done: impl FnMut(usize, Done)) {
             .unwrap_or(Duration::from_secs(60))
             .min(Duration::from_secs(60));
     while workers.iter().any(|w| w.live) {
-        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(Msg::Exit { w }) => workers[w].live = false,
-            Ok(_) => {}
-            Err(_) => break,
+        match inbox.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Some(Msg::Exit { w }) => workers[w].live = false,
+            Some(_) => {}
+            None => break,
         }
     }
 }

@@ -398,12 +398,12 @@ impl Report {
             }
         }
         if let Some(c) = &self.compare {
+            let compared = self.outcomes.iter().filter(|o| o.device.is_some()).count();
             let _ = writeln!(
                 t,
-                "\n{} against {c}: {} of {} cases differ",
+                "\n{} against {c}: {} of {compared} cases run differ",
                 self.backend,
                 self.differences(),
-                self.outcomes.len()
             );
         }
         let _ = writeln!(
