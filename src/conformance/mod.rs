@@ -101,6 +101,7 @@ impl Devices {
         }
         match self {
             Devices::All => Ok((0..count).collect()),
+            Devices::List(list) if list.is_empty() => Err(RunError::NoDeviceListed),
             Devices::List(list) => {
                 if let Some(&device) = list.iter().find(|&&d| d >= count) {
                     return Err(RunError::NoSuchDevice {
@@ -134,6 +135,9 @@ pub enum RunError {
         /// The backend.
         backend: BackendKind,
     },
+    /// [`Devices::List`] is empty.
+    #[error("--devices: no device listed")]
+    NoDeviceListed,
     /// The backend reports no device.
     #[error("the {backend} backend reports no device")]
     NoDevice {
@@ -567,6 +571,56 @@ pub fn run_shared(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_lists_parse_and_resolve() {
+        let sim = BackendKind::Simulator;
+        assert_eq!("all".parse(), Ok(Devices::All));
+        assert_eq!("0,2,5".parse(), Ok(Devices::List(vec![0, 2, 5])));
+        assert_eq!("3".parse(), Ok(Devices::List(vec![3])));
+        assert_eq!("".parse::<Devices>(), Err(DevicesError::Empty));
+        assert_eq!("1,1".parse::<Devices>(), Err(DevicesError::Repeated(1)));
+        for bad in [
+            "x",
+            "1,",
+            ",1",
+            "1 ,2",
+            "-1",
+            "+1",
+            "0x1",
+            "4294967296",
+            "All",
+        ] {
+            assert!(
+                matches!(bad.parse::<Devices>(), Err(DevicesError::NotANumber { .. })),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(Devices::All.resolve(3, sim).unwrap(), [0, 1, 2]);
+        assert_eq!(Devices::List(vec![2, 0]).resolve(3, sim).unwrap(), [2, 0]);
+        let e = Devices::List(vec![0, 9])
+            .resolve(8, sim)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("device 9 does not exist")
+                && e.contains("8 device(s), numbered 0 to 7")
+                && e.contains("NPU_SIM_DEVICES"),
+            "{e}"
+        );
+        assert!(matches!(
+            Devices::List(vec![]).resolve(8, sim),
+            Err(RunError::NoDeviceListed)
+        ));
+        assert!(matches!(
+            Devices::All.resolve(0, sim),
+            Err(RunError::NoDevice { .. })
+        ));
+        assert!(parse_timeout("0.5").is_ok() && parse_timeout("604800").is_ok());
+        for bad in ["0", "-1", "nan", "inf", "604801", "x", ""] {
+            assert!(parse_timeout(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn groups_get_a_worker_per_32_cases_up_to_every_device() {
