@@ -36,8 +36,6 @@ mod alloc;
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod conformance;
-#[cfg(feature = "cli")]
-pub mod sim_root;
 mod dtype;
 mod error;
 mod fault;
@@ -48,6 +46,8 @@ mod pinned;
 mod prepared;
 mod product;
 mod runtime;
+#[cfg(feature = "cli")]
+pub mod sim_root;
 mod stream;
 mod tensor;
 mod transfer;
