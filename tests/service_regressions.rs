@@ -506,13 +506,22 @@ fn a_launch_after_a_cross_device_copy_keeps_its_device_bound() {
         // Launches that reap finished work (each one at 2a66c14; once
         // enough pieces are in flight since 60a266a): the first reap
         // releases the copy's source, freeing device-1 memory.
+        // With every task on the worker (NPU_SIM_STRICT_ASYNC=1) and a busy
+        // machine, the copy may finish only some launches later: launch
+        // until a launch's reap has released it (never a host wait, which
+        // would release it outside a launch).
         let freed = rt.memory_stats().device_frees;
-        for i in 0..12 {
-            s0.slice_into(&dst, 0, 0, 4, 1, &outs[i % 2]).unwrap();
+        let mut launches = 0;
+        while rt.memory_stats().device_frees == freed && launches < 100_000 {
+            s0.slice_into(&dst, 0, 0, 4, 1, &outs[launches % 2]).unwrap();
+            launches += 1;
+            if launches % 64 == 0 {
+                std::thread::yield_now();
+            }
         }
         assert!(
             rt.memory_stats().device_frees > freed,
-            "the source was released"
+            "the source was released (after {launches} launches)"
         );
         s0.synchronize().unwrap();
         let wrong = bindcheck::WRONG.lock().unwrap().clone();
