@@ -513,7 +513,8 @@ fn a_launch_after_a_cross_device_copy_keeps_its_device_bound() {
         let freed = rt.memory_stats().device_frees;
         let mut launches = 0;
         while rt.memory_stats().device_frees == freed && launches < 100_000 {
-            s0.slice_into(&dst, 0, 0, 4, 1, &outs[launches % 2]).unwrap();
+            s0.slice_into(&dst, 0, 0, 4, 1, &outs[launches % 2])
+                .unwrap();
             launches += 1;
             if launches % 64 == 0 {
                 std::thread::yield_now();
