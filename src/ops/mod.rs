@@ -306,44 +306,12 @@ impl Stream {
 
     /// `dst` (row-major) = `src` whose trailing dims form contiguous rows
     /// of `l` elements starting at multiples of `l` (see [`row_len`]): one
-    /// IndexSelect of those rows from the storage viewed as rows of `l`,
-    /// with an index per row (not per element).
+    /// IndexSelect of those rows, with an index per row (not per element).
     fn gather_rows(&self, op: &'static str, dst: &Tensor, src: &Tensor, l: usize) -> Result<()> {
-        let n = src.numel() / l;
-        let index = Tensor::empty_for(self, op, "size", crate::DType::I64, &[n])?;
         let k = src.rank() - row_dims(src, l);
-        let mut idx: Vec<i64> = Vec::new();
-        idx.try_reserve_exact(n)
-            .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
-        idx.extend(
-            crate::layout::offsets(&src.shape()[..k], &src.strides()[..k], src.offset())
-                .take(n)
-                .map(|o| (o / l) as i64),
-        );
-        let lo = idx.iter().copied().min().unwrap_or(0);
-        let hi = idx.iter().copied().max().unwrap_or(0);
-        idx.iter_mut().for_each(|v| *v -= lo);
-        crate::ffi::upload(self.api(), index.storage.ptr, crate::dtype::as_bytes(&idx))?;
-        drop(idx);
-        let rows = (hi - lo) as usize + 1;
-        let base = src.view_as(op, &[rows, l], &[l, 1], lo as usize * l)?;
-        let dense = dst.is_contiguous();
-        let target = if dense {
-            dst.view_as(op, &[n, l], &[l, 1], dst.offset())?
-        } else {
-            Tensor::empty_for(self, op, "size", src.dtype(), &[n, l])?
-        };
-        let (ax, ai, ao) = (acl(self, &base)?, acl(self, &index)?, acl(self, &target)?);
-        self.launch(
-            crate::ffi::First::IndexSelect(&ax, 0, &ai, &ao),
-            &[&base, &index],
-            &target,
-        )?;
-        if !dense {
-            let t = target.with_layout(Layout::contiguous(op, dst.shape(), 0, src.dtype().size())?);
-            self.inplace_copy(dst, &t)?;
-        }
-        Ok(())
+        let rows = crate::layout::offsets(&src.shape()[..k], &src.strides()[..k], src.offset())
+            .map(|o| o / l);
+        self.gather_units(op, dst, src, src.numel() / l, l, rows)
     }
 
     /// `dst` (row-major) = the elements of `base`'s storage at the `n`
@@ -358,29 +326,44 @@ impl Stream {
         n: usize,
         offsets: impl Iterator<Item = usize>,
     ) -> Result<()> {
+        self.gather_units(op, dst, base, n, 1, offsets)
+    }
+
+    /// `dst` (row-major, `n * l` elements) = the `n` units of `l` elements
+    /// of `base`'s storage viewed as units of `l`, at the unit indices
+    /// `units` yields: one IndexSelect over the range of units they span.
+    fn gather_units(
+        &self,
+        op: &'static str,
+        dst: &Tensor,
+        base: &Tensor,
+        n: usize,
+        l: usize,
+        units: impl Iterator<Item = usize>,
+    ) -> Result<()> {
         // The device index first: a size the device (or the runtime's
         // limit) refuses is refused before any host memory is spent on it.
         let index = Tensor::empty_for(self, op, "size", crate::DType::I64, &[n])?;
         let mut idx: Vec<i64> = Vec::new();
         idx.try_reserve_exact(n)
             .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
-        idx.extend(offsets.take(n).map(|o| o as i64));
+        idx.extend(units.take(n).map(|u| u as i64));
         let lo = idx.iter().copied().min().unwrap_or(0);
         let hi = idx.iter().copied().max().unwrap_or(0);
         idx.iter_mut().for_each(|v| *v -= lo);
         crate::ffi::upload(self.api(), index.storage.ptr, crate::dtype::as_bytes(&idx))?;
         drop(idx);
-        let flat = base.view_as(op, &[(hi - lo) as usize + 1], &[1], lo as usize)?;
+        let span = base.view_as(op, &[(hi - lo) as usize + 1, l], &[l, 1], lo as usize * l)?;
         let dense = dst.is_contiguous();
         let target = if dense {
-            dst.view_as(op, &[n], &[1], dst.offset())?
+            dst.view_as(op, &[n, l], &[l, 1], dst.offset())?
         } else {
-            Tensor::empty_for(self, op, "size", base.dtype(), &[n])?
+            Tensor::empty_for(self, op, "size", base.dtype(), &[n, l])?
         };
-        let (ax, ai, ao) = (acl(self, &flat)?, acl(self, &index)?, acl(self, &target)?);
+        let (ax, ai, ao) = (acl(self, &span)?, acl(self, &index)?, acl(self, &target)?);
         self.launch(
             crate::ffi::First::IndexSelect(&ax, 0, &ai, &ao),
-            &[&flat, &index],
+            &[&span, &index],
             &target,
         )?;
         if !dense {
