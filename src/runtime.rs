@@ -338,9 +338,18 @@ impl Runtime {
         ))
     }
 
-    /// [`Runtime::with_api`], announcing what was chosen and why.
+    /// [`Runtime::with_api`], announcing what was chosen and why. `api` is
+    /// one of the trusted tables: [`Api::load`] (libraries found under
+    /// CANN's names, see its "Trust" section), [`Api::linked`] or
+    /// `npu_sim::api()`.
     fn started(api: Api, kind: BackendKind, why: &'static str) -> Result<Runtime> {
-        let rt = Runtime::with_api(api, kind).inspect_err(|e| {
+        // SAFETY: every caller passes a table that came whole from
+        // `Api::load`, `Api::linked` or `npu_sim::api()`: each pointer is
+        // the implementation's own function of that C name (resolved by
+        // name and typed by the declaration checked against the header),
+        // and the libraries stay loaded as long as the `Api` (its origin
+        // holds them).
+        let rt = unsafe { Runtime::with_api(api, kind) }.inspect_err(|e| {
             tracing::error!(target: "npu_ops", backend = %kind, error = %e, "runtime start failed")
         })?;
         tracing::info!(
@@ -356,10 +365,70 @@ impl Runtime {
     }
 
     /// A runtime over an existing [`Api`] (for example one loaded from a
-    /// custom folder). Initialises the implementation once per process
-    /// (`aclInit`, finalised when the last runtime over it goes); binds no
-    /// device.
-    pub fn with_api(api: Api, kind: BackendKind) -> Result<Runtime> {
+    /// custom folder, or a table whose functions wrap another's).
+    /// Initialises the implementation once per process (`aclInit`,
+    /// finalised when the last runtime over it goes); binds no device.
+    ///
+    /// [`Runtime::new`] is the safe way to a runtime: it only ever uses
+    /// [`Api::load`], [`Api::linked`] or the embedded simulator's table.
+    ///
+    /// # Safety
+    ///
+    /// `api`'s fields are public and settable from safe code, so nothing
+    /// about its function pointers is known here; the runtime (and every
+    /// tensor, stream and operator over it) calls them trusting that:
+    ///
+    /// - every function pointer (and every `Some` optional one) implements
+    ///   the C function of its field's name as CANN documents it (the ABI
+    ///   of `cann_sys::bindings`): it accepts what that function accepts,
+    ///   writes only through the out-pointers it is given, returns the
+    ///   pointers CANN returns (for example `aclGetRecentErrMsg` and
+    ///   `aclrtGetSocName` return NULL or a NUL-terminated string that stays
+    ///   valid until the next call on that thread), and hands out device
+    ///   memory, streams, events, tensors and executors that stay valid
+    ///   until they are released through the same table;
+    /// - the functions form one implementation (one CANN, one simulator, or
+    ///   wrappers that forward to one), and stay callable, from any thread,
+    ///   for as long as the `Api` or a clone of it exists;
+    /// - an `Api` whose [`origin`](cann_sys::Api::origin) equals that of
+    ///   another `Api` already given to a runtime in this process is that
+    ///   same implementation (initialisation is shared by origin).
+    ///
+    /// A table that came whole from `Api::load`, `Api::linked` or
+    /// `npu_sim::api()` meets this; so does one of those with optional
+    /// functions set to `None` (an older CANN), or with functions replaced
+    /// by wrappers that keep the contract and forward to the same table.
+    ///
+    /// Safe code cannot reach it: a `#![forbid(unsafe_code)]` program that
+    /// builds a table with a wild `aclGetRecentErrMsg` and hands it over
+    /// does not compile (E0133, a call to an unsafe function):
+    ///
+    /// ```compile_fail,E0133
+    /// #![forbid(unsafe_code)]
+    /// use npu_ops::{BackendKind, Runtime};
+    /// extern "C" fn wild() -> *const core::ffi::c_char {
+    ///     16 as *const core::ffi::c_char
+    /// }
+    /// fn main() {
+    ///     let mut api = npu_sim::api();
+    ///     api.aclGetRecentErrMsg = wild;
+    ///     let _ = Runtime::with_api(api, BackendKind::Simulator);
+    /// }
+    /// ```
+    ///
+    /// A sound use: the simulator's table as an older CANN would be.
+    ///
+    /// ```
+    /// use npu_ops::{BackendKind, Runtime};
+    /// let mut api = npu_sim::api();
+    /// api.aclSetAclOpExecutorRepeatable = None;
+    /// // SAFETY: the simulator's own table with one optional function
+    /// // removed; every remaining pointer is the simulator's.
+    /// let rt = unsafe { Runtime::with_api(api, BackendKind::Simulator) }?;
+    /// assert!(!rt.api().has_executor_reuse());
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub unsafe fn with_api(api: Api, kind: BackendKind) -> Result<Runtime> {
         let init = init_token(&api, kind)?;
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let soc = ffi::soc_name(&api).unwrap_or_default();

@@ -382,7 +382,10 @@ fn prepared_operators_fall_back_to_one_shot_when_reuse_is_refused() {
         // The simulator's API without executor reuse, as an older CANN.
         let mut api = npu_sim::api();
         api.aclSetAclOpExecutorRepeatable = None;
-        let rt = npu_ops::Runtime::with_api(api, npu_ops::BackendKind::Simulator).unwrap();
+        // SAFETY: the simulator's own table with one optional function
+        // removed; every remaining pointer is the simulator's.
+        let rt =
+            unsafe { npu_ops::Runtime::with_api(api, npu_ops::BackendKind::Simulator) }.unwrap();
         let s = rt.stream().unwrap();
         let x = Tensor::from_slice(&s, &[6], &[0i32, 1, 2, 3, 4, 5]).unwrap();
         let out = Tensor::empty(&s, DType::I32, &[3]).unwrap();

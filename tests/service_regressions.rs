@@ -486,7 +486,11 @@ mod bindcheck {
 fn a_launch_after_a_cross_device_copy_keeps_its_device_bound() {
     let _g = serial();
     {
-        let rt = Runtime::with_api(bindcheck::api(), npu_ops::BackendKind::Simulator).unwrap();
+        // SAFETY: the simulator's table with a few functions replaced by
+        // wrappers of the same signature that check the bound device and
+        // forward to the simulator's own functions.
+        let rt = unsafe { Runtime::with_api(bindcheck::api(), npu_ops::BackendKind::Simulator) }
+            .unwrap();
         rt.set_memory_caching(false);
         let s0 = rt.device(0).unwrap().stream().unwrap();
         let s1 = rt.device(1).unwrap().stream().unwrap();

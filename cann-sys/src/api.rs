@@ -58,6 +58,19 @@ macro_rules! api_table {
         /// contract (valid handles, live buffers, initialisation order). A
         /// loaded `Api` keeps its libraries open for as long as it (or a clone)
         /// exists; do not keep copied pointers beyond that.
+        ///
+        /// # Trust
+        ///
+        /// The fields are public, so safe code can build an `Api` from any
+        /// functions of the right types (a plain `extern "C" fn` coerces to
+        /// each field's `unsafe extern "C" fn`). Nothing about a given `Api`
+        /// is therefore known to be true: code that calls through one it
+        /// did not make must take it in an `unsafe fn` whose `# Safety`
+        /// section makes the caller vouch for it (as
+        /// `npu_ops::Runtime::with_api` does). The constructors here are
+        /// the trusted origins: [`Api::load`] (see its "Trust" section),
+        /// `Api::linked` (the `link` feature) and implementations that
+        /// build their own table (`npu_sim::api()`).
         #[allow(non_snake_case)]
         #[derive(Clone)]
         pub struct Api {

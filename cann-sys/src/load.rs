@@ -177,6 +177,21 @@ impl Api {
     /// the first operator library of that folder that exports it; operator
     /// libraries are opened only while an operator is still unresolved.
     /// This does not initialise CANN (`aclInit` is the caller's call).
+    ///
+    /// # Trust
+    ///
+    /// This function is safe, as dynamic linking is: a library found under
+    /// one of CANN's file names (in a folder the config or the environment
+    /// names, as `LD_LIBRARY_PATH` names one for the dynamic linker) is
+    /// trusted to be CANN, or another implementation of CANN's C ABI such
+    /// as the simulator's `libnpu_sim_c.so`. Opening it runs its
+    /// initialisers, and each symbol is given the type of the C function
+    /// of that name. A library that exports those names with other meanings
+    /// breaks the program as it would if it were linked in (with the `link`
+    /// feature, or by the dynamic linker); making one is outside safe Rust
+    /// (a `#![forbid(unsafe_code)]` crate cannot export `#[no_mangle]`
+    /// symbols). The `Api` it returns is one of the trusted tables that
+    /// [`Api`]'s "Trust" section names.
     pub fn load(config: &LoadConfig) -> Result<Api, LoadError> {
         let searched = config.search_dirs();
         let Some((dir, runtime_path)) = crate::layout::find_runtime(&searched) else {

@@ -188,5 +188,10 @@ pub(crate) fn counted_runtime(rt: &Runtime) -> crate::Result<Result<Runtime, Str
         BackendKind::Simulator => "npu-sim (counted)",
         BackendKind::Cann => "CANN (counted)",
     };
-    Runtime::with_api(table(&api, name), rt.backend()).map(Ok)
+    // SAFETY: `api` is an open runtime's table, given to it under
+    // `with_api`'s contract; `table` replaces each function by a trampoline
+    // of the same C signature that counts and forwards to `REAL`, which is
+    // that same implementation (its origin was checked above) and lives
+    // for the rest of the process.
+    unsafe { Runtime::with_api(table(&api, name), rt.backend()) }.map(Ok)
 }

@@ -174,7 +174,11 @@ struct Lane {
 
 impl Lane {
     fn open(side: &Side, device: u32, case_memory: Option<usize>) -> Result<Lane, String> {
-        let rt = Runtime::with_api(side.api.clone(), side.kind)
+        // SAFETY: `side.api` is a clone of an open runtime's table
+        // (`conformance::side` takes `Runtime::api`), which that runtime
+        // was only given under `with_api`'s contract (`Runtime::new` uses
+        // `Api::load`, `Api::linked` or the simulator's table).
+        let rt = unsafe { Runtime::with_api(side.api.clone(), side.kind) }
             .map_err(|e| format!("cannot open the {} runtime: {e}", side.name))?;
         rt.set_memory_limit(case_memory);
         let stream = rt.device(device).and_then(|d| d.stream()).map_err(|e| {
