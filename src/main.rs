@@ -160,7 +160,8 @@ fn sim_install_cmd(dir: PathBuf, lib: Option<PathBuf>, cc: Option<String>) -> Re
         println!("  lib64/{lib}: {n} symbols");
     }
     println!("  lib64/{}: the simulator", npu_ops::sim_root::CORE_LIBRARY);
-    println!("source {root}/set_env.sh (or export ASCEND_HOME_PATH={root})");
+    let quoted = npu_ops::sim_root::shell_quoted(&done.root);
+    println!("source {quoted}/set_env.sh (or export ASCEND_HOME_PATH={quoted})");
     Ok(())
 }
 

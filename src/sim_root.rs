@@ -17,11 +17,20 @@
 //!   dynamic loader takes every symbol from `libnpu_sim_c.so`, one copy of
 //!   the simulator's state however many libraries a program loads;
 //! - `set_env.sh`: `ASCEND_HOME_PATH`, `ASCEND_TOOLKIT_HOME`,
-//!   `ASCEND_OPP_PATH` and `LD_LIBRARY_PATH`, as CANN's script sets them.
+//!   `ASCEND_OPP_PATH` and `LD_LIBRARY_PATH`, as CANN's script sets them,
+//!   from the script's own folder when bash or zsh sources it (the root may
+//!   be moved), else from the root it was installed in, quoted: a path
+//!   with spaces, quotes, `;` or `$( )` is only ever a path.
+//!
+//! Hostile paths: nothing is written through a symbolic link planted in
+//! the root (a file of the layout that is a link is replaced, a folder that
+//! is a link is refused by name), and the C sources are written in a
+//! private temporary folder, created afresh and removed afterwards.
 //!
 //! Building the libraries needs a C compiler (`CC`, default `cc`), as
 //! building an aclnn program does.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -95,91 +104,249 @@ fn io<'a>(what: &'a str, p: &'a Path) -> impl FnOnce(std::io::Error) -> String +
     move |e| format!("cannot {what} {}: {e}", p.display())
 }
 
+/// The folder `rel` under `root`, each part created if missing. A part
+/// that is a symbolic link (or not a folder) is refused by name: nothing
+/// is written through a link planted in the root.
+fn folder(root: &Path, rel: &Path) -> Result<PathBuf, String> {
+    let mut at = root.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_dir() => continue,
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!(
+                    "{} is a symbolic link; the install writes through no link (remove it, or \
+                     install elsewhere)",
+                    at.display()
+                ))
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "{} exists and is not a folder (remove it, or install elsewhere)",
+                    at.display()
+                ))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("inspect", &at)(e)),
+        }
+        match std::fs::create_dir(&at) {
+            Ok(()) => {}
+            // Made meanwhile: inspected again.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if !std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_dir()) {
+                    return Err(format!(
+                        "{} appeared during the install and is not a folder",
+                        at.display()
+                    ));
+                }
+            }
+            Err(e) => return Err(io("create", &at)(e)),
+        }
+    }
+    Ok(at)
+}
+
+/// Writes `file` (in the real folder `dir`) with what `fill` writes,
+/// never through what is there: a new file of `dir` (created, never opened
+/// if it exists) takes the name once written. A link of that name is
+/// replaced, not followed; a program that maps the old file keeps it.
+fn replace_file(
+    dir: &Path,
+    file: &Path,
+    executable: bool,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".npu-sim-install-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        // As any file is made (the umask applies), not private.
+        b.permissions(std::fs::Permissions::from_mode(if executable {
+            0o777
+        } else {
+            0o666
+        }));
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    let mut tmp = b.tempfile_in(dir).map_err(io("create a file in", dir))?;
+    fill(tmp.as_file_mut()).map_err(io("write", file))?;
+    tmp.persist(file).map_err(|e| io("write", file)(e.error))?;
+    Ok(())
+}
+
+/// A path's bytes (as the shell sees them).
+fn path_bytes(p: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        p.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        p.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+/// `bytes` as one POSIX shell word that expands to exactly them: single
+/// quotes, each `'` written `'\''`.
+fn shell_word(bytes: &[u8]) -> Vec<u8> {
+    let mut w = Vec::with_capacity(bytes.len() + 2);
+    w.push(b'\'');
+    for &b in bytes {
+        if b == b'\'' {
+            w.extend_from_slice(b"'\\''");
+        } else {
+            w.push(b);
+        }
+    }
+    w.push(b'\'');
+    w
+}
+
+/// `p` quoted for a POSIX shell (single quotes, `'` as `'\''`), for
+/// messages that show a command to paste (lossy where `p` is not UTF-8).
+pub fn shell_quoted(p: &Path) -> String {
+    String::from_utf8_lossy(&shell_word(&path_bytes(p))).into_owned()
+}
+
+/// The text of `set_env.sh` for a root installed at `root`. The root is
+/// computed when the script is sourced, from the script's own location
+/// (bash, zsh), so the root can be moved; other shells use `root`,
+/// quoted. No part of a path is ever run as a command.
+fn set_env_script(root: &Path) -> Vec<u8> {
+    let mut s: Vec<u8> = Vec::new();
+    s.extend_from_slice(
+        b"# A simulated CANN installation (npu-ops sim install). Source it, as CANN's own\n\
+          # set_env.sh: `source DIR/set_env.sh`. The root is the folder of this script\n\
+          # (bash, zsh: the root may be moved), else the folder it was installed in.\n\
+          _npu_sim_root=",
+    );
+    s.extend_from_slice(&shell_word(&path_bytes(root)));
+    s.extend_from_slice(
+        br#"
+if [ -n "${BASH_VERSION:-}" ]; then
+    eval '_npu_sim_self=${BASH_SOURCE[0]:-}'
+elif [ -n "${ZSH_VERSION:-}" ]; then
+    eval '_npu_sim_self=${(%):-%x}'
+else
+    _npu_sim_self=
+fi
+case "$_npu_sim_self" in
+    */*) _npu_sim_dir=${_npu_sim_self%/*} ;;
+    '') _npu_sim_dir= ;;
+    *) _npu_sim_dir=. ;;
+esac
+if [ -n "$_npu_sim_dir" ] && [ -f "$_npu_sim_dir/set_env.sh" ]; then
+    # pwd's newline and an x guard a root whose name ends in newlines.
+    if _npu_sim_dir=$(CDPATH= cd -- "$_npu_sim_dir" && pwd -P && printf x); then
+        _npu_sim_root=${_npu_sim_dir%?x}
+    fi
+fi
+export ASCEND_TOOLKIT_HOME="$_npu_sim_root"
+export ASCEND_HOME_PATH="$_npu_sim_root"
+export ASCEND_OPP_PATH="$_npu_sim_root/opp"
+export LD_LIBRARY_PATH="$_npu_sim_root/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+unset _npu_sim_root _npu_sim_self _npu_sim_dir
+"#,
+    );
+    s
+}
+
 /// Lays out `dir` as a CANN installation backed by the simulator (see the
 /// module documentation). `dir` is created if needed; files of an earlier
 /// install are replaced.
+///
+/// Nothing is written through a symbolic link: a file of the layout that
+/// is a link is replaced by the file (its target is left alone), a folder
+/// of the layout that is a link is refused with an error naming it. The C
+/// sources of the libraries are written in a private temporary folder
+/// (random name, owner only), removed afterwards.
 pub fn install(dir: &Path, opts: &Options) -> Result<Installed, String> {
     let core = find_core(opts)?;
     std::fs::create_dir_all(dir).map_err(io("create", dir))?;
     let root = dir.canonicalize().map_err(io("resolve", dir))?;
-    let (include, lib64, opp) = (root.join("include"), root.join("lib64"), root.join("opp"));
-    for d in [&include, &lib64, &opp] {
-        std::fs::create_dir_all(d).map_err(io("create", d))?;
-    }
+    let include = folder(&root, Path::new("include"))?;
+    let lib64 = folder(&root, Path::new("lib64"))?;
+    folder(&root, Path::new("opp"))?;
     let mut headers = Vec::new();
     for h in cann_sys::headers::cann_headers() {
-        let path = include.join(h.path);
-        let parent = path.parent().expect("a header has a folder");
-        std::fs::create_dir_all(parent).map_err(io("create", parent))?;
-        std::fs::write(&path, h.text).map_err(io("write", &path))?;
+        let rel = Path::new("include").join(h.path);
+        let parent = folder(&root, rel.parent().expect("a header has a folder"))?;
+        replace_file(&parent, &root.join(&rel), false, |f| {
+            f.write_all(h.text.as_bytes())
+        })?;
         headers.push(h.path.to_string());
     }
-    let sim_h = include.join("npu_sim.h");
-    std::fs::write(&sim_h, npu_sim::HEADER).map_err(io("write", &sim_h))?;
+    replace_file(&include, &include.join("npu_sim.h"), false, |f| {
+        f.write_all(npu_sim::HEADER.as_bytes())
+    })?;
     headers.push("npu_sim.h".into());
 
+    // Replaced, not overwritten in place: a running program may map the
+    // old.
     let core_dst = lib64.join(CORE_LIBRARY);
-    // Replace, not overwrite in place: a running program may map the old.
-    let _ = std::fs::remove_file(&core_dst);
-    std::fs::copy(&core, &core_dst).map_err(io("copy the simulator to", &core_dst))?;
+    let mut from = std::fs::File::open(&core).map_err(io("read", &core))?;
+    replace_file(&lib64, &core_dst, true, |f| {
+        std::io::copy(&mut from, f).map(|_| ())
+    })?;
 
     let cc = opts
         .cc
         .clone()
         .or_else(|| std::env::var("CC").ok().filter(|v| !v.trim().is_empty()))
         .unwrap_or_else(|| "cc".into());
-    let work = std::env::temp_dir().join(format!("npu-sim-install-{}", std::process::id()));
-    std::fs::create_dir_all(&work).map_err(io("create", &work))?;
+    // A private folder (a fresh random name, owner only): nothing planted
+    // in the temporary area is followed. Removed when dropped.
+    let work = tempfile::Builder::new()
+        .prefix("npu-sim-install-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary folder: {e}"))?;
     let mut libraries = Vec::new();
-    let result = (|| {
-        for (lib, symbols) in cann_sys::headers::library_exports() {
-            let src = work.join(format!("{lib}.c"));
-            let mut c = format!(
-                "/* {lib} of a simulated CANN root: a filter of {CORE_LIBRARY}, which \
-                 provides every symbol at run time. */\n"
-            );
-            for s in &symbols {
-                c.push_str(&format!("void {s}(void) {{}}\n"));
-            }
-            std::fs::write(&src, c).map_err(io("write", &src))?;
-            let out = lib64.join(lib);
-            let _ = std::fs::remove_file(&out);
-            let run = Command::new(&cc)
-                .args(["-shared", "-fPIC", "-o"])
-                .arg(&out)
-                .arg(&src)
-                .arg(format!("-Wl,-soname,{lib}"))
-                .arg(format!("-Wl,--filter={CORE_LIBRARY}"))
-                .arg("-Wl,-rpath,$ORIGIN")
-                .output()
-                .map_err(|e| format!("cannot run the C compiler `{cc}` (set CC): {e}"))?;
-            if !run.status.success() {
-                return Err(format!(
-                    "building {lib} with `{cc}` failed: {}",
-                    String::from_utf8_lossy(&run.stderr).trim()
-                ));
-            }
-            libraries.push((lib.to_string(), symbols.len()));
+    for (lib, symbols) in cann_sys::headers::library_exports() {
+        let src = work.path().join(format!("{lib}.c"));
+        let mut c = format!(
+            "/* {lib} of a simulated CANN root: a filter of {CORE_LIBRARY}, which \
+             provides every symbol at run time. */\n"
+        );
+        for s in &symbols {
+            c.push_str(&format!("void {s}(void) {{}}\n"));
         }
-        Ok(())
-    })();
-    let _ = std::fs::remove_dir_all(&work);
-    result?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&src)
+            .and_then(|mut f| f.write_all(c.as_bytes()))
+            .map_err(io("write", &src))?;
+        let built = work.path().join(lib);
+        let run = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&built)
+            .arg(&src)
+            .arg(format!("-Wl,-soname,{lib}"))
+            .arg(format!("-Wl,--filter={CORE_LIBRARY}"))
+            .arg("-Wl,-rpath,$ORIGIN")
+            .output()
+            .map_err(|e| format!("cannot run the C compiler `{cc}` (set CC): {e}"))?;
+        if !run.status.success() {
+            return Err(format!(
+                "building {lib} with `{cc}` failed: {}",
+                String::from_utf8_lossy(&run.stderr).trim()
+            ));
+        }
+        let mut from = std::fs::File::open(&built).map_err(io("read", &built))?;
+        replace_file(&lib64, &lib64.join(lib), true, |f| {
+            std::io::copy(&mut from, f).map(|_| ())
+        })?;
+        libraries.push((lib.to_string(), symbols.len()));
+    }
+    work.close()
+        .map_err(|e| format!("cannot remove the temporary folder: {e}"))?;
 
     let env = root.join("set_env.sh");
-    let r = root.display();
-    std::fs::write(
-        &env,
-        format!(
-            "# A simulated CANN installation (npu-ops sim install). Source it, as CANN's own\n\
-             # set_env.sh: `source {r}/set_env.sh`.\n\
-             export ASCEND_TOOLKIT_HOME={r}\n\
-             export ASCEND_HOME_PATH={r}\n\
-             export ASCEND_OPP_PATH={r}/opp\n\
-             export LD_LIBRARY_PATH={r}/lib64${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}\n"
-        ),
-    )
-    .map_err(io("write", &env))?;
+    let script = set_env_script(&root);
+    replace_file(&root, &env, false, |f| f.write_all(&script))?;
     Ok(Installed {
         root,
         headers,

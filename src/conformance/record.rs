@@ -6,7 +6,7 @@ use super::case::{Case, CaseTensor, Malformed};
 use super::report::{Outcome, Report, Status};
 use crate::dtype::{DType, Element};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -65,8 +65,10 @@ pub struct Recorded {
 
 /// Where each source file's recording goes: `DIR/<file name>` (with
 /// `.jsonl` added if it lacks it; `-2`, `-3`, ... before the extension
-/// when two sources share a name), checked before the run so that a bad
-/// folder fails before any case runs.
+/// when the name is already taken by another source of the run, whatever
+/// its own name), checked before the run so that a bad folder fails before
+/// any case runs. Names are unique by construction, also where the file
+/// system ignores case, so no source's recording replaces another's.
 #[derive(Clone, Debug)]
 pub struct Recorder {
     dir: PathBuf,
@@ -74,10 +76,36 @@ pub struct Recorder {
     target: HashMap<String, PathBuf>,
     /// Source files in the order first met.
     order: Vec<String>,
+    /// The names issued, lower-cased.
+    issued: HashSet<String>,
 }
 
 fn source_of_origin(origin: &str) -> &str {
     origin.rsplit_once(':').map_or(origin, |(f, _)| f)
+}
+
+/// The file name recording `source`: its own name (`.jsonl` added if it
+/// lacks it), else the first of `-2`, `-3`, ... not in `issued` (compared
+/// without case), which it joins.
+fn issue_name(source: &str, issued: &mut HashSet<String>) -> String {
+    let name = Path::new(source)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty() && n != "." && n != "..")
+        .unwrap_or_else(|| "cases.jsonl".into());
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    let mut n = 1u64;
+    loop {
+        let candidate = if n == 1 {
+            format!("{stem}.jsonl")
+        } else {
+            format!("{stem}-{n}.jsonl")
+        };
+        if issued.insert(candidate.to_lowercase()) {
+            return candidate;
+        }
+        n += 1;
+    }
 }
 
 impl Recorder {
@@ -94,45 +122,32 @@ impl Recorder {
             error,
         })?;
         let mut order: Vec<String> = Vec::new();
-        let mut seen: HashMap<String, ()> = HashMap::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         let sources = malformed
             .iter()
             .map(|m| source_of_origin(&m.origin))
             .chain(cases.iter().map(Case::file));
         for s in sources {
-            if seen.insert(s.to_string(), ()).is_none() {
+            if seen.insert(s) {
                 order.push(s.to_string());
             }
         }
-        let mut used: HashMap<String, usize> = HashMap::new();
+        // Never replace a file being read, whichever source it records (a
+        // link to one included, though only the link would be replaced).
+        let read: HashMap<PathBuf, &String> = order
+            .iter()
+            .filter_map(|s| Some((std::fs::canonicalize(s).ok()?, s)))
+            .collect();
+        let mut issued = HashSet::new();
         let mut target = HashMap::new();
         for s in &order {
-            let name = Path::new(s)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .filter(|n| !n.is_empty() && n != "." && n != "..")
-                .unwrap_or_else(|| "cases.jsonl".into());
-            let (stem, ext) = match name.strip_suffix(".jsonl") {
-                Some(stem) => (stem.to_string(), ".jsonl"),
-                None => (name.clone(), ".jsonl"),
-            };
-            let n = used.entry(format!("{stem}{ext}")).or_insert(0);
-            *n += 1;
-            let file_name = if *n == 1 {
-                format!("{stem}{ext}")
-            } else {
-                format!("{stem}-{n}{ext}")
-            };
-            let file = dir.join(&file_name);
-            // Never replace what is being read.
-            if let (Ok(a), Ok(b)) = (std::fs::canonicalize(&file), std::fs::canonicalize(s)) {
-                if a == b {
-                    return Err(RecordError::WouldOverwrite {
-                        dir: dir.into(),
-                        file,
-                        source_file: s.clone(),
-                    });
-                }
+            let file = dir.join(issue_name(s, &mut issued));
+            if let Some(source) = std::fs::canonicalize(&file).ok().and_then(|a| read.get(&a)) {
+                return Err(RecordError::WouldOverwrite {
+                    dir: dir.into(),
+                    file,
+                    source_file: source.to_string(),
+                });
             }
             target.insert(s.clone(), file);
         }
@@ -140,6 +155,7 @@ impl Recorder {
             dir: dir.into(),
             target,
             order,
+            issued,
         })
     }
 
@@ -155,8 +171,14 @@ impl Recorder {
     /// was observed (its `soc` the one it ran as when it named none), any
     /// other outcome as a `//` comment saying why it could not be.
     pub fn write(&self, report: &Report, cases: &[Case]) -> Result<Recorded, RecordError> {
-        let mut lines: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-        let mut done = Recorded::default();
+        /// One file's lines, and how many are cases and comments.
+        #[derive(Default)]
+        struct Body {
+            lines: Vec<String>,
+            cases: usize,
+            comments: usize,
+        }
+        let mut bodies: BTreeMap<&str, Body> = BTreeMap::new();
         for o in &report.outcomes {
             let case = o
                 .seq
@@ -167,17 +189,18 @@ impl Recorder {
                 Some(c) => c.file(),
                 None => source_of_origin(&o.id),
             };
+            let body = bodies.entry(source).or_default();
             let line = match case.map(|c| case_line(c, o, &report.backend)) {
                 Some(Ok(line)) => {
-                    done.cases += 1;
+                    body.cases += 1;
                     line
                 }
                 Some(Err(why)) => {
-                    done.comments += 1;
+                    body.comments += 1;
                     format!("// not recorded: {}: {}", one_line(&o.id), one_line(&why))
                 }
                 None => {
-                    done.comments += 1;
+                    body.comments += 1;
                     format!(
                         "// not recorded: {}: {}",
                         one_line(&o.id),
@@ -185,13 +208,24 @@ impl Recorder {
                     )
                 }
             };
-            lines.entry(source).or_default().push(line);
+            body.lines.push(line);
         }
-        for source in &self.order {
-            let Some(body) = lines.get(source.as_str()) else {
-                continue;
-            };
-            let Some(file) = self.target.get(source) else {
+        // A source the plan did not meet (none should be) gets a name of
+        // its own too: no outcome is dropped.
+        let mut issued = self.issued.clone();
+        let mut order: Vec<(&str, PathBuf)> = self
+            .order
+            .iter()
+            .map(|s| (s.as_str(), self.target[s].clone()))
+            .collect();
+        for source in bodies.keys() {
+            if !self.target.contains_key(*source) {
+                order.push((source, self.dir.join(issue_name(source, &mut issued))));
+            }
+        }
+        let mut done = Recorded::default();
+        for (source, file) in order {
+            let Some(body) = bodies.get(source) else {
                 continue;
             };
             let mut text = format!(
@@ -215,23 +249,43 @@ impl Recorder {
                     String::new()
                 }
             );
-            for l in body {
+            for l in &body.lines {
                 text.push_str(l);
                 text.push('\n');
             }
-            let write = || -> std::io::Result<()> {
-                let mut f = std::fs::File::create(file)?;
-                f.write_all(text.as_bytes())?;
-                f.sync_all()
-            };
-            write().map_err(|error| RecordError::Write {
-                file: file.clone(),
-                error,
+            replace_file(&self.dir, &file, text.as_bytes()).map_err(|error| {
+                RecordError::Write {
+                    file: file.clone(),
+                    error,
+                }
             })?;
-            done.files.push(file.clone());
+            // Counted once written, not before.
+            done.cases += body.cases;
+            done.comments += body.comments;
+            done.files.push(file);
         }
         Ok(done)
     }
+}
+
+/// Writes `file` (in `dir`) as `bytes`, never through what is there: the
+/// bytes go to a new file of `dir` (created, never opened if it exists),
+/// which then takes the name. A link of that name is replaced, not
+/// followed; a folder of that name is an error.
+fn replace_file(dir: &Path, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".npu-ops-record-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        // A golden as any file is made (the umask applies), not private.
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = b.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(file).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// Text made safe for a `//` comment line.
