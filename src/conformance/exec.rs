@@ -129,6 +129,91 @@ impl DeviceFault {
     }
 }
 
+/// How [`HostBudget`]'s refusals begin.
+const HOST_LIMIT_HIT: &str = "hit the case memory limit (--case-memory)";
+/// How [`HostBudget`]'s refusals say which memory they count.
+const HOST_MEMORY: &str = " of host memory";
+
+/// The host memory one case's run may allocate: the same bound as its
+/// device memory (`--case-memory`, [`super::Options::case_memory`]),
+/// counted apart from it. Every host allocation a case makes, in the size
+/// of its data or of what it reads back, is counted before it is made: the
+/// case's own data (input, index, expected values), the read-back of its
+/// output or view (and the covered range a strided view downloads), the
+/// index values the checked IndexSelect reads back and converts, and the
+/// index lists the sampled slice may build. A case that would pass the
+/// bound fails with the memory-limit error naming it, before allocating.
+#[derive(Debug)]
+pub(crate) struct HostBudget {
+    limit: Option<usize>,
+    used: usize,
+}
+
+impl HostBudget {
+    /// A budget of `limit` bytes (`None`: unbounded).
+    pub(crate) fn new(limit: Option<usize>) -> HostBudget {
+        HostBudget { limit, used: 0 }
+    }
+
+    /// Counts `bytes` of host memory for `what` (`None`: a size that
+    /// overflows `usize`), or fails with [`Error::OutOfMemory`] naming the
+    /// limit, leaving the count as it was.
+    pub(crate) fn charge(&mut self, bytes: Option<usize>, what: &str) -> crate::Result<()> {
+        let Some(limit) = self.limit else {
+            return Ok(());
+        };
+        match bytes
+            .and_then(|b| self.used.checked_add(b))
+            .filter(|&n| n <= limit)
+        {
+            Some(n) => {
+                self.used = n;
+                Ok(())
+            }
+            None => Err(Error::OutOfMemory {
+                bytes: bytes.unwrap_or(usize::MAX),
+                message: format!(
+                    "{HOST_LIMIT_HIT} of {limit} bytes: {what}: {}{HOST_MEMORY} needed ({} bytes already counted for the case)",
+                    bytes.map_or_else(|| "more than 2^64 bytes".into(), |b| format!("{b} bytes")),
+                    self.used
+                ),
+            }),
+        }
+    }
+}
+
+/// The host bytes [`Tensor::to_bytes`] allocates to read `t` back: the
+/// result (`numel * element size`) and, for a view that is not
+/// contiguous, the covered range it downloads first. `None` when the
+/// count overflows.
+pub(crate) fn read_back_bytes(
+    dtype: DType,
+    shape: &[usize],
+    strides: &[usize],
+    contiguous: bool,
+) -> Option<usize> {
+    let es = dtype.size();
+    let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
+    let out = n.checked_mul(es)?;
+    if n == 0 || contiguous {
+        return Some(out);
+    }
+    // The elements from the first to the last one addressed.
+    let span = shape.iter().zip(strides).try_fold(1usize, |a, (&d, &st)| {
+        (d - 1).checked_mul(st)?.checked_add(a)
+    })?;
+    out.checked_add(span.checked_mul(es)?)
+}
+
+fn tensor_read_back(t: &Tensor) -> Option<usize> {
+    read_back_bytes(t.dtype(), t.shape(), t.strides(), t.is_contiguous())
+}
+
+/// The host bytes of a case tensor's data.
+fn data_bytes(t: &CaseTensor) -> usize {
+    t.bytes.len()
+}
+
 fn upload(s: &Stream, t: &CaseTensor) -> crate::Result<Tensor> {
     let base = Tensor::from_bytes(s, t.dtype, &t.shape, &t.bytes)?;
     match &t.view {
@@ -138,7 +223,19 @@ fn upload(s: &Stream, t: &CaseTensor) -> crate::Result<Tensor> {
 }
 
 /// Runs one case's operator; `Err(String)` is a malformed parameter.
-fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
+/// Host memory the call would allocate in the size of the case's data
+/// is counted in `budget` first.
+fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<crate::Result<Tensor>, String> {
+    let expected = match &c.expect {
+        Expect::Output(t) => data_bytes(t),
+        Expect::Error(_) => 0,
+    };
+    if let Err(e) = budget.charge(
+        data_bytes(&c.input).checked_add(expected),
+        "the case's input and expected values",
+    ) {
+        return Ok(Err(e));
+    }
     let x = match upload(s, &c.input) {
         Ok(x) => x,
         Err(e) => return Ok(Err(e)),
@@ -159,8 +256,24 @@ fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
         ),
         "index_select" => {
             let idx = case::tensor(get("index")?, &ctx("index"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
+                return Ok(Err(e));
+            }
             match upload(s, &idx) {
-                Ok(i) => s.index_select_checked(&x, int(get("dim")?, &ctx("dim"))?, &i),
+                Ok(i) => {
+                    let dim = int(get("dim")?, &ctx("dim"))?;
+                    // The checked form validates the call, then reads the
+                    // index (a view, maybe a broadcast one) back to the
+                    // host and converts it: counted in between.
+                    match s.index_select_shape(&x, dim, &i) {
+                        Err(e) => Err(e),
+                        Ok(_) => match budget.charge(index_read_back(&i), "reading the index back")
+                        {
+                            Err(e) => Err(e),
+                            Ok(()) => s.index_select_checked(&x, dim, &i),
+                        },
+                    }
+                }
                 Err(e) => Err(e),
             }
         }
@@ -209,6 +322,13 @@ fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
                 Some(a) => Some(ints(a, &ctx("axes"))?),
             };
             let dynamic = p.get("dynamic").and_then(Value::as_bool).unwrap_or(false);
+            let mut sp = SampledSlice::new(&start, &size, &stride, mode);
+            sp.axes = axes.clone();
+            sp.fill = fill;
+            // The dynamic form reads these back and runs the static one.
+            if let Err(e) = charge_sampled_lists(s, &x, &sp, budget) {
+                return Ok(Err(e));
+            }
             if dynamic {
                 let t = |v: &[i64]| Tensor::from_slice(s, &[v.len()], v);
                 let dyn_run = || -> crate::Result<Tensor> {
@@ -225,9 +345,6 @@ fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
                 };
                 dyn_run()
             } else {
-                let mut sp = SampledSlice::new(&start, &size, &stride, mode);
-                sp.axes = axes;
-                sp.fill = fill;
                 s.sampled_slice(&x, &sp)
             }
         }
@@ -237,6 +354,95 @@ fn run_op(s: &Stream, c: &Case) -> Result<crate::Result<Tensor>, String> {
         ),
         other => return Err(format!("unknown operator {other}")),
     })
+}
+
+/// The host bytes the checked IndexSelect allocates for `index`: its
+/// read-back, the values as their dtype and as `i64` (twice over for a
+/// `uint32` index, which may be converted again for the device).
+fn index_read_back(i: &Tensor) -> Option<usize> {
+    let per_value = i.dtype().size().checked_add(8)?;
+    let once = tensor_read_back(i)?.checked_add(i.numel().checked_mul(per_value)?)?;
+    if i.dtype() == DType::U32 {
+        once.checked_mul(2)
+    } else {
+        Some(once)
+    }
+}
+
+/// Host bytes the sampled slice's index lists may take per output
+/// coordinate of each axis (its source coordinates as `i128`, the kept
+/// ones, and the `i64` lists derived from them).
+const SAMPLED_LIST_BYTES: usize = 48;
+
+/// Counts the index lists the sampled slice may build on the host
+/// (`SAMPLED_LIST_BYTES` per output coordinate of each axis) for a call
+/// that would build them: one whose parameters the operator accepts and
+/// whose output is not empty and could fit the device. For a call it
+/// refuses nothing is counted, so its verdict is the operator's own.
+fn charge_sampled_lists(
+    s: &Stream,
+    x: &Tensor,
+    p: &SampledSlice,
+    budget: &mut HostBudget,
+) -> crate::Result<()> {
+    if p.size.iter().any(|&n| n <= 0) {
+        // Refused (negative), or an empty output: no lists.
+        return Ok(());
+    }
+    // An upper bound before validation: every given size and every extent.
+    let loose = p
+        .size
+        .iter()
+        .map(|&n| n as u64)
+        .chain(x.shape().iter().map(|&d| d as u64))
+        .try_fold(0u64, u64::checked_add)
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(|n| n.checked_mul(SAMPLED_LIST_BYTES));
+    if let Some(b) = loose {
+        if budget
+            .charge(Some(b), "the sampled slice's index lists")
+            .is_ok()
+        {
+            return Ok(());
+        }
+    }
+    // Over the bound: count exactly, for a call the operator would run.
+    // `sampled_slice_into` validates as `sampled_slice` does (product,
+    // device, parameters) before it looks at `out`: a rank-0 `out` is then
+    // refused as `out` exactly when everything else was accepted.
+    let Ok(probe) = Tensor::empty(s, x.dtype(), &[]) else {
+        return Ok(());
+    };
+    match s.sampled_slice_into(x, p, &probe) {
+        Err(Error::InvalidArgument { param: "out", .. }) => {}
+        // Refused: the operator's own verdict, with no lists built.
+        _ => return Ok(()),
+    }
+    drop(probe);
+    let mut shape: Vec<usize> = match &p.axes {
+        None => p.size.iter().map(|&n| n as usize).collect(),
+        Some(axes) => {
+            // Accepted: the axes are distinct and in range.
+            let mut shape = x.shape().to_vec();
+            for (&ax, &n) in axes.iter().zip(&p.size) {
+                let ax = if ax < 0 { ax + x.rank() as i64 } else { ax } as usize;
+                shape[ax] = n as usize;
+            }
+            shape
+        }
+    };
+    if shape.contains(&0)
+        || Tensor::bytes_that_fit(s, "sampled_slice", "size", x.dtype(), &shape).is_err()
+    {
+        // An empty output, or one the operator refuses.
+        return Ok(());
+    }
+    shape.retain(|&n| n > 0);
+    let exact = shape
+        .iter()
+        .try_fold(0usize, |a, &n| a.checked_add(n))
+        .and_then(|n| n.checked_mul(SAMPLED_LIST_BYTES));
+    budget.charge(exact, "the sampled slice's index lists")
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -252,7 +458,8 @@ fn is_sync_timeout(e: &Error) -> bool {
 }
 
 /// Runs `c` on `s` and reads the result back (a fault found while reading
-/// is the case's error), then synchronises the stream. With a `deadline`,
+/// is the case's error), then synchronises the stream. The host memory
+/// the case allocates is bounded by `case_memory` ([`HostBudget`]). With a `deadline`,
 /// the stream is first synchronised with a time limit
 /// (`Stream::synchronize_timeout`, `aclrtSynchronizeStreamWithTimeout`):
 /// work not done by then makes the outcome [`Seen::Timeout`], and the
@@ -261,33 +468,46 @@ fn is_sync_timeout(e: &Error) -> bool {
 /// synchronisation reported that the case had not (other than an
 /// out-of-range index, which is the operator's own error kind): a device
 /// fault left behind by the case.
-pub(crate) fn observe(s: &Stream, c: &Case, deadline: Option<Instant>) -> (Seen, Option<Error>) {
-    let seen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match run_op(s, c) {
-        Err(m) => Seen::Malformed(m),
-        Ok(Err(e)) => Seen::Error(e),
-        Ok(Ok(t)) => {
-            if let Some(d) = deadline {
-                let left = d.saturating_duration_since(Instant::now());
-                match s.synchronize_timeout(left.max(Duration::from_millis(1))) {
-                    Ok(()) => {}
-                    Err(e) if is_sync_timeout(&e) => {
-                        // Dropping the output does not wait: the stream
-                        // holds the buffers of its queued work.
-                        return Seen::Timeout(format!(
-                            "the stream did not finish the case's work in time ({e})"
-                        ));
+pub(crate) fn observe(
+    s: &Stream,
+    c: &Case,
+    deadline: Option<Instant>,
+    case_memory: Option<usize>,
+) -> (Seen, Option<Error>) {
+    let mut budget = HostBudget::new(case_memory);
+    let seen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        match run_op(s, c, &mut budget) {
+            Err(m) => Seen::Malformed(m),
+            Ok(Err(e)) => Seen::Error(e),
+            Ok(Ok(t)) => {
+                if let Some(d) = deadline {
+                    let left = d.saturating_duration_since(Instant::now());
+                    match s.synchronize_timeout(left.max(Duration::from_millis(1))) {
+                        Ok(()) => {}
+                        Err(e) if is_sync_timeout(&e) => {
+                            // Dropping the output does not wait: the stream
+                            // holds the buffers of its queued work.
+                            return Seen::Timeout(format!(
+                                "the stream did not finish the case's work in time ({e})"
+                            ));
+                        }
+                        Err(e) => return Seen::Error(e),
                     }
-                    Err(e) => return Seen::Error(e),
                 }
-            }
-            match t.to_bytes() {
-                Ok(bytes) => Seen::Output(CaseTensor {
-                    dtype: t.dtype(),
-                    shape: t.shape().to_vec(),
-                    bytes,
-                    view: None,
-                }),
-                Err(e) => Seen::Error(e),
+                // A view (a broadcast one: stride 0 over a tiny storage) reads
+                // back as many elements as it addresses.
+                if let Err(e) = budget.charge(tensor_read_back(&t), "reading the result back") {
+                    return Seen::Error(e);
+                }
+                match t.to_bytes() {
+                    Ok(bytes) => Seen::Output(CaseTensor {
+                        dtype: t.dtype(),
+                        shape: t.shape().to_vec(),
+                        bytes,
+                        view: None,
+                    }),
+                    Err(e) => Seen::Error(e),
+                }
             }
         }
     }))
@@ -321,9 +541,11 @@ fn first_difference(dtype: DType, want: &[u8], got: &[u8]) -> String {
     )
 }
 
-/// Whether `e` is the runtime's memory limit being hit.
+/// Whether `e` is the runtime's memory limit, or the case's host memory
+/// bound ([`HostBudget`]), being hit.
 fn hit_memory_limit(e: &Error) -> bool {
-    matches!(e, Error::OutOfMemory { message, .. } if message.starts_with(crate::runtime::MEMORY_LIMIT_HIT))
+    matches!(e, Error::OutOfMemory { message, .. }
+        if message.starts_with(crate::runtime::MEMORY_LIMIT_HIT) || message.starts_with(HOST_LIMIT_HIT))
 }
 
 /// Compares what was seen with the expectation; `case_memory` is the
@@ -338,12 +560,17 @@ pub(crate) fn judge(c: &Case, seen: &Seen, case_memory: Option<usize>) -> (Statu
     };
     if let Err(e) = &got {
         if let (true, Some(limit)) = (hit_memory_limit(e), case_memory) {
+            let mib = limit as f64 / (1u64 << 20) as f64;
             return (
                 Status::Failed,
-                format!(
-                    "the case needs more device memory than one case may hold ({limit} bytes = {:.1} MiB; raise it with --case-memory): {e}",
-                    limit as f64 / (1u64 << 20) as f64
-                ),
+                match e {
+                    Error::OutOfMemory { message, .. } if message.contains(HOST_MEMORY) => format!(
+                        "the case needs more host memory than one case may hold ({limit} bytes = {mib:.1} MiB; raise it with --case-memory): {message}"
+                    ),
+                    _ => format!(
+                        "the case needs more device memory than one case may hold ({limit} bytes = {mib:.1} MiB; raise it with --case-memory): {e}"
+                    ),
+                },
             );
         }
         if let Some(f) = seen.fault() {

@@ -243,7 +243,7 @@ fn run_case(spec: &Spec, a: &mut Lane, b: Option<&mut Lane>, c: &Case) -> (Done,
             );
         }
     }
-    let (mut seen, after) = exec::observe(&a.stream, c, deadline);
+    let (mut seen, after) = exec::observe(&a.stream, c, deadline, spec.case_memory);
     let (mut status, mut reason) = exec::judge(c, &seen, spec.case_memory);
     if let Some(e) = after {
         // The case left a fault on the stream: its outcome is that fault.
@@ -266,7 +266,7 @@ fn run_case(spec: &Spec, a: &mut Lane, b: Option<&mut Lane>, c: &Case) -> (Done,
     }
     let mut difference = None;
     if let (Some(b), Some(side), Next::Go) = (b, &spec.compare, &next) {
-        let (seen_b, after_b) = exec::observe(&b.stream, c, deadline);
+        let (seen_b, after_b) = exec::observe(&b.stream, c, deadline, spec.case_memory);
         let seen_b = after_b.map_or(seen_b, Seen::Error);
         if let Seen::Timeout(_) = seen_b {
             next = Next::Wedged;
