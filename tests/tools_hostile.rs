@@ -157,6 +157,37 @@ fn recording_never_writes_through_a_link() {
     assert_eq!(std::fs::read_dir(&rec).unwrap().count(), 2);
 }
 
+#[test]
+fn recording_never_replaces_a_file_being_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let a1 = write(&src, "d1/a-2.jsonl", &format!("{}\n", good("one")));
+    let a3 = write(&src, "d3/a-2.jsonl", &format!("{}\n", good("three")));
+    // Recording into d3: d1's file takes `a-2.jsonl` there, which is the
+    // other source, read by this run (its own recording is `a-2-2.jsonl`).
+    let rec = src.join("d3");
+    let out = npu_ops(&[
+        "conformance",
+        "--backend",
+        "sim",
+        "--record",
+        s(&rec),
+        s(&a1),
+        s(&a3),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("would replace"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&a3).unwrap(),
+        format!("{}\n", good("three"))
+    );
+    assert!(out.stdout.is_empty(), "no case ran");
+}
+
 // ---------------------------------------------------------------------
 // sim install
 // ---------------------------------------------------------------------
