@@ -154,14 +154,17 @@ pub unsafe extern "C" fn npuSimGetStats(out: *mut NpuSimStats) -> i32 {
 
 /// A gate that keeps a stream from running further work until released
 /// (a test hook: it makes "work is still pending" deterministic).
-pub struct Hold(std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+///
+/// A hold never outlives its stream: destroying the stream
+/// (`aclrtDestroyStream`, `aclrtResetDevice` releasing the device, or
+/// `aclFinalize`) opens it, so a hold that is never released cannot make
+/// the destruction wait forever.
+pub struct Hold(std::sync::Arc<stream::Gate>);
 
 impl Hold {
     /// Lets the stream go on.
     pub fn release(&self) {
-        let (m, cv) = &*self.0;
-        *m.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        cv.notify_all();
+        self.0.open();
     }
 }
 
@@ -172,25 +175,18 @@ impl Drop for Hold {
 }
 
 /// Enqueues a gate on `stream` (NULL: the calling thread's default stream):
-/// work enqueued after it waits until the [`Hold`] is released or dropped.
+/// work enqueued after it waits until the [`Hold`] is released or dropped,
+/// or the stream is destroyed.
 pub fn hold_stream(stream: cann_sys::aclrtStream) -> Result<Hold, i32> {
     let rt = runtime::rt()?;
     let s = runtime::stream_of(&rt, state::current_device(), stream)?;
-    let gate = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
-    let g = gate.clone();
-    s.enqueue(stream::TaskKind::Sync, move || {
-        let (m, cv) = &*g;
-        let mut open = m.lock().unwrap_or_else(|e| e.into_inner());
-        while !*open {
-            open = cv.wait(open).unwrap_or_else(|e| e.into_inner());
-        }
-        Ok(())
-    });
-    Ok(Hold(gate))
+    Ok(Hold(s.hold()))
 }
 
 /// `npuSimHoldStream`: C form of [`hold_stream`]; `*hold` receives a handle
-/// for `npuSimReleaseHold`.
+/// for `npuSimReleaseHold`. The handle is tracked like every other handle:
+/// `aclrtResetDevice` (releasing the stream's device) and `aclFinalize`
+/// release it, after which it is stale.
 ///
 /// # Safety
 /// `hold` is null or valid for a write.
@@ -204,12 +200,21 @@ pub unsafe extern "C" fn npuSimHoldStream(
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
         || {
             if hold.is_null() {
-                return cann_sys::ACL_ERROR_INVALID_PARAM;
+                return state::fail(
+                    cann_sys::ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: npuSimHoldStream: null output pointer",
+                );
             }
-            match hold_stream(stream) {
-                Ok(h) => {
-                    // SAFETY: checked non-null.
-                    unsafe { *hold = Box::into_raw(Box::new(h)).cast() };
+            let r = runtime::rt().and_then(|rt| {
+                let s = runtime::stream_of(&rt, state::current_device(), stream)?;
+                Ok((s.device, Hold(s.hold())))
+            });
+            match r {
+                Ok((device, h)) => {
+                    let handle = state::new_handle();
+                    state::with_handles(|hs| hs.holds.insert(handle, (device, h)));
+                    // SAFETY: checked non-null; the caller passes a valid pointer.
+                    unsafe { *hold = handle as *mut std::ffi::c_void };
                     cann_sys::ACL_SUCCESS
                 }
                 Err(c) => c,
@@ -218,22 +223,29 @@ pub unsafe extern "C" fn npuSimHoldStream(
     )
 }
 
-/// `npuSimReleaseHold`: releases and frees a hold from `npuSimHoldStream`.
+/// `npuSimReleaseHold`: releases a hold from `npuSimHoldStream`. A handle
+/// it never issued, or one already released (by this call, or by
+/// `aclrtResetDevice` / `aclFinalize`), is `ACL_ERROR_INVALID_PARAM`.
 ///
 /// # Safety
-/// `hold` came from `npuSimHoldStream` and is released once.
+/// None beyond the C ABI: the handle is looked up, never dereferenced.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn npuSimReleaseHold(hold: *mut std::ffi::c_void) -> i32 {
     crate::abi::guard(
         "npuSimReleaseHold",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
         || {
-            if hold.is_null() {
-                return cann_sys::ACL_ERROR_INVALID_PARAM;
-            }
-            // SAFETY: by contract, a pointer from Box::into_raw in npuSimHoldStream.
-            drop(unsafe { Box::from_raw(hold.cast::<Hold>()) });
-            cann_sys::ACL_SUCCESS
+            match state::with_handles(|h| h.holds.remove(&(hold as usize))) {
+            // Dropping the hold releases it.
+            Some(_) => cann_sys::ACL_SUCCESS,
+            None => state::fail(
+                cann_sys::ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "npu-sim: npuSimReleaseHold({hold:p}): not a live hold (never issued by \
+                     npuSimHoldStream, released already, or released by aclrtResetDevice/aclFinalize)"
+                ),
+            ),
+        }
         },
     )
 }

@@ -175,25 +175,12 @@ impl DeviceMemory {
             .checked_mul(2)?
             .max(1 << 20)
             .next_multiple_of(1 << 21);
-        // SAFETY: a fresh PROT_NONE reservation; never readable or writable.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                range_len as usize,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return None;
-        }
+        let p = reserve(range_len)?;
         let mut free = BTreeMap::new();
         free.insert(0, range_len);
         Some(DeviceMemory {
             device,
-            range_base: p as u64,
+            range_base: p,
             range_len,
             capacity,
             used: 0,
@@ -315,6 +302,17 @@ impl DeviceMemory {
         Some(a)
     }
 
+    /// Frees every live allocation (the device is reset, or the runtime
+    /// finalised): pending work that still holds one faults instead of
+    /// touching it; later frees of the addresses are errors.
+    pub fn free_all(&mut self) -> usize {
+        let bases: Vec<u64> = self.live.keys().copied().collect();
+        for &b in &bases {
+            self.free(b);
+        }
+        bases.len()
+    }
+
     /// The live allocation containing `addr`, if any.
     pub fn find(&self, addr: u64) -> Option<&Arc<Allocation>> {
         let (_, a) = self.live.range(..=addr).next_back()?;
@@ -324,14 +322,64 @@ impl DeviceMemory {
 
 impl Drop for DeviceMemory {
     fn drop(&mut self) {
-        // SAFETY: the reservation was made in `new` with this length.
-        unsafe {
-            libc::munmap(
-                self.range_base as *mut libc::c_void,
-                self.range_len as usize,
-            )
-        };
+        // The reservation stays mapped (PROT_NONE) for the next runtime of
+        // the same size: a device pointer kept past `aclFinalize` never
+        // becomes host memory, so it is still recognised (and refused) as
+        // device memory rather than dereferenced.
+        let mut r = RESERVED.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = r.iter_mut().find(|e| e.base == self.range_base) {
+            e.in_use = false;
+        }
     }
+}
+
+/// One reserved device address range.
+struct Reservation {
+    base: u64,
+    len: u64,
+    in_use: bool,
+}
+
+/// Every device address range ever reserved (never unmapped; reused by
+/// later runtimes of the same size, so their number stays bounded).
+static RESERVED: std::sync::RwLock<Vec<Reservation>> = std::sync::RwLock::new(Vec::new());
+
+/// A `PROT_NONE` range of `len` bytes: a free earlier one, or a new one.
+fn reserve(len: u64) -> Option<u64> {
+    let mut r = RESERVED.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = r.iter_mut().find(|e| !e.in_use && e.len == len) {
+        e.in_use = true;
+        return Some(e.base);
+    }
+    // SAFETY: a fresh PROT_NONE reservation; never readable or writable.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            usize::try_from(len).ok()?,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    r.push(Reservation {
+        base: p as u64,
+        len,
+        in_use: true,
+    });
+    Some(p as u64)
+}
+
+/// The device address range (of this runtime or an earlier one) that
+/// `[addr, end)` overlaps, if any: such memory is never host memory.
+pub fn device_range_overlapping(addr: u64, end: u64) -> Option<(u64, u64)> {
+    let r = RESERVED.read().unwrap_or_else(|e| e.into_inner());
+    r.iter()
+        .find(|e| addr < e.base + e.len && e.base < end)
+        .map(|e| (e.base, e.base + e.len))
 }
 
 #[cfg(test)]

@@ -30,7 +30,9 @@ pub extern "C" fn aclnnFinalize() -> aclnnStatus {
     crate::abi::guard("aclnnFinalize", cann_sys::ACLNN_ERR_INNER, || {
         let mut init = state::init_state();
         init.aclnn = false;
-        runtime::stop_if_unused(&mut init);
+        let teardown = runtime::stop_if_unused(&mut init);
+        drop(init);
+        teardown.run();
         ACLNN_SUCCESS
     })
 }
@@ -302,6 +304,9 @@ pub unsafe extern "C" fn aclDestroyAclOpExecutor(executor: *mut aclOpExecutor) -
     })
 }
 
+/// The alignment aclnn requires of a tensor's data address.
+const REBIND_ALIGN: u64 = 32;
+
 fn set_addr(
     executor: *mut aclOpExecutor,
     index: usize,
@@ -332,6 +337,21 @@ fn set_addr(
     };
     let n = list.len();
     match list.get_mut(index) {
+        // The rule of the first phase: a tensor with elements has a
+        // non-null, 32-byte aligned address (an empty one may have any).
+        Some(t)
+            if (addr.is_null() || !(addr as u64).is_multiple_of(REBIND_ALIGN))
+                && !t.view.contains(&0) =>
+        {
+            fail(
+                ACLNN_ERR_PARAM_INVALID,
+                format!(
+                    "npu-sim: {api}: address {addr:p} for {} {index} must be non-null and \
+                     {REBIND_ALIGN}-byte aligned",
+                    if output { "output" } else { "input" }
+                ),
+            )
+        }
         Some(t) => {
             t.data = addr as u64;
             ACLNN_SUCCESS
@@ -343,7 +363,8 @@ fn set_addr(
     }
 }
 
-/// `aclSetInputTensorAddr`: rebinds input `index` to `addr`.
+/// `aclSetInputTensorAddr`: rebinds input `index` to `addr` (non-null and
+/// 32-byte aligned, else `ACLNN_ERR_PARAM_INVALID`).
 ///
 /// # Safety
 /// Part of the C ABI, with CANN's contract: `executor` and `tensor` are handles (looked up) and `addr` device memory from `aclrtMalloc` (checked against live allocations when the work runs).
@@ -359,7 +380,8 @@ pub unsafe extern "C" fn aclSetInputTensorAddr(
     })
 }
 
-/// `aclSetOutputTensorAddr`: rebinds output `index` to `addr`.
+/// `aclSetOutputTensorAddr`: rebinds output `index` to `addr` (non-null
+/// and 32-byte aligned, else `ACLNN_ERR_PARAM_INVALID`).
 ///
 /// # Safety
 /// Part of the C ABI, with CANN's contract: `executor` and `tensor` are handles (looked up) and `addr` device memory from `aclrtMalloc` (checked against live allocations when the work runs).

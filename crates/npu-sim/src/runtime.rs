@@ -91,7 +91,7 @@ pub(crate) fn stream_of(
 }
 
 fn event_of(e: aclrtEvent) -> Result<Arc<Event>, i32> {
-    state::with_handles(|h| h.events.get(&(e as usize)).cloned()).ok_or_else(|| {
+    state::with_handles(|h| h.events.get(&(e as usize)).map(|(_, e)| e.clone())).ok_or_else(|| {
         fail(
             ACL_ERROR_RT_INVALID_HANDLE,
             format!("npu-sim: {e:p} is not a live event (never created, or destroyed)"),
@@ -123,16 +123,117 @@ pub(crate) fn start(init: &mut state::Init) -> Result<(), i32> {
     Ok(())
 }
 
-/// Stops the runtime when both inits are finalized: waits for default
-/// streams and releases device memory.
-pub(crate) fn stop_if_unused(init: &mut state::Init) {
-    if !init.acl && !init.aclnn {
-        if let Some(rt) = init.runtime.take() {
-            for s in lock(&rt.default_streams).iter().flatten() {
-                let _ = s.synchronize();
+/// What a finalisation or a device reset releases: taken out of the
+/// registries under their locks, released by [`Teardown::run`] after them
+/// (draining a stream must not wait while holding a lock its work or
+/// another thread needs).
+#[derive(Default)]
+pub(crate) struct Teardown {
+    rt: Option<Arc<Runtime>>,
+    /// The devices whose memory is freed.
+    devices: Vec<u32>,
+    streams: Vec<Arc<Stream>>,
+    holds: Vec<crate::Hold>,
+    /// `aclrtMallocHost` blocks (finalisation only).
+    host: Vec<usize>,
+}
+
+impl Teardown {
+    /// Takes every resource of `devices` (all of them when `all`, with the
+    /// `aclrtMallocHost` blocks) out of the registries.
+    fn take(rt: &Arc<Runtime>, devices: Vec<u32>, all: bool) -> Teardown {
+        let mine = |d: u32| all || devices.contains(&d);
+        let mut t = Teardown {
+            rt: Some(rt.clone()),
+            ..Teardown::default()
+        };
+        state::with_handles(|h| {
+            let ids: Vec<usize> = h
+                .streams
+                .iter()
+                .filter(|(_, s)| mine(s.device))
+                .map(|(&k, _)| k)
+                .collect();
+            t.streams
+                .extend(ids.iter().filter_map(|k| h.streams.remove(k)));
+            let ids: Vec<usize> = h
+                .events
+                .iter()
+                .filter(|(_, (d, _))| mine(*d))
+                .map(|(&k, _)| k)
+                .collect();
+            for k in &ids {
+                h.events.remove(k);
+            }
+            let ids: Vec<usize> = h
+                .holds
+                .iter()
+                .filter(|(_, (d, _))| mine(*d))
+                .map(|(&k, _)| k)
+                .collect();
+            t.holds
+                .extend(ids.iter().filter_map(|k| h.holds.remove(k)).map(|(_, h)| h));
+            if all {
+                t.host.extend(std::mem::take(&mut h.host).into_keys());
+            }
+        });
+        let mut ds = lock(&rt.default_streams);
+        for (d, s) in ds.iter_mut().enumerate() {
+            if mine(d as u32) {
+                t.streams.extend(s.take());
             }
         }
+        t.devices = if all {
+            (0..rt.config.devices).collect()
+        } else {
+            devices
+        };
+        t
     }
+
+    /// Releases it all: opens every hold, drains and stops every stream
+    /// (joining its worker), frees the devices' memory and the host blocks.
+    pub(crate) fn run(self) {
+        drop(self.holds);
+        for s in &self.streams {
+            s.open_holds();
+        }
+        for s in &self.streams {
+            let _ = s.synchronize();
+        }
+        for s in &self.streams {
+            s.shutdown();
+        }
+        drop(self.streams);
+        if let Some(rt) = &self.rt {
+            for &d in &self.devices {
+                if let Some(m) = rt.memory.get(d as usize) {
+                    lock(m).free_all();
+                }
+            }
+        }
+        for p in self.host {
+            // SAFETY: allocated by posix_memalign in aclrtMallocHost and
+            // removed from the registry, so freed once.
+            unsafe { libc::free(p as *mut c_void) };
+        }
+    }
+}
+
+/// Stops the runtime when both inits are finalized. Like CANN's
+/// `aclFinalize`, it releases everything: every stream (its work drained,
+/// its holds opened, its worker joined), event, hold, device allocation
+/// and `aclrtMallocHost` block; their handles are stale afterwards (a
+/// status, never a crash). aclnn objects (tensors, arrays, scalars,
+/// executors) are the caller's to destroy and stay valid handles.
+/// The returned teardown runs after the init lock is released.
+pub(crate) fn stop_if_unused(init: &mut state::Init) -> Teardown {
+    if !init.acl && !init.aclnn {
+        if let Some(rt) = init.runtime.take() {
+            return Teardown::take(&rt, Vec::new(), true);
+        }
+    }
+    Teardown::default()
 }
 
 /// `aclInit`: reads `NPU_SIM_SOC`, `NPU_SIM_DEVICES`, `NPU_SIM_MEM`,
@@ -158,7 +259,9 @@ pub unsafe extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
     })
 }
 
-/// `aclFinalize`.
+/// `aclFinalize`: releases everything the runtime holds (see
+/// `stop_if_unused`) once `aclnnFinalize` has also been called (or
+/// `aclnnInit` never was).
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclFinalize() -> aclError {
     crate::abi::guard("aclFinalize", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
@@ -170,7 +273,9 @@ pub extern "C" fn aclFinalize() -> aclError {
             );
         }
         init.acl = false;
-        stop_if_unused(&mut init);
+        let teardown = stop_if_unused(&mut init);
+        drop(init);
+        teardown.run();
         ACL_SUCCESS
     })
 }
@@ -245,13 +350,22 @@ pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
                     ),
                 );
             }
+            let mut counts = lock(&rt.set_counts);
+            counts[device_id as usize] = counts[device_id as usize].saturating_add(1);
+            drop(counts);
             state::set_current_device(Some(device_id as u32));
             ACL_SUCCESS
         },
     )
 }
 
-/// `aclrtResetDevice`: waits for the device's default stream.
+/// `aclrtResetDevice`: undoes one `aclrtSetDevice` (CANN counts them per
+/// device); the call that brings the count to 0 releases the device's
+/// resources: its default stream and every stream created on it (work
+/// drained, holds opened, workers joined), its events and holds, and every
+/// allocation on it. Their handles are stale afterwards. A reset with no
+/// `aclrtSetDevice` outstanding releases nothing. The calling thread no
+/// longer has a current device.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
     crate::abi::guard(
@@ -268,11 +382,19 @@ pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
                     format!("npu-sim: device {device_id} does not exist"),
                 );
             }
-            if let Some(s) = lock(&rt.default_streams)[device_id as usize].clone() {
-                let _ = s.synchronize();
-            }
-            if state::current_device() == Some(device_id as u32) {
+            let d = device_id as u32;
+            let release = {
+                let mut counts = lock(&rt.set_counts);
+                let c = &mut counts[d as usize];
+                let was = *c;
+                *c = c.saturating_sub(1);
+                was == 1
+            };
+            if state::current_device() == Some(d) {
                 state::set_current_device(None);
+            }
+            if release {
+                Teardown::take(&rt, vec![d], false).run();
             }
             ACL_SUCCESS
         },
@@ -409,7 +531,10 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
     )
 }
 
-/// `aclrtDestroyStream`: finishes the stream's work, then destroys it.
+/// `aclrtDestroyStream`: finishes the stream's work, then destroys it (as
+/// CANN's waits for the stream's tasks). Holds on the stream are opened
+/// first (a hold does not outlive its stream), so a hold that is never
+/// released cannot make this wait forever; the work queued behind it runs.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     crate::abi::guard(
@@ -422,6 +547,7 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
                     format!("npu-sim: aclrtDestroyStream: {stream:p} is not a live stream"),
                 );
             };
+            s.open_holds();
             let _ = s.synchronize();
             s.shutdown();
             ACL_SUCCESS
@@ -550,12 +676,13 @@ pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
                     "npu-sim: aclrtCreateEvent: null output pointer",
                 );
             }
-            if let Err(c) = rt_device() {
-                return c;
-            }
+            let dev = match rt_device() {
+                Ok((_, d)) => d,
+                Err(c) => return c,
+            };
             let e = Arc::new(Event::default());
             let h = state::new_handle();
-            state::with_handles(|hs| hs.events.insert(h, e));
+            state::with_handles(|hs| hs.events.insert(h, (dev, e)));
             // SAFETY: checked non-null.
             unsafe { *event = h as aclrtEvent };
             ACL_SUCCESS
@@ -872,6 +999,16 @@ fn plan_copy(
     };
     let d = loc(dst as u64, "destination")?;
     let s = loc(src as u64, "source")?;
+    for (l, p, what) in [(&d, dst as u64, "destination"), (&s, src as u64, "source")] {
+        if matches!(l, Loc::Host) && count > 0 {
+            check_host(p, count as u64).map_err(|m| {
+                fail(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    format!("npu-sim: {api}: host {what} {m}"),
+                )
+            })?;
+        }
+    }
     let (want_dst_dev, want_src_dev) = match kind {
         aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_HOST => (Some(false), Some(false)),
         aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE
@@ -917,6 +1054,60 @@ fn plan_copy(
         src: (src as u64, alloc(s)),
         count,
     })
+}
+
+/// The lowest address a host end may have: nothing is ever mapped in the
+/// first page (a pointer there is NULL plus an offset).
+const HOST_MIN: u64 = 4096;
+
+/// The checks a host range `[addr, addr + len)` can get (the simulator
+/// cannot know whether an arbitrary host address is mapped; it knows its
+/// own memory): it does not wrap, does not lie in the first page or (on
+/// x86-64) beyond user space, does not reach into a device address range
+/// (this runtime's or an earlier one's: device memory is never host
+/// memory), and, if it starts inside an `aclrtMallocHost` block, ends
+/// inside it.
+fn check_host(addr: u64, len: u64) -> Result<(), String> {
+    let Some(end) = addr.checked_add(len) else {
+        return Err(format!(
+            "[{addr:#x}, +{len}) wraps around the address space"
+        ));
+    };
+    if addr < HOST_MIN {
+        return Err(format!(
+            "{addr:#x} is not a host address (the first {HOST_MIN} bytes are never mapped)"
+        ));
+    }
+    // User space ends below 2^56 on x86-64 (2^47 with 4-level paging);
+    // other architectures may tag pointers in their top byte.
+    if cfg!(target_arch = "x86_64") && end > 1 << 56 {
+        return Err(format!(
+            "[{addr:#x}, +{len}) is not in user space (not a host address)"
+        ));
+    }
+    if let Some((b, e)) = crate::memory::device_range_overlapping(addr, end) {
+        return Err(format!(
+            "[{addr:#x}, +{len}) reaches into the simulator's device address range \
+             [{b:#x}, {e:#x}) (device memory, of this runtime or a finalised one, is \
+             not host memory)"
+        ));
+    }
+    let block = state::with_handles(|h| {
+        h.host
+            .range(..=addr as usize)
+            .next_back()
+            .map(|(&b, &n)| (b as u64, n as u64))
+    });
+    if let Some((b, n)) = block {
+        if addr < b + n && end > b + n {
+            return Err(format!(
+                "[{addr:#x}, +{len}) runs past the end of the aclrtMallocHost block \
+                 [{b:#x}, {:#x}) ({n} bytes)",
+                b + n
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn host_ptr(end: &(u64, Option<Arc<Allocation>>)) -> *mut u8 {

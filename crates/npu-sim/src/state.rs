@@ -103,6 +103,10 @@ pub struct Runtime {
     pub pool: Arc<crate::cores::Cores>,
     /// The default stream (NULL stream) of each device, created on demand.
     pub default_streams: Mutex<Vec<Option<Arc<Stream>>>>,
+    /// `aclrtSetDevice` calls not yet matched by `aclrtResetDevice`, per
+    /// device (CANN's reference count: the device's resources are released
+    /// when it drops to 0).
+    pub set_counts: Mutex<Vec<u64>>,
 }
 
 /// Init flags and the runtime.
@@ -153,6 +157,7 @@ pub fn make_runtime(config: Config) -> Result<Runtime, String> {
     Ok(Runtime {
         soc_cstr: intern(&config.soc),
         default_streams: Mutex::new(vec![None; config.devices as usize]),
+        set_counts: Mutex::new(vec![0; config.devices as usize]),
         memory,
         pool,
         config,
@@ -256,10 +261,13 @@ pub struct Handles {
     pub executors: HandleMap<Arc<Mutex<crate::executor::Executor>>>,
     /// Streams (not counting default streams).
     pub streams: HandleMap<Arc<Stream>>,
-    /// Events.
-    pub events: HandleMap<Arc<Event>>,
-    /// `aclrtMallocHost` blocks: address -> size.
-    pub host: HandleMap<usize>,
+    /// Events, with the device they were created on.
+    pub events: HandleMap<(u32, Arc<Event>)>,
+    /// `aclrtMallocHost` blocks: address -> size (ordered, so a host
+    /// pointer inside a block is found).
+    pub host: std::collections::BTreeMap<usize, usize>,
+    /// `npuSimHoldStream` holds: the device of their stream, and the hold.
+    pub holds: HandleMap<(u32, crate::Hold)>,
 }
 
 static HANDLES: Mutex<Option<Handles>> = Mutex::new(None);

@@ -145,6 +145,32 @@ pub struct Stream {
     pub device: u32,
     shared: Arc<Shared>,
     worker: Mutex<Option<JoinHandle<()>>>,
+    /// The gates of its holds not yet opened (a hold never outlives its
+    /// stream: destroying the stream opens them).
+    gates: Mutex<Vec<std::sync::Weak<Gate>>>,
+}
+
+/// The gate of a hold ([`crate::Hold`]): a task that waits until it is
+/// opened.
+#[derive(Default)]
+pub(crate) struct Gate {
+    open: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Gate {
+    /// Lets the stream go on (idempotent).
+    pub(crate) fn open(&self) {
+        *lock(&self.open) = true;
+        self.cv.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = lock(&self.open);
+        while !*open {
+            open = self.cv.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+    }
 }
 
 static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
@@ -187,7 +213,35 @@ impl Stream {
             device,
             shared,
             worker: Mutex::new(Some(worker)),
+            gates: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Enqueues a gate: work enqueued after it waits until the gate is
+    /// opened, or the stream destroyed ([`Stream::open_holds`]).
+    pub(crate) fn hold(&self) -> Arc<Gate> {
+        let gate = Arc::new(Gate::default());
+        {
+            let mut gates = lock(&self.gates);
+            gates.retain(|g| g.strong_count() > 0);
+            gates.push(Arc::downgrade(&gate));
+        }
+        let g = gate.clone();
+        self.enqueue(TaskKind::Sync, move || {
+            g.wait();
+            Ok(())
+        });
+        gate
+    }
+
+    /// Opens every gate of the stream's holds (its destruction: a hold
+    /// that is never released must not keep the stream from draining).
+    pub(crate) fn open_holds(&self) {
+        for g in std::mem::take(&mut *lock(&self.gates)) {
+            if let Some(g) = g.upgrade() {
+                g.open();
+            }
+        }
     }
 
     /// Appends a task; returns at once.
@@ -240,6 +294,27 @@ impl Stream {
     }
 
     fn push(&self, mut q: std::sync::MutexGuard<'_, Queue>, task: Task) {
+        if q.shutdown {
+            // The stream is being destroyed (by another thread, or by
+            // aclFinalize / aclrtResetDevice): nothing will run this, so it
+            // is skipped now, with a fault, instead of waited for forever.
+            let fault = Fault {
+                code: cann_sys::ACL_ERROR_RT_STREAM_ABORT,
+                message: "npu-sim: work was enqueued on a stream being destroyed \
+                          (aclrtDestroyStream, aclrtResetDevice or aclFinalize): skipped"
+                    .into(),
+            };
+            q.fault.get_or_insert(fault.clone());
+            self.shared.enqueued.fetch_add(1, Ordering::Relaxed);
+            self.shared.done.fetch_add(1, Ordering::Release);
+            drop(q);
+            match task {
+                Task::Record(ev, ticket) => ev.complete(ticket, Some(fault)),
+                Task::Job(_, job) => drop(job),
+                Task::Wait(..) => {}
+            }
+            return;
+        }
         q.tasks.push_back(task);
         self.shared.enqueued.fetch_add(1, Ordering::Relaxed);
         self.shared.queued.fetch_add(1, Ordering::Release);
@@ -304,8 +379,9 @@ impl Stream {
         self.shared.done.load(Ordering::Acquire) == self.shared.enqueued.load(Ordering::Acquire)
     }
 
-    /// Drains the queue and stops the worker.
+    /// Opens its holds, drains the queue and stops the worker.
     pub fn shutdown(&self) {
+        self.open_holds();
         {
             let mut q = lock(&self.shared.q);
             q.shutdown = true;
