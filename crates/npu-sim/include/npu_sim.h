@@ -27,8 +27,12 @@ typedef struct {
 int npuSimGetStats(NpuSimStats *out);
 
 /* Test hook: work enqueued on `stream` after this call waits until
-   npuSimReleaseHold(*hold). */
+   npuSimReleaseHold(*hold), or until the stream is destroyed
+   (aclrtDestroyStream, aclrtResetDevice releasing its device, aclFinalize):
+   a hold never outlives its stream. */
 int npuSimHoldStream(void *stream, void **hold);
+/* Releases a hold; 100000 (ACL_ERROR_INVALID_PARAM) for a handle released
+   already (also by aclrtResetDevice/aclFinalize) or never issued. */
 int npuSimReleaseHold(void *hold);
 
 #ifdef __cplusplus

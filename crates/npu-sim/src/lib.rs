@@ -23,7 +23,15 @@
 //!   (`NPU_SIM_SOC`), empty tensors and executor rules follow
 //!   `shared/abi/aclnn-behaviour.md`;
 //! - every handle is tracked: a stale or foreign handle is an error, and
-//!   [`stats()`] counts what is live so tests can prove nothing leaked.
+//!   [`stats()`] counts what is live so tests can prove nothing leaked;
+//! - as CANN documents, `aclFinalize` releases every stream (its worker
+//!   joined), event, hold, allocation and pinned block, and the
+//!   `aclrtResetDevice` that matches a device's last `aclrtSetDevice`
+//!   releases that device's; their handles are stale afterwards;
+//! - host ends of copies are the caller's promise, but ranges the
+//!   simulator knows are not host memory (device address ranges, past the
+//!   end of an `aclrtMallocHost` block, the first page, beyond user space)
+//!   are refused.
 //!
 //! Environment: `NPU_SIM_SOC` (default `Ascend910B3`), `NPU_SIM_DEVICES`
 //! (default 1), `NPU_SIM_MEM` (default `16G`), `NPU_SIM_THREADS` (default

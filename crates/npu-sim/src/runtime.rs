@@ -1154,7 +1154,8 @@ impl Copy {
 }
 
 /// `aclrtMemcpy`: synchronous; checks the kind against where each pointer
-/// lives and `count` against `destMax`.
+/// lives, `count` against `destMax`, and each host end as far as the
+/// simulator can know it (see `check_host`).
 ///
 /// # Safety
 /// Host ends are valid for `count` bytes (and, for the async form, stay
