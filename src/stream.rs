@@ -291,10 +291,20 @@ impl Stream {
             message: ffi::last_error(self.api()),
         });
         let mut st = self.state();
-        // The events' outcomes first: another owner of an adopted stream
-        // may have taken the stream's own report of a fault.
-        self.reap(&mut st, true, 0);
-        tl.settle(before, tl.next(), fault);
+        if fault.is_some() {
+            // The fault first: every launch not yet verified, up to now, is
+            // spoiled. An event recorded after this synchronisation took
+            // the runtime's fault completes clean, yet the launches before
+            // it may have been skipped: it must never vouch for them, so no
+            // event's outcome is recorded before the fault is.
+            tl.settle(before, tl.next(), fault);
+        } else {
+            // The events' outcomes first: another owner of an adopted
+            // stream may have taken the stream's own report of a fault,
+            // which events recorded before it still carry.
+            self.reap(&mut st, true, 0);
+            tl.settle(before, tl.next(), None);
+        }
         // Release what finished (everything below `before`); work another
         // thread queued meanwhile keeps its buffers.
         self.reap(&mut st, false, before);
@@ -679,7 +689,7 @@ impl Stream {
         let ws = self.workspace(&mut st, ws_bytes).map_err(release)?;
         self.admit(&mut st, Arc::as_ptr(&write.storage) as usize, 0)
             .map_err(release)?;
-        self.enqueue_waits(&waits).map_err(release)?;
+        self.enqueue_waits(&waits.events).map_err(release)?;
         let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
         ffi::run(
             self.api(),
@@ -706,10 +716,10 @@ impl Stream {
         write: &Tensor,
         ws: Option<Arc<Storage>>,
         host: Option<crate::pinned::Staging>,
-        waits: Vec<Arc<RawEvent>>,
+        waits: Waits,
     ) -> Result<u64> {
         let seq = self.0.timeline.advance();
-        self.set_written(seq, deps, write);
+        self.set_written(seq, deps, write, &waits.ordered);
         for t in reads {
             if !t.shares_storage(write) {
                 t.storage.note_read(&self.0.timeline, seq);
@@ -725,7 +735,7 @@ impl Stream {
         let keep = Keep {
             storages,
             _events: Vec::new(),
-            _waits: waits,
+            _waits: waits.events,
             staged: host.as_ref().map_or(0, crate::pinned::Staging::bytes),
             _host: host.into_iter().collect(),
         };
@@ -752,10 +762,20 @@ impl Stream {
         let deps = self.read_deps(reads).map_err(|f| f.error())?;
         let staged = host.as_ref().map_or(0, crate::pinned::Staging::bytes);
         self.admit(&mut st, Arc::as_ptr(&write.storage) as usize, staged)?;
-        self.enqueue_waits(&waits)?;
+        self.enqueue_waits(&waits.events)?;
         enqueue(self.api(), self.0.raw)?;
         self.enqueued(st, deps, reads, write, None, host, waits)
     }
+}
+
+/// Other streams' work a launch waits for: the events to wait on (this
+/// device's, on the device), and every point `(timeline, launch)` the
+/// launch is ordered after (those events, other devices' work waited for
+/// on the host, and work that has finished).
+#[derive(Default)]
+struct Waits {
+    events: Vec<Arc<RawEvent>>,
+    ordered: Vec<(Arc<Timeline>, u64)>,
 }
 
 /// Resolves (waits for) records whose chain of dependencies has grown too
@@ -779,11 +799,15 @@ impl Stream {
     /// device: the pending writers of every storage it touches, and the
     /// pending readers of the one it writes (as cudarc orders streams).
     /// Call without this stream's launch lock (it takes other streams').
-    fn cross_stream_waits(&self, reads: &[&Tensor], write: &Tensor) -> Vec<Arc<RawEvent>> {
+    ///
+    /// Work known good has finished; work found faulted may still run (a
+    /// synchronisation poisons launches enqueued while it returned), so it
+    /// is waited for like pending work.
+    fn cross_stream_waits(&self, reads: &[&Tensor], write: &Tensor) -> Waits {
         let tl = &self.0.timeline;
         let mut points: Vec<(Arc<crate::fault::Timeline>, u64)> = Vec::new();
         let mut add = |t: &Arc<crate::fault::Timeline>, seq: u64| {
-            if Arc::ptr_eq(t, tl) || t.is_resolved(seq) {
+            if Arc::ptr_eq(t, tl) || matches!(t.status(seq), crate::fault::Status::Good) {
                 return;
             }
             match points.iter_mut().find(|(p, _)| Arc::ptr_eq(p, t)) {
@@ -800,15 +824,24 @@ impl Stream {
         for (t, seq) in write.storage.foreign_readers(tl) {
             add(&t, seq);
         }
-        let mut waits = Vec::new();
-        for (device, ev) in points.into_iter().filter_map(|(t, seq)| t.event_for(seq)) {
-            if device == self.0.device {
-                waits.push(ev);
-            } else if self.0.rt.bind(device).is_ok() {
-                // Another device: wait on the host (its outcome is recorded
-                // by its own stream; a fault reaches readers through deps).
-                let _ = ffi::synchronize_event_code(self.api(), ev.raw);
+        let mut waits = Waits::default();
+        for (t, seq) in points {
+            match t.event_for(seq) {
+                // Finished and released, or its stream is gone (a dropped
+                // stream finished its work).
+                None => {}
+                Some((device, ev)) if device == self.0.device => waits.events.push(ev),
+                Some((device, ev)) => {
+                    // Another device: wait on the host (its outcome is
+                    // recorded by its own stream; a fault reaches readers
+                    // through deps).
+                    if self.0.rt.bind(device).is_err() {
+                        continue;
+                    }
+                    let _ = ffi::synchronize_event_code(self.api(), ev.raw);
+                }
             }
+            waits.ordered.push((t, seq));
         }
         // Back to this stream's device (binding is per thread).
         let _ = self.bind();
@@ -873,13 +906,32 @@ impl Stream {
     /// good or this write replaces all of its bytes after it in stream
     /// order (a write that leaves bytes, or may race pending work of
     /// another stream, keeps it).
-    fn set_written(&self, seq: u64, mut deps: Vec<Arc<Write>>, write: &Tensor) {
+    ///
+    /// A whole write ordered after the previous writer (on this stream, or
+    /// on another that it waited for: `ordered`) replaces every byte that
+    /// writer left, so its record, fault included, no longer counts.
+    fn set_written(
+        &self,
+        seq: u64,
+        mut deps: Vec<Arc<Write>>,
+        write: &Tensor,
+        ordered: &[(Arc<crate::fault::Timeline>, u64)],
+    ) {
         let tl = &self.0.timeline;
         let whole = write.covers_storage();
         write.storage.replace_writer(|prev| {
             if let Some(mut p) = prev {
+                let after = |p: &Write| {
+                    let (t, at) = p.point();
+                    matches!(t.status(at), crate::fault::Status::Good)
+                        || ordered
+                            .iter()
+                            .any(|(o, upto)| Arc::ptr_eq(o, t) && *upto >= at)
+                };
                 match p.peek() {
                     Ok(true) => {}
+                    // Rewritten whole after it, from another stream.
+                    _ if whole && !p.is_on(tl) && after(&p) => {}
                     // Bytes it left stay: its fault stays with them.
                     Err(_) if !whole || !p.is_on(tl) => push_dep(&mut deps, p.clone()),
                     Err(_) => {}
@@ -919,7 +971,7 @@ impl Stream {
         let Ok(deps) = self.read_deps(reads) else {
             return; // an input faulted meanwhile: keep the pieces' records
         };
-        self.set_written(last, deps, dst);
+        self.set_written(last, deps, dst, &[]);
     }
 }
 

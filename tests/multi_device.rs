@@ -84,6 +84,18 @@ fn devices_are_chosen_explicitly_and_copy_between_each_other() {
     opener.join().unwrap();
     assert_eq!(dst2.to_vec::<i32>().unwrap(), [1; 8]);
     assert_eq!(src.to_vec::<i32>().unwrap(), [9; 8]);
+    // A tensor spoiled by a fault on device 2, rewritten whole from device
+    // 1's data by another stream of device 2, is good again (issue 17,
+    // class 3).
+    let x2 = Tensor::from_slice(&s2, &[4], &[1i32, 2, 3, 4]).unwrap();
+    let bad = Tensor::from_slice(&s2, &[1], &[77i64]).unwrap();
+    let spoiled = s2.index_select(&x2, 0, &bad).unwrap();
+    assert!(spoiled.to_vec::<i32>().is_err());
+    let _ = s2.synchronize();
+    let other2 = rt.device(2).unwrap().stream().unwrap();
+    let one = Tensor::full(&s1, &[1], 5i32).unwrap();
+    other2.copy(&spoiled, &one).unwrap();
+    assert_eq!(spoiled.to_vec::<i32>().unwrap(), [5]);
     // Each device reports its own memory.
     for d in 0..3 {
         let (free, total) = rt.device(d).unwrap().memory().unwrap();
