@@ -135,6 +135,12 @@ impl Prepared {
     /// Runs with `inputs` and `out`, which must have the prepared layouts
     /// (dtype, shape and strides).
     fn run(&self, inputs: &[&Tensor], out: &Tensor) -> Result<()> {
+        // The contract's order: the devices, then the layouts (the product
+        // was checked when preparing, on the same stream).
+        for t in inputs {
+            check_device(&self.stream, self.op, "inputs", t)?;
+        }
+        check_device(&self.stream, self.op, "out", out)?;
         if inputs.len() != self.inputs.len() {
             return Err(Error::invalid(
                 self.op,
@@ -147,7 +153,6 @@ impl Prepared {
             ));
         }
         for (t, l) in inputs.iter().zip(&self.inputs) {
-            check_device(&self.stream, self.op, "inputs", t)?;
             if Planned::of(t) != *l {
                 return Err(Error::invalid(
                     self.op,
@@ -159,7 +164,6 @@ impl Prepared {
                 ));
             }
         }
-        check_device(&self.stream, self.op, "out", out)?;
         if Planned::of(out) != self.output {
             return Err(Error::invalid(
                 self.op,
@@ -310,9 +314,11 @@ impl Stream {
         step: i64,
         out: &Tensor,
     ) -> Result<PreparedSlice> {
-        // Full validation, as a first call would do.
+        // Full validation, as a first call would do, in the contract's
+        // order: the product, the devices, the parameters.
         crate::ops::check_product(self, crate::product::OpKind::Slice, x.dtype())?;
         check_device(self, "slice", "self", x)?;
+        check_device(self, "slice", "out", out)?;
         let (_, shape) = crate::ops::slice::out_shape(x, dim, start, end, step)?;
         crate::ops::check_out("slice", out, x.dtype(), &shape)?;
         Prepared::new(
@@ -339,8 +345,8 @@ impl Stream {
         index: &Tensor,
         out: &Tensor,
     ) -> Result<PreparedIndexSelect> {
-        crate::ops::check_product(self, crate::product::OpKind::IndexSelect, x.dtype())?;
-        let (probe, bound) = self.index_select_shape(x, dim, index)?;
+        // The product, the devices, then the parameters (as a first call).
+        let (probe, bound) = self.index_select_shape_into(x, dim, index, out)?;
         crate::ops::check_out("index_select", out, x.dtype(), &probe)?;
         // A uint32 index is read as int32 in place: every valid index fits
         // when the extent does (the layout, so the extent, is fixed).

@@ -36,6 +36,10 @@ impl Stream {
         check_product(self, OpKind::AsStrided, x.dtype())?;
         check_device(self, OP, "self", x)?;
         let (sz, _, _) = as_strided_params(x.numel(), size, stride, &[offset])?;
+        // The last rule: the output's element count and bytes fit 64 bits
+        // and the device (`size [i64::MAX], stride [0]` reads one element,
+        // so only this refuses it), named `size` whatever the overflow.
+        Tensor::bytes_that_fit(self, OP, "size", x.dtype(), &sz)?;
         let out = Tensor::empty_for(self, OP, "size", x.dtype(), &sz)?;
         self.as_strided_into(x, size, stride, offset, &out)?;
         Ok(out)

@@ -11,11 +11,58 @@ use crate::tensor::Tensor;
 
 const OP: &str = "index_select";
 
-/// Checks everything but index values; returns (dim, n_index, out shape).
-fn plan(s: &Stream, x: &Tensor, dim: i64, index: &Tensor) -> Result<(usize, usize, Vec<usize>)> {
+/// What the parameter rules need of an index: its dtype, rank and length
+/// (a host index is a rank-1 int64 list).
+#[derive(Clone, Copy)]
+struct IndexDesc {
+    dtype: DType,
+    rank: usize,
+    len: usize,
+}
+
+impl IndexDesc {
+    fn of(index: &Tensor) -> IndexDesc {
+        IndexDesc {
+            dtype: index.dtype(),
+            rank: index.rank(),
+            len: index.numel(),
+        }
+    }
+
+    fn host(len: usize) -> IndexDesc {
+        IndexDesc {
+            dtype: DType::I64,
+            rank: 1,
+            len,
+        }
+    }
+}
+
+/// The checks before the parameters, in the contract's order (docs/ops.md,
+/// Conventions): the product (operator, then dtype), then whether each
+/// tensor (`self`, the device `index` if any, `out` if any) belongs to the
+/// stream's runtime and device.
+fn check_first(s: &Stream, x: &Tensor, index: Option<&Tensor>, out: Option<&Tensor>) -> Result<()> {
     check_product(s, OpKind::IndexSelect, x.dtype())?;
     check_device(s, OP, "self", x)?;
-    check_device(s, OP, "index", index)?;
+    if let Some(index) = index {
+        check_device(s, OP, "index", index)?;
+    }
+    if let Some(out) = out {
+        check_device(s, OP, "out", out)?;
+    }
+    Ok(())
+}
+
+/// Checks everything but index values; returns (dim, n_index, out shape).
+fn plan(s: &Stream, x: &Tensor, dim: i64, index: &Tensor) -> Result<(usize, usize, Vec<usize>)> {
+    check_first(s, x, Some(index), None)?;
+    plan_params(x, dim, IndexDesc::of(index))
+}
+
+/// The parameter rules (after [`check_first`]); returns (dim, n_index, out
+/// shape).
+fn plan_params(x: &Tensor, dim: i64, index: IndexDesc) -> Result<(usize, usize, Vec<usize>)> {
     if x.rank() > MAX_RANK {
         return Err(Error::invalid(
             OP,
@@ -23,24 +70,21 @@ fn plan(s: &Stream, x: &Tensor, dim: i64, index: &Tensor) -> Result<(usize, usiz
             format!("rank must be at most {MAX_RANK}, got {}", x.rank()),
         ));
     }
-    if !matches!(index.dtype(), DType::I32 | DType::I64 | DType::U32) {
+    if !matches!(index.dtype, DType::I32 | DType::I64 | DType::U32) {
         return Err(Error::invalid(
             OP,
             "index",
-            format!(
-                "dtype must be int32, int64 or uint32, got {}",
-                index.dtype()
-            ),
+            format!("dtype must be int32, int64 or uint32, got {}", index.dtype),
         ));
     }
-    if index.rank() > 1 {
+    if index.rank > 1 {
         return Err(Error::invalid(
             OP,
             "index",
-            format!("rank must be 0 or 1, got {}", index.rank()),
+            format!("rank must be 0 or 1, got {}", index.rank),
         ));
     }
-    let n_index = index.numel();
+    let n_index = index.len;
     if x.rank() == 0 {
         normalise_dim(OP, dim, 1)?;
         if n_index != 1 {
@@ -133,7 +177,8 @@ impl Stream {
     }
 
     /// The output shape of an index_select (validating everything but the
-    /// index values), and the extent of `x` the indices select from.
+    /// index values, in the contract's order), and the extent of `x` the
+    /// indices select from.
     pub(crate) fn index_select_shape(
         &self,
         x: &Tensor,
@@ -141,6 +186,20 @@ impl Stream {
         index: &Tensor,
     ) -> Result<(Vec<usize>, usize)> {
         plan(self, x, dim, index).map(|(d, _, s)| (s, extent(x, d)))
+    }
+
+    /// [`Stream::index_select_shape`] for a call into `out`: `out`'s device
+    /// is checked with the others, before the parameters (its own rules,
+    /// [`super::check_out`], are the caller's, after).
+    pub(crate) fn index_select_shape_into(
+        &self,
+        x: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        out: &Tensor,
+    ) -> Result<(Vec<usize>, usize)> {
+        check_first(self, x, Some(index), Some(out))?;
+        plan_params(x, dim, IndexDesc::of(index)).map(|(d, _, s)| (s, extent(x, d)))
     }
 
     /// `out[.., i, ..] = x[.., index[i], ..]` along `dim`, with a
@@ -173,24 +232,16 @@ impl Stream {
         dim: i64,
         indices: &[I],
     ) -> Result<Tensor> {
-        // Checked before anything reaches the device (an unrepresentable
-        // value is out of range).
-        let d = if x.rank() == 0 {
-            normalise_dim(OP, dim, 1).map(|_| 0)?
-        } else {
-            normalise_dim(OP, dim, x.rank())?
-        };
+        // Checked before anything reaches the device, in the contract's
+        // order: the product, the device, the parameters, then the values
+        // (an unrepresentable value is out of range).
+        check_first(self, x, None, None)?;
+        let (d, _, _) = plan_params(x, dim, IndexDesc::host(indices.len()))?;
         let bound = extent(x, d);
         if let Some(p) = indices
             .iter()
             .position(|v| v.to_i64().is_none_or(|v| v < 0 || v as u64 >= bound as u64))
         {
-            plan(
-                self,
-                x,
-                dim,
-                &Tensor::empty(self, DType::I64, &[indices.len()])?,
-            )?;
             return Err(Error::IndexOutOfRange {
                 op: OP,
                 position: p,
@@ -233,8 +284,8 @@ impl Stream {
         index: &Tensor,
         out: &Tensor,
     ) -> Result<()> {
-        let (d, n_index, shape) = plan(self, x, dim, index)?;
-        check_device(self, OP, "out", out)?;
+        check_first(self, x, Some(index), Some(out))?;
+        let (d, n_index, shape) = plan_params(x, dim, IndexDesc::of(index))?;
         check_out(OP, out, x.dtype(), &shape)?;
         if index.dtype() == DType::U32 {
             let signed = self.signed_index(index, extent(x, d))?;

@@ -247,6 +247,19 @@ impl Stream {
         if dst.numel() == 0 {
             return Ok(());
         }
+        // A copy moves bits: bfloat16 on a product whose copy and gather
+        // kernels lack it (all but A2 and A3) moves as int16, the same
+        // size, so `contiguous`, `copy` and `fill` work for every dtype
+        // everywhere (the operators refuse it earlier, by the product).
+        if src.dtype() == crate::DType::BF16
+            && self
+                .runtime()
+                .family()
+                .is_some_and(|f| !OpKind::IndexSelect.supports(f, src.dtype()))
+        {
+            let bits = crate::DType::I16;
+            return self.copy_into(op, &dst.reinterpreted(bits), &src.reinterpreted(bits));
+        }
         if !src.layout().may_overlap() {
             return self.inplace_copy(dst, src).map(drop);
         }

@@ -572,8 +572,15 @@ impl Stream {
         mode: SampleMode,
         fill: Option<Scalar>,
     ) -> Result<Tensor> {
-        let read = |t: &Tensor, param: &'static str| -> Result<Vec<i64>> {
+        // The contract's order: the product, then every tensor's device,
+        // then the parameters (read back only once all of that holds).
+        check_product(self, OpKind::SampledSlice, x.dtype())?;
+        check_device(self, OP, "self", x)?;
+        let params = [(start, "start"), (size, "size"), (stride, "stride")];
+        for (t, param) in params.into_iter().chain(axes.map(|a| (a, "axes"))) {
             check_device(self, OP, param, t)?;
+        }
+        let read = |t: &Tensor, param: &'static str| -> Result<Vec<i64>> {
             if t.rank() != 1 {
                 return Err(Error::invalid(
                     OP,
