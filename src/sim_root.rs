@@ -25,7 +25,10 @@
 //! Hostile paths: nothing is written through a symbolic link planted in
 //! the root (a file of the layout that is a link is replaced, a folder that
 //! is a link is refused by name), and the C sources are written in a
-//! private temporary folder, created afresh and removed afterwards.
+//! private temporary folder, created afresh and removed afterwards. A
+//! folder of the layout (the root included) that another user owns, or
+//! that every user may write in, is refused: someone else could swap it for
+//! a link while the install writes.
 //!
 //! Building the libraries needs a C compiler (`CC`, default `cc`), as
 //! building an aclnn program does.
@@ -106,44 +109,90 @@ fn io<'a>(what: &'a str, p: &'a Path) -> impl FnOnce(std::io::Error) -> String +
 
 /// The folder `rel` under `root`, each part created if missing. A part
 /// that is a symbolic link (or not a folder) is refused by name: nothing
-/// is written through a link planted in the root.
+/// is written through a link planted in the root. So is a folder that
+/// someone else could change while the install writes in it
+/// ([`trusted_folder`]).
 fn folder(root: &Path, rel: &Path) -> Result<PathBuf, String> {
     let mut at = root.to_path_buf();
+    trusted_folder(&at)?;
     for part in rel.components() {
         at.push(part);
-        match std::fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_dir() => continue,
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(format!(
-                    "{} is a symbolic link; the install writes through no link (remove it, or \
-                     install elsewhere)",
-                    at.display()
-                ))
-            }
-            Ok(_) => {
-                return Err(format!(
-                    "{} exists and is not a folder (remove it, or install elsewhere)",
-                    at.display()
-                ))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io("inspect", &at)(e)),
-        }
-        match std::fs::create_dir(&at) {
-            Ok(()) => {}
-            // Made meanwhile: inspected again.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if !std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_dir()) {
+        let mut created = false;
+        loop {
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_dir() => break,
+                Ok(m) if m.file_type().is_symlink() => {
                     return Err(format!(
-                        "{} appeared during the install and is not a folder",
+                        "{} is a symbolic link; the install writes through no link (remove \
+                         it, or install elsewhere)",
                         at.display()
-                    ));
+                    ))
                 }
+                Ok(_) => {
+                    return Err(format!(
+                        "{} exists and is not a folder (remove it, or install elsewhere)",
+                        at.display()
+                    ))
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !created => {
+                    match new_folder().create(&at) {
+                        // Made here or meanwhile: inspected again.
+                        Ok(()) => created = true,
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => created = true,
+                        Err(e) => return Err(io("create", &at)(e)),
+                    }
+                }
+                Err(e) => return Err(io("inspect", &at)(e)),
             }
-            Err(e) => return Err(io("create", &at)(e)),
         }
+        trusted_folder(&at)?;
     }
     Ok(at)
+}
+
+/// How the install makes folders: `rwxr-xr-x` at most (the umask applies),
+/// never writable by others whatever the umask.
+fn new_folder() -> std::fs::DirBuilder {
+    #[allow(unused_mut)]
+    let mut b = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        b.mode(0o755);
+    }
+    b
+}
+
+/// Refuses a folder of the layout that another user could change while
+/// the install writes in it (swapping a folder for a link, say): one owned
+/// by someone other than this user or the superuser, or writable by every
+/// user (as `/tmp` is).
+fn trusted_folder(at: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let m = std::fs::symlink_metadata(at).map_err(io("inspect", at))?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if m.uid() != me && m.uid() != 0 {
+            return Err(format!(
+                "{} belongs to another user (uid {}), who could change it while the install \
+                 writes there; install into a folder of your own",
+                at.display(),
+                m.uid()
+            ));
+        }
+        if m.mode() & 0o002 != 0 {
+            return Err(format!(
+                "{} is writable by every user, who could change it while the install writes \
+                 there; install into a folder of your own",
+                at.display()
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = at;
+    Ok(())
 }
 
 /// Writes `file` (in the real folder `dir`) with what `fill` writes,
@@ -260,12 +309,16 @@ unset _npu_sim_root _npu_sim_self _npu_sim_dir
 ///
 /// Nothing is written through a symbolic link: a file of the layout that
 /// is a link is replaced by the file (its target is left alone), a folder
-/// of the layout that is a link is refused with an error naming it. The C
-/// sources of the libraries are written in a private temporary folder
-/// (random name, owner only), removed afterwards.
+/// of the layout that is a link is refused with an error naming it, as is
+/// one that another user owns or every user may write in. The C sources of
+/// the libraries are written in a private temporary folder (random name,
+/// owner only), removed afterwards.
 pub fn install(dir: &Path, opts: &Options) -> Result<Installed, String> {
     let core = find_core(opts)?;
-    std::fs::create_dir_all(dir).map_err(io("create", dir))?;
+    new_folder()
+        .recursive(true)
+        .create(dir)
+        .map_err(io("create", dir))?;
     let root = dir.canonicalize().map_err(io("resolve", dir))?;
     let include = folder(&root, Path::new("include"))?;
     let lib64 = folder(&root, Path::new("lib64"))?;

@@ -389,6 +389,47 @@ fn install_never_writes_through_links_planted_in_its_root() {
 
 #[test]
 #[serial]
+fn install_refuses_folders_others_may_change() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    // Writable by every user (the root itself, or a folder of the layout).
+    for folder in ["", "lib64", "include/acl"] {
+        let root = base.join(format!("open-{}", folder.replace('/', "-")));
+        let at = if folder.is_empty() {
+            root.clone()
+        } else {
+            root.join(folder)
+        };
+        std::fs::create_dir_all(&at).unwrap();
+        std::fs::set_permissions(&at, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let e = sim_root::install(&root, &options(&base, false)).unwrap_err();
+        assert!(e.contains(s(&at)) && e.contains("every user"), "{e}");
+    }
+    // Another user's (only the superuser can make one).
+    let me = std::fs::metadata(&base).unwrap().uid();
+    if me == 0 {
+        let root = base.join("theirs");
+        std::fs::create_dir_all(root.join("opp")).unwrap();
+        std::os::unix::fs::chown(root.join("opp"), Some(4242), None).unwrap();
+        let e = sim_root::install(&root, &options(&base, false)).unwrap_err();
+        assert!(
+            e.contains(s(&root.join("opp"))) && e.contains("another user"),
+            "{e}"
+        );
+    }
+    // Folders the install makes are never writable by others, whatever
+    // the umask; a folder of its own installs.
+    let root = base.join("mine");
+    sim_root::install(&root, &options(&base, false)).unwrap();
+    for f in ["", "include", "include/aclnnop", "lib64", "opp"] {
+        let mode = std::fs::metadata(root.join(f)).unwrap().mode();
+        assert_eq!(mode & 0o022, 0, "{f}: {mode:o}");
+    }
+}
+
+#[test]
+#[serial]
 fn install_ignores_links_planted_in_the_temporary_area() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().canonicalize().unwrap();
