@@ -93,7 +93,11 @@ fn issue_name(source: &str, issued: &mut HashSet<String>) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty() && n != "." && n != "..")
         .unwrap_or_else(|| "cases.jsonl".into());
-    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    // A bare `.jsonl` has no extension to a reader of the folder.
+    let stem = match name.strip_suffix(".jsonl").unwrap_or(&name) {
+        "" => "cases",
+        stem => stem,
+    };
     let mut n = 1u64;
     loop {
         let candidate = if n == 1 {
@@ -422,6 +426,37 @@ fn tensor_json(t: &CaseTensor) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issued_names_are_unique_whatever_the_sources_are_named() {
+        let sources = [
+            "d1/a.jsonl",
+            "d2/a.jsonl",
+            "d3/a-2.jsonl",
+            "d4/a-2-2.jsonl",
+            "d5/a",
+            "d6/A.jsonl",
+            "d7/a-2",
+            "d8/a.jsonl.jsonl",
+            "d9/a.jsonl",
+            "d10/.jsonl",
+            "d11/cases.jsonl",
+            "..",
+            "/",
+            "",
+        ];
+        let mut issued = HashSet::new();
+        let mut names = HashSet::new();
+        for s in sources {
+            let n = issue_name(s, &mut issued);
+            assert!(
+                Path::new(&n).extension().is_some_and(|e| e == "jsonl") && !n.contains('/'),
+                "{s}: {n}"
+            );
+            assert!(names.insert(n.to_lowercase()), "{s}: {n} issued twice");
+        }
+        assert_eq!(issued.len(), sources.len());
+    }
 
     #[test]
     fn every_dtype_writes_back_to_its_bytes() {
