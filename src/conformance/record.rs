@@ -173,7 +173,10 @@ impl Recorder {
     /// Every outcome of the report is written, in suite order, under its
     /// source file's name: a case as a case line whose `expect` is what
     /// was observed (its `soc` the one it ran as when it named none), any
-    /// other outcome as a `//` comment saying why it could not be.
+    /// other outcome as a `//` comment saying why it could not be. Each
+    /// file is written to a new file of the folder and renamed over its
+    /// name: a symbolic link there is replaced, never written through. The
+    /// counts are of what was written.
     pub fn write(&self, report: &Report, cases: &[Case]) -> Result<Recorded, RecordError> {
         /// One file's lines, and how many are cases and comments.
         #[derive(Default)]
