@@ -5,6 +5,14 @@
 //! runtime churn; every result is checked against cpu-ref. At the end
 //! nothing the simulator handed out may be live.
 //!
+//! Faults are injected everywhere, shared streams included: random cases
+//! index out of range on the device, and injectors launch work that surely
+//! faults on a shared stream, then synchronise it (or not) from whichever
+//! thread they run on. Several threads use each shared stream at once, so
+//! one thread's fault spoils others' work: every read must then be the
+//! reference's bytes or report a fault, never `Ok` with other bytes, and
+//! the faulting work's own output must never read as `Ok`.
+//!
 //! ```sh
 //! cargo run --release --example stress -- --seconds 300 --threads 8
 //! cargo run --release --example stress -- --replay 0x1234abcd   # one case
@@ -16,7 +24,7 @@
 mod oracle;
 
 use npu_ops::{Backend, Runtime, Stream, Tensor};
-use oracle::{run_case, Rng, Source, Verdict};
+use oracle::{run_case, run_case_shared, Rng, Source, Verdict};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -36,6 +44,12 @@ struct Args {
     /// Runs the one case whose generator state a mismatch reported.
     #[arg(long, value_parser = parse_u64)]
     replay: Option<u64>,
+    /// Streams shared by every thread (each used by several at once).
+    #[arg(long, default_value_t = 2)]
+    shared: usize,
+    /// Inject no fault on shared streams (cases there index in range).
+    #[arg(long)]
+    no_shared_faults: bool,
 }
 
 fn parse_u64(v: &str) -> Result<u64, String> {
@@ -55,11 +69,48 @@ struct Counts {
     dropped: AtomicU64,
     churns: AtomicU64,
     mismatches: AtomicU64,
+    /// Launches made to fault on a shared stream.
+    injected: AtomicU64,
+    /// Synchronisations of a shared stream that reported a fault.
+    sync_faults: AtomicU64,
+    /// Synchronisations of a shared stream by a thread that did not fault.
+    shared_syncs: AtomicU64,
+}
+
+/// A launch on shared stream `s` that surely faults on the device (an
+/// out-of-range index in a device index tensor), synchronised from this
+/// thread or not: its output, read now or later, must report a fault.
+fn inject_fault(r: &mut Rng, s: &Stream, c: &Counts) -> Verdict {
+    let n = r.range(1, 256) as usize;
+    let mut run = || -> npu_ops::Result<Verdict> {
+        let x = Tensor::from_slice(s, &[n], &vec![3i32; n])?;
+        let bad = [n as i64, -1, i64::MAX, i64::MIN][r.below(4) as usize];
+        let mut idx: Vec<i64> = (0..r.range(1, 16))
+            .map(|_| r.range(0, n as i64 - 1))
+            .collect();
+        let at = r.below(idx.len() as u64) as usize;
+        idx[at] = bad;
+        let i = Tensor::from_slice(s, &[idx.len()], &idx)?;
+        let y = s.index_select(&x, 0, &i)?;
+        c.injected.fetch_add(1, Ordering::Relaxed);
+        if r.chance(1, 2) && s.synchronize().is_err() {
+            c.sync_faults.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(match y.to_vec::<i32>() {
+            Ok(v) => Verdict::Mismatch(format!(
+                "injected fault: index {bad} at {at} of {} over {n} read as Ok: {v:?}",
+                idx.len()
+            )),
+            Err(e) if oracle::is_fault(&e) => Verdict::Agree { data: false },
+            Err(e) => Verdict::Mismatch(format!("injected fault read as another error: {e}")),
+        })
+    };
+    run().unwrap_or_else(|e| Verdict::Mismatch(format!("injected fault: {e}")))
 }
 
 /// A slice on one stream, an index_select of its result on another after a
 /// wait: the result against the reference composition.
-fn chain(r: &mut Rng, a: &Stream, b: &Stream) -> Verdict {
+fn chain(r: &mut Rng, a: &Stream, b: &Stream, b_shared: bool) -> Verdict {
     let n = r.range(1, 64) as usize;
     let v: Vec<i32> = (0..n).map(|_| r.next_u64() as i32).collect();
     let run = || -> npu_ops::Result<Vec<i32>> {
@@ -75,6 +126,8 @@ fn chain(r: &mut Rng, a: &Stream, b: &Stream) -> Verdict {
     match run() {
         Ok(g) if g == want => Verdict::Agree { data: true },
         Ok(g) => Verdict::Mismatch(format!("chain of {n}: got {g:?}, want {want:?}")),
+        // Another thread's fault on the shared stream spoiled the chain.
+        Err(e) if b_shared && oracle::is_fault(&e) => Verdict::Agree { data: false },
         Err(e) => Verdict::Mismatch(format!("chain of {n}: {e}")),
     }
 }
@@ -116,7 +169,14 @@ fn main() -> std::process::ExitCode {
         }
         .into_exit();
     }
-    let shared: Vec<Stream> = (0..2).map(|_| rt.stream().expect("stream")).collect();
+    if a.shared == 0 {
+        eprintln!("stress: --shared must be > 0");
+        return std::process::ExitCode::from(2);
+    }
+    let shared_faults = !a.no_shared_faults;
+    let shared: Vec<Stream> = (0..a.shared)
+        .map(|_| rt.stream().expect("stream"))
+        .collect();
     let counts = Arc::new(Counts::default());
     let stop = Arc::new(AtomicBool::new(false));
     let first: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -136,11 +196,26 @@ fn main() -> std::process::ExitCode {
                 let own: Vec<Stream> = (0..2).map(|_| rt.stream().expect("stream")).collect();
                 while !stop.load(Ordering::Relaxed) {
                     let state = r.0;
-                    let (what, verdict) = match r.below(20) {
+                    let pick = |r: &mut Rng| &shared[r.below(shared.len() as u64) as usize];
+                    let (what, verdict) = match r.below(24) {
                         0 => {
                             counts.chains.fetch_add(1, Ordering::Relaxed);
-                            let b = if r.chance(1, 2) { &shared[0] } else { &own[1] };
-                            ("chain", chain(&mut r, &own[0], b))
+                            let on_shared = r.chance(1, 2);
+                            let b = if on_shared { pick(&mut r) } else { &own[1] };
+                            ("chain", chain(&mut r, &own[0], b, on_shared))
+                        }
+                        20 | 21 if shared_faults => {
+                            let s = pick(&mut r);
+                            ("inject", inject_fault(&mut r, s, &counts))
+                        }
+                        22 | 23 => {
+                            // Any thread synchronises a shared stream: it
+                            // may take another thread's fault.
+                            counts.shared_syncs.fetch_add(1, Ordering::Relaxed);
+                            if pick(&mut r).synchronize().is_err() {
+                                counts.sync_faults.fetch_add(1, Ordering::Relaxed);
+                            }
+                            ("sync", Verdict::Agree { data: false })
                         }
                         1 => {
                             counts.dropped.fetch_add(1, Ordering::Relaxed);
@@ -156,15 +231,21 @@ fn main() -> std::process::ExitCode {
                         }
                         k => {
                             counts.cases.fetch_add(1, Ordering::Relaxed);
-                            // Faults only on streams this thread owns.
                             let on_shared = k % 4 == 0;
                             let s = if on_shared {
-                                &shared[r.below(2) as usize]
+                                pick(&mut r)
                             } else {
                                 &own[r.below(2) as usize]
                             };
                             let replay_state = r.0;
-                            let v = run_case(&mut r, s, !on_shared);
+                            let v = if !on_shared {
+                                run_case(&mut r, s, true)
+                            } else if shared_faults {
+                                // Faults from this case and from others.
+                                run_case_shared(&mut r, s)
+                            } else {
+                                run_case(&mut r, s, false)
+                            };
                             let v = match v {
                                 Verdict::Mismatch(m) if !on_shared => Verdict::Mismatch(format!(
                                     "{m} (replay with --replay {replay_state:#x})"
@@ -214,14 +295,21 @@ fn main() -> std::process::ExitCode {
     let c = &*counts;
     let ops = c.ops.load(Ordering::Relaxed);
     println!(
-        "stress: {ops} operations in {secs:.1} s on {} threads ({:.0}/s): {} cases ({} compared data, the rest error kinds), {} chains, {} drop bursts, {} runtime churns",
+        "stress: {ops} operations in {secs:.1} s on {} threads, {} shared streams ({:.0}/s): {} cases ({} compared data, the rest error kinds or faults), {} chains, {} drop bursts, {} runtime churns",
         a.threads,
+        a.shared,
         ops as f64 / secs.max(1e-9),
         c.cases.load(Ordering::Relaxed),
         c.compared_data.load(Ordering::Relaxed),
         c.chains.load(Ordering::Relaxed),
         c.dropped.load(Ordering::Relaxed),
         c.churns.load(Ordering::Relaxed),
+    );
+    println!(
+        "stress: {} faults injected on shared streams, {} shared-stream synchronisations by other threads, {} synchronisations reported a fault",
+        c.injected.load(Ordering::Relaxed),
+        c.shared_syncs.load(Ordering::Relaxed),
+        c.sync_faults.load(Ordering::Relaxed),
     );
     let mismatches = c.mismatches.load(Ordering::Relaxed);
     for m in first.lock().unwrap().iter() {

@@ -165,6 +165,26 @@ impl Timeline {
         }
     }
 
+    /// What is known of launches `first..=last` together: faulted if any
+    /// of them is, good once all are.
+    pub(crate) fn status_span(&self, first: u64, last: u64) -> Status {
+        let l = lock(&self.log);
+        // The last range starting at or before `last` that reaches `first`
+        // (ranges are ordered and disjoint).
+        let i = l.poisoned.partition_point(|(lo, _, _)| *lo <= last);
+        if i > 0 {
+            let (_, hi, f) = &l.poisoned[i - 1];
+            if first < *hi {
+                return Status::Faulted(f.clone());
+            }
+        }
+        if last < l.verified {
+            Status::Good
+        } else {
+            Status::Pending
+        }
+    }
+
     /// Records the outcome of a synchronisation that covered launches below
     /// `before` (read before the call) and may have seen launches below
     /// `after` (read once it returned). Call with the stream's launch lock
@@ -234,9 +254,9 @@ impl Timeline {
     /// while its stream lives (so later work queued on the stream is not
     /// waited for), else the stream; a dropped stream resolved everything
     /// when it went.
-    fn resolve(&self, seq: u64) -> Result<Status> {
+    fn resolve(&self, first: u64, seq: u64) -> Result<Status> {
         loop {
-            match self.status(seq) {
+            match self.status_span(first, seq) {
                 Status::Pending => {}
                 done => return Ok(done),
             }
@@ -256,9 +276,12 @@ impl Timeline {
 /// depends on them (bounds memory and resolution work).
 const MAX_DEPTH: u32 = 16;
 
-/// The work that last wrote a storage.
+/// The work that last wrote a storage: launches `first..=seq` of one
+/// stream (one launch, or the pieces of a composite that together wrote
+/// it: a fault of any piece spoils it).
 pub(crate) struct Write {
     timeline: Arc<Timeline>,
+    first: u64,
     seq: u64,
     /// Records of pending work on other streams this write's data came from.
     deps: Mutex<Vec<Arc<Write>>>,
@@ -268,10 +291,17 @@ pub(crate) struct Write {
 }
 
 impl Write {
-    pub(crate) fn new(timeline: Arc<Timeline>, seq: u64, deps: Vec<Arc<Write>>) -> Arc<Write> {
+    /// The record of launches `first..=seq` of one stream, from `deps`.
+    pub(crate) fn span(
+        timeline: Arc<Timeline>,
+        first: u64,
+        seq: u64,
+        deps: Vec<Arc<Write>>,
+    ) -> Arc<Write> {
         let depth = 1 + deps.iter().map(|d| d.depth).max().unwrap_or(0);
         Arc::new(Write {
             timeline,
+            first,
             seq,
             deps: Mutex::new(deps),
             depth,
@@ -279,10 +309,11 @@ impl Write {
         })
     }
 
-    /// Makes this (unshared) record that of launch `seq` of the same
-    /// stream, from `deps`.
-    pub(crate) fn reset(&mut self, seq: u64, deps: Vec<Arc<Write>>) {
+    /// Makes this (unshared) record that of launches `first..=seq` of the
+    /// same stream, from `deps`.
+    pub(crate) fn reset(&mut self, first: u64, seq: u64, deps: Vec<Arc<Write>>) {
         self.depth = 1 + deps.iter().map(|d| d.depth).max().unwrap_or(0);
+        self.first = first;
         self.seq = seq;
         *self.deps.get_mut().unwrap_or_else(|e| e.into_inner()) = deps;
         self.resolved = OnceLock::new();
@@ -308,7 +339,7 @@ impl Write {
         if let Some(r) = self.resolved.get() {
             return r.clone().map_or(Ok(true), Err);
         }
-        let own = match self.timeline.status(self.seq) {
+        let own = match self.timeline.status_span(self.first, self.seq) {
             Status::Faulted(f) => {
                 let _ = self.resolved.set(Some(f.clone()));
                 lock(&self.deps).clear();
@@ -350,7 +381,7 @@ impl Write {
         if let Some(r) = self.resolved.get() {
             return Ok(r.clone());
         }
-        let mut first = match self.timeline.resolve(self.seq)? {
+        let mut first = match self.timeline.resolve(self.first, self.seq)? {
             Status::Faulted(f) => Some(f),
             _ => None,
         };
@@ -434,12 +465,35 @@ mod tests {
     }
 
     #[test]
+    fn a_span_is_spoiled_by_a_fault_of_any_piece() {
+        let t = Timeline::new();
+        for _ in 0..6 {
+            t.advance();
+        }
+        // Launches 0..2 poisoned; 2..4 verified good after the fault.
+        t.settle(0, 2, Some(fault("x")));
+        t.settle_event(4, None);
+        assert!(matches!(t.status(3), Status::Good));
+        assert!(matches!(t.status_span(1, 3), Status::Faulted(_)));
+        assert!(matches!(t.status_span(2, 3), Status::Good));
+        assert!(matches!(t.status_span(3, 5), Status::Pending));
+        let mut w = Write::span(t.clone(), 3, 3, Vec::new());
+        assert!(matches!(w.peek(), Ok(true)));
+        let mut w2 = Write::span(t.clone(), 3, 3, Vec::new());
+        Arc::get_mut(&mut w2).unwrap().reset(0, 3, Vec::new());
+        assert!(w2.peek().is_err(), "piece 0 of the span faulted");
+        assert!(w2.wait().is_err());
+        Arc::get_mut(&mut w).unwrap().reset(4, 5, Vec::new());
+        assert!(matches!(w.peek(), Ok(false)));
+    }
+
+    #[test]
     fn a_record_reports_the_fault_of_what_it_depends_on() {
         let (a, b) = (Timeline::new(), Timeline::new());
         a.advance();
         b.advance();
-        let wa = Write::new(a.clone(), 0, Vec::new());
-        let wb = Write::new(b.clone(), 0, vec![wa.clone()]);
+        let wa = Write::span(a.clone(), 0, 0, Vec::new());
+        let wb = Write::span(b.clone(), 0, 0, vec![wa.clone()]);
         assert!(matches!(wb.peek(), Ok(false)));
         b.settle(1, 1, None);
         assert!(matches!(wb.peek(), Ok(false)), "a is still pending");

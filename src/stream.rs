@@ -719,7 +719,7 @@ impl Stream {
         waits: Waits,
     ) -> Result<u64> {
         let seq = self.0.timeline.advance();
-        self.set_written(seq, deps, write, &waits.ordered);
+        self.set_written(seq, seq, deps, write, &waits.ordered);
         for t in reads {
             if !t.shares_storage(write) {
                 t.storage.note_read(&self.0.timeline, seq);
@@ -912,6 +912,7 @@ impl Stream {
     /// writer left, so its record, fault included, no longer counts.
     fn set_written(
         &self,
+        first: u64,
         seq: u64,
         mut deps: Vec<Arc<Write>>,
         write: &Tensor,
@@ -952,18 +953,20 @@ impl Stream {
                 if let Some(w) = Arc::get_mut(&mut p).filter(|w| w.is_on(tl)) {
                     // Nobody else holds the old record: reuse it (no
                     // allocation per launch in a loop writing one tensor).
-                    w.reset(seq, deps);
+                    w.reset(first, seq, deps);
                     return p;
                 }
             }
-            Write::new(tl.clone(), seq, deps)
+            Write::span(tl.clone(), first, seq, deps)
         });
     }
 
-    /// After launches on this stream up to `last` (a sequence number) that
-    /// together rewrote all of `dst` from `reads`: one record for the
-    /// whole, so what `dst` held before (a fault included) no longer counts.
-    pub(crate) fn rewrote(&self, dst: &Tensor, reads: &[&Tensor], last: u64) {
+    /// After launches `first..=last` on this stream (sequence numbers)
+    /// that together rewrote all of `dst` from `reads`: one record for the
+    /// whole, so what `dst` held before (a fault included) no longer
+    /// counts, while a fault of any of those launches does (a piece skipped
+    /// after another thread's fault must not read as `Ok`).
+    pub(crate) fn rewrote(&self, dst: &Tensor, reads: &[&Tensor], first: u64, last: u64) {
         if !dst.covers_storage() {
             return;
         }
@@ -971,7 +974,7 @@ impl Stream {
         let Ok(deps) = self.read_deps(reads) else {
             return; // an input faulted meanwhile: keep the pieces' records
         };
-        self.set_written(last, deps, dst, &[]);
+        self.set_written(first, last, deps, dst, &[]);
     }
 }
 

@@ -40,7 +40,7 @@ fn a_fault_on_a_shared_stream_never_reads_as_ok() {
             while !stop.load(Ordering::Relaxed) && n < 4000 {
                 n += 1;
                 let y = faulting_launch(&s);
-                if n % 3 != 0 {
+                if !n.is_multiple_of(3) {
                     let _ = s.synchronize();
                 }
                 if y.to_vec::<i32>().is_ok() {
@@ -60,7 +60,7 @@ fn a_fault_on_a_shared_stream_never_reads_as_ok() {
                 faulted.clone(),
             );
             std::thread::spawn(move || {
-                let mut k = t as i32;
+                let mut k: i32 = t;
                 while !stop.load(Ordering::Relaxed) {
                     k = k.wrapping_add(7);
                     let n = 64 + (k.rem_euclid(512)) as usize;
@@ -68,13 +68,27 @@ fn a_fault_on_a_shared_stream_never_reads_as_ok() {
                     let Ok(x) = Tensor::from_slice(&s, &[n], &v) else {
                         continue;
                     };
-                    let Ok(y) = s.slice(&x, 0, 1, n as i64, 2) else {
+                    // A slice (one launch), or the contiguous copy of a view
+                    // that overlaps itself (a composite of several launches
+                    // on the stream, one record for the whole).
+                    let composite = k % 2 == 0;
+                    let y = if composite {
+                        x.view(&[n / 2, 2], &[1, 2], 0)
+                            .and_then(|w| s.contiguous(&w))
+                    } else {
+                        s.slice(&x, 0, 1, n as i64, 2)
+                    };
+                    let Ok(y) = y else {
                         continue;
                     };
                     if k % 5 == 0 {
                         let _ = s.synchronize();
                     }
-                    let want: Vec<i32> = v.iter().skip(1).step_by(2).copied().collect();
+                    let want: Vec<i32> = if composite {
+                        (0..n / 2).flat_map(|i| [v[i], v[i + 2]]).collect()
+                    } else {
+                        v.iter().skip(1).step_by(2).copied().collect()
+                    };
                     match y.to_vec::<i32>() {
                         Ok(g) if g == want => good.fetch_add(1, Ordering::Relaxed),
                         Ok(_) => wrong.fetch_add(1, Ordering::Relaxed),

@@ -401,7 +401,7 @@ impl Stream {
         let (ish, sst) = pick(src, &inner);
         let (_, dst_st) = pick(dst, &inner);
         let mut pos = vec![0usize; outer.len()];
-        let mut last = None;
+        let (mut first, mut last) = (None, None);
         loop {
             let at = |t: &Tensor| -> usize {
                 outer
@@ -411,13 +411,16 @@ impl Stream {
             };
             let s = src.view_as(op, &ish, &sst, at(src))?;
             let d = dst.view_as(op, &ish, &dst_st, at(dst))?;
-            last = self.inplace_copy(&d, &s)?.or(last);
+            if let Some(seq) = self.inplace_copy(&d, &s)? {
+                first.get_or_insert(seq);
+                last = Some(seq);
+            }
             let mut k = outer.len();
             loop {
                 if k == 0 {
                     // The pieces rewrote all of dst: one record for it.
-                    if let Some(last) = last {
-                        self.rewrote(dst, &[src], last);
+                    if let (Some(first), Some(last)) = (first, last) {
+                        self.rewrote(dst, &[src], first, last);
                     }
                     return Ok(());
                 }

@@ -494,6 +494,10 @@ fn write_through(
     }
 }
 
+/// Ends a mismatch whose own side is a device fault (which, on a shared
+/// stream, may be another thread's).
+const FAULT_MARK: &str = " [device fault]";
+
 fn compare(
     what: &str,
     got: npu_ops::Result<Vec<u8>>,
@@ -503,11 +507,15 @@ fn compare(
         (Ok(g), Ok(w)) if g == w => Verdict::Agree { data: true },
         (Err(g), Err(w)) if g.kind() == w.kind() => Verdict::Agree { data: false },
         (Ok(g), Ok(w)) => Verdict::Mismatch(format!("{what}: data differs: got {g:?}, want {w:?}")),
-        (Err(g), Err(w)) => Verdict::Mismatch(format!("{what}: got error {g}, reference: {w}")),
+        (Err(g), Err(w)) => Verdict::Mismatch(format!(
+            "{what}: got error {g}, reference: {w}{}",
+            if is_fault(&g) { FAULT_MARK } else { "" }
+        )),
         (Ok(_), Err(w)) => Verdict::Mismatch(format!("{what}: got a result, reference: {w}")),
-        (Err(g), Ok(_)) => {
-            Verdict::Mismatch(format!("{what}: got error {g}, reference has a result"))
-        }
+        (Err(g), Ok(_)) => Verdict::Mismatch(format!(
+            "{what}: got error {g}, reference has a result{}",
+            if is_fault(&g) { FAULT_MARK } else { "" }
+        )),
     }
 }
 
@@ -517,6 +525,32 @@ fn compare(
 /// Without `faults`, no index is out of range (for streams other threads
 /// share: a fault there would spoil their work too, by design).
 pub fn run_case(src: &mut impl Source, s: &Stream, faults: bool) -> Verdict {
+    run_case_on(src, s, faults, false)
+}
+
+/// A device fault: an out-of-range index found by the kernel, or any
+/// failure the runtime reported for device work (this case's or, on a
+/// shared stream, another thread's: the runtime does not say whose).
+pub fn is_fault(e: &Error) -> bool {
+    matches!(e, Error::IndexOutOfRange { .. })
+        || matches!(e, Error::Runtime { code, .. }
+            if *code == npu_ops::cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION || (507_000..508_000).contains(code))
+}
+
+/// [`run_case`] on a stream other threads share and fault on at will: a
+/// device fault may spoil this case's work, so an error that is a fault
+/// agrees with any reference outcome. Ok with wrong bytes, Ok where the
+/// reference refuses, or any other error never does: a fault never reads
+/// as `Ok`, and never hides a wrong answer.
+pub fn run_case_shared(src: &mut impl Source, s: &Stream) -> Verdict {
+    run_case_on(src, s, true, true)
+}
+
+fn run_case_on(src: &mut impl Source, s: &Stream, faults: bool, shared: bool) -> Verdict {
+    let compare = |what: &str, got: npu_ops::Result<Vec<u8>>, want| match got {
+        Err(e) if shared && is_fault(&e) => Verdict::Agree { data: false },
+        got => compare(what, got, want),
+    };
     let soc = s.runtime().soc().to_string();
     let d = src.pick(&R::ALL);
     let es = d.size();
@@ -561,7 +595,15 @@ pub fn run_case(src: &mut impl Source, s: &Stream, faults: bool) -> Verdict {
     let want = ref_call(&soc, &rx, &call);
     let form = src.below(4);
     let verdict = match (&want, form) {
-        (Ok(w), 1..=3) => into_case(src, s, &base, &x, &bytes, es, &call, w, form == 3, &what),
+        (Ok(w), 1..=3) => {
+            into_case(src, s, &base, &x, &bytes, es, &call, w, form == 3, &what).map(|v| match v {
+                // The fault reached the `_into` form's read (see `compare`).
+                Verdict::Mismatch(m) if shared && m.contains(FAULT_MARK) => {
+                    Verdict::Agree { data: false }
+                }
+                v => v,
+            })
+        }
         _ => None,
     };
     let verdict = verdict.unwrap_or_else(|| {
@@ -593,7 +635,9 @@ pub fn run_case(src: &mut impl Source, s: &Stream, faults: bool) -> Verdict {
         )
     });
     let verdict = match (verdict, &want) {
-        (Verdict::Agree { data }, Err(w)) => {
+        // Not on a shared stream: another thread's fault would read as
+        // this call's error.
+        (Verdict::Agree { data }, Err(w)) if !shared => {
             error_forms(s, &x, &call, w, &what).unwrap_or(Verdict::Agree { data })
         }
         (v, _) => v,
