@@ -311,9 +311,13 @@ fn shards_merge_into_the_unsharded_run() {
         assert_eq!(w[k], m[k], "{k}");
     }
     assert_eq!(verdicts(&w), verdicts(&m));
+    let per_shard: Vec<serde_json::Value> = shards
+        .iter()
+        .map(|f| json(f)["shards"]["cases"][0].clone())
+        .collect();
     assert_eq!(
         m["shards"],
-        serde_json::json!({"count": 3, "indices": [1, 2, 3]})
+        serde_json::json!({"count": 3, "indices": [1, 2, 3], "cases": per_shard, "selected": 1960})
     );
     let x = std::fs::read_to_string(&merged_xml).unwrap();
     assert!(x.contains(r#"tests="1960" failures="0""#), "{x}");
@@ -402,7 +406,7 @@ fn shards_merge_into_the_unsharded_run() {
     let mut v = json(a);
     v["shards"]["indices"] = serde_json::json!([2]);
     let relabelled = write(dir.path(), "relabelled.json", &v.to_string());
-    refused(&[a, &relabelled, c], "is in both");
+    refused(&[a, &relabelled, c], "belongs to shard 1/3");
     // Files that are not reports.
     refused(&[&dir.path().join("missing.json")], "cannot read");
     refused(&[dir.path()], "cannot read");

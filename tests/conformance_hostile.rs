@@ -153,3 +153,317 @@ fn the_issue_subtensor_line_stays_within_case_memory() {
     // (the bound, 64 MiB, and the program itself).
     assert!(peak_kib < 256 * 1024, "peak resident set {peak_kib} KiB");
 }
+
+// ---- report merge refuses what is not a whole run ----
+
+/// A suite of 12 cases, split in 2 shards.
+fn twelve_cases() -> Vec<conformance::Case> {
+    (0..12)
+        .map(|i| {
+            parse_case(
+                &format!(
+                    r#"{{"id": "slice/c{i}", "op": "slice", "soc": "Ascend910B3", "input": {{"dtype": "int32", "shape": [3], "data": [1, 2, {i}]}}, "params": {{"dim": 0, "start": 2, "end": 3, "step": 1}}, "expect": {{"dtype": "int32", "shape": [1], "data": [{i}]}}}}"#
+                ),
+                &format!("suite.jsonl:{}", i + 1),
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
+/// The reports of shards 1/2 and 2/2 of the 12-case suite, as JSON.
+fn shard_reports() -> (serde_json::Value, serde_json::Value) {
+    let cases = twelve_cases();
+    let run = |index| {
+        let opts = Options {
+            shard: Some(conformance::Shard { index, count: 2 }),
+            ..sim(64 << 20)
+        };
+        let r = conformance::run(&cases, &[], &opts, || {}).unwrap();
+        assert_eq!(r.failed(), 0, "{}", r.text(20));
+        serde_json::from_str::<serde_json::Value>(&r.json()).unwrap()
+    };
+    let (a, b) = (run(1), run(2));
+    let n = |v: &serde_json::Value| v["cases"].as_array().unwrap().len();
+    // Both shards hold cases (the split is fixed: these are pinned).
+    assert!(n(&a) > 0 && n(&b) > 0 && n(&a) + n(&b) == 12);
+    (a, b)
+}
+
+/// Sets `total`, `passed`, `failed` and `skipped` from `cases`, as an
+/// attacker who knows the format would.
+fn consistent(mut v: serde_json::Value) -> String {
+    let cases = v["cases"].as_array().unwrap().clone();
+    let n = |s: &str| cases.iter().filter(|c| c["status"] == s).count();
+    v["total"] = cases.len().into();
+    v["passed"] = n("passed").into();
+    v["failed"] = n("failed").into();
+    v["skipped"] = n("skipped").into();
+    v.to_string()
+}
+
+fn merge(files: &[&Path], extra: &[&str]) -> std::process::Output {
+    Command::new(EXE)
+        .args(["report", "merge"])
+        .args(files)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// The merge exits 2, and stderr names `file` and holds `rule`.
+#[track_caller]
+fn refused(files: &[&Path], extra: &[&str], file: &Path, rule: &str) {
+    let out = merge(files, extra);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{rule}: {stdout}{stderr}");
+    assert!(
+        stderr.contains(&file.display().to_string()) && stderr.contains(rule),
+        "want {} and {rule:?}: {stderr}",
+        file.display()
+    );
+}
+
+#[test]
+#[serial]
+fn honest_shards_merge_whole_and_record_what_they_hold() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let (a, b) = shard_reports();
+    let (na, nb) = (
+        a["cases"].as_array().unwrap().len(),
+        b["cases"].as_array().unwrap().len(),
+    );
+    assert_eq!(
+        a["shards"],
+        serde_json::json!({"count": 2, "indices": [1], "cases": [na], "selected": 12})
+    );
+    assert_eq!(a["suite"]["cases"], 12);
+    let fa = write(dir.path(), "a.json", &a.to_string());
+    let fb = write(dir.path(), "b.json", &b.to_string());
+    let all = dir.path().join("all.json");
+    let out = merge(&[&fb, &fa], &["--report", all.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&all).unwrap()).unwrap();
+    assert_eq!(
+        m["shards"],
+        serde_json::json!({"count": 2, "indices": [1, 2], "cases": [na, nb], "selected": 12})
+    );
+    assert_eq!(m["total"], 12);
+    // The merged report is a whole run on its own; a partial merge of one
+    // shard is what --partial is for.
+    assert_eq!(merge(&[&all], &[]).status.code(), Some(0));
+    assert_eq!(merge(&[&fa], &["--partial"]).status.code(), Some(0));
+    // A merge of 1 of 2 shards (--partial) merges again with the other.
+    let part = dir.path().join("part.json");
+    assert_eq!(
+        merge(&[&fa], &["--partial", "--report", part.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(merge(&[&part, &fb], &[]).status.code(), Some(0));
+    // Reports written before the per-shard counts (older fields only)
+    // still merge when whole.
+    let old = |mut v: serde_json::Value, name| {
+        v["shards"] =
+            serde_json::json!({"count": v["shards"]["count"], "indices": v["shards"]["indices"]});
+        write(dir.path(), name, &v.to_string())
+    };
+    let (oa, ob) = (old(a, "old-a.json"), old(b, "old-b.json"));
+    assert_eq!(merge(&[&oa, &ob], &[]).status.code(), Some(0));
+}
+
+#[test]
+#[serial]
+fn one_report_claiming_two_shards_with_one_shards_cases_is_refused() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let (a, _) = shard_reports();
+    let na = a["cases"].as_array().unwrap().len();
+    // The issue's report: shards [1, 2] claimed, shard 1's cases only, no
+    // per-shard counts (the format before them).
+    let mut v = a.clone();
+    v["shards"] = serde_json::json!({"count": 2, "indices": [1, 2]});
+    let f = write(dir.path(), "claims-both.json", &consistent(v));
+    for extra in [&[][..], &["--partial"]] {
+        refused(
+            &[&f],
+            extra,
+            &f,
+            "claims shards 1, 2 of 2 but records no case count per shard",
+        );
+    }
+    // With counts that say shard 2 holds what it does not.
+    let mut v = a.clone();
+    v["shards"] =
+        serde_json::json!({"count": 2, "indices": [1, 2], "cases": [na, 12 - na], "selected": 12});
+    let f = write(dir.path(), "claims-counts.json", &consistent(v));
+    refused(
+        &[&f],
+        &[],
+        &f,
+        &format!(
+            "shard 2/2 holds 0 case(s), but the report says the run selected {} for it",
+            12 - na
+        ),
+    );
+    // With counts that agree with its cases: the sum is not the run's.
+    let mut v = a.clone();
+    v["shards"] =
+        serde_json::json!({"count": 2, "indices": [1, 2], "cases": [na, 0], "selected": 12});
+    let f = write(dir.path(), "claims-zero.json", &consistent(v));
+    refused(
+        &[&f],
+        &[],
+        &f,
+        &format!("hold {na} outcome(s), and the run has 12"),
+    );
+    // The same, with the selection lowered to its cases: not the suite's.
+    let mut v = a.clone();
+    v["shards"] =
+        serde_json::json!({"count": 2, "indices": [1, 2], "cases": [na, 0], "selected": na});
+    let f = write(dir.path(), "claims-selected.json", &consistent(v));
+    refused(
+        &[&f],
+        &[],
+        &f,
+        &format!("says the run selected {na} cases of a suite of 12 cases"),
+    );
+    // No counts, no selection, one shard of 1: 8 of 12 is not whole.
+    let mut v = a.clone();
+    let mut cases = v["cases"].as_array().unwrap().clone();
+    cases.truncate(na.min(8));
+    v["cases"] = cases.into();
+    v["shards"] = serde_json::json!({"count": 1, "indices": [1]});
+    let f = write(dir.path(), "unsharded-short.json", &consistent(v));
+    refused(
+        &[&f],
+        &[],
+        &f,
+        "and the run has 12 (the suite's 12 cases and 0 unreadable lines): not a whole run",
+    );
+}
+
+#[test]
+#[serial]
+fn cases_in_the_wrong_shard_or_missing_from_their_shard_are_refused() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let (a, b) = shard_reports();
+    let fb = write(dir.path(), "b.json", &b.to_string());
+    // A case of shard 2 in shard 1's report (in place of one of its own).
+    let mut v = a.clone();
+    let stranger = b["cases"][0].clone();
+    let id = stranger["id"].as_str().unwrap().to_string();
+    v["cases"][0] = stranger;
+    let f = write(dir.path(), "stranger.json", &consistent(v));
+    refused(
+        &[&f, &fb],
+        &[],
+        &f,
+        &format!("case {id:?} belongs to shard 2/2"),
+    );
+    // A case dropped from shard 1 (counts fixed up): lower than the
+    // selection the run itself recorded, even with --partial.
+    let mut v = a.clone();
+    v["cases"].as_array_mut().unwrap().pop();
+    let na = a["cases"].as_array().unwrap().len();
+    let f = write(dir.path(), "short.json", &consistent(v.clone()));
+    for extra in [&[][..], &["--partial"]] {
+        refused(
+            &[&f, &fb],
+            extra,
+            &f,
+            &format!(
+                "shard 1/2 holds {} case(s), but the report says the run selected {na}",
+                na - 1
+            ),
+        );
+    }
+    // And with its own count lowered to match: the merged total is not
+    // the selection.
+    v["shards"]["cases"] = serde_json::json!([na - 1]);
+    let f = write(dir.path(), "short-counted.json", &consistent(v.clone()));
+    refused(
+        &[&f, &fb],
+        &[],
+        &f,
+        "hold 11 outcome(s), and the run has 12 (the cases the run selected)",
+    );
+    // And in the older format (no counts at all): the suite's total.
+    v["shards"] = serde_json::json!({"count": 2, "indices": [1]});
+    let f = write(dir.path(), "short-old.json", &consistent(v));
+    let ob = {
+        let mut w = b.clone();
+        w["shards"] = serde_json::json!({"count": 2, "indices": [2]});
+        write(dir.path(), "b-old.json", &w.to_string())
+    };
+    refused(
+        &[&f, &ob],
+        &[],
+        &f,
+        "hold 11 outcome(s), and the run has 12 (the suite's 12 cases and 0 unreadable lines)",
+    );
+}
+
+#[test]
+#[serial]
+fn shard_claims_across_reports_must_be_one_run() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let (a, b) = shard_reports();
+    let fa = write(dir.path(), "a.json", &a.to_string());
+    let fb = write(dir.path(), "b.json", &b.to_string());
+    // Two reports of the same shard.
+    let fa2 = write(dir.path(), "a2.json", &a.to_string());
+    refused(&[&fa, &fa2, &fb], &[], &fa2, "both cover shard 1/2");
+    // Another N.
+    let mut v = b.clone();
+    v["shards"]["count"] = 3.into();
+    let f3 = write(dir.path(), "n3.json", &v.to_string());
+    refused(&[&fa, &f3], &[], &f3, "the shard count differs (2 vs 3)");
+    // A missing shard.
+    refused(&[&fa], &[], &fa, "shard 2 of 2 missing");
+    // Another selection.
+    let mut v = b.clone();
+    v["shards"]["selected"] = 11.into();
+    let f = write(dir.path(), "selected.json", &v.to_string());
+    refused(
+        &[&fa, &f],
+        &[],
+        &f,
+        "the cases the run selected differs (12 vs 11)",
+    );
+    // Two outcomes at one place of the suite.
+    let mut v = b.clone();
+    v["cases"][0]["seq"] = a["cases"][0]["seq"].clone();
+    let f = write(dir.path(), "place.json", &v.to_string());
+    refused(&[&fa, &f], &[], &f, "both claim place");
+    // A place past the suite.
+    let mut v = b.clone();
+    v["cases"][0]["seq"] = 12.into();
+    let f = write(dir.path(), "past.json", &v.to_string());
+    refused(&[&fa, &f], &[], &f, "is at place 12 of a suite of 12 cases");
+    // A case that does not match the report's --filter (set on both).
+    let (mut x, mut y) = (a.clone(), b.clone());
+    x["filter"] = "c1".into();
+    y["filter"] = "c1".into();
+    x["shards"]["selected"] = serde_json::Value::Null;
+    y["shards"]["selected"] = serde_json::Value::Null;
+    let (fx, fy) = (
+        write(dir.path(), "fx.json", &x.to_string()),
+        write(dir.path(), "fy.json", &y.to_string()),
+    );
+    let out = merge(&[&fx, &fy], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("does not match the report's --filter \"c1\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -389,6 +389,7 @@ pub fn run_shared(
         shards: opts.shard.map_or_else(Coverage::default, |s| Coverage {
             count: s.count,
             indices: vec![s.index],
+            ..Coverage::default()
         }),
         filter: opts.filter.clone(),
         default_soc: opts.default_soc.clone(),
@@ -396,6 +397,22 @@ pub fn run_shared(
         ..Report::default()
     };
     let in_shard = |key: &str| opts.shard.is_none_or(|s| s.holds(key));
+    // What the whole run (every shard) selects, and this shard's part: a
+    // merge checks each shard's outcomes, and their sum, against these.
+    let selected_by_filter = |c: &&Case| {
+        opts.filter
+            .as_ref()
+            .is_none_or(|f| c.id.contains(f.as_str()))
+    };
+    report.shards.selected = Some(unreadable + cases.iter().filter(selected_by_filter).count());
+    report.shards.cases = Some(vec![
+        malformed.iter().filter(|m| in_shard(&m.origin)).count()
+            + cases
+                .iter()
+                .filter(selected_by_filter)
+                .filter(|c| in_shard(&c.id))
+                .count(),
+    ]);
 
     // The backends first: a run that cannot start runs nothing.
     let probe = Runtime::new(opts.backend.clone()).map_err(RunError::Backend)?;

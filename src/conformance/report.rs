@@ -118,6 +118,14 @@ pub struct Coverage {
     pub count: u32,
     /// The shards covered, ascending.
     pub indices: Vec<u32>,
+    /// How many outcomes each covered shard holds (in the order of
+    /// `indices`): what the run selected of the suite for that shard.
+    /// `None` in a report written before they were recorded.
+    pub cases: Option<Vec<usize>>,
+    /// How many outcomes the whole run (every shard) holds: the suite's
+    /// unreadable lines and the cases `--filter` selects. `None` in a
+    /// report written before it was recorded.
+    pub selected: Option<usize>,
 }
 
 impl Default for Coverage {
@@ -125,6 +133,8 @@ impl Default for Coverage {
         Coverage {
             count: 1,
             indices: vec![1],
+            cases: None,
+            selected: None,
         }
     }
 }
@@ -464,7 +474,12 @@ impl Report {
             },
             "filter": self.filter,
             "default_soc": self.default_soc,
-            "shards": {"count": self.shards.count, "indices": self.shards.indices},
+            "shards": {
+                "count": self.shards.count,
+                "indices": self.shards.indices,
+                "cases": self.shards.cases,
+                "selected": self.shards.selected,
+            },
             "timeout_seconds": self.timeout,
             "seconds": self.seconds,
             "total": self.outcomes.len(),
@@ -563,7 +578,7 @@ impl Report {
             .ok()
             .filter(|&c| c >= 1)
             .ok_or_else(|| InvalidReport::new("shards.count", "expected 1 to 4294967295"))?;
-        let mut indices = Vec::new();
+        let mut indices: Vec<u32> = Vec::new();
         for i in shards.array("indices", "shards.")? {
             let i = i
                 .as_u64()
@@ -577,15 +592,57 @@ impl Report {
                 })?;
             indices.push(i);
         }
+        // Per shard, its outcome count (absent in older reports).
+        let per_shard = match shards.0.get("cases") {
+            None | Some(Value::Null) => None,
+            Some(_) => {
+                let list = shards.array("cases", "shards.")?;
+                if list.len() != indices.len() {
+                    return Err(InvalidReport::new(
+                        "shards.cases",
+                        format!(
+                            "{} counts for {} shards: one per entry of `shards.indices`",
+                            list.len(),
+                            indices.len()
+                        ),
+                    ));
+                }
+                let mut counts = Vec::new();
+                for n in list {
+                    counts.push(
+                        n.as_u64()
+                            .and_then(|n| usize::try_from(n).ok())
+                            .ok_or_else(|| {
+                                InvalidReport::new("shards.cases", format!("{n} is not a count"))
+                            })?,
+                    );
+                }
+                Some(counts)
+            }
+        };
+        let selected = match shards.0.get("selected") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(shards.uint("selected", "shards.")? as usize),
+        };
         let before = indices.len();
-        indices.sort_unstable();
-        indices.dedup();
-        if indices.is_empty() || indices.len() != before {
+        let mut pairs: Vec<(u32, Option<usize>)> = match &per_shard {
+            Some(c) => indices
+                .iter()
+                .copied()
+                .zip(c.iter().map(|&n| Some(n)))
+                .collect(),
+            None => indices.iter().map(|&i| (i, None)).collect(),
+        };
+        pairs.sort_unstable();
+        pairs.dedup_by_key(|p| p.0);
+        if pairs.is_empty() || pairs.len() != before {
             return Err(InvalidReport::new(
                 "shards.indices",
                 "expected distinct shard numbers, at least one",
             ));
         }
+        let indices: Vec<u32> = pairs.iter().map(|p| p.0).collect();
+        let per_shard = per_shard.map(|_| pairs.iter().filter_map(|p| p.1).collect());
         let mut devices = Vec::new();
         for d in r.array("devices", "")? {
             devices.push(
@@ -651,7 +708,12 @@ impl Report {
             soc: r.text("soc", "")?.into(),
             outcomes,
             devices,
-            shards: Coverage { count, indices },
+            shards: Coverage {
+                count,
+                indices,
+                cases: per_shard,
+                selected,
+            },
             suite: Suite {
                 fingerprint: suite.text("fingerprint", "suite.")?.into(),
                 cases: suite.uint("cases", "suite.")? as usize,
@@ -818,9 +880,75 @@ pub enum MergeError {
         /// The second.
         second: PathBuf,
     },
+    /// A case (or unreadable line) is not in a shard its report covers:
+    /// its id hashes to another shard.
+    #[error("{}: case {id:?} belongs to shard {shard}/{count} (the hash of its id), but the report covers shard{} {}: not the outcome of a run of those shards", file.display(), if claimed.len() == 1 { "" } else { "s" }, ranges(claimed))]
+    WrongShard {
+        /// The report.
+        file: PathBuf,
+        /// The case id.
+        id: String,
+        /// The shard its id hashes to.
+        shard: u32,
+        /// Of how many.
+        count: u32,
+        /// The shards the report claims.
+        claimed: Vec<u32>,
+    },
+    /// A shard a report covers does not hold the cases the report itself
+    /// says the run selected for it.
+    #[error("{}: shard {index}/{count} holds {have} case(s), but the report says the run selected {want} for it: the shard is not whole", file.display())]
+    ShardCases {
+        /// The report.
+        file: PathBuf,
+        /// The shard.
+        index: u32,
+        /// Of how many.
+        count: u32,
+        /// The outcomes of that shard in the report.
+        have: usize,
+        /// What the report says the run selected for it.
+        want: usize,
+    },
+    /// A report's claims contradict themselves or its suite.
+    #[error("{}: {problem}", file.display())]
+    Claims {
+        /// The report.
+        file: PathBuf,
+        /// The rule broken.
+        problem: String,
+    },
+    /// Two outcomes have the same place in the suite.
+    #[error("case {id:?} of {} and case {other:?} of {} both claim place {seq} of the suite", first.display(), second.display())]
+    PlaceTwice {
+        /// The place ([`Outcome::seq`]).
+        seq: usize,
+        /// The first outcome's id.
+        id: String,
+        /// The second's.
+        other: String,
+        /// The first report.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+    },
+    /// Every shard is there, yet the outcomes are not the whole run's.
+    #[error("the reports ({}) cover every shard but hold {have} outcome(s), and the run has {want} ({why}): not a whole run", files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NotWhole {
+        /// The reports.
+        files: Vec<PathBuf>,
+        /// The outcomes they hold.
+        have: usize,
+        /// The outcomes of the whole run.
+        want: usize,
+        /// Where `want` comes from.
+        why: String,
+    },
     /// Shards are missing (and `--partial` was not given).
-    #[error("shard{} {} of {count} missing: the totals would not be the suite's (pass --partial to merge what there is)", if missing.len() == 1 { "" } else { "s" }, ranges(missing))]
+    #[error("shard{} {} of {count} missing from {}: the totals would not be the suite's (pass --partial to merge what there is)", if missing.len() == 1 { "" } else { "s" }, ranges(missing), files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "))]
     Missing {
+        /// The reports given.
+        files: Vec<PathBuf>,
         /// The shards missing.
         missing: Vec<u32>,
         /// Of how many.
@@ -844,10 +972,121 @@ pub fn read_report(file: &Path) -> Result<Report, MergeError> {
     })
 }
 
+/// The checks of one report's own claims (its cases against its shards,
+/// its counts, its places in the suite); `place` collects the places of
+/// every report's outcomes.
+fn check_claims<'a>(
+    file: &'a Path,
+    r: &'a Report,
+    place: &mut HashMap<usize, (&'a str, &'a Path)>,
+) -> Result<(), MergeError> {
+    let claims = |problem: String| MergeError::Claims {
+        file: file.into(),
+        problem,
+    };
+    let count = r.shards.count;
+    let suite_total = r.suite.cases.saturating_add(r.suite.unreadable);
+    let filter = r.filter.as_deref().filter(|f| !f.is_empty());
+    let mut per_shard: BTreeMap<u32, usize> = BTreeMap::new();
+    for o in &r.outcomes {
+        let shard = super::shard::shard_of(&o.id, count);
+        if r.shards.indices.binary_search(&shard).is_err() {
+            return Err(MergeError::WrongShard {
+                file: file.into(),
+                id: o.id.clone(),
+                shard,
+                count,
+                claimed: r.shards.indices.clone(),
+            });
+        }
+        *per_shard.entry(shard).or_default() += 1;
+        if o.seq >= suite_total {
+            return Err(claims(format!(
+                "case {:?} is at place {} of a suite of {} cases and {} unreadable lines",
+                o.id, o.seq, r.suite.cases, r.suite.unreadable
+            )));
+        }
+        let malformed = o.op == "(malformed)";
+        if malformed != (o.seq < r.suite.unreadable) {
+            return Err(claims(format!(
+                "case {:?} is at place {}, but the suite's {} unreadable lines come first, then its cases",
+                o.id, o.seq, r.suite.unreadable
+            )));
+        }
+        if let Some(f) = filter {
+            if !malformed && !o.id.contains(f) {
+                return Err(claims(format!(
+                    "case {:?} does not match the report's --filter {f:?}",
+                    o.id
+                )));
+            }
+        }
+        if let Some((other, prev)) = place.insert(o.seq, (o.id.as_str(), file)) {
+            return Err(MergeError::PlaceTwice {
+                seq: o.seq,
+                id: other.into(),
+                other: o.id.clone(),
+                first: prev.into(),
+                second: file.into(),
+            });
+        }
+    }
+    match &r.shards.cases {
+        Some(want) => {
+            for (&index, &want) in r.shards.indices.iter().zip(want) {
+                let have = per_shard.get(&index).copied().unwrap_or(0);
+                if have != want {
+                    return Err(MergeError::ShardCases {
+                        file: file.into(),
+                        index,
+                        count,
+                        have,
+                        want,
+                    });
+                }
+            }
+        }
+        None if r.shards.indices.len() > 1 => {
+            return Err(claims(format!(
+                "it claims shards {} of {count} but records no case count per shard (`shards.cases`): a run covers one shard, and a merge records the counts, so the claim cannot be checked",
+                ranges(&r.shards.indices)
+            )))
+        }
+        None => {}
+    }
+    if let Some(selected) = r.shards.selected {
+        let claimed: usize = r.shards.cases.iter().flatten().sum();
+        if claimed > selected {
+            return Err(claims(format!(
+                "its shards hold {claimed} selected cases, more than the {selected} it says the whole run selected"
+            )));
+        }
+        if selected > suite_total || (filter.is_none() && selected != suite_total) {
+            return Err(claims(format!(
+                "it says the run selected {selected} cases of a suite of {} cases and {} unreadable lines{}",
+                r.suite.cases,
+                r.suite.unreadable,
+                if filter.is_none() {
+                    " with no --filter (every one is selected)"
+                } else {
+                    ""
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Merges the reports of the shards of one run (`npu-ops report merge`):
 /// they must be of the same suite (fingerprint and size), backend,
-/// `--compare`, `--filter`, `--soc` and shard count, cover distinct shards
-/// and share no case id; all shards must be there unless `partial`. The
+/// `--compare`, `--filter`, `--soc`, shard count and selection, cover
+/// distinct shards and share no case id or place in the suite. Each
+/// report's own claims are checked: every case belongs (by the hash of its
+/// id) to a shard the report covers, each covered shard holds the cases the
+/// run selected for it, a report of several shards says how many each
+/// holds, and the places and the selection fit the suite. Unless
+/// `partial`, all shards must be there and their outcomes must be the
+/// whole run's (the selection, or with no `--filter` the whole suite). The
 /// outcomes are put in suite order, so a merge of every shard reads as an
 /// unsharded run (devices and SoCs are the union; `seconds` the longest).
 pub fn merge(inputs: &[(PathBuf, Report)], partial: bool) -> Result<Report, MergeError> {
@@ -855,6 +1094,8 @@ pub fn merge(inputs: &[(PathBuf, Report)], partial: bool) -> Result<Report, Merg
     let mut merged = first.clone();
     let mut shard_of: HashMap<u32, &Path> = HashMap::new();
     let mut id_of: HashMap<&str, &Path> = HashMap::new();
+    let mut place: HashMap<usize, (&str, &Path)> = HashMap::new();
+    let mut selected: Option<(usize, &Path)> = None;
     for (file, r) in inputs {
         let differ = |what: &'static str, a: String, b: String| {
             if a == b {
@@ -895,6 +1136,20 @@ pub fn merge(inputs: &[(PathBuf, Report)], partial: bool) -> Result<Report, Merg
             first.shards.count.to_string(),
             r.shards.count.to_string(),
         )?;
+        if let Some(n) = r.shards.selected {
+            match selected {
+                Some((m, prev)) if m != n => {
+                    return Err(MergeError::Different {
+                        what: "the cases the run selected",
+                        a: m.to_string(),
+                        b: n.to_string(),
+                        first: prev.into(),
+                        second: file.clone(),
+                    })
+                }
+                _ => selected = Some((n, file)),
+            }
+        }
         for &i in &r.shards.indices {
             if let Some(prev) = shard_of.insert(i, file) {
                 return Err(MergeError::ShardTwice {
@@ -905,6 +1160,7 @@ pub fn merge(inputs: &[(PathBuf, Report)], partial: bool) -> Result<Report, Merg
                 });
             }
         }
+        check_claims(file, r, &mut place)?;
         let mut own: BTreeSet<&str> = BTreeSet::new();
         for o in &r.outcomes {
             // Within one report an id may repeat (a duplicate id fails
@@ -922,12 +1178,50 @@ pub fn merge(inputs: &[(PathBuf, Report)], partial: bool) -> Result<Report, Merg
     }
     let mut indices: Vec<u32> = shard_of.keys().copied().collect();
     indices.sort_unstable();
+    // Each shard's count, when every report recorded them.
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    let mut all_counted = true;
+    for (_, r) in inputs {
+        match &r.shards.cases {
+            Some(c) => counts.extend(r.shards.indices.iter().copied().zip(c.iter().copied())),
+            None => all_counted = false,
+        }
+    }
+    merged.shards.cases = all_counted.then(|| indices.iter().map(|i| counts[i]).collect());
+    merged.shards.selected = selected.map(|(n, _)| n);
     merged.shards.indices = indices;
     if !partial && !merged.shards.complete() {
         return Err(MergeError::Missing {
+            files: inputs.iter().map(|(f, _)| f.clone()).collect(),
             missing: merged.shards.missing(),
             count: merged.shards.count,
         });
+    }
+    if merged.shards.complete() {
+        let have: usize = inputs.iter().map(|(_, r)| r.outcomes.len()).sum();
+        let want = match (merged.shards.selected, first.filter.as_deref()) {
+            (Some(n), _) => Some((n, "the cases the run selected".to_string())),
+            (None, None | Some("")) => Some((
+                first.suite.cases + first.suite.unreadable,
+                format!(
+                    "the suite's {} cases and {} unreadable lines",
+                    first.suite.cases, first.suite.unreadable
+                ),
+            )),
+            // An older report of a filtered run: what it selected is not
+            // recorded.
+            (None, Some(_)) => None,
+        };
+        if let Some((want, why)) = want {
+            if have != want {
+                return Err(MergeError::NotWhole {
+                    files: inputs.iter().map(|(f, _)| f.clone()).collect(),
+                    have,
+                    want,
+                    why,
+                });
+            }
+        }
     }
     let mut socs: BTreeSet<&str> = BTreeSet::new();
     let mut devices: BTreeSet<u32> = BTreeSet::new();
