@@ -54,7 +54,9 @@ Exit status:
   1  merged, and a case failed
   2  the reports could not be merged (unreadable, not reports, of
      different suites, backends or options, a shard or a case id twice,
-     shards missing without --partial) or the output could not be written";
+     a case in a shard its report does not cover, a shard missing some of
+     its cases, a total that is not the suite's, shards missing without
+     --partial) or the output could not be written";
 
 /// `npu-ops conformance`.
 #[derive(Debug, Args)]
@@ -81,9 +83,11 @@ pub struct ConformanceArgs {
     /// How many failures to print.
     #[arg(long, default_value_t = 20)]
     pub max_failures: usize,
-    /// Device memory one case may hold at once (e.g. 512M, 2G, or bytes);
-    /// a case needing more fails. Default: 1/16 of the host's available
-    /// memory (1G if unknown).
+    /// Device memory one case may hold at once (e.g. 512M, 2G, or bytes),
+    /// and, counted apart, host memory the runner allocates for it (its
+    /// data, the read-back of its output or view, index values and lists);
+    /// a case needing more fails, naming the limit. Default: 1/16 of the
+    /// host's available memory (1G if unknown).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub case_memory: Option<usize>,
     /// Devices that run cases at once, each with its own runtime and

@@ -175,8 +175,11 @@ pub struct Options {
     pub filter: Option<String>,
     /// The device memory one case may hold at once, in bytes (set with
     /// [`Runtime::set_memory_limit`] on every runtime the run creates, one
-    /// per device and backend); a case that needs more fails. `None`: only
-    /// the device bounds it. Default: [`default_case_memory`].
+    /// per device and backend), and, counted apart, the host memory the
+    /// runner allocates for one case on one backend (its data, the
+    /// read-back of its output or view, index values and lists), checked
+    /// before each allocation; a case that needs more fails. `None`: only
+    /// the device and the host bound it. Default: [`default_case_memory`].
     pub case_memory: Option<usize>,
     /// The devices that run cases (default: device 0).
     pub devices: Devices,
