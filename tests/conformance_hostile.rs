@@ -97,6 +97,8 @@ fn within_the_bound_broadcast_views_pass_and_refused_calls_keep_their_verdict() 
 /// Runs `npu-ops` and returns (exit status, stdout, peak resident set in
 /// KiB), the peak read from the child's own `rusage`.
 #[cfg(target_os = "linux")]
+// The child is reaped by `wait4` (which gives its rusage), not `wait`.
+#[allow(clippy::zombie_processes)]
 fn run_measured(args: &[&std::ffi::OsStr]) -> (i32, String, i64) {
     use std::io::Read;
     let mut child = Command::new(EXE)
