@@ -679,6 +679,37 @@ mod tests {
     }
 
     #[test]
+    fn host_memory_is_counted_with_checked_arithmetic_before_allocating() {
+        // The broadcast view: 2^32 int8 reads of one element.
+        let n = read_back_bytes(DType::I8, &[1 << 20, 1 << 12], &[0, 0], false);
+        assert_eq!(n, Some((1 << 32) + 1));
+        assert_eq!(
+            read_back_bytes(DType::F32, &[2, 3], &[3, 1], true),
+            Some(24)
+        );
+        assert_eq!(
+            read_back_bytes(DType::F32, &[0, 3], &[0, 0], false),
+            Some(0)
+        );
+        assert_eq!(
+            read_back_bytes(DType::C128, &[usize::MAX / 4, 2], &[0, 0], false),
+            None
+        );
+        let mut b = HostBudget::new(Some(100));
+        assert!(b.charge(Some(60), "a").is_ok());
+        let e = b.charge(Some(41), "the read-back").unwrap_err();
+        assert!(hit_memory_limit(&e), "{e}");
+        assert!(
+            e.to_string()
+                .contains("the read-back: 41 bytes of host memory needed (60 bytes"),
+            "{e}"
+        );
+        assert!(b.charge(Some(40), "b").is_ok(), "a refusal counts nothing");
+        assert!(hit_memory_limit(&b.charge(None, "c").unwrap_err()));
+        assert!(HostBudget::new(None).charge(None, "d").is_ok());
+    }
+
+    #[test]
     fn an_index_fault_is_the_index_error_kind() {
         // What the safe layer makes of the simulator's fault message.
         let e = Error::IndexOutOfRange {
