@@ -125,6 +125,21 @@ impl Timeline {
         crate::stream::Stream(s).inflight_event(seq)
     }
 
+    /// Whether the stream is gone (dropped, or being dropped: its drop
+    /// finishes its work and settles every launch, under the sync lock).
+    pub(crate) fn is_gone(&self) -> bool {
+        self.stream.get().and_then(Weak::upgrade).is_none()
+    }
+
+    /// Waits until launch `seq` of a stream that is gone is settled: its
+    /// drop has finished the work (nothing is left on the device).
+    pub(crate) fn wait_gone(&self, seq: u64) {
+        while matches!(self.status(seq), Status::Pending) && self.is_gone() {
+            drop(self.sync_lock());
+            std::thread::yield_now();
+        }
+    }
+
     /// Whether launch `seq` is known to be finished (good or faulted).
     pub(crate) fn is_resolved(&self, seq: u64) -> bool {
         !matches!(self.status(seq), Status::Pending)

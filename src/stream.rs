@@ -827,8 +827,11 @@ impl Stream {
         let mut waits = Waits::default();
         for (t, seq) in points {
             match t.event_for(seq) {
-                // Finished and released, or its stream is gone (a dropped
-                // stream finished its work).
+                // Its stream is gone, or going: its drop finishes the work
+                // (with the sync lock held); wait for that on the host, or
+                // this launch would run before it.
+                None if t.is_gone() => t.wait_gone(seq),
+                // Finished and released.
                 None => {}
                 Some((device, ev)) if device == self.0.device => waits.events.push(ev),
                 Some((device, ev)) => {

@@ -515,6 +515,9 @@ impl Stream {
             None
         };
         let mut pick = vec![0usize; rank];
+        // The blocks' launches (and any other thread's between them: a
+        // wider span only adds faults) rewrite all of `out`.
+        let first = self.0.timeline.next();
         loop {
             let mut shape = [0usize; crate::MAX_RANK];
             let mut strides = [0usize; crate::MAX_RANK];
@@ -547,6 +550,14 @@ impl Stream {
             let mut k = rank;
             loop {
                 if k == 0 {
+                    let end = self.0.timeline.next();
+                    if end > first {
+                        let reads: &[&Tensor] = match &one {
+                            Some(one) => &[x, one],
+                            None => &[x],
+                        };
+                        self.rewrote(out, reads, first, end - 1);
+                    }
                     return Ok(());
                 }
                 k -= 1;
