@@ -302,15 +302,26 @@ impl DeviceMemory {
         Some(a)
     }
 
-    /// Frees every live allocation (the device is reset, or the runtime
-    /// finalised): pending work that still holds one faults instead of
-    /// touching it; later frees of the addresses are errors.
-    pub fn free_all(&mut self) -> usize {
-        let bases: Vec<u64> = self.live.keys().copied().collect();
-        for &b in &bases {
-            self.free(b);
+    /// Every live allocation, now (what a device reset or a finalisation
+    /// will free: [`DeviceMemory::free_these`]).
+    pub fn live_allocations(&self) -> Vec<Arc<Allocation>> {
+        self.live.values().cloned().collect()
+    }
+
+    /// Frees those of `allocs` that are still live (the device was reset,
+    /// or the runtime finalised): pending work that still holds one faults
+    /// instead of touching it; later frees of the addresses are errors.
+    /// Allocations made since the list was taken (the device set again
+    /// meanwhile) are not touched.
+    pub fn free_these(&mut self, allocs: &[Arc<Allocation>]) -> usize {
+        let mut n = 0;
+        for a in allocs {
+            if self.live.get(&a.base).is_some_and(|l| Arc::ptr_eq(l, a)) {
+                self.free(a.base);
+                n += 1;
+            }
         }
-        bases.len()
+        n
     }
 
     /// The live allocation containing `addr`, if any.
@@ -380,6 +391,115 @@ pub fn device_range_overlapping(addr: u64, end: u64) -> Option<(u64, u64)> {
     r.iter()
         .find(|e| addr < e.base + e.len && e.base < end)
         .map(|e| (e.base, e.base + e.len))
+}
+
+/// `aclrtMallocHost` blocks: whole pages of their own mapping. A freed
+/// block (`aclrtFreeHost`, or `aclFinalize` releasing it) is never handed
+/// back to the process's allocator: its pages are dropped and the range
+/// stays mapped `PROT_NONE` until a later `aclrtMallocHost` reuses it, so
+/// a pointer kept past the free is recognised (and refused by the copies)
+/// instead of reaching memory that another owner now has, or none.
+pub mod pinned {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    /// Retired (freed) blocks kept reserved: base -> mapping length.
+    static RETIRED: Mutex<BTreeMap<usize, usize>> = Mutex::new(BTreeMap::new());
+
+    /// Retired blocks kept at most (each is a mapping; the process has a
+    /// limited number): beyond it the oldest is unmapped.
+    const KEPT: usize = 4096;
+
+    fn page() -> usize {
+        // SAFETY: sysconf has no preconditions.
+        let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        usize::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
+    }
+
+    fn mapping_len(size: usize) -> Option<usize> {
+        size.checked_next_multiple_of(page())
+    }
+
+    /// A block of `size` (> 0) bytes, readable and writable, or `None`.
+    pub fn alloc(size: usize) -> Option<*mut u8> {
+        let len = mapping_len(size)?;
+        let reused = {
+            let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+            let base = r.iter().find(|&(_, &l)| l == len).map(|(&b, _)| b);
+            base.inspect(|b| {
+                r.remove(b);
+            })
+        };
+        if let Some(b) = reused {
+            // SAFETY: a range this module mapped with length `len` and
+            // retired: nobody else uses it.
+            if unsafe {
+                libc::mprotect(
+                    b as *mut libc::c_void,
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                )
+            } == 0
+            {
+                return Some(b as *mut u8);
+            }
+            // SAFETY: as above; given up.
+            unsafe { libc::munmap(b as *mut libc::c_void, len) };
+        }
+        // SAFETY: a fresh anonymous private mapping; no existing memory is affected.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        (p != libc::MAP_FAILED).then_some(p.cast())
+    }
+
+    /// Frees the block at `base` of `size` bytes (from [`alloc`], freed
+    /// once: the caller removed it from its registry): its pages are
+    /// dropped, its range kept unreadable.
+    pub fn free(base: usize, size: usize) {
+        let Some(len) = mapping_len(size) else { return };
+        // SAFETY: replaces this module's own mapping of `len` bytes at
+        // `base` (nobody else uses it) with a fresh PROT_NONE one: the old
+        // pages are released, the addresses stay reserved.
+        let p = unsafe {
+            libc::mmap(
+                base as *mut libc::c_void,
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            // SAFETY: as above.
+            unsafe { libc::munmap(base as *mut libc::c_void, len) };
+            return;
+        }
+        let mut r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+        r.insert(base, len);
+        if r.len() > KEPT {
+            // The lowest address goes (any one will do).
+            if let Some((b, l)) = r.pop_first() {
+                // SAFETY: a retired range of this module, no longer kept.
+                unsafe { libc::munmap(b as *mut libc::c_void, l) };
+            }
+        }
+    }
+
+    /// The freed block `[addr, end)` overlaps, if any.
+    pub fn retired_overlapping(addr: u64, end: u64) -> Option<(u64, u64)> {
+        let r = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+        let (&b, &l) = r.range(..end as usize).next_back()?;
+        ((b + l) as u64 > addr).then_some((b as u64, (b + l) as u64))
+    }
 }
 
 #[cfg(test)]

@@ -130,12 +130,14 @@ pub(crate) fn start(init: &mut state::Init) -> Result<(), i32> {
 #[derive(Default)]
 pub(crate) struct Teardown {
     rt: Option<Arc<Runtime>>,
-    /// The devices whose memory is freed.
-    devices: Vec<u32>,
+    /// The device allocations live when it was taken (those still live
+    /// are freed; later ones, made after the device was set again, are
+    /// not).
+    allocs: Vec<(u32, Arc<Allocation>)>,
     streams: Vec<Arc<Stream>>,
     holds: Vec<crate::Hold>,
-    /// `aclrtMallocHost` blocks (finalisation only).
-    host: Vec<usize>,
+    /// `aclrtMallocHost` blocks: address, size (finalisation only).
+    host: Vec<(usize, usize)>,
 }
 
 impl Teardown {
@@ -174,7 +176,7 @@ impl Teardown {
             t.holds
                 .extend(ids.iter().filter_map(|k| h.holds.remove(k)).map(|(_, h)| h));
             if all {
-                t.host.extend(std::mem::take(&mut h.host).into_keys());
+                t.host.extend(std::mem::take(&mut h.host));
             }
         });
         let mut ds = lock(&rt.default_streams);
@@ -183,11 +185,13 @@ impl Teardown {
                 t.streams.extend(s.take());
             }
         }
-        t.devices = if all {
-            (0..rt.config.devices).collect()
-        } else {
-            devices
-        };
+        drop(ds);
+        for (d, m) in rt.memory.iter().enumerate() {
+            if mine(d as u32) {
+                let live = lock(m).live_allocations();
+                t.allocs.extend(live.into_iter().map(|a| (d as u32, a)));
+            }
+        }
         t
     }
 
@@ -206,16 +210,19 @@ impl Teardown {
         }
         drop(self.streams);
         if let Some(rt) = &self.rt {
-            for &d in &self.devices {
-                if let Some(m) = rt.memory.get(d as usize) {
-                    lock(m).free_all();
+            for (d, m) in rt.memory.iter().enumerate() {
+                let mine: Vec<Arc<Allocation>> = (self.allocs.iter())
+                    .filter(|(ad, _)| *ad as usize == d)
+                    .map(|(_, a)| a.clone())
+                    .collect();
+                if !mine.is_empty() {
+                    lock(m).free_these(&mine);
                 }
             }
         }
-        for p in self.host {
-            // SAFETY: allocated by posix_memalign in aclrtMallocHost and
-            // removed from the registry, so freed once.
-            unsafe { libc::free(p as *mut c_void) };
+        for (p, n) in self.host {
+            // Removed from the registry, so freed once.
+            crate::memory::pinned::free(p, n);
         }
     }
 }
@@ -383,18 +390,22 @@ pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
                 );
             }
             let d = device_id as u32;
-            let release = {
+            let teardown = {
                 let mut counts = lock(&rt.set_counts);
                 let c = &mut counts[d as usize];
                 let was = *c;
                 *c = c.saturating_sub(1);
-                was == 1
+                // Taken under the count's lock: a thread that sets the
+                // device again waits for the take, so what it creates or
+                // allocates afterwards is its own, not released by this
+                // reset (which may still be draining the old streams).
+                (was == 1).then(|| Teardown::take(&rt, vec![d], false))
             };
             if state::current_device() == Some(d) {
                 state::set_current_device(None);
             }
-            if release {
-                Teardown::take(&rt, vec![d], false).run();
+            if let Some(t) = teardown {
+                t.run();
             }
             ACL_SUCCESS
         },
@@ -915,17 +926,15 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
             if let Err(c) = rt() {
                 return c;
             }
-            let mut p: *mut c_void = std::ptr::null_mut();
-            // SAFETY: posix_memalign writes `p` on success.
-            if unsafe { libc::posix_memalign(&mut p, 64, size) } != 0 {
+            let Some(p) = crate::memory::pinned::alloc(size) else {
                 return fail(
                     ACL_ERROR_BAD_ALLOC,
                     format!("npu-sim: aclrtMallocHost: {size} bytes not available"),
                 );
-            }
+            };
             state::with_handles(|h| h.host.insert(p as usize, size));
             // SAFETY: checked non-null.
-            unsafe { *host_ptr = p };
+            unsafe { *host_ptr = p.cast() };
             ACL_SUCCESS
         },
     )
@@ -944,10 +953,9 @@ pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
         || {
             match state::with_handles(|h| h.host.remove(&(host_ptr as usize))) {
-            Some(_) => {
-                // SAFETY: allocated by posix_memalign in aclrtMallocHost, removed
-                // from the registry so it is freed once.
-                unsafe { libc::free(host_ptr) };
+            Some(n) => {
+                // Removed from the registry, so freed once.
+                crate::memory::pinned::free(host_ptr as usize, n);
                 ACL_SUCCESS
             }
             None => fail(
@@ -1083,6 +1091,12 @@ fn check_host(addr: u64, len: u64) -> Result<(), String> {
     if cfg!(target_arch = "x86_64") && end > 1 << 56 {
         return Err(format!(
             "[{addr:#x}, +{len}) is not in user space (not a host address)"
+        ));
+    }
+    if let Some((b, e)) = crate::memory::pinned::retired_overlapping(addr, end) {
+        return Err(format!(
+            "[{addr:#x}, +{len}) reaches into a freed aclrtMallocHost block [{b:#x}, {e:#x}) \
+             (freed by aclrtFreeHost or aclFinalize: not host memory any more)"
         ));
     }
     if let Some((b, e)) = crate::memory::device_range_overlapping(addr, end) {

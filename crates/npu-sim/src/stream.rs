@@ -146,8 +146,11 @@ pub struct Stream {
     shared: Arc<Shared>,
     worker: Mutex<Option<JoinHandle<()>>>,
     /// The gates of its holds not yet opened (a hold never outlives its
-    /// stream: destroying the stream opens them).
-    gates: Mutex<Vec<std::sync::Weak<Gate>>>,
+    /// stream: destroying the stream opens them), and whether it is being
+    /// destroyed (a hold taken from then on is open at once: one taken by
+    /// another thread while the destruction drains the stream must not
+    /// make it wait forever).
+    gates: Mutex<(bool, Vec<std::sync::Weak<Gate>>)>,
 }
 
 /// The gate of a hold ([`crate::Hold`]): a task that waits until it is
@@ -213,7 +216,7 @@ impl Stream {
             device,
             shared,
             worker: Mutex::new(Some(worker)),
-            gates: Mutex::new(Vec::new()),
+            gates: Mutex::new((false, Vec::new())),
         })
     }
 
@@ -223,8 +226,12 @@ impl Stream {
         let gate = Arc::new(Gate::default());
         {
             let mut gates = lock(&self.gates);
-            gates.retain(|g| g.strong_count() > 0);
-            gates.push(Arc::downgrade(&gate));
+            if gates.0 {
+                gate.open();
+            } else {
+                gates.1.retain(|g| g.strong_count() > 0);
+                gates.1.push(Arc::downgrade(&gate));
+            }
         }
         let g = gate.clone();
         self.enqueue(TaskKind::Sync, move || {
@@ -234,10 +241,16 @@ impl Stream {
         gate
     }
 
-    /// Opens every gate of the stream's holds (its destruction: a hold
-    /// that is never released must not keep the stream from draining).
+    /// Opens every gate of the stream's holds, and every later one (its
+    /// destruction: a hold that is never released must not keep the
+    /// stream from draining).
     pub(crate) fn open_holds(&self) {
-        for g in std::mem::take(&mut *lock(&self.gates)) {
+        let gates = {
+            let mut g = lock(&self.gates);
+            g.0 = true;
+            std::mem::take(&mut g.1)
+        };
+        for g in gates {
             if let Some(g) = g.upgrade() {
                 g.open();
             }
