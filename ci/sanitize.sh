@@ -3,8 +3,9 @@
 # UndefinedBehaviorSanitizer; any report fails (nothing recovers).
 #   1. crates/npu-sim/kernels/run-tests.sh: the kernels' own tests, built with gcc's
 #      -fsanitize=address,undefined;
-#   2. the simulator's tests, the safe layer's trust and runtime tests and
-#      the fuzz regression replay, with Rust's AddressSanitizer (nightly)
+#   2. the simulator's tests (its C ABI misuses included), the safe layer's
+#      trust, runtime and shared-stream fault tests and the fuzz regression
+#      replay, with Rust's AddressSanitizer (nightly)
 #      and the C kernels compiled with -fsanitize=undefined.
 # Needs the nightly toolchain (this machine image has it).
 set -euo pipefail
@@ -22,7 +23,8 @@ export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export CARGO_TARGET_DIR=target/sanitize
 echo "== simulator: Rust ASan, C UBSan"
-cargo +nightly test --quiet --target "$host" -p npu-sim --lib --test protocol --test ops --test hostile
+cargo +nightly test --quiet --target "$host" -p npu-sim --lib --test protocol --test ops --test hostile --test misuse --test misuse_lifecycle
 echo "== safe layer on the simulator: Rust ASan, C UBSan"
-cargo +nightly test --quiet --target "$host" -p npu-ops --features cli --test trust --test runtime --test fuzz_regressions
+cargo +nightly test --quiet --target "$host" -p npu-ops --features cli --test trust --test runtime --test fuzz_regressions \
+    --test shared_faults --test fault_edges
 echo "== sanitizers: clean"
