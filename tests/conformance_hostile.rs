@@ -469,3 +469,75 @@ fn shard_claims_across_reports_must_be_one_run() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A report that claims one shard of 4294967295 (a few hundred bytes):
+/// the merge names the missing shards as ranges, without listing billions
+/// of them (it took 16 GiB of memory and most of a minute).
+#[cfg(target_os = "linux")]
+#[test]
+#[serial]
+fn a_huge_shard_count_is_refused_without_listing_every_missing_shard() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let (a, _) = shard_reports();
+    let mut v = a.clone();
+    v["cases"] = serde_json::json!([]);
+    v["shards"] = serde_json::json!({"count": u32::MAX, "indices": [1], "cases": [0]});
+    let f = write(dir.path(), "huge.json", &consistent(v));
+    let out = merge(&[&f], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("shards 2-4294967295 of 4294967295 missing from"),
+        "{stderr}"
+    );
+    let (code, _, peak_kib) = run_measured(&["report".as_ref(), "merge".as_ref(), f.as_os_str()]);
+    assert_eq!(code, 2);
+    assert!(peak_kib < 256 << 10, "peak {peak_kib} KiB");
+    // The ranges themselves.
+    let c = |count, indices: &[u32]| conformance::Coverage {
+        count,
+        indices: indices.to_vec(),
+        cases: None,
+        selected: None,
+    };
+    assert_eq!(c(u32::MAX, &[1]).missing(), [(2, u32::MAX)]);
+    assert_eq!(c(u32::MAX, &[u32::MAX]).missing(), [(1, u32::MAX - 1)]);
+    assert_eq!(c(9, &[2, 3, 7]).missing(), [(1, 1), (4, 6), (8, 9)]);
+    assert!(c(3, &[1, 2, 3]).missing().is_empty());
+}
+
+/// `--record` writes a case's output one element at a time: a 230-byte
+/// line whose 8 MB output is within `--case-memory` does not make the
+/// recording take hundreds of megabytes (a JSON value per element and the
+/// whole line as text took 65 bytes per element: 3.9 GB for 60 MB).
+#[cfg(target_os = "linux")]
+#[test]
+#[serial]
+fn recording_a_large_output_stays_within_case_memory() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let n = 8_000_000;
+    let line = format!(
+        r#"{{"id":"big","op":"slice","input":{{"dtype":"int8","shape":[1],"data":[7],"view":{{"shape":[{n}],"strides":[0],"offset":0}}}},"params":{{"dim":0,"start":0,"end":{n},"step":1}},"expect":{{"error":"invalid_argument"}}}}"#
+    );
+    let file = write(dir.path(), "big.jsonl", &line);
+    let rec = dir.path().join("rec");
+    let (code, out, peak_kib) = run_measured(&[
+        "conformance".as_ref(),
+        "--backend".as_ref(),
+        "sim".as_ref(),
+        "--case-memory".as_ref(),
+        "64M".as_ref(),
+        file.as_os_str(),
+        "--record".as_ref(),
+        rec.as_os_str(),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("recorded 1 cases in 1 file(s)"), "{out}");
+    let text = std::fs::read(rec.join("big.jsonl")).unwrap();
+    let body = text.split(|&b| b == b'\n').nth(1).unwrap();
+    assert!(body.starts_with(br#"{"expect":{"data":[7,7,7,"#));
+    assert!(body.ends_with(
+        format!(r#"7],"dtype":"int8","shape":[{n}]}},"id":"big","input":{{"data":[7],"dtype":"int8","shape":[1],"view":{{"offset":0,"shape":[{n}],"strides":[0]}}}},"op":"slice","params":{{"dim":0,"end":{n},"start":0,"step":1}},"recorded":{{"backend":"sim","device":0,"matched_expect":false}},"soc":"Ascend910B3"}}"#).as_bytes()
+    ), "{}", String::from_utf8_lossy(&body[body.len() - 300..]));
+    assert!(peak_kib < 160 << 10, "peak {peak_kib} KiB");
+}

@@ -145,11 +145,31 @@ impl Coverage {
         self.indices.len() == self.count as usize
     }
 
-    /// The shards not covered.
-    pub fn missing(&self) -> Vec<u32> {
-        (1..=self.count)
-            .filter(|i| !self.indices.contains(i))
-            .collect()
+    /// The shards not covered, as ascending inclusive ranges `(first,
+    /// last)`: as many as there are gaps between the covered shards,
+    /// whatever the count (a report may claim billions of shards).
+    pub fn missing(&self) -> Vec<(u32, u32)> {
+        let mut covered: Vec<u32> = self
+            .indices
+            .iter()
+            .copied()
+            .filter(|i| (1..=self.count).contains(i))
+            .collect();
+        covered.sort_unstable();
+        covered.dedup();
+        let mut out = Vec::new();
+        // In u64: the count may be u32::MAX.
+        let mut next = 1u64;
+        for i in covered {
+            if u64::from(i) > next {
+                out.push((next as u32, i - 1));
+            }
+            next = u64::from(i) + 1;
+        }
+        if next <= u64::from(self.count) {
+            out.push((next as u32, self.count));
+        }
+        out
     }
 }
 
@@ -265,6 +285,19 @@ fn ranges(n: &[u32]) -> String {
         i = j + 1;
     }
     out.join(", ")
+}
+
+/// `2-4, 6, 8, 9` for [(2, 4), (6, 6), (8, 9)] (ascending inclusive
+/// ranges, as [`ranges`] writes them).
+fn missing_ranges(r: &[(u32, u32)]) -> String {
+    r.iter()
+        .map(|&(a, b)| match b - a {
+            0 => a.to_string(),
+            1 => format!("{a}, {b}"),
+            _ => format!("{a}-{b}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn device_list(devices: &[u32]) -> String {
@@ -945,12 +978,13 @@ pub enum MergeError {
         why: String,
     },
     /// Shards are missing (and `--partial` was not given).
-    #[error("shard{} {} of {count} missing from {}: the totals would not be the suite's (pass --partial to merge what there is)", if missing.len() == 1 { "" } else { "s" }, ranges(missing), files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "))]
+    #[error("shard{} {} of {count} missing from {}: the totals would not be the suite's (pass --partial to merge what there is)", if matches!(missing[..], [(a, b)] if a == b) { "" } else { "s" }, missing_ranges(missing), files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "))]
     Missing {
         /// The reports given.
         files: Vec<PathBuf>,
-        /// The shards missing.
-        missing: Vec<u32>,
+        /// The shards missing, as ascending inclusive ranges
+        /// ([`Coverage::missing`]).
+        missing: Vec<(u32, u32)>,
         /// Of how many.
         count: u32,
     },
