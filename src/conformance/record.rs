@@ -7,7 +7,6 @@ use super::report::{Outcome, Report, Status};
 use crate::dtype::{DType, Element};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The error kinds a case file may expect (`conformance-format.md`).
@@ -178,14 +177,11 @@ impl Recorder {
     /// name: a symbolic link there is replaced, never written through. The
     /// counts are of what was written.
     pub fn write(&self, report: &Report, cases: &[Case]) -> Result<Recorded, RecordError> {
-        /// One file's lines, and how many are cases and comments.
-        #[derive(Default)]
-        struct Body {
-            lines: Vec<String>,
-            cases: usize,
-            comments: usize,
-        }
-        let mut bodies: BTreeMap<&str, Body> = BTreeMap::new();
+        // Each source's outcomes (by place in the report), in suite order.
+        // The lines are written straight to the file, one element at a
+        // time: a recording holds no copy of an output as text or as JSON
+        // values (a case's 60 MB output once took gigabytes that way).
+        let mut groups: BTreeMap<&str, Vec<(&Outcome, Option<&Case>)>> = BTreeMap::new();
         for o in &report.outcomes {
             let case = o
                 .seq
@@ -196,26 +192,7 @@ impl Recorder {
                 Some(c) => c.file(),
                 None => source_of_origin(&o.id),
             };
-            let body = bodies.entry(source).or_default();
-            let line = match case.map(|c| case_line(c, o, &report.backend)) {
-                Some(Ok(line)) => {
-                    body.cases += 1;
-                    line
-                }
-                Some(Err(why)) => {
-                    body.comments += 1;
-                    format!("// not recorded: {}: {}", one_line(&o.id), one_line(&why))
-                }
-                None => {
-                    body.comments += 1;
-                    format!(
-                        "// not recorded: {}: {}",
-                        one_line(&o.id),
-                        one_line(&o.reason)
-                    )
-                }
-            };
-            body.lines.push(line);
+            groups.entry(source).or_default().push((o, case));
         }
         // A source the plan did not meet (none should be) gets a name of
         // its own too: no outcome is dropped.
@@ -225,17 +202,17 @@ impl Recorder {
             .iter()
             .map(|s| (s.as_str(), self.target[s].clone()))
             .collect();
-        for source in bodies.keys() {
+        for source in groups.keys() {
             if !self.target.contains_key(*source) {
                 order.push((source, self.dir.join(issue_name(source, &mut issued))));
             }
         }
         let mut done = Recorded::default();
         for (source, file) in order {
-            let Some(body) = bodies.get(source) else {
+            let Some(outcomes) = groups.get(source) else {
                 continue;
             };
-            let mut text = format!(
+            let header = format!(
                 "// Recorded by `npu-ops conformance --record` from {}: backend {}, soc {}{}. Each `expect` is the outcome observed there.\n",
                 one_line(source),
                 report.backend,
@@ -256,30 +233,59 @@ impl Recorder {
                     String::new()
                 }
             );
-            for l in &body.lines {
-                text.push_str(l);
-                text.push('\n');
-            }
-            replace_file(&self.dir, &file, text.as_bytes()).map_err(|error| {
-                RecordError::Write {
-                    file: file.clone(),
-                    error,
+            let (mut n_cases, mut n_comments) = (0, 0);
+            replace_file(&self.dir, &file, |w| {
+                w.write_all(header.as_bytes())?;
+                for &(o, case) in outcomes {
+                    match case.map(|c| (c, recordable(c, o))) {
+                        Some((c, Ok(expect))) => {
+                            write_case_line(w, c, o, &report.backend, expect)?;
+                            n_cases += 1;
+                        }
+                        Some((_, Err(why))) => {
+                            writeln!(
+                                w,
+                                "// not recorded: {}: {}",
+                                one_line(&o.id),
+                                one_line(&why)
+                            )?;
+                            n_comments += 1;
+                        }
+                        None => {
+                            writeln!(
+                                w,
+                                "// not recorded: {}: {}",
+                                one_line(&o.id),
+                                one_line(&o.reason)
+                            )?;
+                            n_comments += 1;
+                        }
+                    }
                 }
+                Ok(())
+            })
+            .map_err(|error| RecordError::Write {
+                file: file.clone(),
+                error,
             })?;
             // Counted once written, not before.
-            done.cases += body.cases;
-            done.comments += body.comments;
+            done.cases += n_cases;
+            done.comments += n_comments;
             done.files.push(file);
         }
         Ok(done)
     }
 }
 
-/// Writes `file` (in `dir`) as `bytes`, never through what is there: the
-/// bytes go to a new file of `dir` (created, never opened if it exists),
-/// which then takes the name. A link of that name is replaced, not
-/// followed; a folder of that name is an error.
-fn replace_file(dir: &Path, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `file` (in `dir`) with what `fill` writes (buffered), never
+/// through what is there: the bytes go to a new file of `dir` (created,
+/// never opened if it exists), which then takes the name. A link of that
+/// name is replaced, not followed; a folder of that name is an error.
+fn replace_file(
+    dir: &Path,
+    file: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut b = tempfile::Builder::new();
     b.prefix(".npu-ops-record-").suffix(".tmp");
     #[cfg(unix)]
@@ -288,8 +294,10 @@ fn replace_file(dir: &Path, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
         // A golden as any file is made (the umask applies), not private.
         b.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = b.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    let tmp = b.tempfile_in(dir)?;
+    let mut w = std::io::BufWriter::new(tmp);
+    fill(&mut w)?;
+    let tmp = w.into_inner().map_err(|e| e.into_error())?;
     tmp.as_file().sync_all()?;
     tmp.persist(file).map_err(|e| e.error)?;
     Ok(())
@@ -300,17 +308,29 @@ fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
-/// The case line recording what `o` observed, or why it cannot be written.
-fn case_line(c: &Case, o: &Outcome, backend: &str) -> Result<String, String> {
+/// What a recorded case line expects.
+enum RecordedExpect<'a> {
+    /// This output.
+    Output(&'a CaseTensor),
+    /// An error of this kind.
+    Error(&'a str),
+}
+
+/// What the case line recording `o` expects, once its input and output
+/// are known to be writable, or why it cannot be written.
+fn recordable<'a>(c: &Case, o: &'a Outcome) -> Result<RecordedExpect<'a>, String> {
     if o.status == Status::Skipped {
         return Err(format!("skipped: {}", o.reason));
     }
     let expect = match o.observed.as_str() {
         "output" => match &o.output {
-            Some(t) => tensor_json(t).map_err(|e| format!("the output {e}"))?,
+            Some(t) => {
+                unwritable(t).map_or(Ok(()), |e| Err(format!("the output {e}")))?;
+                RecordedExpect::Output(t)
+            }
             None => return Err("the output was not kept".into()),
         },
-        k if KINDS.contains(&k) => json!({"error": k}),
+        k if KINDS.contains(&k) => RecordedExpect::Error(k),
         other => {
             return Err(format!(
                 "observed {other}, which a case cannot expect: {}",
@@ -318,24 +338,48 @@ fn case_line(c: &Case, o: &Outcome, backend: &str) -> Result<String, String> {
             ))
         }
     };
-    let input = tensor_json(&c.input).map_err(|e| format!("the input {e}"))?;
-    let mut line = serde_json::Map::new();
-    line.insert("id".into(), json!(c.id));
-    line.insert("op".into(), json!(c.op));
-    if let Some(soc) = c.soc.as_ref().or(o.soc.as_ref()) {
-        line.insert("soc".into(), json!(soc));
+    if let Some(e) = unwritable(&c.input) {
+        return Err(format!("the input {e}"));
     }
-    line.insert("input".into(), input);
-    line.insert("params".into(), c.params.clone());
-    line.insert("expect".into(), expect);
+    Ok(expect)
+}
+
+/// Writes the case line recording what `o` observed (`expect`, from
+/// [`recordable`]) and its newline: the object serde_json would write
+/// (its keys sorted), each tensor's data one element at a time.
+fn write_case_line(
+    w: &mut dyn std::io::Write,
+    c: &Case,
+    o: &Outcome,
+    backend: &str,
+    expect: RecordedExpect,
+) -> std::io::Result<()> {
     let mut rec = serde_json::Map::new();
     rec.insert("backend".into(), json!(backend));
     if let Some(d) = o.device {
         rec.insert("device".into(), json!(d));
     }
     rec.insert("matched_expect".into(), json!(o.status == Status::Passed));
-    line.insert("recorded".into(), Value::Object(rec));
-    serde_json::to_string(&Value::Object(line)).map_err(|e| e.to_string())
+    w.write_all(b"{\"expect\":")?;
+    match expect {
+        RecordedExpect::Output(t) => write_tensor(w, t)?,
+        RecordedExpect::Error(k) => serde_json::to_writer(&mut *w, &json!({ "error": k }))?,
+    }
+    w.write_all(b",\"id\":")?;
+    serde_json::to_writer(&mut *w, &c.id)?;
+    w.write_all(b",\"input\":")?;
+    write_tensor(w, &c.input)?;
+    w.write_all(b",\"op\":")?;
+    serde_json::to_writer(&mut *w, &c.op)?;
+    w.write_all(b",\"params\":")?;
+    serde_json::to_writer(&mut *w, &c.params)?;
+    w.write_all(b",\"recorded\":")?;
+    serde_json::to_writer(&mut *w, &rec)?;
+    if let Some(soc) = c.soc.as_ref().or(o.soc.as_ref()) {
+        w.write_all(b",\"soc\":")?;
+        serde_json::to_writer(&mut *w, soc)?;
+    }
+    w.write_all(b"}\n")
 }
 
 /// A float as the format writes it; `None` for a NaN that is not the
@@ -406,29 +450,63 @@ fn element_json(d: DType, b: &[u8]) -> Option<Value> {
     })
 }
 
-/// A tensor object (`dtype`, `shape`, `data`, and `view` if any) that reads
-/// back to the same bytes.
-fn tensor_json(t: &CaseTensor) -> Result<Value, String> {
-    let es = t.dtype.size();
-    let mut data = Vec::with_capacity(t.bytes.len() / es.max(1));
-    for (i, b) in t.bytes.chunks_exact(es).enumerate() {
-        data.push(element_json(t.dtype, b).ok_or_else(|| {
+/// Why `t` cannot be written as a case tensor (the first element the
+/// format cannot express), if it cannot.
+fn unwritable(t: &CaseTensor) -> Option<String> {
+    let es = t.dtype.size().max(1);
+    t.bytes
+        .chunks_exact(es)
+        .position(|b| element_json(t.dtype, b).is_none())
+        .map(|i| {
             format!(
                 "element {i} is a NaN with payload {} that the format cannot write (\"nan\" reads as the default NaN)",
-                super::report::format_element(t.dtype, b)
+                super::report::format_element(t.dtype, &t.bytes[i * es..(i + 1) * es])
             )
-        })?);
+        })
+}
+
+/// Writes `t` as a tensor object (`data`, `dtype`, `shape`, and `view` if
+/// any; keys in serde_json's order) that reads back to the same bytes, one
+/// element at a time. `t` must be writable ([`unwritable`]).
+fn write_tensor(w: &mut dyn std::io::Write, t: &CaseTensor) -> std::io::Result<()> {
+    let es = t.dtype.size().max(1);
+    w.write_all(b"{\"data\":[")?;
+    for (i, b) in t.bytes.chunks_exact(es).enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        let v = element_json(t.dtype, b).ok_or_else(|| {
+            std::io::Error::other(format!("element {i} cannot be written (checked before)"))
+        })?;
+        serde_json::to_writer(&mut *w, &v)?;
     }
-    let mut v = json!({"dtype": t.dtype.name(), "shape": t.shape, "data": data});
+    w.write_all(b"],\"dtype\":")?;
+    serde_json::to_writer(&mut *w, t.dtype.name())?;
+    w.write_all(b",\"shape\":")?;
+    serde_json::to_writer(&mut *w, &t.shape)?;
     if let Some((shape, strides, offset)) = &t.view {
-        v["view"] = json!({"shape": shape, "strides": strides, "offset": offset});
+        w.write_all(b",\"view\":")?;
+        serde_json::to_writer(
+            &mut *w,
+            &json!({"shape": shape, "strides": strides, "offset": offset}),
+        )?;
     }
-    Ok(v)
+    w.write_all(b"}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tensor object [`write_tensor`] writes, read as JSON.
+    fn tensor_json(t: &CaseTensor) -> Result<Value, String> {
+        if let Some(e) = unwritable(t) {
+            return Err(e);
+        }
+        let mut text = Vec::new();
+        write_tensor(&mut text, t).unwrap();
+        Ok(serde_json::from_slice(&text).unwrap())
+    }
 
     #[test]
     fn issued_names_are_unique_whatever_the_sources_are_named() {
