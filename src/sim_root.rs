@@ -19,7 +19,8 @@
 //! - `set_env.sh`: `ASCEND_HOME_PATH`, `ASCEND_TOOLKIT_HOME`,
 //!   `ASCEND_OPP_PATH` and `LD_LIBRARY_PATH`, as CANN's script sets them,
 //!   from the script's own folder when bash or zsh sources it (the root may
-//!   be moved), else from the root it was installed in, quoted: a path
+//!   be moved; not through a link to the script, whose folder is not the
+//!   root), else from the root it was installed in, quoted: a path
 //!   with spaces, quotes, `;` or `$( )` is only ever a path.
 //!
 //! Hostile paths: nothing is written through a symbolic link planted in
@@ -263,7 +264,10 @@ pub fn shell_quoted(p: &Path) -> String {
 /// The text of `set_env.sh` for a root installed at `root`. The root is
 /// computed when the script is sourced, from the script's own location
 /// (bash, zsh), so the root can be moved; other shells use `root`,
-/// quoted. No part of a path is ever run as a command.
+/// quoted, as do bash and zsh when the script was reached through a
+/// symbolic link to it or its folder holds no `lib64/libnpu_sim_c.so`
+/// (a hard link or a copy elsewhere, a name found through `PATH`). No
+/// part of a path is ever run as a command.
 fn set_env_script(root: &Path) -> Vec<u8> {
     let mut s: Vec<u8> = Vec::new();
     s.extend_from_slice(
@@ -287,7 +291,10 @@ case "$_npu_sim_self" in
     '') _npu_sim_dir= ;;
     *) _npu_sim_dir=. ;;
 esac
-if [ -n "$_npu_sim_dir" ] && [ -f "$_npu_sim_dir/set_env.sh" ]; then
+# Only the script's own folder, and only a root: a link to the script (or
+# a copy found through PATH or the current folder) leaves the installed root.
+if [ -n "$_npu_sim_dir" ] && [ ! -L "$_npu_sim_self" ] && [ -f "$_npu_sim_dir/set_env.sh" ] \
+    && [ -f "$_npu_sim_dir/lib64/libnpu_sim_c.so" ]; then
     # pwd's newline and an x guard a root whose name ends in newlines.
     if _npu_sim_dir=$(CDPATH= cd -- "$_npu_sim_dir" && pwd -P && printf x); then
         _npu_sim_root=${_npu_sim_dir%?x}

@@ -462,3 +462,50 @@ fn install_ignores_links_planted_in_the_temporary_area() {
         assert!(is_link(&predictable.join(format!("{lib}.c"))));
     }
 }
+
+/// `set_env.sh` reached through a symbolic link to it (`ln -s ROOT/set_env.sh
+/// ~/bin/`), or found by name in a folder that is not a root, exports the
+/// installed root, never the folder the link or name is in (bash took the
+/// link's folder as the root, and so its `lib64` for `LD_LIBRARY_PATH`).
+#[test]
+#[serial]
+fn set_env_sh_through_a_link_exports_the_installed_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let root = base.join("root");
+    sim_root::install(&root, &options(&base, false)).unwrap();
+    let other = base.join("other");
+    std::fs::create_dir(&other).unwrap();
+    symlink(root.join("set_env.sh"), other.join("set_env.sh")).unwrap();
+    let want = vec![
+        root.clone().into_os_string(),
+        root.clone().into_os_string(),
+        join(&root, "/opp"),
+        join(&root, "/lib64"),
+    ];
+    for shell in ["bash", "sh"] {
+        // By its path, by a relative one and (bash: dash's `.` searches
+        // only PATH) by its bare name from the link's folder.
+        let bare = (&other, PathBuf::from("set_env.sh"));
+        for (cwd, script) in [
+            (&base, other.join("set_env.sh")),
+            (&other, PathBuf::from("./set_env.sh")),
+        ]
+        .into_iter()
+        .chain((shell == "bash").then_some(bare))
+        {
+            let (vars, out) = sourced(shell, cwd, &script, None);
+            assert!(out.status.success(), "{shell}: {}", text(&out));
+            assert_eq!(vars, want, "{shell} {}: {}", script.display(), text(&out));
+        }
+    }
+    // A hard link (or a copy) in a folder that is not a root: the same.
+    std::fs::remove_file(other.join("set_env.sh")).unwrap();
+    std::fs::hard_link(root.join("set_env.sh"), other.join("set_env.sh")).unwrap();
+    let (vars, out) = sourced("bash", &base, &other.join("set_env.sh"), None);
+    assert_eq!(vars, want, "hard link: {}", text(&out));
+    // The root itself, sourced by its bare name from inside it, still
+    // works (a moved root: set_env_sh_runs_nothing_and_exports_the_root_for_any_path).
+    let (vars, out) = sourced("bash", &root, Path::new("set_env.sh"), None);
+    assert_eq!(vars, want, "bare name: {}", text(&out));
+}
