@@ -369,80 +369,20 @@ fn index_read_back(i: &Tensor) -> Option<usize> {
     }
 }
 
-/// Host bytes the sampled slice's index lists may take per output
-/// coordinate of each axis (its source coordinates as `i128`, the kept
-/// ones, and the `i64` lists derived from them).
-const SAMPLED_LIST_BYTES: usize = 48;
-
-/// Counts the index lists the sampled slice may build on the host
-/// (`SAMPLED_LIST_BYTES` per output coordinate of each axis) for a call
-/// that would build them: one whose parameters the operator accepts and
-/// whose output is not empty and could fit the device. For a call it
-/// refuses nothing is counted, so its verdict is the operator's own.
+/// Counts the index lists the sampled slice builds on the host (the
+/// operator's own upper bound: none when it refuses the call, when the
+/// output is empty or cannot fit, or when the window runs as blocks), so
+/// a case the operator refuses keeps its own verdict.
 fn charge_sampled_lists(
     s: &Stream,
     x: &Tensor,
     p: &SampledSlice,
     budget: &mut HostBudget,
 ) -> crate::Result<()> {
-    if p.size.iter().any(|&n| n <= 0) {
-        // Refused (negative), or an empty output: no lists.
-        return Ok(());
-    }
-    // An upper bound before validation: every given size and every extent.
-    let loose = p
-        .size
-        .iter()
-        .map(|&n| n as u64)
-        .chain(x.shape().iter().map(|&d| d as u64))
-        .try_fold(0u64, u64::checked_add)
-        .and_then(|n| usize::try_from(n).ok())
-        .and_then(|n| n.checked_mul(SAMPLED_LIST_BYTES));
-    if let Some(b) = loose {
-        if budget
-            .charge(Some(b), "the sampled slice's index lists")
-            .is_ok()
-        {
-            return Ok(());
-        }
-    }
-    // Over the bound: count exactly, for a call the operator would run.
-    // `sampled_slice_into` validates as `sampled_slice` does (product,
-    // device, parameters) before it looks at `out`: a rank-0 `out` is then
-    // refused as `out` exactly when everything else was accepted.
-    let Ok(probe) = Tensor::empty(s, x.dtype(), &[]) else {
-        return Ok(());
-    };
-    match s.sampled_slice_into(x, p, &probe) {
-        Err(Error::InvalidArgument { param: "out", .. }) => {}
-        // Refused: the operator's own verdict, with no lists built.
-        _ => return Ok(()),
-    }
-    drop(probe);
-    let mut shape: Vec<usize> = match &p.axes {
-        None => p.size.iter().map(|&n| n as usize).collect(),
-        Some(axes) => {
-            // Accepted: the axes are distinct and in range.
-            let mut shape = x.shape().to_vec();
-            for (&ax, &n) in axes.iter().zip(&p.size) {
-                let ax = if ax < 0 { ax + x.rank() as i64 } else { ax } as usize;
-                shape[ax] = n as usize;
-            }
-            shape
-        }
-    };
-    if shape.contains(&0)
-        || Tensor::bytes_that_fit(s, "sampled_slice", "size", x.dtype(), &shape).is_err()
-    {
-        // An empty output, or one the operator refuses.
-        return Ok(());
-    }
-    shape.retain(|&n| n > 0);
-    let exact = shape
-        .iter()
-        .try_fold(0usize, |a, &n| a.checked_add(n))
-        .and_then(|n| n.checked_mul(SAMPLED_LIST_BYTES));
-    budget.charge(exact, "the sampled slice's index lists")
+    budget.charge(
+        s.sampled_list_bytes(x, p),
+        "the sampled slice's index lists",
+    )
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {

@@ -446,6 +446,11 @@ fn block_runs(mode: &SampleMode, plan: &[Axis]) -> Option<Vec<Vec<Run>>> {
     Some(all)
 }
 
+/// Host bytes the general path's index lists take per output coordinate
+/// of each axis, at most: the source coordinates (`i128`), the kept ones
+/// (`i128`), and the `i64` lists derived from them.
+pub(crate) const LIST_BYTES: usize = 64;
+
 impl Stream {
     /// The sampled slice: output shape `size` (after `axes` expansion),
     /// `out[y] = x[z(y)]` per [`SampleMode`].
@@ -477,6 +482,34 @@ impl Stream {
             return Ok(out);
         }
         self.run_sampled(x, p, &plan, &fill)
+    }
+
+    /// The host memory [`Stream::sampled_slice`] takes for its index lists
+    /// (an upper bound, in bytes; `None` if it does not fit `usize`): none
+    /// when the call is refused, its output is empty or cannot fit the
+    /// device, or the window runs as blocks; else [`LIST_BYTES`] per
+    /// output coordinate of each axis. For callers that bound the host
+    /// memory of one call (the conformance runner's `--case-memory`).
+    pub(crate) fn sampled_list_bytes(&self, x: &Tensor, p: &SampledSlice) -> Option<usize> {
+        if check_product(self, OpKind::SampledSlice, x.dtype()).is_err()
+            || check_device(self, OP, "self", x).is_err()
+        {
+            return Some(0);
+        }
+        let Ok((plan, _)) = expand(x, p) else {
+            return Some(0);
+        };
+        let shape: Vec<usize> = plan.iter().map(|a| a.size).collect();
+        if shape.contains(&0)
+            || Tensor::bytes_that_fit(self, OP, "size", x.dtype(), &shape).is_err()
+            || block_runs(&p.mode, &plan).is_some()
+        {
+            return Some(0);
+        }
+        shape
+            .iter()
+            .try_fold(0usize, |a, &n| a.checked_add(n))?
+            .checked_mul(LIST_BYTES)
     }
 
     /// [`Stream::sampled_slice`] into a caller's tensor or view.
