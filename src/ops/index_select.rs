@@ -113,6 +113,7 @@ pub(crate) fn check_indices(indices: &[i64], bound: usize) -> Result<()> {
             position: p,
             value: indices[p],
             bound,
+            device_code: None,
         }),
         None => Ok(()),
     }
@@ -249,6 +250,7 @@ impl Stream {
                 position: p,
                 value: indices[p].to_i64().unwrap_or(i64::MAX),
                 bound,
+                device_code: None,
             });
         }
         let index = I::upload(self, indices)?;
