@@ -120,7 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     // The faulted tensor keeps reporting it, however often it is read.
     assert_eq!(
-        spoiled.wait().map_err(|e| e.kind()),
+        spoiled.wait().map_err(|e| e.kind().as_str()),
         Err("index_out_of_range")
     );
     // The stream's synchronisation reports the fault too, once (whoever saw

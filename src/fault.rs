@@ -32,11 +32,14 @@ pub(crate) struct Fault {
 
 impl Fault {
     /// The typed error: an out-of-range device index becomes
-    /// [`Error::IndexOutOfRange`] when the runtime says which (the simulator
-    /// does: "position P value V bound B"), anything else [`Error::Runtime`].
+    /// [`Error::IndexOutOfRange`] keeping the fault's status as its
+    /// `device_code` (so it stays [`Error::is_device_fault`]) when the
+    /// runtime says which index (the simulator does: "position P value V
+    /// bound B"); anything else, and an index fault on real CANN (an AI
+    /// Core exception, 507015, naming no index), is [`Error::Runtime`].
     pub(crate) fn error(&self) -> Error {
         if self.code == cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION {
-            if let Some(e) = parse_index_fault(&self.message) {
+            if let Some(e) = parse_index_fault(&self.message, self.code) {
                 return e;
             }
         }
@@ -48,7 +51,10 @@ impl Fault {
     }
 }
 
-pub(crate) fn parse_index_fault(msg: &str) -> Option<Error> {
+/// The index fault the simulator's message describes ("position P value V
+/// bound B"), reported with the fault's status `code`; `None` for any
+/// other message (real CANN's AI Core exceptions name no index).
+pub(crate) fn parse_index_fault(msg: &str, code: i32) -> Option<Error> {
     let after = |key: &str| -> Option<i64> {
         let rest = &msg[msg.find(key)? + key.len()..];
         let end = rest
@@ -64,6 +70,7 @@ pub(crate) fn parse_index_fault(msg: &str) -> Option<Error> {
         position: usize::try_from(position).ok()?,
         value,
         bound: usize::try_from(bound).ok()?,
+        device_code: Some(code),
     })
 }
 
@@ -435,21 +442,27 @@ mod tests {
 
     #[test]
     fn index_faults_parse() {
-        let e = parse_index_fault(
+        let e = fault(
             "npu-sim: aclnnIndexSelect: index out of range: position 3 value -7 bound 5 (valid ...)",
         )
-        .unwrap();
+        .error();
         assert!(matches!(
             e,
             Error::IndexOutOfRange {
                 position: 3,
                 value: -7,
                 bound: 5,
+                device_code: Some(cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION),
                 ..
             }
         ));
-        assert!(parse_index_fault("AI Core exception").is_none());
-        assert!(matches!(fault("boom").error(), Error::Runtime { .. }));
+        assert!(e.is_device_fault());
+        assert_eq!(e.code(), Some(507_015));
+        assert!(parse_index_fault("AI Core exception", 507_015).is_none());
+        // Real CANN's report names no index: a device fault all the same.
+        let e = fault("AI Core exception on core 3").error();
+        assert!(matches!(e, Error::Runtime { code: 507_015, .. }));
+        assert!(e.is_device_fault());
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod pinned;
 mod prepared;
 mod product;
 mod runtime;
+mod status;
 #[cfg(feature = "cli")]
 pub mod sim_root;
 mod stream;
@@ -55,7 +56,7 @@ mod transfer;
 mod waiter;
 
 pub use dtype::{DType, Element};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
@@ -63,6 +64,7 @@ pub use pinned::PinnedBuffer;
 pub use prepared::{PreparedIndexSelect, PreparedSlice};
 pub use product::{Family, OpKind};
 pub use runtime::{build_info, Backend, BackendKind, BuildInfo, Device, MemoryStats, Runtime};
+pub use status::{status_class, status_name, StatusClass};
 pub use stream::{Event, Stream};
 pub use tensor::{AclTensorHandle, Tensor};
 #[cfg(feature = "async")]

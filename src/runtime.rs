@@ -331,11 +331,10 @@ impl Runtime {
 
     #[cfg(not(feature = "sim"))]
     fn simulator(_why: &'static str) -> Result<Runtime> {
-        Err(Error::invalid(
-            "runtime",
-            "backend",
-            "the simulator is not built in (enable npu-ops's `sim` feature)",
-        ))
+        Err(Error::Unavailable {
+            what: "Backend::Simulator",
+            reason: "the simulator is not built in (enable npu-ops's `sim` feature)".into(),
+        })
     }
 
     /// [`Runtime::with_api`], announcing what was chosen and why. `api` is
