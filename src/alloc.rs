@@ -19,7 +19,7 @@
 //! device are freed first and the allocation retried.
 
 use crate::error::{Error, Result};
-use crate::ffi;
+use crate::ffi::{self, DevicePtr};
 use crate::runtime::{Runtime, MEMORY_LIMIT_HIT};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -60,8 +60,9 @@ pub(crate) fn class_of(bytes: usize) -> usize {
 
 #[derive(Default)]
 struct DevicePool {
-    /// Free blocks by class size.
-    free: HashMap<usize, Vec<usize>>,
+    /// Free blocks by class size (each an allocation of that size that
+    /// nothing uses).
+    free: HashMap<usize, Vec<DevicePtr>>,
     cached: usize,
 }
 
@@ -135,7 +136,12 @@ impl Allocator {
 
     /// A block of at least `bytes` on `device` (the calling thread has it
     /// bound): `(pointer, block size)`.
-    pub(crate) fn alloc(&self, rt: &Runtime, device: i32, bytes: usize) -> Result<(usize, usize)> {
+    pub(crate) fn alloc(
+        &self,
+        rt: &Runtime,
+        device: i32,
+        bytes: usize,
+    ) -> Result<(DevicePtr, usize)> {
         let block = class_of(bytes);
         let pool = &self.pools[device as usize];
         if self.caching.load(Ordering::Relaxed) {
@@ -181,8 +187,11 @@ impl Allocator {
         // tenant) or another program left: zero it before anyone sees it.
         // Only this runtime's own bytes are ever handed out again (cached
         // blocks); steady-state loops allocate nothing, so this is rare.
-        if let Err(e) = ffi::zero(&rt.0.api, ptr, block) {
-            ffi::free(&rt.0.api, ptr);
+        // SAFETY: `ptr` is a fresh allocation of `block` bytes on the bound
+        // device (the caller's), that nothing uses yet.
+        if let Err(e) = unsafe { ffi::zero(&rt.0.api, ptr, block) } {
+            // SAFETY: just allocated, never handed out, freed once here.
+            unsafe { ffi::free(&rt.0.api, ptr) };
             self.unreserve(block);
             return Err(e);
         }
@@ -217,7 +226,12 @@ impl Allocator {
 
     /// Returns a block (no queued work uses it any more: see the module
     /// docs) to the cache, or to the device when caching is off.
-    pub(crate) fn free(&self, rt: &Runtime, device: i32, ptr: usize, block: usize) {
+    ///
+    /// # Safety
+    /// `ptr` is a block of size `block` from [`Allocator::alloc`] of `rt`'s
+    /// allocator for `device`, returned once, that no queued or later work
+    /// uses.
+    pub(crate) unsafe fn free(&self, rt: &Runtime, device: i32, ptr: DevicePtr, block: usize) {
         self.unreserve(block);
         if self.caching.load(Ordering::Relaxed) {
             let mut p = lock(&self.pools[device as usize]);
@@ -228,14 +242,16 @@ impl Allocator {
         }
         // On the block's device, leaving the thread's binding as it was.
         rt.on_device(device, || {
-            ffi::free(&rt.0.api, ptr);
+            // SAFETY: the caller's contract: a `malloc` of this runtime,
+            // unused, freed once (it goes to no cache).
+            unsafe { ffi::free(&rt.0.api, ptr) };
             self.device_frees.fetch_add(1, Ordering::Relaxed);
         });
     }
 
     /// Frees every cached block of `device`.
     fn trim(&self, rt: &Runtime, device: i32) {
-        let blocks: Vec<(usize, usize)> = {
+        let blocks: Vec<(DevicePtr, usize)> = {
             let mut p = lock(&self.pools[device as usize]);
             let v = p
                 .free
@@ -252,7 +268,10 @@ impl Allocator {
         self.cached.fetch_sub(freed, Ordering::AcqRel);
         rt.on_device(device, || {
             for (ptr, _) in blocks {
-                ffi::free(&rt.0.api, ptr);
+                // SAFETY: a cached block: a `malloc` of this runtime on
+                // `device` (bound) that nothing uses, taken out of the cache
+                // (freed once).
+                unsafe { ffi::free(&rt.0.api, ptr) };
                 self.device_frees.fetch_add(1, Ordering::Relaxed);
             }
         });
@@ -268,7 +287,9 @@ impl Allocator {
                 continue;
             }
             for ptr in p.free.drain().flat_map(|(_, v)| v) {
-                ffi::free(api, ptr);
+                // SAFETY: a cached block of device `d` (bound): a `malloc`
+                // of `api` that nothing uses, drained (freed once).
+                unsafe { ffi::free(api, ptr) };
             }
             p.cached = 0;
         }

@@ -1,11 +1,112 @@
-//! The thin FFI calls of the safe layer: every `unsafe` block of `npu-ops`
-//! is here, each a direct call through [`cann_sys::Api`] with arguments this
-//! module owns or has validated.
+//! The thin FFI calls of the safe layer: each a direct call through
+//! [`cann_sys::Api`], with typed handles and addresses.
+//!
+//! Unsafe lives in the types (cudarc's `driver::result` is the model):
+//! device addresses, host addresses and runtime handles have their own
+//! types ([`DevicePtr`], [`HostPtr`], [`StreamHandle`], [`EventHandle`],
+//! [`ExecutorHandle`], [`TensorHandle`]), so no two of them can be swapped
+//! and none is an integer; every function whose soundness depends on its
+//! caller (a live handle, an address range that is a live allocation of
+//! the right size, a host pointer valid for `len` bytes) is an `unsafe fn`
+//! with a `# Safety` section, and each caller says why it holds. The safe
+//! functions here are sound for any argument: they take no handle, or only
+//! values the runtime copies or validates (a bad one yields a status).
+//!
+//! All of them trust `api` itself: an [`Api`] reaches this crate only
+//! through [`crate::Runtime`], whose constructors load a real CANN or the
+//! simulator, or take the caller's word ([`crate::Runtime::with_api`] is
+//! `unsafe`).
 
 use crate::error::{Error, Result};
 use cann_sys::*;
 use std::ffi::{c_void, CStr};
 use std::ptr::null_mut;
+
+/// Defines a `#[repr(transparent)]`, `Copy` newtype over a raw handle or
+/// address of the C API: zero-cost, and not interchangeable with another.
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident($raw:ty)) => {
+        $(#[$doc])*
+        #[repr(transparent)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub(crate) struct $name($raw);
+
+        // SAFETY: a handle or address is a value the runtime interprets;
+        // this crate never dereferences it, so moving or sharing one
+        // between threads moves a number (CANN's handles are usable from
+        // any thread). What it may be used for is what the `unsafe fn`s
+        // taking it require.
+        unsafe impl Send for $name {}
+        // SAFETY: as `Send`: `&Self` only allows copying the value.
+        unsafe impl Sync for $name {}
+
+        // Not every handle needs both directions.
+        #[allow(dead_code)]
+        impl $name {
+            /// Wraps a raw value of the C API (using it is what is unsafe).
+            pub(crate) fn from_raw(raw: $raw) -> Self {
+                $name(raw)
+            }
+
+            /// The raw value, for the C API.
+            pub(crate) fn as_raw(self) -> $raw {
+                self.0
+            }
+        }
+    };
+}
+
+handle!(
+    /// A device address (`aclrtMalloc` memory, or device memory adopted by
+    /// [`crate::Tensor::from_raw`]): never dereferenced on the host.
+    DevicePtr(*mut c_void)
+);
+
+handle!(
+    /// A host address of page-locked memory (`aclrtMallocHost`).
+    HostPtr(*mut c_void)
+);
+
+handle!(
+    /// An `aclrtStream`.
+    StreamHandle(aclrtStream)
+);
+
+handle!(
+    /// An `aclrtEvent`.
+    EventHandle(aclrtEvent)
+);
+
+handle!(
+    /// An `aclOpExecutor` from a first phase.
+    ExecutorHandle(*mut aclOpExecutor)
+);
+
+handle!(
+    /// An `aclTensor` descriptor whose ownership was taken from an
+    /// [`AclTensor`] ([`AclTensor::into_raw`]).
+    TensorHandle(*mut aclTensor)
+);
+
+impl DevicePtr {
+    /// No device memory (an absent workspace).
+    pub(crate) const NULL: DevicePtr = DevicePtr(null_mut());
+
+    /// The address `bytes` further on (no check: an address is only used
+    /// by the `unsafe fn`s, whose callers vouch for the range).
+    pub(crate) fn byte_add(self, bytes: usize) -> DevicePtr {
+        DevicePtr(self.0.wrapping_byte_add(bytes))
+    }
+}
+
+impl HostPtr {
+    /// No host memory (a block handed back to its pool).
+    pub(crate) const NULL: HostPtr = HostPtr(null_mut());
+
+    pub(crate) fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+}
 
 /// `aclGetRecentErrMsg()` as a string.
 pub(crate) fn last_error(api: &Api) -> String {
@@ -39,16 +140,25 @@ pub(crate) fn check(api: &Api, name: &'static str, code: i32) -> Result<()> {
     }
 }
 
+/// `aclInit` with no configuration. Safe: no handle; a repeated call is a
+/// status.
 pub(crate) fn init(api: &Api) -> i32 {
     // SAFETY: a NULL config path is allowed.
     unsafe { (api.aclInit)(std::ptr::null()) }
 }
 
-pub(crate) fn finalize(api: &Api) -> i32 {
-    // SAFETY: no arguments.
+/// `aclFinalize`.
+///
+/// # Safety
+/// This crate's `aclInit` of `api` succeeded and is finalised once, and no
+/// handle of `api` this crate made is used after (every runtime of it is
+/// gone, or the process is exiting).
+pub(crate) unsafe fn finalize(api: &Api) -> i32 {
+    // SAFETY: no arguments; the caller's contract for the handles.
     unsafe { (api.aclFinalize)() }
 }
 
+/// The SoC's name. Safe: no arguments.
 pub(crate) fn soc_name(api: &Api) -> Option<String> {
     // SAFETY: no arguments; NULL or a static NUL-terminated string.
     let p = unsafe { (api.aclrtGetSocName)() };
@@ -56,6 +166,7 @@ pub(crate) fn soc_name(api: &Api) -> Option<String> {
     (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
 
+/// The number of devices. Safe: an out-value only.
 pub(crate) fn device_count(api: &Api) -> Result<u32> {
     let mut n = 0u32;
     // SAFETY: valid out-pointer.
@@ -65,6 +176,7 @@ pub(crate) fn device_count(api: &Api) -> Result<u32> {
     Ok(n)
 }
 
+/// The runtime's version. Safe: out-values only.
 pub(crate) fn version(api: &Api) -> Result<(i32, i32, i32)> {
     let (mut a, mut b, mut c) = (0, 0, 0);
     // SAFETY: valid out-pointers.
@@ -74,6 +186,8 @@ pub(crate) fn version(api: &Api) -> Result<(i32, i32, i32)> {
     Ok((a, b, c))
 }
 
+/// Binds `device` to the calling thread. Safe: the runtime validates the
+/// index (a bad one is a status).
 pub(crate) fn set_device(api: &Api, device: i32) -> Result<()> {
     // SAFETY: plain value argument.
     check(api, "aclrtSetDevice", unsafe {
@@ -81,11 +195,13 @@ pub(crate) fn set_device(api: &Api, device: i32) -> Result<()> {
     })
 }
 
+/// Waits for all work of the bound device. Safe: no handle.
 pub(crate) fn synchronize_device(api: &Api) -> i32 {
     // SAFETY: no arguments.
     unsafe { (api.aclrtSynchronizeDevice)() }
 }
 
+/// Free and total memory of the bound device. Safe: out-values only.
 pub(crate) fn mem_info(api: &Api) -> Result<(usize, usize)> {
     let (mut free, mut total) = (0usize, 0usize);
     // SAFETY: valid out-pointers.
@@ -95,9 +211,11 @@ pub(crate) fn mem_info(api: &Api) -> Result<(usize, usize)> {
     Ok((free, total))
 }
 
-pub(crate) fn malloc(api: &Api, bytes: usize) -> Result<usize> {
+/// `aclrtMalloc` of `bytes` (0 is rounded up to 1). Safe: it only hands
+/// out memory.
+pub(crate) fn malloc(api: &Api, bytes: usize) -> Result<DevicePtr> {
     let mut p: *mut c_void = null_mut();
-    // SAFETY: valid out-pointer; size > 0 (callers round 0 up).
+    // SAFETY: valid out-pointer; size > 0.
     let code = unsafe {
         (api.aclrtMalloc)(
             &mut p,
@@ -106,33 +224,42 @@ pub(crate) fn malloc(api: &Api, bytes: usize) -> Result<usize> {
         )
     };
     match code {
-        0 => Ok(p as usize),
+        0 => Ok(DevicePtr(p)),
         ACL_ERROR_RT_MEMORY_ALLOCATION | ACL_ERROR_BAD_ALLOC | ACL_ERROR_RT_DEVICE_OOM => {
             Err(Error::OutOfMemory {
                 bytes,
                 message: last_error(api),
             })
         }
-        _ => check(api, "aclrtMalloc", code).map(|_| 0),
+        _ => check(api, "aclrtMalloc", code).map(|_| DevicePtr::NULL),
     }
 }
 
 /// Frees device memory (errors are reported by the runtime's message only:
 /// a free runs in `Drop`).
-pub(crate) fn free(api: &Api, ptr: usize) -> i32 {
-    // SAFETY: `ptr` came from `malloc` and is freed once (by its owner).
-    unsafe { (api.aclrtFree)(ptr as *mut c_void) }
+///
+/// # Safety
+/// `ptr` came from [`malloc`] on `api`, is freed once, and no queued or
+/// later work uses it.
+pub(crate) unsafe fn free(api: &Api, ptr: DevicePtr) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclrtFree)(ptr.0) }
 }
 
-pub(crate) fn upload(api: &Api, dst: usize, src: &[u8]) -> Result<()> {
+/// Synchronous copy of `src` to the device at `dst`.
+///
+/// # Safety
+/// `dst..dst + src.len()` lies inside one live device allocation of the
+/// bound device, and no queued work writes or reads it meanwhile.
+pub(crate) unsafe fn upload(api: &Api, dst: DevicePtr, src: &[u8]) -> Result<()> {
     if src.is_empty() {
         return Ok(());
     }
     // SAFETY: `src` is a live host slice; `dst` a device range of at least
-    // `src.len()` bytes (checked by the caller and by the runtime).
+    // `src.len()` bytes (the caller's contract).
     check(api, "aclrtMemcpy", unsafe {
         (api.aclrtMemcpy)(
-            dst as *mut c_void,
+            dst.0,
             src.len(),
             src.as_ptr().cast(),
             src.len(),
@@ -141,111 +268,154 @@ pub(crate) fn upload(api: &Api, dst: usize, src: &[u8]) -> Result<()> {
     })
 }
 
-pub(crate) fn download(api: &Api, dst: &mut [u8], src: usize) -> Result<()> {
+/// Synchronous copy from the device at `src` into `dst`.
+///
+/// # Safety
+/// `src..src + dst.len()` lies inside one live device allocation of the
+/// bound device, and no queued work writes it meanwhile.
+pub(crate) unsafe fn download(api: &Api, dst: &mut [u8], src: DevicePtr) -> Result<()> {
     if dst.is_empty() {
         return Ok(());
     }
-    // SAFETY: `dst` is a live host slice; `src` a device range of that size.
+    // SAFETY: `dst` is a live host slice; `src` a device range of that size
+    // (the caller's contract).
     check(api, "aclrtMemcpy", unsafe {
         (api.aclrtMemcpy)(
             dst.as_mut_ptr().cast(),
             dst.len(),
-            src as *const c_void,
+            src.0,
             dst.len(),
             aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST,
         )
     })
 }
 
-pub(crate) fn create_stream(api: &Api) -> Result<usize> {
+/// A new stream on the bound device. Safe: it only creates a handle.
+pub(crate) fn create_stream(api: &Api) -> Result<StreamHandle> {
     let mut s: aclrtStream = null_mut();
     // SAFETY: valid out-pointer.
     check(api, "aclrtCreateStream", unsafe {
         (api.aclrtCreateStream)(&mut s)
     })?;
-    Ok(s as usize)
+    Ok(StreamHandle(s))
 }
 
-pub(crate) fn destroy_stream(api: &Api, s: usize) -> i32 {
-    // SAFETY: a stream from `create_stream`, destroyed once by its owner.
-    unsafe { (api.aclrtDestroyStream)(s as aclrtStream) }
+/// # Safety
+/// `s` came from [`create_stream`] on `api`, is destroyed once, and is not
+/// used after.
+pub(crate) unsafe fn destroy_stream(api: &Api, s: StreamHandle) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclrtDestroyStream)(s.0) }
 }
 
-pub(crate) fn synchronize_stream(api: &Api, s: usize) -> i32 {
-    // SAFETY: a live stream handle.
-    unsafe { (api.aclrtSynchronizeStream)(s as aclrtStream) }
+/// # Safety
+/// `s` is a live stream of `api`.
+pub(crate) unsafe fn synchronize_stream(api: &Api, s: StreamHandle) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclrtSynchronizeStream)(s.0) }
 }
 
 /// `aclrtSynchronizeStreamWithTimeout` (`ms` -1: no limit).
-pub(crate) fn synchronize_stream_within(api: &Api, s: usize, ms: i32) -> i32 {
-    // SAFETY: a live stream handle.
-    unsafe { (api.aclrtSynchronizeStreamWithTimeout)(s as aclrtStream, ms) }
+///
+/// # Safety
+/// As [`synchronize_stream`].
+pub(crate) unsafe fn synchronize_stream_within(api: &Api, s: StreamHandle, ms: i32) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclrtSynchronizeStreamWithTimeout)(s.0, ms) }
 }
 
-pub(crate) fn create_event(api: &Api) -> Result<usize> {
+/// A new event on the bound device. Safe: it only creates a handle.
+pub(crate) fn create_event(api: &Api) -> Result<EventHandle> {
     let mut e: aclrtEvent = null_mut();
     // SAFETY: valid out-pointer.
     check(api, "aclrtCreateEvent", unsafe {
         (api.aclrtCreateEvent)(&mut e)
     })?;
-    Ok(e as usize)
+    Ok(EventHandle(e))
 }
 
-pub(crate) fn destroy_event(api: &Api, e: usize) -> i32 {
-    // SAFETY: an event from `create_event`, destroyed once by its owner.
-    unsafe { (api.aclrtDestroyEvent)(e as aclrtEvent) }
+/// # Safety
+/// `e` came from [`create_event`] on `api`, is destroyed once, and is not
+/// used after (no queued wait on it remains).
+pub(crate) unsafe fn destroy_event(api: &Api, e: EventHandle) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclrtDestroyEvent)(e.0) }
 }
 
-pub(crate) fn record_event(api: &Api, e: usize, s: usize) -> Result<()> {
-    // SAFETY: live event and stream handles.
+/// # Safety
+/// `e` and `s` are a live event and a live stream of `api`.
+pub(crate) unsafe fn record_event(api: &Api, e: EventHandle, s: StreamHandle) -> Result<()> {
+    // SAFETY: the caller's contract.
     check(api, "aclrtRecordEvent", unsafe {
-        (api.aclrtRecordEvent)(e as aclrtEvent, s as aclrtStream)
+        (api.aclrtRecordEvent)(e.0, s.0)
     })
 }
 
-pub(crate) fn stream_wait_event(api: &Api, s: usize, e: usize) -> Result<()> {
-    // SAFETY: live stream and event handles.
+/// # Safety
+/// `s` and `e` are a live stream and a live event of `api`, and `e`
+/// outlives the wait (until the stream has passed it).
+pub(crate) unsafe fn stream_wait_event(api: &Api, s: StreamHandle, e: EventHandle) -> Result<()> {
+    // SAFETY: the caller's contract.
     check(api, "aclrtStreamWaitEvent", unsafe {
-        (api.aclrtStreamWaitEvent)(s as aclrtStream, e as aclrtEvent)
+        (api.aclrtStreamWaitEvent)(s.0, e.0)
     })
 }
 
 /// `aclrtSynchronizeEvent`'s status code (a fault of the work before the
 /// record is reported here; see `Stream::settle_through`).
-pub(crate) fn synchronize_event_code(api: &Api, e: usize) -> i32 {
-    // SAFETY: a live event handle.
-    unsafe { (api.aclrtSynchronizeEvent)(e as aclrtEvent) }
+///
+/// # Safety
+/// `e` is a live event of `api`.
+pub(crate) unsafe fn synchronize_event_code(api: &Api, e: EventHandle) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclrtSynchronizeEvent)(e.0) }
 }
 
-pub(crate) fn synchronize_event(api: &Api, e: usize) -> Result<()> {
-    // SAFETY: a live event handle.
+/// # Safety
+/// As [`synchronize_event_code`].
+pub(crate) unsafe fn synchronize_event(api: &Api, e: EventHandle) -> Result<()> {
+    // SAFETY: the caller's contract.
     check(api, "aclrtSynchronizeEvent", unsafe {
-        (api.aclrtSynchronizeEvent)(e as aclrtEvent)
+        (api.aclrtSynchronizeEvent)(e.0)
     })
 }
 
 /// `aclrtEventElapsedTime`'s status code.
-pub(crate) fn event_elapsed(api: &Api, ms: &mut f32, start: usize, end: usize) -> i32 {
-    // SAFETY: live event handles, valid out-pointer.
-    unsafe { (api.aclrtEventElapsedTime)(ms, start as aclrtEvent, end as aclrtEvent) }
+///
+/// # Safety
+/// `start` and `end` are live events of `api`.
+pub(crate) unsafe fn event_elapsed(
+    api: &Api,
+    ms: &mut f32,
+    start: EventHandle,
+    end: EventHandle,
+) -> i32 {
+    // SAFETY: the caller's contract; `ms` is a valid out-pointer.
+    unsafe { (api.aclrtEventElapsedTime)(ms, start.0, end.0) }
 }
 
-pub(crate) fn event_complete(api: &Api, e: usize) -> bool {
+/// Whether `e` has completed.
+///
+/// # Safety
+/// `e` is a live event of `api`.
+pub(crate) unsafe fn event_complete(api: &Api, e: EventHandle) -> bool {
     let mut st = aclrtEventRecordedStatus(0);
-    // SAFETY: a live event handle, valid out-pointer.
-    let code = unsafe { (api.aclrtQueryEventStatus)(e as aclrtEvent, &mut st) };
+    // SAFETY: the caller's contract; `st` is a valid out-pointer.
+    let code = unsafe { (api.aclrtQueryEventStatus)(e.0, &mut st) };
     code == 0 && st == aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
 }
 
 /// An `aclTensor` descriptor, destroyed on drop.
 pub(crate) struct AclTensor<'a> {
     api: &'a Api,
-    pub(crate) raw: *mut aclTensor,
+    raw: *mut aclTensor,
 }
 
 impl<'a> AclTensor<'a> {
     /// A view (`shape`, `strides`, `offset` in elements) over a 1-D storage
-    /// of `storage_elems` elements at device address `base`.
+    /// of `storage_elems` elements at device address `base`. Safe: the
+    /// runtime copies the values and touches no memory; `base` is only used
+    /// by a second phase ([`run`], which is `unsafe`).
     pub(crate) fn new(
         api: &'a Api,
         dtype: aclDataType,
@@ -253,7 +423,7 @@ impl<'a> AclTensor<'a> {
         strides: &[i64],
         offset: i64,
         storage_elems: i64,
-        base: usize,
+        base: DevicePtr,
     ) -> Result<Self> {
         let storage = [storage_elems];
         // SAFETY: the arrays live for the call and match their counts; the
@@ -268,7 +438,7 @@ impl<'a> AclTensor<'a> {
                 aclFormat::ACL_FORMAT_ND,
                 storage.as_ptr(),
                 1,
-                base as *mut c_void,
+                base.0,
             )
         };
         if raw.is_null() {
@@ -284,33 +454,40 @@ impl<'a> AclTensor<'a> {
 
 impl AclTensor<'_> {
     /// Gives up ownership (the caller destroys it with [`destroy_tensor`]).
-    pub(crate) fn into_raw(self) -> usize {
-        let raw = self.raw as usize;
+    pub(crate) fn into_raw(self) -> TensorHandle {
+        let raw = TensorHandle(self.raw);
         std::mem::forget(self);
         raw
     }
 }
 
 /// Destroys a descriptor released by [`AclTensor::into_raw`].
-pub(crate) fn destroy_tensor(api: &Api, raw: usize) {
-    // SAFETY: a descriptor from `aclCreateTensor`, destroyed once.
-    unsafe { (api.aclDestroyTensor)(raw as *const aclTensor) };
+///
+/// # Safety
+/// `raw` came from [`AclTensor::into_raw`] with `api`, is destroyed once,
+/// and is not used after (no executor that still runs holds it).
+pub(crate) unsafe fn destroy_tensor(api: &Api, raw: TensorHandle) {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclDestroyTensor)(raw.0) };
 }
 
 /// Rebinds by raw descriptor (for descriptors kept by a prepared operator).
-pub(crate) fn rebind_raw(
+///
+/// # Safety
+/// As [`rebind`], with `tensor` a live descriptor of `api` that `executor`
+/// was planned with.
+pub(crate) unsafe fn rebind_raw(
     api: &Api,
-    executor: usize,
+    executor: ExecutorHandle,
     output: bool,
     index: usize,
-    tensor: usize,
-    addr: usize,
+    tensor: TensorHandle,
+    addr: DevicePtr,
 ) -> Result<()> {
-    let t = std::mem::ManuallyDrop::new(AclTensor {
-        api,
-        raw: tensor as *mut aclTensor,
-    });
-    rebind(api, executor, output, index, &t, addr)
+    // Borrowed, not owned: never dropped (destroyed by its owner).
+    let t = std::mem::ManuallyDrop::new(AclTensor { api, raw: tensor.0 });
+    // SAFETY: the caller's contract.
+    unsafe { rebind(api, executor, output, index, &t, addr) }
 }
 
 impl Drop for AclTensor<'_> {
@@ -323,10 +500,11 @@ impl Drop for AclTensor<'_> {
 /// An `aclIntArray`, destroyed on drop.
 pub(crate) struct AclIntArray<'a> {
     api: &'a Api,
-    pub(crate) raw: *mut aclIntArray,
+    raw: *mut aclIntArray,
 }
 
 impl<'a> AclIntArray<'a> {
+    /// An array of `v`'s values. Safe: the runtime copies them.
     pub(crate) fn new(api: &'a Api, v: &[i64]) -> Result<Self> {
         // SAFETY: the slice lives for the call; the function copies it.
         let raw = unsafe { (api.aclCreateIntArray)(v.as_ptr(), v.len() as u64) };
@@ -351,11 +529,12 @@ impl Drop for AclIntArray<'_> {
 /// An `aclScalar`, destroyed on drop.
 pub(crate) struct AclScalar<'a> {
     api: &'a Api,
-    pub(crate) raw: *mut aclScalar,
+    raw: *mut aclScalar,
 }
 
 impl<'a> AclScalar<'a> {
-    /// A scalar of `dtype` from its little-endian bytes (at most 16).
+    /// A scalar of `dtype` from its little-endian bytes (at most 16). Safe:
+    /// the runtime copies them.
     pub(crate) fn new(api: &'a Api, dtype: aclDataType, bytes: &[u8]) -> Result<Self> {
         let mut v = [0u8; 16];
         v[..bytes.len()].copy_from_slice(bytes);
@@ -383,7 +562,7 @@ impl Drop for AclScalar<'_> {
 /// The result of a first phase.
 pub(crate) struct Planned {
     pub(crate) workspace: u64,
-    pub(crate) executor: usize,
+    pub(crate) executor: ExecutorHandle,
 }
 
 /// The first phases, one per operator.
@@ -412,7 +591,9 @@ impl First<'_> {
         }
     }
 
-    /// Runs the first phase; returns the plan and the second phase.
+    /// Runs the first phase; returns the plan and the second phase. Safe:
+    /// the descriptors are live (borrowed), and a first phase only reads
+    /// them (it touches no device memory; that is [`run`]'s).
     pub(crate) fn plan(&self, api: &Api) -> Result<(Planned, fns::OpRun)> {
         let (mut ws, mut ex): (u64, *mut aclOpExecutor) = (0, null_mut());
         let (name, _) = self.names();
@@ -462,7 +643,7 @@ impl First<'_> {
         Ok((
             Planned {
                 workspace: ws,
-                executor: ex as usize,
+                executor: ExecutorHandle(ex),
             },
             run,
         ))
@@ -471,53 +652,69 @@ impl First<'_> {
 
 /// Runs a second phase. The executor is consumed (one-shot) or kept
 /// (repeatable) by the runtime, never destroyed here.
-pub(crate) fn run(
+///
+/// # Safety
+/// `executor` came from a first phase of `api` (`run`'s own) and is live:
+/// one-shot and never run, or repeatable and still owned; `stream` is a
+/// live stream of `api`; every device address the executor's
+/// descriptors hold (as created or rebound) lies with its whole view
+/// inside a live allocation, and `workspace` is a device buffer of at least
+/// `size` bytes (or [`DevicePtr::NULL`] with `size` 0), all kept alive
+/// until the stream has run this work.
+pub(crate) unsafe fn run(
     api: &Api,
     name: &'static str,
     run: fns::OpRun,
-    workspace: usize,
+    workspace: DevicePtr,
     size: u64,
-    executor: usize,
-    stream: usize,
+    executor: ExecutorHandle,
+    stream: StreamHandle,
 ) -> Result<()> {
-    // SAFETY: the executor comes from a first phase (one-shot: never run
-    // before; repeatable: still owned), the workspace is a device buffer of
-    // at least `size` bytes, kept alive until the stream has run this work.
+    // SAFETY: the caller's contract.
     check(api, name, unsafe {
-        run(
-            workspace as *mut c_void,
-            size,
-            executor as *mut aclOpExecutor,
-            stream as aclrtStream,
-        )
+        run(workspace.0, size, executor.0, stream.0)
     })
 }
 
 /// Makes an executor repeatable; `false` if the runtime refuses.
-pub(crate) fn set_repeatable(api: &Api, executor: usize) -> bool {
+///
+/// # Safety
+/// `executor` is a fresh (never run) executor from a first phase of `api`.
+pub(crate) unsafe fn set_repeatable(api: &Api, executor: ExecutorHandle) -> bool {
     match api.aclSetAclOpExecutorRepeatable {
-        // SAFETY: a fresh executor from a first phase.
-        Some(f) => (unsafe { f(executor as *mut aclOpExecutor) }) == 0,
+        // SAFETY: the caller's contract.
+        Some(f) => (unsafe { f(executor.0) }) == 0,
         None => false,
     }
 }
 
 /// Destroys a repeatable (or never-run) executor.
-pub(crate) fn destroy_executor(api: &Api, executor: usize) {
+///
+/// # Safety
+/// `executor` came from a first phase of `api`, was never run or was made
+/// repeatable, is destroyed once, and no queued work still runs it.
+pub(crate) unsafe fn destroy_executor(api: &Api, executor: ExecutorHandle) {
     if let Some(f) = api.aclDestroyAclOpExecutor {
-        // SAFETY: an executor this crate owns, destroyed once.
-        unsafe { f(executor as *mut aclOpExecutor) };
+        // SAFETY: the caller's contract.
+        unsafe { f(executor.0) };
     }
 }
 
 /// Rebinds input (or output) `index` of a repeatable executor to `addr`.
-pub(crate) fn rebind(
+///
+/// # Safety
+/// `executor` is a live repeatable executor of `api` planned with
+/// `tensor` as that input (output), whose runs are queued on one stream
+/// only (a rebind applies to the runs queued after it); `addr` is the
+/// start of a live allocation that holds `tensor`'s whole view, kept alive
+/// until every run queued with it has completed.
+pub(crate) unsafe fn rebind(
     api: &Api,
-    executor: usize,
+    executor: ExecutorHandle,
     output: bool,
     index: usize,
     tensor: &AclTensor<'_>,
-    addr: usize,
+    addr: DevicePtr,
 ) -> Result<()> {
     let (f, name) = if output {
         (api.aclSetOutputTensorAddr, "aclSetOutputTensorAddr")
@@ -529,118 +726,158 @@ pub(crate) fn rebind(
         code: -1,
         message: "not available in this CANN".into(),
     })?;
-    // SAFETY: a live repeatable executor and descriptor; `addr` is a device
-    // buffer the caller keeps alive until the run completes.
+    // SAFETY: the caller's contract; `tensor` is a live descriptor.
     check(api, name, unsafe {
-        f(
-            executor as *mut aclOpExecutor,
-            index,
-            tensor.raw,
-            addr as *mut c_void,
-        )
+        f(executor.0, index, tensor.raw, addr.0)
     })
 }
 
-/// `aclrtMallocHost`: page-locked host memory of `bytes` (> 0).
-pub(crate) fn malloc_host(api: &Api, bytes: usize) -> Result<usize> {
+/// `aclrtMallocHost`: page-locked host memory of `bytes` (> 0). Safe: it
+/// only hands out memory.
+pub(crate) fn malloc_host(api: &Api, bytes: usize) -> Result<HostPtr> {
     let mut p: *mut c_void = null_mut();
-    // SAFETY: valid out-pointer; size > 0 (checked by the caller).
+    // SAFETY: valid out-pointer; a size of 0 is the runtime's to refuse.
     let code = unsafe { (api.aclrtMallocHost)(&mut p, bytes) };
     match code {
-        0 if !p.is_null() => Ok(p as usize),
+        0 if !p.is_null() => Ok(HostPtr(p)),
         0 => Err(Error::HostOutOfMemory { bytes }),
         ACL_ERROR_BAD_ALLOC | ACL_ERROR_RT_MEMORY_ALLOCATION => {
             Err(Error::HostOutOfMemory { bytes })
         }
-        _ => check(api, "aclrtMallocHost", code).map(|_| 0),
+        _ => check(api, "aclrtMallocHost", code).map(|_| HostPtr::NULL),
     }
 }
 
-/// `aclrtFreeHost` of a `malloc_host` pointer (freed once, by its owner).
-pub(crate) fn free_host(api: &Api, ptr: usize) -> i32 {
-    // SAFETY: `ptr` came from `malloc_host` and is freed once.
-    unsafe { (api.aclrtFreeHost)(ptr as *mut c_void) }
+/// `aclrtFreeHost`.
+///
+/// # Safety
+/// `ptr` came from [`malloc_host`] on `api`, is freed once, and nothing
+/// (no slice, no queued copy) uses it after.
+pub(crate) unsafe fn free_host(api: &Api, ptr: HostPtr) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclrtFreeHost)(ptr.0) }
 }
 
 /// The bytes of a `malloc_host` block that `owner` owns (borrowed from it).
-pub(crate) fn host_slice<T>(_owner: &T, ptr: usize, len: usize) -> &[u8] {
+///
+/// # Safety
+/// `ptr` is a live [`malloc_host`] block of at least `len` bytes that
+/// `owner` owns (frees no earlier than its drop, and not while borrowed),
+/// and nothing writes those bytes while the slice lives (no `&mut` to
+/// them, no queued device-to-host copy into them).
+pub(crate) unsafe fn host_slice<T>(_owner: &T, ptr: HostPtr, len: usize) -> &[u8] {
     if len == 0 {
         return &[];
     }
-    // SAFETY: `ptr` is a live `aclrtMallocHost` block of at least `len`
-    // bytes (host memory, readable); the caller ties the lifetime to the
-    // block's owner and holds no `&mut` to it meanwhile.
-    unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }
+    // SAFETY: the caller's contract (host memory, readable, initialised:
+    // zeroed when allocated).
+    unsafe { std::slice::from_raw_parts(ptr.0.cast::<u8>(), len) }
 }
 
 /// The bytes of a `malloc_host` block that `owner` owns, writable
 /// (borrowed mutably from it).
-pub(crate) fn host_slice_mut<T>(_owner: &mut T, ptr: usize, len: usize) -> &mut [u8] {
+///
+/// # Safety
+/// As [`host_slice`], and nothing else reads or writes those bytes while
+/// the slice lives (no other reference, no queued copy from or into them).
+pub(crate) unsafe fn host_slice_mut<T>(_owner: &mut T, ptr: HostPtr, len: usize) -> &mut [u8] {
     if len == 0 {
         return &mut [];
     }
-    // SAFETY: as `host_slice`, and the caller holds the block's owner
-    // mutably (no other reference to these bytes exists).
-    unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, len) }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts_mut(ptr.0.cast::<u8>(), len) }
 }
 
-/// `aclrtMemcpyAsync` of `count` bytes on `stream`.
-pub(crate) fn memcpy_async(
+/// `aclrtMemcpyAsync` of `count` bytes from page-locked host memory to the
+/// device, on `stream`.
+///
+/// # Safety
+/// `stream` is a live stream of `api`; `dst..dst + count` lies inside a
+/// live allocation of the stream's device and `src..src + count` inside a
+/// live [`malloc_host`] block; both stay alive, and the host bytes
+/// unwritten, until the stream has run the copy.
+pub(crate) unsafe fn memcpy_h2d_async(
     api: &Api,
-    dst: usize,
-    src: usize,
+    dst: DevicePtr,
+    src: HostPtr,
     count: usize,
-    kind: aclrtMemcpyKind,
-    stream: usize,
+    stream: StreamHandle,
 ) -> Result<()> {
     if count == 0 {
         return Ok(());
     }
-    // SAFETY: `dst` and `src` are ranges of at least `count` bytes of the
-    // kinds `kind` names (device storages checked by the caller's layout,
-    // or a staging block); both stay alive until the stream has run the
-    // copy (the stream holds them).
+    // SAFETY: the caller's contract.
     check(api, "aclrtMemcpyAsync", unsafe {
         (api.aclrtMemcpyAsync)(
-            dst as *mut c_void,
+            dst.0,
             count,
-            src as *const c_void,
+            src.0,
             count,
-            kind,
-            stream as aclrtStream,
+            aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
+            stream.0,
         )
+    })
+}
+
+/// `aclrtMemcpyAsync` of `count` bytes between device addresses, on
+/// `stream` (`kind`: `ACL_MEMCPY_DEVICE_TO_DEVICE`, or
+/// `ACL_MEMCPY_INTER_DEVICE_TO_DEVICE` from another device of `api`).
+///
+/// # Safety
+/// `stream` is a live stream of `api`; `dst..dst + count` lies inside a
+/// live allocation of the stream's device and `src..src + count` inside a
+/// live allocation (of another device for the inter-device kind); both
+/// stay alive until the stream has run the copy.
+pub(crate) unsafe fn memcpy_d2d_async(
+    api: &Api,
+    dst: DevicePtr,
+    src: DevicePtr,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: StreamHandle,
+) -> Result<()> {
+    debug_assert!(matches!(
+        kind,
+        aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE
+            | aclrtMemcpyKind::ACL_MEMCPY_INTER_DEVICE_TO_DEVICE
+    ));
+    if count == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract.
+    check(api, "aclrtMemcpyAsync", unsafe {
+        (api.aclrtMemcpyAsync)(dst.0, count, src.0, count, kind, stream.0)
     })
 }
 
 /// `aclrtMemsetAsync` of `count` bytes to `value` on `stream`.
-pub(crate) fn memset_async(
+///
+/// # Safety
+/// `stream` is a live stream of `api`; `dst..dst + count` lies inside a
+/// live allocation of the stream's device, alive until the stream has run
+/// the fill.
+pub(crate) unsafe fn memset_async(
     api: &Api,
-    dst: usize,
+    dst: DevicePtr,
     value: u8,
     count: usize,
-    stream: usize,
+    stream: StreamHandle,
 ) -> Result<()> {
     if count == 0 {
         return Ok(());
     }
-    // SAFETY: `dst` is a device range of at least `count` bytes, alive
-    // until the stream has run the fill (the stream holds it).
+    // SAFETY: the caller's contract.
     check(api, "aclrtMemsetAsync", unsafe {
-        (api.aclrtMemsetAsync)(
-            dst as *mut c_void,
-            count,
-            i32::from(value),
-            count,
-            stream as aclrtStream,
-        )
+        (api.aclrtMemsetAsync)(dst.0, count, i32::from(value), count, stream.0)
     })
 }
 
-/// Runs `f` when the process exits normally (C `atexit`).
+/// Runs `f` when the process exits normally (C `atexit`). Safe: `f` is a
+/// safe function of no arguments, and an `extern "C"` function cannot
+/// unwind (a panic aborts).
 pub(crate) fn at_exit(f: extern "C" fn()) {
     #[cfg(unix)]
-    // SAFETY: registers a function with no arguments that never unwinds
-    // (it only calls C functions) to run at exit.
+    // SAFETY: registers a safe function with no arguments to run at exit.
     unsafe {
         libc::atexit(f);
     }
@@ -649,10 +886,13 @@ pub(crate) fn at_exit(f: extern "C" fn()) {
 }
 
 /// `aclrtMemset` of `count` device bytes to zero (synchronous).
-pub(crate) fn zero(api: &Api, dst: usize, count: usize) -> Result<()> {
-    // SAFETY: `dst` is a device allocation of at least `count` bytes that
-    // no queued work uses (it was just allocated).
+///
+/// # Safety
+/// `dst..dst + count` lies inside a live allocation of the bound device
+/// that no queued work uses.
+pub(crate) unsafe fn zero(api: &Api, dst: DevicePtr, count: usize) -> Result<()> {
+    // SAFETY: the caller's contract.
     check(api, "aclrtMemset", unsafe {
-        (api.aclrtMemset)(dst as *mut c_void, count, 0, count)
+        (api.aclrtMemset)(dst.0, count, 0, count)
     })
 }

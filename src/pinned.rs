@@ -2,7 +2,7 @@
 //! asynchronous host-to-device copies, pooled per runtime.
 
 use crate::error::{Error, Result};
-use crate::ffi;
+use crate::ffi::{self, HostPtr};
 use crate::runtime::Runtime;
 use std::sync::Mutex;
 
@@ -22,7 +22,9 @@ use std::sync::Mutex;
 /// ```
 pub struct PinnedBuffer {
     rt: Runtime,
-    ptr: usize,
+    /// A `malloc_host` block of `cap` bytes this buffer owns (frees on
+    /// drop), or NULL once handed to the pool.
+    ptr: HostPtr,
     len: usize,
     /// The block's size (at least `len`).
     cap: usize,
@@ -57,21 +59,27 @@ impl PinnedBuffer {
 
     /// Its bytes.
     pub fn as_slice(&self) -> &[u8] {
-        ffi::host_slice(self, self.ptr, self.len)
+        // SAFETY: `ptr` is a live block of `cap >= len` bytes owned by
+        // `self` (freed only by its drop), borrowed shared: no `&mut` to it
+        // exists, and no queued copy writes it (a copy reading it takes the
+        // buffer by value).
+        unsafe { ffi::host_slice(self, self.ptr, self.len) }
     }
 
     /// Its bytes, writable.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         let (ptr, len) = (self.ptr, self.len);
-        ffi::host_slice_mut(self, ptr, len)
+        // SAFETY: as `as_slice`, borrowed mutably: no other reference to
+        // these bytes exists, and no queued copy reads them.
+        unsafe { ffi::host_slice_mut(self, ptr, len) }
     }
 
     /// The host address (for other CANN code).
     pub fn as_ptr(&self) -> *const u8 {
-        self.ptr as *const u8
+        self.ptr.as_raw().cast_const().cast()
     }
 
-    pub(crate) fn addr(&self) -> usize {
+    pub(crate) fn addr(&self) -> HostPtr {
         self.ptr
     }
 
@@ -82,8 +90,11 @@ impl PinnedBuffer {
 
 impl Drop for PinnedBuffer {
     fn drop(&mut self) {
-        if self.ptr != 0 {
-            ffi::free_host(&self.rt.0.api, self.ptr);
+        if !self.ptr.is_null() {
+            // SAFETY: a `malloc_host` block of this runtime that this buffer
+            // owns (not handed to the pool), freed once; nothing uses it
+            // after (a queued copy holds the buffer until it has run).
+            unsafe { ffi::free_host(&self.rt.0.api, self.ptr) };
         }
     }
 }
@@ -103,7 +114,7 @@ const POOL_BYTES: usize = 256 << 20;
 /// runtime owns the pool), and are freed when the runtime goes.
 #[derive(Default)]
 pub(crate) struct Pool {
-    free: Mutex<Vec<(usize, usize)>>,
+    free: Mutex<Vec<(HostPtr, usize)>>,
 }
 
 impl Pool {
@@ -111,7 +122,9 @@ impl Pool {
     pub(crate) fn release_all(&self, api: &cann_sys::Api) {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         for (ptr, _) in free.drain(..) {
-            ffi::free_host(api, ptr);
+            // SAFETY: a pooled block: a `malloc_host` of `api` that the pool
+            // owns and nothing uses, drained (freed once).
+            unsafe { ffi::free_host(api, ptr) };
         }
     }
 }
@@ -163,8 +176,8 @@ impl Staging {
         Staging(Some(buf))
     }
 
-    pub(crate) fn addr(&self) -> usize {
-        self.0.as_ref().map_or(0, PinnedBuffer::addr)
+    pub(crate) fn addr(&self) -> HostPtr {
+        self.0.as_ref().map_or(HostPtr::NULL, PinnedBuffer::addr)
     }
 
     /// The bytes it holds (its block's size).
@@ -187,7 +200,7 @@ impl Drop for Staging {
         if held + buf.cap <= POOL_BYTES && buf.cap >= 4096 {
             free.push((buf.ptr, buf.cap));
             drop(free);
-            buf.ptr = 0; // the pool owns the block now
+            buf.ptr = HostPtr::NULL; // the pool owns the block now
         }
     }
 }

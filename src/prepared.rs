@@ -4,7 +4,7 @@
 //! a one-shot executor instead, transparently.
 
 use crate::error::{Error, Result};
-use crate::ffi::{self, First};
+use crate::ffi::{self, DevicePtr, ExecutorHandle, First, TensorHandle};
 use crate::ops::{acl, check_device};
 use crate::stream::Stream;
 use crate::tensor::Tensor;
@@ -36,7 +36,7 @@ fn span_desc<'a>(s: &'a Stream, t: &Tensor) -> Result<ffi::AclTensor<'a>> {
 }
 
 /// The device address of `t`'s storage.
-fn first_addr(t: &Tensor) -> usize {
+fn first_addr(t: &Tensor) -> DevicePtr {
     t.storage.ptr
 }
 
@@ -62,12 +62,14 @@ pub(crate) struct Prepared {
     inputs: Vec<Planned>,
     output: Planned,
     /// (executor, workspace bytes, second phase, descriptors) when repeatable.
-    repeatable: Option<(usize, u64, cann_sys::fns::OpRun, Vec<usize>)>,
+    /// The executor and descriptors are this operator's own (destroyed by
+    /// its drop), run on `stream` only.
+    repeatable: Option<(ExecutorHandle, u64, cann_sys::fns::OpRun, Vec<TensorHandle>)>,
     /// Rebinding and running are one step: held across both, so threads
     /// sharing a prepared operator do not interleave their addresses. Holds
     /// the storage address each descriptor is bound to (rebound only when
     /// it changes).
-    exec: std::sync::Mutex<Vec<usize>>,
+    exec: std::sync::Mutex<Vec<DevicePtr>>,
 }
 
 impl Prepared {
@@ -97,14 +99,17 @@ impl Prepared {
             .collect::<Result<_>>()?;
         let first = p.first(&descs);
         let (planned, run) = first.plan(stream.api())?;
-        if ffi::set_repeatable(stream.api(), planned.executor) {
+        // SAFETY: a fresh executor from the first phase just run, never run.
+        if unsafe { ffi::set_repeatable(stream.api(), planned.executor) } {
             *p.exec.get_mut().unwrap_or_else(|e| e.into_inner()) =
                 inputs.iter().chain([&out]).map(|t| first_addr(t)).collect();
             let raws = descs.into_iter().map(|d| d.into_raw()).collect();
             p.repeatable = Some((planned.executor, planned.workspace, run, raws));
         } else {
             // Refused: this executor is one-shot and never run; free it.
-            ffi::destroy_executor(stream.api(), planned.executor);
+            // SAFETY: from the first phase just run, never run, destroyed
+            // once (dropped here).
+            unsafe { ffi::destroy_executor(stream.api(), planned.executor) };
         }
         Ok(p)
     }
@@ -202,17 +207,30 @@ impl Prepared {
                     let addr = first_addr(t);
                     if bound[i] != addr {
                         // Marked unknown until the runtime has it.
-                        bound[i] = 0;
+                        bound[i] = DevicePtr::NULL;
                         let (output, index) = if i < inputs.len() {
                             (false, i)
                         } else {
                             (true, 0)
                         };
-                        ffi::rebind_raw(s.api(), *ex, output, index, raws[i], addr)?;
+                        // SAFETY: `ex` is this operator's repeatable executor,
+                        // live until its drop and run on `s` only, planned
+                        // with `raws[i]` (live, owned alike) as input `i` or
+                        // the output; `addr` is the storage of `t`, whose
+                        // layout is the planned one (checked above), so it
+                        // holds the descriptor's whole span; the run below
+                        // holds that storage until it has run.
+                        unsafe { ffi::rebind_raw(s.api(), *ex, output, index, raws[i], addr) }?;
                         bound[i] = addr;
                     }
                 }
-                s.run_planned(self.run_name(), *run, *ws, *ex, false, inputs, out)
+                // SAFETY: `ex` is this operator's repeatable executor of
+                // `run`'s operator (kept until its drop, which waits for
+                // queued runs); every descriptor is bound (above, or by an
+                // earlier run with the same address) to the storage of the
+                // tensor at its place in `inputs` and `out`, of the planned
+                // layout.
+                unsafe { s.run_planned(self.run_name(), *run, *ws, *ex, false, inputs, out) }
                     .map(drop)
             }
             None => {
@@ -221,7 +239,8 @@ impl Prepared {
                     .chain([&out])
                     .map(|t| acl(s, t))
                     .collect::<Result<_>>()?;
-                s.launch(self.first(&descs), inputs, out).map(drop)
+                // SAFETY: the descriptors are of `inputs` and `out`, in order.
+                unsafe { s.launch(self.first(&descs), inputs, out) }.map(drop)
             }
         }
     }
@@ -234,12 +253,24 @@ impl Drop for Prepared {
             let _ = self.stream.bind();
             // Queued runs finish before the executor and descriptors go
             // (waiting on an event: a fault stays for the stream's owner).
-            if let Ok(ev) = self.stream.record() {
-                let _ = ev.synchronize();
+            match self.stream.record() {
+                Ok(ev) => {
+                    let _ = ev.synchronize();
+                }
+                // No event: finish the stream's work instead (its fault is
+                // recorded on the timeline, still reported to its owner).
+                Err(_) => {
+                    let _ = self.stream.settle();
+                }
             }
-            ffi::destroy_executor(api, ex);
-            for r in raws {
-                ffi::destroy_tensor(api, r);
+            // SAFETY: this operator's executor and descriptors (taken out
+            // of `repeatable`: destroyed once), run on this stream only,
+            // whose queued runs have finished (waited for above).
+            unsafe {
+                ffi::destroy_executor(api, ex);
+                for r in raws {
+                    ffi::destroy_tensor(api, r);
+                }
             }
         }
     }

@@ -119,7 +119,10 @@ impl Drop for InitToken {
             // Work still queued anywhere finishes before it goes.
             ffi::synchronize_device(&e.api);
             if e.owned {
-                ffi::finalize(&e.api);
+                // SAFETY: this crate's `aclInit` (owned), finalised once (the
+                // entry is removed); its last user is gone, so no handle of
+                // it is used after (a new runtime initialises it again).
+                unsafe { ffi::finalize(&e.api) };
             }
         }
     }
@@ -130,7 +133,9 @@ extern "C" fn finalize_at_exit() {
     let inits = std::mem::take(&mut *INITS.lock().unwrap_or_else(|e| e.into_inner()));
     for e in inits.into_iter().filter(|e| e.owned) {
         ffi::synchronize_device(&e.api);
-        ffi::finalize(&e.api);
+        // SAFETY: this crate's `aclInit` (owned), finalised once (the
+        // entries are taken); the process is exiting.
+        unsafe { ffi::finalize(&e.api) };
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::fault::{push_dep, Fault, Timeline, Write};
-use crate::ffi::{self, First};
+use crate::ffi::{self, EventHandle, ExecutorHandle, First, StreamHandle};
 use crate::runtime::{Device, Runtime};
 use crate::tensor::{Storage, Tensor};
 use smallvec::SmallVec;
@@ -73,13 +73,18 @@ impl Keep {
 pub(crate) struct RawEvent {
     rt: Runtime,
     device: i32,
-    raw: usize,
+    /// Created by `create_event` of `rt`; owned (destroyed by the drop).
+    raw: EventHandle,
 }
 
 impl Drop for RawEvent {
     fn drop(&mut self) {
-        self.rt
-            .on_device(self.device, || ffi::destroy_event(&self.rt.0.api, self.raw));
+        self.rt.on_device(self.device, || {
+            // SAFETY: this event's own handle, destroyed once; the last
+            // `Arc` is gone, so no queued wait holds it (waits keep theirs
+            // until they have passed).
+            unsafe { ffi::destroy_event(&self.rt.0.api, self.raw) }
+        });
     }
 }
 
@@ -119,7 +124,9 @@ struct State {
 pub(crate) struct StreamInner {
     pub(crate) rt: Runtime,
     pub(crate) device: i32,
-    pub(crate) raw: usize,
+    /// Live while this lives: created here (`owned`), or adopted under
+    /// `Stream::from_raw`'s contract.
+    pub(crate) raw: StreamHandle,
     /// Whether this crate created the stream (and destroys it).
     owned: bool,
     /// The launch lock: enqueueing and numbering a launch are one step.
@@ -157,10 +164,10 @@ impl Stream {
                 "null stream (the default stream is not adopted)",
             ));
         }
-        Ok(Stream::wrap(device, raw as usize, false))
+        Ok(Stream::wrap(device, StreamHandle::from_raw(raw), false))
     }
 
-    fn wrap(dev: &Device, raw: usize, owned: bool) -> Stream {
+    fn wrap(dev: &Device, raw: StreamHandle, owned: bool) -> Stream {
         let timeline = Timeline::new();
         let inner = Arc::new(StreamInner {
             rt: dev.rt.clone(),
@@ -200,7 +207,7 @@ impl Stream {
             // never wrong.
             let _ = self.seal(&mut st);
         }
-        self.0.raw as cann_sys::aclrtStream
+        self.0.raw.as_raw()
     }
 
     /// The device index.
@@ -271,10 +278,12 @@ impl Stream {
             tl.next()
         };
         let code = match limit {
-            None => ffi::synchronize_stream(self.api(), self.0.raw),
+            // SAFETY: this stream's handle, live while `self` is.
+            None => unsafe { ffi::synchronize_stream(self.api(), self.0.raw) },
             Some(l) => {
                 let ms = i32::try_from(l.as_millis().max(1)).unwrap_or(i32::MAX);
-                let code = ffi::synchronize_stream_within(self.api(), self.0.raw, ms);
+                // SAFETY: as above.
+                let code = unsafe { ffi::synchronize_stream_within(self.api(), self.0.raw, ms) };
                 if code == cann_sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT {
                     return Err(Error::Runtime {
                         api: "aclrtSynchronizeStreamWithTimeout",
@@ -338,7 +347,8 @@ impl Stream {
         };
         // Wait without the sync lock (other readers are not held up), then
         // record the outcome under it.
-        let code = ffi::synchronize_event_code(self.api(), ev.raw);
+        // SAFETY: `ev` is held (its `Arc`), so its event is live.
+        let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
         let _sync = tl.sync_lock();
         // Re-read under the lock: a stream synchronisation may have taken
         // (and cleared) a fault meanwhile; the event's outcome still holds
@@ -375,7 +385,9 @@ impl Stream {
                 raw,
             }),
         };
-        ffi::record_event(self.api(), raw, self.0.raw)?;
+        // SAFETY: the event just created (owned by `ev`, held here) and this
+        // stream's handle, live while `self` is.
+        unsafe { ffi::record_event(self.api(), raw, self.0.raw) }?;
         Ok(ev)
     }
 
@@ -383,9 +395,12 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.bind()?;
         let mut st = self.state();
-        let r = self
-            .admit(&mut st, 0, 0)
-            .and_then(|()| ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw));
+        let r = self.admit(&mut st, 0, 0).and_then(|()| {
+            // SAFETY: this stream's handle, live while `self` is; `event`'s
+            // handle, live while its `EventInner` is, which the wait holds
+            // until it has passed (tracked below).
+            unsafe { ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw) }
+        });
         if r.is_ok() {
             // The event must outlive the wait: it is released with the wait.
             let keep = Keep {
@@ -408,9 +423,10 @@ impl Stream {
     fn reap(&self, st: &mut State, record: bool, synced: u64) {
         let complete = |p: &Inflight| {
             p.covers <= synced
-                || p.ev
-                    .as_ref()
-                    .is_some_and(|ev| ffi::event_complete(self.api(), ev.raw))
+                || p.ev.as_ref().is_some_and(|ev| {
+                    // SAFETY: the piece holds `ev`, so its event is live.
+                    unsafe { ffi::event_complete(self.api(), ev.raw) }
+                })
         };
         // Usually everything sealed is done: one query of the newest says
         // so. Else count from the oldest.
@@ -443,7 +459,8 @@ impl Stream {
                 let ev = p.ev.as_ref().expect("complete pieces have events");
                 // Complete: returns at once, with the fault of the work
                 // before the record if there was one.
-                let code = ffi::synchronize_event_code(self.api(), ev.raw);
+                // SAFETY: the piece holds `ev`, so its event is live.
+                let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
                 self.0.timeline.settle_event(
                     p.covers,
                     (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
@@ -506,7 +523,9 @@ impl Stream {
                 raw: ffi::create_event(self.api())?,
             }),
         };
-        if let Err(e) = ffi::record_event(self.api(), ev.raw, self.0.raw) {
+        // SAFETY: `ev` is held here (its event live), and this stream's
+        // handle is live while `self` is.
+        if let Err(e) = unsafe { ffi::record_event(self.api(), ev.raw, self.0.raw) } {
             st.spare.push(ev);
             return Err(e);
         }
@@ -534,7 +553,8 @@ impl Stream {
                 self.seal(st)?;
                 let oldest = st.inflight.pop_front().expect("non-empty");
                 let ev = oldest.ev.expect("sealed");
-                let code = ffi::synchronize_event_code(self.api(), ev.raw);
+                // SAFETY: `ev` is held here, so its event is live.
+                let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
                 if sync.is_some() {
                     self.0.timeline.settle_event(
                         oldest.covers,
@@ -635,7 +655,13 @@ impl Stream {
     /// Runs both phases of one operator call that reads `reads` and writes
     /// `write`, and records what it uses; returns the launch's sequence
     /// number on this stream.
-    pub(crate) fn launch(
+    ///
+    /// # Safety
+    /// Every tensor descriptor of `first` describes (through `acl`,
+    /// `acl_of` or `acl_span`) a tensor of `reads` or `write` (whose
+    /// storage the launch holds until it has run); its other arguments hold
+    /// no address.
+    pub(crate) unsafe fn launch(
         &self,
         first: First<'_>,
         reads: &[&Tensor],
@@ -643,15 +669,20 @@ impl Stream {
     ) -> Result<u64> {
         self.bind()?;
         let (planned, run) = first.plan(self.api())?;
-        self.run_planned(
-            first.names().1,
-            run,
-            planned.workspace,
-            planned.executor,
-            true,
-            reads,
-            write,
-        )
+        // SAFETY: a fresh one-shot executor of `run`'s operator, planned
+        // from `first`, whose descriptors are of `reads` and `write` (the
+        // caller's contract).
+        unsafe {
+            self.run_planned(
+                first.names().1,
+                run,
+                planned.workspace,
+                planned.executor,
+                true,
+                reads,
+                write,
+            )
+        }
     }
 
     /// The second phase of a planned call that reads `reads` and writes
@@ -661,13 +692,21 @@ impl Stream {
     /// Inputs whose producing work is known to have faulted fail the call
     /// with that fault (nothing is enqueued); inputs still pending on
     /// another stream are remembered, so their fault reaches `write`.
+    ///
+    /// # Safety
+    /// `executor` is a live executor of `run`'s operator, from a first
+    /// phase of this stream's runtime: `one_shot` and never run, or
+    /// repeatable, run on this stream only, and kept alive by the caller
+    /// until this work has run; every device address its descriptors hold
+    /// (as planned or rebound) is the storage of a tensor of `reads` or
+    /// `write`, that holds the descriptor's whole view.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run_planned(
+    pub(crate) unsafe fn run_planned(
         &self,
         name: &'static str,
         run: cann_sys::fns::OpRun,
         ws_bytes: u64,
-        executor: usize,
+        executor: ExecutorHandle,
         one_shot: bool,
         reads: &[&Tensor],
         write: &Tensor,
@@ -675,7 +714,9 @@ impl Stream {
         let release = |e: Error| {
             if one_shot {
                 // Never run: release it, or it would leak.
-                ffi::destroy_executor(self.api(), executor);
+                // SAFETY: a one-shot executor never run (the caller's
+                // contract), destroyed once (the call fails after this).
+                unsafe { ffi::destroy_executor(self.api(), executor) };
             }
             e
         };
@@ -690,16 +731,23 @@ impl Stream {
         self.admit(&mut st, Arc::as_ptr(&write.storage) as usize, 0)
             .map_err(release)?;
         self.enqueue_waits(&waits.events).map_err(release)?;
-        let ws_ptr = ws.as_ref().map_or(0, |w| w.ptr);
-        ffi::run(
-            self.api(),
-            name,
-            run,
-            ws_ptr,
-            ws_bytes,
-            executor,
-            self.0.raw,
-        )?;
+        let ws_ptr = ws.as_ref().map_or(ffi::DevicePtr::NULL, |w| w.ptr);
+        // SAFETY: the executor and its addresses: the caller's contract
+        // (the storages of `reads` and `write` are held by `enqueued` until
+        // the work has run); the workspace is `ws`, a storage of at least
+        // `ws_bytes` bytes (none for 0), held alike; this stream's handle
+        // is live while `self` is.
+        unsafe {
+            ffi::run(
+                self.api(),
+                name,
+                run,
+                ws_ptr,
+                ws_bytes,
+                executor,
+                self.0.raw,
+            )
+        }?;
         self.enqueued(st, deps, reads, write, ws, None, waits)
     }
 
@@ -748,9 +796,13 @@ impl Stream {
     /// call) that reads `reads` and writes `write`, with the same ordering,
     /// fault and lifetime rules as an operator launch; `host` (a staging
     /// buffer the copy reads) is held until it has run.
+    ///
+    /// `enqueue` gets this stream's live handle; the storages of `reads`
+    /// and `write`, and `host`, are held until the work it enqueues has
+    /// run (what the `unsafe` copies in it rely on).
     pub(crate) fn launch_raw(
         &self,
-        enqueue: impl FnOnce(&cann_sys::Api, usize) -> Result<()>,
+        enqueue: impl FnOnce(&cann_sys::Api, StreamHandle) -> Result<()>,
         reads: &[&Tensor],
         write: &Tensor,
         host: Option<crate::pinned::Staging>,
@@ -841,7 +893,8 @@ impl Stream {
                     if self.0.rt.bind(device).is_err() {
                         continue;
                     }
-                    let _ = ffi::synchronize_event_code(self.api(), ev.raw);
+                    // SAFETY: `ev` is held here, so its event is live.
+                    let _ = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
                 }
             }
             waits.ordered.push((t, seq));
@@ -855,7 +908,10 @@ impl Stream {
     /// launch lock, right before the work is enqueued).
     fn enqueue_waits(&self, waits: &[Arc<RawEvent>]) -> Result<()> {
         for ev in waits {
-            ffi::stream_wait_event(self.api(), self.0.raw, ev.raw)?;
+            // SAFETY: this stream's handle, live while `self` is; `ev` is
+            // held by the work enqueued next (`Keep::_waits`) until the wait
+            // has passed.
+            unsafe { ffi::stream_wait_event(self.api(), self.0.raw, ev.raw) }?;
         }
         Ok(())
     }
@@ -986,13 +1042,18 @@ impl Stream {
 pub(crate) struct EventInner {
     rt: Runtime,
     device: i32,
-    raw: usize,
+    /// Created by `create_event` of `rt`; owned (destroyed by the drop).
+    raw: EventHandle,
 }
 
 impl Drop for EventInner {
     fn drop(&mut self) {
-        self.rt
-            .on_device(self.device, || ffi::destroy_event(&self.rt.0.api, self.raw));
+        self.rt.on_device(self.device, || {
+            // SAFETY: this event's own handle, destroyed once; the last
+            // `Arc` is gone, so no queued wait holds it (waits keep theirs
+            // until they have passed).
+            unsafe { ffi::destroy_event(&self.rt.0.api, self.raw) }
+        });
     }
 }
 
@@ -1022,7 +1083,8 @@ impl Event {
     /// Blocks the host until the event has completed.
     pub fn synchronize(&self) -> Result<()> {
         self.inner.rt.bind(self.inner.device)?;
-        ffi::synchronize_event(&self.inner.rt.0.api, self.inner.raw)
+        // SAFETY: `self.inner`'s own event, live while it is.
+        unsafe { ffi::synchronize_event(&self.inner.rt.0.api, self.inner.raw) }
     }
 
     /// Whether the event has completed.
@@ -1032,7 +1094,8 @@ impl Event {
         self.inner
             .rt
             .on_device(self.inner.device, || {
-                ffi::event_complete(&self.inner.rt.0.api, self.inner.raw)
+                // SAFETY: `self.inner`'s own event, live while it is.
+                unsafe { ffi::event_complete(&self.inner.rt.0.api, self.inner.raw) }
             })
             .unwrap_or(true)
     }
@@ -1059,7 +1122,10 @@ impl Event {
         ffi::check(
             &self.inner.rt.0.api,
             "aclrtEventElapsedTime",
-            ffi::event_elapsed(&self.inner.rt.0.api, &mut ms, self.inner.raw, end.inner.raw),
+            // SAFETY: the two events' own handles, live while they are.
+            unsafe {
+                ffi::event_elapsed(&self.inner.rt.0.api, &mut ms, self.inner.raw, end.inner.raw)
+            },
         )?;
         if !(ms >= 0.0 && ms.is_finite()) {
             return Err(Error::invalid(
@@ -1085,7 +1151,9 @@ impl Event {
     pub(crate) fn poll_complete(inner: &EventInner) -> bool {
         // An unbindable device never completes anything: report complete so
         // the waiter lets go; the caller's next read reports the error.
-        inner.rt.bind(inner.device).is_err() || ffi::event_complete(&inner.rt.0.api, inner.raw)
+        // SAFETY: `inner`'s own event, live while it is.
+        inner.rt.bind(inner.device).is_err()
+            || unsafe { ffi::event_complete(&inner.rt.0.api, inner.raw) }
     }
 }
 
@@ -1098,7 +1166,8 @@ impl Drop for StreamInner {
         let tl = &self.timeline;
         let _one_at_a_time = tl.sync_lock();
         let before = tl.next();
-        let code = ffi::synchronize_stream(api, self.raw);
+        // SAFETY: this stream's handle, live until the destroy below.
+        let code = unsafe { ffi::synchronize_stream(api, self.raw) };
         let fault = (code != 0).then(|| Fault {
             api: "aclrtSynchronizeStream",
             code,
@@ -1111,7 +1180,10 @@ impl Drop for StreamInner {
         st.spare.clear();
         st.workspace = None;
         if self.owned {
-            ffi::destroy_stream(api, self.raw);
+            // SAFETY: created by this crate (`owned`), destroyed once, here;
+            // its work has finished and nothing holds the handle any more
+            // (the last `Stream` and every piece of work are gone).
+            unsafe { ffi::destroy_stream(api, self.raw) };
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::dtype::{self, DType, Element};
 use crate::error::{Error, Result};
 use crate::fault::Write;
-use crate::ffi;
+use crate::ffi::{self, DevicePtr, TensorHandle};
 use crate::layout::{self, Layout};
 use crate::runtime::Runtime;
 use crate::stream::Stream;
@@ -24,7 +24,9 @@ enum Owner {
 pub(crate) struct Storage {
     rt: Runtime,
     device: i32,
-    pub(crate) ptr: usize,
+    /// The allocation's start: `bytes` bytes of `device`, live while the
+    /// storage is.
+    pub(crate) ptr: DevicePtr,
     pub(crate) bytes: usize,
     /// Where the memory came from, and how it goes back.
     owner: Owner,
@@ -100,11 +102,15 @@ impl Drop for Storage {
         // No queued work uses it any more (streams hold the buffers of
         // their queued work): the block may be handed out at once.
         match &mut self.owner {
-            Owner::Pool { block } => self
-                .rt
-                .0
-                .alloc
-                .free(&self.rt, self.device, self.ptr, *block),
+            // SAFETY: `ptr` is this storage's block (of size `block`, from
+            // this runtime's allocator for `device`), returned once, here;
+            // no handle or queued work uses it any more.
+            Owner::Pool { block } => unsafe {
+                self.rt
+                    .0
+                    .alloc
+                    .free(&self.rt, self.device, self.ptr, *block)
+            },
             Owner::Foreign(release) => {
                 if let Some(f) = release.take() {
                     f();
@@ -224,7 +230,10 @@ impl Tensor {
             ));
         }
         let t = Tensor::empty(stream, dtype, shape)?;
-        ffi::upload(&stream.0.rt.0.api, t.storage.ptr, bytes)?;
+        // SAFETY: `t` is a new contiguous storage of exactly `bytes.len()`
+        // bytes on the stream's device (bound by `empty`), that no work
+        // uses yet.
+        unsafe { ffi::upload(&stream.0.rt.0.api, t.storage.ptr, bytes) }?;
         Ok(t)
     }
 
@@ -260,7 +269,7 @@ impl Tensor {
             storage: Arc::new(Storage {
                 rt: stream.0.rt.clone(),
                 device: stream.0.device,
-                ptr: ptr as usize,
+                ptr: DevicePtr::from_raw(ptr),
                 bytes: layout.numel() * dtype.size(),
                 owner: Owner::Foreign(Some(Box::new(release))),
                 writer: Mutex::new(None),
@@ -276,7 +285,10 @@ impl Tensor {
     /// for pending work ([`Tensor::wait`]) or order with events before
     /// other code reads it.
     pub fn device_ptr(&self) -> *mut std::ffi::c_void {
-        (self.storage.ptr + self.offset() * self.dtype.size()) as *mut std::ffi::c_void
+        self.storage
+            .ptr
+            .byte_add(self.offset() * self.dtype.size())
+            .as_raw()
     }
 
     /// An `aclTensor` descriptor of this view (shape, strides, offset,
@@ -420,13 +432,19 @@ impl Tensor {
         let Some((first, last)) = self.layout.span() else {
             return Ok(out);
         };
+        let from = self.storage.ptr.byte_add(first * es);
         if self.is_contiguous() {
-            ffi::download(api, &mut out, self.storage.ptr + first * es)?;
+            // SAFETY: the view's elements `first..=last` (n of them, all
+            // present: contiguous) lie inside the storage (the layout was
+            // checked against it); its writer has finished (settled), and
+            // this tensor keeps the storage alive for the call.
+            unsafe { ffi::download(api, &mut out, from) }?;
             return Ok(out);
         }
         // Download the covered range once and gather on the host.
         let mut raw = host_buffer((last - first + 1) * es)?;
-        ffi::download(api, &mut raw, self.storage.ptr + first * es)?;
+        // SAFETY: as above, for the span `first..=last`.
+        unsafe { ffi::download(api, &mut raw, from) }?;
         // Offsets from `first` (a checked layout: they fit).
         let at = layout::offsets(self.shape(), self.strides(), 0);
         for (chunk, at) in out.chunks_exact_mut(es).zip(at) {
@@ -622,19 +640,22 @@ impl Tensor {
 /// drop. It does not keep the tensor's memory alive: keep the tensor too.
 pub struct AclTensorHandle {
     api: cann_sys::Api,
-    raw: usize,
+    raw: TensorHandle,
 }
 
 impl AclTensorHandle {
-    /// The raw `aclTensor*`.
+    /// The raw `aclTensor*`, valid until this handle drops.
     pub fn as_raw(&self) -> *mut cann_sys::aclTensor {
-        self.raw as *mut cann_sys::aclTensor
+        self.raw.as_raw()
     }
 }
 
 impl Drop for AclTensorHandle {
     fn drop(&mut self) {
-        ffi::destroy_tensor(&self.api, self.raw);
+        // SAFETY: released to this handle by `into_raw` with `api`, and
+        // destroyed once, here (the raw pointer handed out is the user's to
+        // stop using: documented on `as_raw`).
+        unsafe { ffi::destroy_tensor(&self.api, self.raw) };
     }
 }
 

@@ -5,6 +5,7 @@
 
 use crate::dtype::{self, DType, Element};
 use crate::error::{Error, Result};
+use crate::ffi::DevicePtr;
 use crate::ops::check_device;
 use crate::pinned::{PinnedBuffer, Staging};
 use crate::stream::Stream;
@@ -120,8 +121,12 @@ impl Stream {
             // `src` is a read of this launch: held until the copy has run,
             // and later writes to it (on its device) wait for the copy.
             self.launch_raw(
-                |api, stream| {
-                    crate::ffi::memcpy_async(
+                // SAFETY: `target` and `src` are contiguous views of `bytes`
+                // bytes (same shape and dtype) from `d` and `s`, inside their
+                // storages (checked layouts), on this stream's device and on
+                // `src`'s; `launch_raw` holds both until the copy has run.
+                |api, stream| unsafe {
+                    crate::ffi::memcpy_d2d_async(
                         api,
                         d,
                         s,
@@ -147,8 +152,13 @@ impl Stream {
         if dst.is_contiguous() && src.is_contiguous() {
             let (d, s) = (addr(dst), addr(src));
             self.launch_raw(
-                |api, stream| {
-                    crate::ffi::memcpy_async(
+                // SAFETY: `dst` and `src` are contiguous views of `bytes`
+                // bytes (same shape and dtype) from `d` and `s`, inside their
+                // storages (checked layouts) on this stream's device, not
+                // overlapping (checked above); `launch_raw` holds both until
+                // the copy has run.
+                |api, stream| unsafe {
+                    crate::ffi::memcpy_d2d_async(
                         api,
                         d,
                         s,
@@ -184,7 +194,10 @@ impl Stream {
         if uniform && dst.is_contiguous() {
             let (d, n, v) = (addr(dst), dst.numel() * dst.dtype().size(), elem[0]);
             self.launch_raw(
-                |api, stream| crate::ffi::memset_async(api, d, v, n, stream),
+                // SAFETY: `dst` is a contiguous view of `n` bytes from `d`,
+                // inside its storage (a checked layout) on this stream's
+                // device; `launch_raw` holds it until the fill has run.
+                |api, stream| unsafe { crate::ffi::memset_async(api, d, v, n, stream) },
                 &[],
                 dst,
                 None,
@@ -235,9 +248,12 @@ impl Stream {
             target.numel() * target.dtype().size(),
         );
         self.launch_raw(
-            |api, stream| {
-                crate::ffi::memcpy_async(api, d, s, n, Kind::ACL_MEMCPY_HOST_TO_DEVICE, stream)
-            },
+            // SAFETY: `target` is a contiguous view of `n` bytes from `d`,
+            // inside its storage (a checked layout) on this stream's device;
+            // `staging` is a page-locked block of at least `n` bytes
+            // (`check_write` matched its length to `dst`'s bytes), written
+            // no more; `launch_raw` holds both until the copy has run.
+            |api, stream| unsafe { crate::ffi::memcpy_h2d_async(api, d, s, n, stream) },
             &[],
             &target,
             Some(staging),
@@ -291,8 +307,8 @@ impl Tensor {
 }
 
 /// The device address of a tensor's first element.
-fn addr(t: &Tensor) -> usize {
-    t.storage.ptr + t.offset() * t.dtype().size()
+fn addr(t: &Tensor) -> DevicePtr {
+    t.storage.ptr.byte_add(t.offset() * t.dtype().size())
 }
 
 fn check_dtype(op: &'static str, param: &'static str, t: &Tensor, want: DType) -> Result<()> {

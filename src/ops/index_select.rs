@@ -327,7 +327,8 @@ impl Stream {
             return self.copy_into(OP, out, &tmp);
         }
         let (ax, ai, ao) = (acl(self, x)?, acl(self, index)?, acl(self, out)?);
-        self.launch(First::IndexSelect(&ax, dim, &ai, &ao), &[x, index], out)
-            .map(drop)
+        // SAFETY: the descriptors are of `x` and `index` (reads) and `out`
+        // (the write).
+        unsafe { self.launch(First::IndexSelect(&ax, dim, &ai, &ao), &[x, index], out) }.map(drop)
     }
 }

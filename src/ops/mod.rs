@@ -364,7 +364,10 @@ impl Stream {
         let lo = idx.iter().copied().min().unwrap_or(0);
         let hi = idx.iter().copied().max().unwrap_or(0);
         idx.iter_mut().for_each(|v| *v -= lo);
-        crate::ffi::upload(self.api(), index.storage.ptr, crate::dtype::as_bytes(&idx))?;
+        // SAFETY: `index` is a new contiguous storage of `n` i64s (exactly
+        // `idx`'s bytes) on this stream's device (bound by `empty_for`),
+        // that no work uses yet.
+        unsafe { crate::ffi::upload(self.api(), index.storage.ptr, crate::dtype::as_bytes(&idx)) }?;
         drop(idx);
         let span = base.view_as(op, &[(hi - lo) as usize + 1, l], &[l, 1], lo as usize * l)?;
         let dense = dst.is_contiguous();
@@ -374,11 +377,15 @@ impl Stream {
             Tensor::empty_for(self, op, "size", base.dtype(), &[n, l])?
         };
         let (ax, ai, ao) = (acl(self, &span)?, acl(self, &index)?, acl(self, &target)?);
-        self.launch(
-            crate::ffi::First::IndexSelect(&ax, 0, &ai, &ao),
-            &[&span, &index],
-            &target,
-        )?;
+        // SAFETY: the descriptors are of `span` and `index` (reads) and
+        // `target` (the write).
+        unsafe {
+            self.launch(
+                crate::ffi::First::IndexSelect(&ax, 0, &ai, &ao),
+                &[&span, &index],
+                &target,
+            )
+        }?;
         if !dense {
             let t =
                 target.with_layout(Layout::contiguous(op, dst.shape(), 0, base.dtype().size())?);
@@ -442,8 +449,8 @@ impl Stream {
             return Ok(None);
         }
         let (d, sr) = (acl(self, dst)?, acl(self, src)?);
-        self.launch(crate::ffi::First::InplaceCopy(&d, &sr), &[src], dst)
-            .map(Some)
+        // SAFETY: the descriptors are of `dst` (the write) and `src` (a read).
+        unsafe { self.launch(crate::ffi::First::InplaceCopy(&d, &sr), &[src], dst) }.map(Some)
     }
 
     /// A contiguous copy of `x` (or `x` itself if already contiguous); `x`

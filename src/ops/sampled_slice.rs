@@ -722,7 +722,9 @@ impl Stream {
             let (ax, ao) = (acl(self, &cur)?, acl(self, &out)?);
             let arr = AclIntArray::new(self.api(), &pads)?;
             let val = AclScalar::new(self.api(), x.dtype().acl(), fill)?;
-            self.launch(First::ConstantPadNd(&ax, &arr, &val, &ao), &[&cur], &out)?;
+            // SAFETY: the descriptors are of `cur` (a read) and `out` (the
+            // write); the array and the scalar hold values, no address.
+            unsafe { self.launch(First::ConstantPadNd(&ax, &arr, &val, &ao), &[&cur], &out) }?;
             cur = out;
         }
         // Source indices in the cropped (selected, padded) input.
@@ -803,11 +805,14 @@ impl Stream {
         out: &Tensor,
     ) -> Result<()> {
         let (ax, ao) = (acl(self, x)?, acl(self, out)?);
-        self.launch(
-            First::Slice(&ax, dim as i64, start, end, step, &ao),
-            &[x],
-            out,
-        )
+        // SAFETY: the descriptors are of `x` (a read) and `out` (the write).
+        unsafe {
+            self.launch(
+                First::Slice(&ax, dim as i64, start, end, step, &ao),
+                &[x],
+                out,
+            )
+        }
         .map(drop)
     }
 }

@@ -71,7 +71,7 @@ impl Stream {
             return self.copy_into(OP, out, &tmp);
         }
         let (ax, ao) = (acl(self, x)?, acl(self, out)?);
-        self.launch(First::Slice(&ax, dim, start, end, step, &ao), &[x], out)
-            .map(drop)
+        // SAFETY: the descriptors are of `x` (a read) and `out` (the write).
+        unsafe { self.launch(First::Slice(&ax, dim, start, end, step, &ao), &[x], out) }.map(drop)
     }
 }
