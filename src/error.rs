@@ -449,7 +449,8 @@ mod tests {
             assert_eq!(k.to_string(), name);
             assert_eq!(k, name);
             assert_eq!(name, k);
-            assert!(k == *name && *name == k);
+            assert_eq!(k, *name);
+            assert_eq!(*name, k);
             assert_eq!(k, name.to_string());
             assert_eq!(name.to_string(), k);
             assert_eq!(String::from(k), name);
