@@ -597,12 +597,13 @@ impl First<'_> {
     pub(crate) fn plan(&self, api: &Api) -> Result<(Planned, fns::OpRun)> {
         let (mut ws, mut ex): (u64, *mut aclOpExecutor) = (0, null_mut());
         let (name, _) = self.names();
-        // SAFETY (every arm): descriptors are live for the call, out-pointers
-        // valid; the first phase only reads its inputs.
+        // Every arm: descriptors are live for the call (borrowed), the
+        // out-pointers valid; the first phase only reads its inputs.
         let (code, run) = match *self {
             First::Slice(x, dim, start, end, step, out) => {
                 let op = api.slice()?;
                 (
+                    // SAFETY: see above.
                     unsafe {
                         (op.get_workspace_size)(
                             x.raw, dim, start, end, step, out.raw, &mut ws, &mut ex,
@@ -614,6 +615,7 @@ impl First<'_> {
             First::IndexSelect(x, dim, index, out) => {
                 let op = api.index_select()?;
                 (
+                    // SAFETY: see above.
                     unsafe {
                         (op.get_workspace_size)(x.raw, dim, index.raw, out.raw, &mut ws, &mut ex)
                     },
@@ -623,6 +625,7 @@ impl First<'_> {
             First::InplaceCopy(dst, src) => {
                 let op = api.inplace_copy()?;
                 (
+                    // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(dst.raw, src.raw, &mut ws, &mut ex) },
                     op.run,
                 )
@@ -630,6 +633,7 @@ impl First<'_> {
             First::ConstantPadNd(x, pad, value, out) => {
                 let op = api.constant_pad_nd()?;
                 (
+                    // SAFETY: see above.
                     unsafe {
                         (op.get_workspace_size)(
                             x.raw, pad.raw, value.raw, out.raw, &mut ws, &mut ex,

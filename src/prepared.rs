@@ -263,14 +263,14 @@ impl Drop for Prepared {
                     let _ = self.stream.settle();
                 }
             }
-            // SAFETY: this operator's executor and descriptors (taken out
-            // of `repeatable`: destroyed once), run on this stream only,
-            // whose queued runs have finished (waited for above).
-            unsafe {
-                ffi::destroy_executor(api, ex);
-                for r in raws {
-                    ffi::destroy_tensor(api, r);
-                }
+            // SAFETY: this operator's executor (taken out of `repeatable`:
+            // destroyed once), run on this stream only, whose queued runs
+            // have finished (waited for above).
+            unsafe { ffi::destroy_executor(api, ex) };
+            for r in raws {
+                // SAFETY: its descriptors, released to it by `into_raw`,
+                // destroyed once; the executor using them is gone.
+                unsafe { ffi::destroy_tensor(api, r) };
             }
         }
     }
