@@ -25,8 +25,15 @@
 //! `ACL_ERROR_RT_DEVICE_MEM_ERROR`, `507899` `ACL_ERROR_RT_DRV_INTERNAL_ERROR`,
 //! ...).
 
-/// The class CANN documents for a status code, by its first digit (see the
-/// [module documentation](self) for the rules and their source).
+/// The class CANN documents for a status code, by its first digit. The
+/// rules are CANN's for `aclError` values (AscendCL API reference,
+/// "aclError": rules for defining return codes); within them
+/// `acl/error_codes/rt_error_codes.h` groups the runtime's own statuses as
+/// `107xxx` (parameters, handles, contexts), `207xxx` (resources and
+/// memory: `207001` `ACL_ERROR_RT_MEMORY_ALLOCATION`, `207018`
+/// `ACL_ERROR_RT_DEVICE_OOM`) and `507xxx` (the runtime's, the task
+/// scheduler's and the driver's errors while the device runs work).
+/// [`crate::Error`] classifies failures from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StatusClass {
@@ -47,7 +54,7 @@ pub enum StatusClass {
     Unknown,
 }
 
-/// The class CANN documents for `code` (see the [module documentation](self)).
+/// The class CANN documents for `code` (see [`StatusClass`]).
 ///
 /// ```
 /// use npu_ops::{status_class, StatusClass};
