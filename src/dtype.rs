@@ -145,6 +145,13 @@ pub trait Element: bytemuck::NoUninit + Send + Sync + 'static {
     fn collect(b: &[u8]) -> Vec<Self> {
         b.chunks_exact(Self::DTYPE.size()).map(Self::get).collect()
     }
+    /// The bytes of a slice of elements, writable, for types every bit
+    /// pattern of which is valid (`None` for others: `bool`), so a read
+    /// lands in a `Vec<Self>` directly.
+    #[doc(hidden)]
+    fn bytes_mut(_v: &mut [Self]) -> Option<&mut [u8]> {
+        None
+    }
 }
 
 macro_rules! element {
@@ -159,6 +166,9 @@ macro_rules! element {
             }
             fn collect(b: &[u8]) -> Vec<Self> {
                 bytemuck::pod_collect_to_vec(b)
+            }
+            fn bytes_mut(v: &mut [Self]) -> Option<&mut [u8]> {
+                Some(bytemuck::cast_slice_mut(v))
             }
         }
     )*};
@@ -177,6 +187,9 @@ impl Element for half::f16 {
     fn collect(b: &[u8]) -> Vec<Self> {
         bytemuck::pod_collect_to_vec(b)
     }
+    fn bytes_mut(v: &mut [Self]) -> Option<&mut [u8]> {
+        Some(bytemuck::cast_slice_mut(v))
+    }
 }
 
 impl Element for half::bf16 {
@@ -189,6 +202,9 @@ impl Element for half::bf16 {
     }
     fn collect(b: &[u8]) -> Vec<Self> {
         bytemuck::pod_collect_to_vec(b)
+    }
+    fn bytes_mut(v: &mut [Self]) -> Option<&mut [u8]> {
+        Some(bytemuck::cast_slice_mut(v))
     }
 }
 
@@ -214,6 +230,9 @@ impl Element for [f32; 2] {
     fn collect(b: &[u8]) -> Vec<Self> {
         bytemuck::pod_collect_to_vec(b)
     }
+    fn bytes_mut(v: &mut [Self]) -> Option<&mut [u8]> {
+        Some(bytemuck::cast_slice_mut(v))
+    }
 }
 
 impl Element for [f64; 2] {
@@ -227,6 +246,9 @@ impl Element for [f64; 2] {
     }
     fn collect(b: &[u8]) -> Vec<Self> {
         bytemuck::pod_collect_to_vec(b)
+    }
+    fn bytes_mut(v: &mut [Self]) -> Option<&mut [u8]> {
+        Some(bytemuck::cast_slice_mut(v))
     }
 }
 

@@ -423,23 +423,29 @@ impl Tensor {
     /// for the host is [`Error::HostOutOfMemory`].
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         self.storage.settle()?;
+        // Checked by the layout: numel * es <= i64::MAX.
+        let mut out = host_buffer(self.numel() * self.dtype.size())?;
+        self.read_settled(&mut out)?;
+        Ok(out)
+    }
+
+    /// Copies the elements (row-major) into `out` (exactly this view's
+    /// bytes), once its writer has settled (the caller's check).
+    pub(crate) fn read_settled(&self, out: &mut [u8]) -> Result<()> {
         let es = self.dtype.size();
+        debug_assert_eq!(out.len(), self.numel() * es);
         let api = &self.storage.rt.0.api;
         self.storage.rt.bind(self.storage.device)?;
-        let n = self.numel();
-        // Checked by the layout: numel * es <= i64::MAX.
-        let mut out = host_buffer(n * es)?;
         let Some((first, last)) = self.layout.span() else {
-            return Ok(out);
+            return Ok(());
         };
         let from = self.storage.ptr.byte_add(first * es);
         if self.is_contiguous() {
-            // SAFETY: the view's elements `first..=last` (n of them, all
-            // present: contiguous) lie inside the storage (the layout was
-            // checked against it); its writer has finished (settled), and
-            // this tensor keeps the storage alive for the call.
-            unsafe { ffi::download(api, &mut out, from) }?;
-            return Ok(out);
+            // SAFETY: the view's elements `first..=last` (`out.len()` bytes,
+            // all present: contiguous) lie inside the storage (the layout
+            // was checked against it); its writer has finished (settled),
+            // and this tensor keeps the storage alive for the call.
+            return unsafe { ffi::download(api, out, from) };
         }
         // Download the covered range once and gather on the host.
         let mut raw = host_buffer((last - first + 1) * es)?;
@@ -450,10 +456,22 @@ impl Tensor {
         for (chunk, at) in out.chunks_exact_mut(es).zip(at) {
             chunk.copy_from_slice(&raw[at * es..(at + 1) * es]);
         }
-        Ok(out)
+        Ok(())
     }
 
-    /// The elements in row-major order (`T` must be this tensor's dtype).
+    /// The elements in row-major order (`T` must be this tensor's dtype),
+    /// copied from the device straight into the returned `Vec` (no second
+    /// copy). Waits for the work that writes this tensor first (see
+    /// [`Tensor::wait`]); its fault is the error.
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// # let s = rt.stream()?;
+    /// let x = Tensor::from_slice(&s, &[2, 2], &[1u16, 2, 3, 4])?;
+    /// assert_eq!(x.transpose(0, 1)?.to_vec::<u16>()?, [1, 3, 2, 4]);
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         if T::DTYPE != self.dtype {
             return Err(Error::invalid(
@@ -462,7 +480,20 @@ impl Tensor {
                 format!("the tensor holds {}, not {}", self.dtype, T::DTYPE),
             ));
         }
-        Ok(dtype::from_bytes(&self.to_bytes()?))
+        if T::bytes_mut(&mut []).is_none() {
+            // Not every bit pattern is a `T` (bool): convert each.
+            return Ok(dtype::from_bytes(&self.to_bytes()?));
+        }
+        self.storage.settle()?;
+        let n = self.numel();
+        let mut v: Vec<T> = Vec::new();
+        v.try_reserve_exact(n).map_err(|_| Error::HostOutOfMemory {
+            bytes: n * self.dtype.size(),
+        })?;
+        v.resize(n, T::get(&[0u8; 16][..self.dtype.size()]));
+        let bytes = T::bytes_mut(&mut v).expect("checked above");
+        self.read_settled(bytes)?;
+        Ok(v)
     }
 
     /// The values of an int32 or int64 tensor as `i64` (`None` for other
