@@ -374,7 +374,7 @@ impl Runtime {
     /// finalised when the last runtime over it goes); binds no device.
     ///
     /// [`Runtime::new`] is the safe way to a runtime: it only ever uses
-    /// [`Api::load`], [`Api::linked`] or the embedded simulator's table.
+    /// [`Api::load`], `Api::linked` (the `link` feature) or the embedded simulator's table.
     ///
     /// # Safety
     ///

@@ -52,7 +52,8 @@ macro_rules! api_table {
         /// Runtime and tensor functions are always present. The executor-reuse
         /// functions and each operator are `Option`s: a CANN release that lacks
         /// one still loads, and the caller reports the missing piece by name
-        /// when it is used ([`Api::operator`] does that for operators).
+        /// when it is used (the per-operator accessors, such as [`Api::slice`],
+        /// do that for operators).
         ///
         /// Calling any pointer is `unsafe`: the caller upholds the C API's
         /// contract (valid handles, live buffers, initialisation order). A
