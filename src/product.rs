@@ -4,7 +4,7 @@
 
 use crate::dtype::DType;
 
-/// Product families (shared/spec/ops.md, last section).
+/// Product families (docs/ops.md, last section).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     /// Atlas training series.

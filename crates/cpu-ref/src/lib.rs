@@ -1,4 +1,4 @@
-//! Reference implementation of the npu-ops operator contract (`spec/ops.md`).
+//! Reference implementation of the npu-ops operator contract (`docs/ops.md` of the npu-ops repository).
 //!
 //! Plain, obviously-correct host loops: the test oracle that the CPU
 //! simulator and real NPU hardware are compared against bit for bit. The

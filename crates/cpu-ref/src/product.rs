@@ -1,6 +1,6 @@
 //! Products (families of SoCs) and which operators and dtypes each supports.
 //!
-//! Everything here is a data table taken from `spec/ops.md`, plus the
+//! Everything here is a data table taken from the operator contract (`docs/ops.md`), plus the
 //! project decisions marked below.
 
 use crate::dtype::DType;

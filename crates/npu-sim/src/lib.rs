@@ -21,7 +21,7 @@
 //!   `aclGetRecentErrMsg`;
 //! - the two-phase protocol, status codes, per-product support
 //!   (`NPU_SIM_SOC`), empty tensors and executor rules follow
-//!   `shared/abi/aclnn-behaviour.md`;
+//!   CANN's documented behaviour (`docs/ops.md`, `docs/architecture.md`);
 //! - every handle is tracked: a stale or foreign handle is an error, and
 //!   [`stats()`] counts what is live so tests can prove nothing leaked;
 //! - as CANN documents, `aclFinalize` releases every stream (its worker

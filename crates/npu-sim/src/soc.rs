@@ -1,7 +1,7 @@
 //! Products the simulator can pretend to be, and what each supports.
 //!
 //! The simulator's own table, written from the aclnn documentation summarised
-//! in `shared/spec/ops.md` and `shared/abi/aclnn-behaviour.md` (tests compare
+//! in the operator contract (`docs/ops.md`) (tests compare
 //! it with `cpu-ref`, which has an independent one).
 
 use cann_sys::aclDataType;
