@@ -823,6 +823,38 @@ pub(crate) unsafe fn memcpy_h2d_async(
     })
 }
 
+/// `aclrtMemcpyAsync` of `count` bytes from the device to page-locked host
+/// memory, on `stream` (cudarc's `memcpy_dtoh_async`).
+///
+/// # Safety
+/// `stream` is a live stream of `api`; `src..src + count` lies inside a
+/// live allocation of the stream's device, not written by work the copy
+/// is not ordered after, and `dst..dst + count` inside a live
+/// [`malloc_host`] block; both stay alive, and the host bytes neither read
+/// nor written by anything else, until the stream has run the copy.
+pub(crate) unsafe fn memcpy_d2h_async(
+    api: &Api,
+    dst: HostPtr,
+    src: DevicePtr,
+    count: usize,
+    stream: StreamHandle,
+) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract.
+    check(api, "aclrtMemcpyAsync", unsafe {
+        (api.aclrtMemcpyAsync)(
+            dst.0,
+            count,
+            src.0,
+            count,
+            aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST,
+            stream.0,
+        )
+    })
+}
+
 /// `aclrtMemcpyAsync` of `count` bytes between device addresses, on
 /// `stream` (`kind`: `ACL_MEMCPY_DEVICE_TO_DEVICE`, or
 /// `ACL_MEMCPY_INTER_DEVICE_TO_DEVICE` from another device of `api`).

@@ -67,6 +67,7 @@ pub use runtime::{build_info, Backend, BackendKind, BuildInfo, Device, MemorySta
 pub use status::{status_class, status_name, StatusClass};
 pub use stream::{Event, Stream};
 pub use tensor::{AclTensorHandle, Tensor};
+pub use transfer::PinnedCopy;
 #[cfg(feature = "async")]
 pub use waiter::EventFuture;
 

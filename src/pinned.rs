@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::ffi::{self, HostPtr};
 use crate::runtime::Runtime;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Page-locked host memory of a runtime (`aclrtMallocHost`), for
 /// asynchronous transfers ([`crate::Stream::upload_pinned`]). Freed on drop.
@@ -28,6 +28,18 @@ pub struct PinnedBuffer {
     len: usize,
     /// The block's size (at least `len`).
     cap: usize,
+    /// Where the buffer comes back once a copy it was lent to has run
+    /// (made at its first lending, then reused: a lending allocates
+    /// nothing).
+    slot: Option<Arc<Mutex<Slot>>>,
+}
+
+/// Where a lent [`PinnedBuffer`] comes back when its copy has run.
+#[derive(Default)]
+pub(crate) struct Slot {
+    buf: Option<PinnedBuffer>,
+    /// The copy's handle is gone: the buffer is dropped, not kept.
+    abandoned: bool,
 }
 
 impl PinnedBuffer {
@@ -41,6 +53,7 @@ impl PinnedBuffer {
             ptr,
             len: cap,
             cap,
+            slot: None,
         };
         b.as_mut_slice().fill(0);
         b.len = bytes;
@@ -86,6 +99,49 @@ impl PinnedBuffer {
     pub(crate) fn runtime(&self) -> &Runtime {
         &self.rt
     }
+
+    /// Lends this buffer to one queued copy: the staging the stream holds
+    /// until the copy has run, and the slot the buffer then comes back to.
+    pub(crate) fn lend(mut self) -> (Staging, Arc<Mutex<Slot>>) {
+        let slot = self.slot.get_or_insert_with(Default::default).clone();
+        {
+            let mut s = lock(&slot);
+            s.abandoned = false;
+            s.buf = None;
+        }
+        (
+            Staging {
+                buf: Some(self),
+                back: Some(slot.clone()),
+            },
+            slot,
+        )
+    }
+}
+
+fn lock(m: &Mutex<Slot>) -> std::sync::MutexGuard<'_, Slot> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Takes the buffer back if its copy has run (its staging was dropped).
+pub(crate) fn take_back(slot: &Mutex<Slot>) -> Option<PinnedBuffer> {
+    lock(slot).buf.take()
+}
+
+/// Whether the buffer is back (its copy has run).
+pub(crate) fn is_back(slot: &Mutex<Slot>) -> bool {
+    lock(slot).buf.is_some()
+}
+
+/// The copy's handle is gone: the buffer (now or when the copy has run)
+/// is dropped instead of kept.
+pub(crate) fn abandon(slot: &Mutex<Slot>) {
+    let buf = {
+        let mut s = lock(slot);
+        s.abandoned = true;
+        s.buf.take()
+    };
+    drop(buf);
 }
 
 impl Drop for PinnedBuffer {
@@ -131,7 +187,11 @@ impl Pool {
 
 /// A staging block lent by the pool; goes back to it when the copy that
 /// reads it has run (the stream holds it until then).
-pub(crate) struct Staging(Option<PinnedBuffer>);
+pub(crate) struct Staging {
+    buf: Option<PinnedBuffer>,
+    /// A caller's lent buffer goes back here (not to the pool).
+    back: Option<Arc<Mutex<Slot>>>,
+}
 
 impl Staging {
     /// A block of at least `bytes` (`bytes` > 0) holding `fill`'s writes.
@@ -157,6 +217,7 @@ impl Staging {
                 ptr,
                 len: bytes,
                 cap,
+                slot: None,
             },
             None => {
                 let cap = bytes.checked_next_power_of_two().unwrap_or(bytes).max(4096);
@@ -168,27 +229,47 @@ impl Staging {
         };
         buf.len = bytes;
         fill(buf.as_mut_slice());
-        Ok(Staging(Some(buf)))
+        Ok(Staging {
+            buf: Some(buf),
+            back: None,
+        })
     }
 
     /// A user's buffer, lent for one copy (freed after, not pooled).
     pub(crate) fn own(buf: PinnedBuffer) -> Staging {
-        Staging(Some(buf))
+        Staging {
+            buf: Some(buf),
+            back: None,
+        }
     }
 
     pub(crate) fn addr(&self) -> HostPtr {
-        self.0.as_ref().map_or(HostPtr::NULL, PinnedBuffer::addr)
+        self.buf.as_ref().map_or(HostPtr::NULL, PinnedBuffer::addr)
     }
 
     /// The bytes it holds (its block's size).
     pub(crate) fn bytes(&self) -> usize {
-        self.0.as_ref().map_or(0, |b| b.cap)
+        self.buf.as_ref().map_or(0, |b| b.cap)
     }
 }
 
 impl Drop for Staging {
     fn drop(&mut self) {
-        let Some(mut buf) = self.0.take() else { return };
+        let Some(mut buf) = self.buf.take() else {
+            return;
+        };
+        if let Some(back) = self.back.take() {
+            // The copy has run (the stream dropped its hold): the caller's
+            // buffer goes back to its slot, unless its handle is gone.
+            let mut s = lock(&back);
+            if !s.abandoned {
+                s.buf = Some(buf);
+                return;
+            }
+            drop(s);
+            drop(buf);
+            return;
+        }
         let mut free = buf
             .rt
             .0

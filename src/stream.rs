@@ -43,7 +43,7 @@ pub(crate) struct Keep {
     /// are not recycled) until the wait has passed.
     _waits: Vec<Arc<RawEvent>>,
     /// Host staging buffers copies read (returned to their pool after).
-    _host: Vec<crate::pinned::Staging>,
+    _host: SmallVec<[crate::pinned::Staging; 1]>,
     /// Their bytes.
     staged: usize,
 }
@@ -817,6 +817,51 @@ impl Stream {
         self.enqueue_waits(&waits.events)?;
         enqueue(self.api(), self.0.raw)?;
         self.enqueued(st, deps, reads, write, None, host, waits)
+    }
+}
+
+impl Stream {
+    /// Enqueues a runtime copy that reads `src` (and writes only the host
+    /// block `host`, held until it has run), with an operator's ordering
+    /// and fault rules for its input: a known fault of `src` is the error
+    /// now; pending writers on other streams are waited for on the device.
+    /// Returns the record of the copy and of the work `src`'s data came
+    /// from: its fault is the read's.
+    ///
+    /// `enqueue` gets this stream's live handle; `src`'s storage and
+    /// `host` are held until the work it enqueues has run (what the
+    /// `unsafe` copy in it relies on).
+    pub(crate) fn launch_read(
+        &self,
+        enqueue: impl FnOnce(&cann_sys::Api, StreamHandle) -> Result<()>,
+        src: &Tensor,
+        host: crate::pinned::Staging,
+    ) -> Result<Arc<Write>> {
+        self.bind()?;
+        resolve_deep_chains(&[], src);
+        let waits = self.cross_stream_waits(&[], src);
+        let mut st = self.state();
+        let deps = self.read_deps(&[src]).map_err(|f| f.error())?;
+        let staged = host.bytes();
+        self.admit(&mut st, 0, staged)?;
+        self.enqueue_waits(&waits.events)?;
+        enqueue(self.api(), self.0.raw)?;
+        let seq = self.0.timeline.advance();
+        src.storage.note_read(&self.0.timeline, seq);
+        let mut storages: SmallVec<[Arc<Storage>; 4]> = SmallVec::new();
+        storages.push(src.storage.clone());
+        let mut kept: SmallVec<[crate::pinned::Staging; 1]> = SmallVec::new();
+        kept.push(host);
+        let keep = Keep {
+            storages,
+            _events: Vec::new(),
+            _waits: waits.events,
+            staged,
+            _host: kept,
+        };
+        self.track(&mut st, keep, 0);
+        Stream::unlock(st);
+        Ok(Write::span(self.0.timeline.clone(), seq, seq, deps))
     }
 }
 

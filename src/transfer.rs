@@ -5,13 +5,14 @@
 
 use crate::dtype::{self, DType, Element};
 use crate::error::{Error, Result};
+use crate::fault::Write;
 use crate::ffi::DevicePtr;
 use crate::ops::check_device;
-use crate::pinned::{PinnedBuffer, Staging};
+use crate::pinned::{PinnedBuffer, Slot, Staging};
 use crate::stream::Stream;
 use crate::tensor::Tensor;
 use cann_sys::aclrtMemcpyKind as Kind;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 impl Stream {
     /// Copies `data` (row-major) into `dst`, any view of this stream's
@@ -63,6 +64,143 @@ impl Stream {
             return Ok(());
         }
         self.write_staged("upload", dst, Staging::own(buf))
+    }
+
+    /// Copies a page-locked buffer the caller filled into `dst` (as
+    /// [`Stream::upload_pinned`]) and gives the buffer back for reuse once
+    /// the copy has run: [`PinnedCopy::wait`] (or `.await`, feature
+    /// `async`) returns it. The host cannot touch the bytes meanwhile: the
+    /// buffer is the stream's until then. A reused buffer makes a steady
+    /// upload loop allocate no host memory.
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor, DType, PinnedBuffer};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// let s = rt.stream()?;
+    /// let t = Tensor::empty(&s, DType::U8, &[4])?;
+    /// let mut buf = PinnedBuffer::new(&rt, 4)?;
+    /// for step in 0..3u8 {
+    ///     buf.as_mut_slice().fill(step);
+    ///     buf = s.upload_pinned_lend(&t, buf)?.wait()?; // back once copied
+    ///     assert_eq!(t.to_vec::<u8>()?, [step; 4]);
+    /// }
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn upload_pinned_lend(&self, dst: &Tensor, buf: PinnedBuffer) -> Result<PinnedCopy> {
+        const OP: &str = "upload";
+        if !Arc::ptr_eq(&buf.runtime().0, &self.runtime().0) {
+            return Err(Error::invalid(
+                OP,
+                "buf",
+                "the buffer belongs to another runtime",
+            ));
+        }
+        self.check_write(OP, dst, buf.len())?;
+        let n = buf.len();
+        let (staging, slot) = buf.lend();
+        let copy = PinnedCopy {
+            stream: self.clone(),
+            slot,
+            record: None,
+            #[cfg(feature = "async")]
+            event: None,
+        };
+        let target = self.contiguous_target(OP, dst)?;
+        let (d, h) = (addr(&target), staging.addr());
+        let seq = self.launch_raw(
+            // SAFETY: `target` is a contiguous view of `n` bytes from `d`,
+            // inside its storage (a checked layout) on this stream's device;
+            // `staging` is the caller's page-locked block of `n` bytes
+            // (`check_write` matched it to `dst`), the stream's alone (lent
+            // by value) until the copy has run; `launch_raw` holds both
+            // until then.
+            |api, stream| unsafe { crate::ffi::memcpy_h2d_async(api, d, h, n, stream) },
+            &[],
+            &target,
+            Some(staging),
+        )?;
+        self.finish_target(OP, dst, &target)?;
+        let mut copy = copy;
+        copy.record = Some(Write::span(self.0.timeline.clone(), seq, seq, Vec::new()));
+        Ok(copy)
+    }
+
+    /// Copies `src` (any view of this stream's device) into `buf`, a
+    /// page-locked buffer of exactly its bytes, ordered on this stream
+    /// after the work queued so far (cudarc's `memcpy_dtoh`): returns once
+    /// enqueued, without blocking the host. The bytes are readable only
+    /// through the returned [`PinnedCopy`]: [`PinnedCopy::wait`] (or
+    /// `.await`, feature `async`) gives the buffer back once the copy has
+    /// run, or the fault of the work that produced `src` (or of the copy).
+    /// Reuse the buffer for the next read: a steady read loop allocates no
+    /// host memory.
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor, PinnedBuffer};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// let s = rt.stream()?;
+    /// let x = Tensor::from_slice(&s, &[2, 2], &[1i32, 2, 3, 4])?;
+    /// let y = s.slice(&x, 1, 1, 2, 1)?;             // queued
+    /// let pending = s.download_pinned(&y, PinnedBuffer::new(&rt, 8)?)?;
+    /// // ... the host is free meanwhile ...
+    /// let buf = pending.wait()?;
+    /// assert_eq!(buf.as_slice(), [2, 0, 0, 0, 4, 0, 0, 0]);
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn download_pinned(&self, src: &Tensor, buf: PinnedBuffer) -> Result<PinnedCopy> {
+        const OP: &str = "download";
+        if !Arc::ptr_eq(&buf.runtime().0, &self.runtime().0) {
+            return Err(Error::invalid(
+                OP,
+                "buf",
+                "the buffer belongs to another runtime",
+            ));
+        }
+        check_device(self, OP, "src", src)?;
+        let n = src.numel() * src.dtype().size();
+        if buf.len() != n {
+            return Err(Error::invalid(
+                OP,
+                "buf",
+                format!(
+                    "{} bytes for a source of shape {:?} ({}) that holds {n}",
+                    buf.len(),
+                    src.shape(),
+                    src.dtype()
+                ),
+            ));
+        }
+        let src = if src.is_contiguous() {
+            src.clone()
+        } else {
+            self.contiguous(src)?
+        };
+        let (staging, slot) = buf.lend();
+        let (d, h) = (addr(&src), staging.addr());
+        let record = self.launch_read(
+            // SAFETY: `src` is a contiguous view of `n` bytes from `d`,
+            // inside its storage (a checked layout) on this stream's device,
+            // its writers ordered before the copy (`launch_read`); `staging`
+            // is the caller's page-locked block of `n` bytes, the stream's
+            // alone (lent by value: nothing reads or writes it) until the
+            // copy has run; `launch_read` holds both until then.
+            |api, stream| unsafe { crate::ffi::memcpy_d2h_async(api, h, d, n, stream) },
+            &src,
+            staging,
+        );
+        match record {
+            Ok(r) => Ok(PinnedCopy {
+                stream: self.clone(),
+                slot,
+                record: Some(r),
+                #[cfg(feature = "async")]
+                event: None,
+            }),
+            Err(e) => {
+                crate::pinned::abandon(&slot);
+                Err(e)
+            }
+        }
     }
 
     /// Copies `src` into `dst` (same dtype and shape; any views; `src` may
@@ -320,4 +458,106 @@ fn check_dtype(op: &'static str, param: &'static str, t: &Tensor, want: DType) -
         ));
     }
     Ok(())
+}
+
+/// A queued copy between the device and a caller's [`PinnedBuffer`]
+/// ([`Stream::download_pinned`], [`Stream::upload_pinned_lend`]): the only
+/// way back to the buffer, so its bytes are never seen before the copy has
+/// run, nor as `Ok` when the work that produced them faulted. Dropping it
+/// drops the buffer once the copy has run. Under the `async` feature it is
+/// a [`std::future::Future`] of the same result (works with any executor).
+#[must_use = "the buffer comes back through wait() or .await"]
+pub struct PinnedCopy {
+    stream: Stream,
+    slot: Arc<Mutex<Slot>>,
+    /// The copy's record (and of the work its source came from).
+    record: Option<Arc<Write>>,
+    #[cfg(feature = "async")]
+    event: Option<crate::waiter::EventFuture>,
+}
+
+impl PinnedCopy {
+    /// Waits (blocking the host) until the copy has run; the buffer, or
+    /// the fault of the copy or of the work its source came from.
+    pub fn wait(mut self) -> Result<PinnedBuffer> {
+        self.finish()
+    }
+
+    /// Whether the copy has run (so [`PinnedCopy::wait`] returns without
+    /// waiting for the device). Never blocks.
+    pub fn is_complete(&self) -> bool {
+        if self.has_buffer() {
+            return true;
+        }
+        self.stream.release_finished();
+        self.has_buffer()
+    }
+
+    fn has_buffer(&self) -> bool {
+        crate::pinned::is_back(&self.slot)
+    }
+
+    fn finish(&mut self) -> Result<PinnedBuffer> {
+        let outcome = match &self.record {
+            Some(r) => r.wait(),
+            None => Ok(()),
+        };
+        // The buffer is back once the stream let go of it: the copy has
+        // run (even after a fault: skipped work is let go only then).
+        let buf = loop {
+            if let Some(b) = crate::pinned::take_back(&self.slot) {
+                break b;
+            }
+            self.stream.release_finished();
+            if let Some(b) = crate::pinned::take_back(&self.slot) {
+                break b;
+            }
+            // Everything queued so far has run once this returns.
+            self.stream.settle()?;
+        };
+        outcome.map(|()| buf)
+    }
+}
+
+impl Drop for PinnedCopy {
+    fn drop(&mut self) {
+        crate::pinned::abandon(&self.slot);
+    }
+}
+
+impl std::fmt::Debug for PinnedCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PinnedCopy")
+            .field("complete", &self.has_buffer())
+            .finish()
+    }
+}
+
+#[cfg(feature = "async")]
+impl std::future::Future for PinnedCopy {
+    type Output = Result<PinnedBuffer>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<PinnedBuffer>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        if this.is_complete() {
+            return Poll::Ready(this.finish());
+        }
+        if this.event.is_none() {
+            // An event after the copy: the waiter thread polls it.
+            match this.stream.record() {
+                Ok(ev) => this.event = Some(ev.wait_async()),
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+        let ev = this.event.as_mut().expect("set above");
+        match std::pin::Pin::new(ev).poll(cx) {
+            // The copy has run: `finish` waits for nothing more.
+            Poll::Ready(()) => Poll::Ready(this.finish()),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
