@@ -2,14 +2,87 @@
 //! the simulator: upload throughput (typed and raw, synchronous and
 //! stream-ordered), how long a small result takes to read while unrelated
 //! work is queued behind it on the same stream, and device allocations per
-//! step of a KV-cache decode loop. Prints one table; asserts nothing about
-//! time (a figure, not a test).
+//! step of a KV-cache decode loop; read-back (`to_vec` against `to_bytes`,
+//! a stream-ordered download into a reused pinned buffer), a reused pinned
+//! upload against `from_bytes`, and host allocations per step of a steady
+//! upload/compute/download loop (a counting global allocator). Prints one
+//! table; asserts nothing about time (a figure, not a test).
 //!
 //! `cargo run --release --example service_figures [-- MiB]` (default 64).
 
 use half::bf16;
 use npu_ops::{Backend, DType, PinnedBuffer, Runtime, Tensor};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// Counts heap allocations: all threads' (the simulator's included), and
+/// the calling thread's (the library's own, on the service's thread).
+struct Counting;
+
+static ALL_ALLOCS: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    static MY_ALLOCS: Cell<u64> = const { Cell::new(0) };
+    /// While set, each allocation on this thread is attributed to the
+    /// innermost crate on its stack (`npu_ops` or `npu_sim`).
+    static ATTRIBUTE: Cell<bool> = const { Cell::new(false) };
+    static BY_OPS: Cell<u64> = const { Cell::new(0) };
+    static BY_SIM: Cell<u64> = const { Cell::new(0) };
+}
+
+fn note_alloc() {
+    ALL_ALLOCS.fetch_add(1, Ordering::Relaxed);
+    // `try_with`: a thread's locals may be gone while it exits.
+    let _ = MY_ALLOCS.try_with(|c| c.set(c.get() + 1));
+    if ATTRIBUTE.try_with(Cell::get).unwrap_or(false) {
+        ATTRIBUTE.with(|a| a.set(false)); // the capture allocates
+        let bt = std::backtrace::Backtrace::force_capture().to_string();
+        let first = bt
+            .lines()
+            .find(|l| l.contains("npu_sim::") || l.contains("npu_ops::"));
+        match first {
+            Some(l) if l.contains("npu_sim::") => BY_SIM.with(|c| c.set(c.get() + 1)),
+            _ => BY_OPS.with(|c| c.set(c.get() + 1)),
+        }
+        ATTRIBUTE.with(|a| a.set(true));
+    }
+}
+
+// SAFETY: every call is forwarded to `System` with the caller's arguments
+// unchanged (its contract is the caller's); counting allocates nothing.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_alloc();
+        // SAFETY: forwarded under the caller's contract.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_alloc();
+        // SAFETY: forwarded under the caller's contract.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_alloc();
+        // SAFETY: forwarded under the caller's contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded under the caller's contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// (this thread's, all threads') allocations so far.
+fn allocs() -> (u64, u64) {
+    (
+        MY_ALLOCS.with(Cell::get),
+        ALL_ALLOCS.load(Ordering::Relaxed),
+    )
+}
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -89,6 +162,65 @@ fn main() -> npu_ops::Result<()> {
         Ok(())
     })?;
     println!("  Stream::upload_pinned + sync      {:7.2} GB/s  {:8.2} ms  (incl. a fresh pinned buffer per run)", gbps(bytes, d), d.as_secs_f64() * 1e3);
+    // A reused pinned upload against `from_bytes`, interleaved (the same
+    // conditions for both): medians of 9 pairs.
+    let mut lent = Some(PinnedBuffer::new(&rt, bytes)?);
+    lent.as_mut().unwrap().as_mut_slice().copy_from_slice(&raw);
+    let (mut fb, mut pl) = (Vec::new(), Vec::new());
+    for i in 0..10 {
+        let t = Instant::now();
+        drop(Tensor::from_bytes(&s, DType::BF16, &[n], &raw)?);
+        let a = t.elapsed();
+        let t = Instant::now();
+        // The same buffer each run: lent to the copy, given back after it.
+        let buf = lent.take().unwrap();
+        lent = Some(s.upload_pinned_lend(&dst, buf)?.wait()?);
+        let b = t.elapsed();
+        if i > 0 {
+            fb.push(a);
+            pl.push(b);
+        }
+    }
+    let (d_from_bytes, d_pinned) = (median(fb), median(pl));
+    println!(
+        "  Stream::upload_pinned_lend + wait {:7.2} GB/s  {:8.2} ms  (one pinned buffer, reused; from_bytes {:.2} ms interleaved)",
+        gbps(bytes, d_pinned),
+        d_pinned.as_secs_f64() * 1e3,
+        d_from_bytes.as_secs_f64() * 1e3
+    );
+    assert_eq!(dst.to_bytes()?, raw);
+
+    println!("read-back of a {mib} MiB bf16 result (median of {runs}):");
+    let d_bytes = time(&mut || dst.to_bytes().map(drop))?;
+    println!(
+        "  Tensor::to_bytes                  {:7.2} GB/s  {:8.2} ms",
+        gbps(bytes, d_bytes),
+        d_bytes.as_secs_f64() * 1e3
+    );
+    let d_vec = time(&mut || dst.to_vec::<bf16>().map(drop))?;
+    println!(
+        "  Tensor::to_vec::<bf16>            {:7.2} GB/s  {:8.2} ms  ({:.2}x to_bytes)",
+        gbps(bytes, d_vec),
+        d_vec.as_secs_f64() * 1e3,
+        d_vec.as_secs_f64() / d_bytes.as_secs_f64()
+    );
+    let mut back = Some(PinnedBuffer::new(&rt, bytes)?);
+    let d = time(&mut || {
+        let buf = back.take().unwrap();
+        back = Some(s.download_pinned(&dst, buf)?.wait()?);
+        Ok(())
+    })?;
+    println!(
+        "  Stream::download_pinned + wait    {:7.2} GB/s  {:8.2} ms  (one pinned buffer, reused)",
+        gbps(bytes, d),
+        d.as_secs_f64() * 1e3
+    );
+    assert_eq!(back.as_ref().unwrap().as_slice(), &raw[..]);
+    println!(
+        "  targets: to_vec {:.2}x to_bytes (<= 1.2), reused pinned upload {:.2}x from_bytes' time (<= 1.0)",
+        d_vec.as_secs_f64() / d_bytes.as_secs_f64(),
+        d_pinned.as_secs_f64() / d_from_bytes.as_secs_f64()
+    );
     drop(dst);
 
     // A 2-element result, then unrelated work queued behind it.
@@ -144,6 +276,51 @@ fn main() -> npu_ops::Result<()> {
         after.device_allocs - before.device_allocs,
         (after.device_allocs - before.device_allocs) as f64 / steps as f64,
         after.hits - before.hits,
+        took.as_secs_f64() * 1e6 / steps as f64
+    );
+
+    // A steady service step: upload a request into a resident tensor, one
+    // prepared operator, download the result; buffers reused throughout.
+    let (rows, cols) = (64usize, 1024usize);
+    let input = Tensor::empty(&s, DType::F32, &[rows, cols])?;
+    let result = Tensor::empty(&s, DType::F32, &[rows, cols / 2])?;
+    let op = s.prepare_slice(&input, 1, 0, cols as i64, 2, &result)?;
+    let mut up = Some(PinnedBuffer::new(&rt, rows * cols * 4)?);
+    let mut down = Some(PinnedBuffer::new(&rt, rows * cols * 2)?);
+    let mut step = |i: usize| -> npu_ops::Result<()> {
+        let mut buf = up.take().unwrap();
+        buf.as_mut_slice()[..4].copy_from_slice(&(i as f32).to_le_bytes());
+        let sent = s.upload_pinned_lend(&input, buf)?;
+        op.run(&input, &result)?;
+        let read = s.download_pinned(&result, down.take().unwrap())?;
+        up = Some(sent.wait()?);
+        let got = read.wait()?;
+        assert_eq!(got.as_slice()[..4], (i as f32).to_le_bytes());
+        down = Some(got);
+        Ok(())
+    };
+    for i in 0..50 {
+        step(i)?;
+    }
+    let steps = 1000;
+    let (mine0, all0) = allocs();
+    let t0 = Instant::now();
+    for i in 50..50 + steps {
+        step(i)?;
+    }
+    let took = t0.elapsed();
+    let (mine1, all1) = allocs();
+    // One more step, each allocation attributed to npu-ops or to the
+    // simulator (the stand-in for the device driver).
+    ATTRIBUTE.with(|a| a.set(true));
+    step(50 + steps)?;
+    ATTRIBUTE.with(|a| a.set(false));
+    println!(
+        "upload/compute/download loop ({rows}x{cols} f32 in, pinned buffers reused), {steps} steps: {:.2} host allocations/step on the service thread, {:.2}/step in the process; of one step's: {} by npu-ops, {} by the simulator (its queued copies); {:.1} us/step",
+        (mine1 - mine0) as f64 / steps as f64,
+        (all1 - all0) as f64 / steps as f64,
+        BY_OPS.with(Cell::get),
+        BY_SIM.with(Cell::get),
         took.as_secs_f64() * 1e6 / steps as f64
     );
     Ok(())

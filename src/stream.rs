@@ -118,7 +118,7 @@ struct State {
     /// What finished work held, released once the locks are let go (a
     /// buffer's release may run a caller's callback, which may use this
     /// stream).
-    dead: Vec<Keep>,
+    dead: SmallVec<[Keep; 2]>,
 }
 
 pub(crate) struct StreamInner {
@@ -179,7 +179,7 @@ impl Stream {
                 inflight: VecDeque::with_capacity(MAX_INFLIGHT),
                 spare: Vec::new(),
                 staged: 0,
-                dead: Vec::new(),
+                dead: SmallVec::new(),
             }),
             timeline: timeline.clone(),
         });
@@ -825,8 +825,8 @@ impl Stream {
     /// block `host`, held until it has run), with an operator's ordering
     /// and fault rules for its input: a known fault of `src` is the error
     /// now; pending writers on other streams are waited for on the device.
-    /// Returns the record of the copy and of the work `src`'s data came
-    /// from: its fault is the read's.
+    /// Returns the copy's launch number and the records of other streams'
+    /// pending work `src`'s data came from: their faults are the read's.
     ///
     /// `enqueue` gets this stream's live handle; `src`'s storage and
     /// `host` are held until the work it enqueues has run (what the
@@ -836,7 +836,7 @@ impl Stream {
         enqueue: impl FnOnce(&cann_sys::Api, StreamHandle) -> Result<()>,
         src: &Tensor,
         host: crate::pinned::Staging,
-    ) -> Result<Arc<Write>> {
+    ) -> Result<(u64, Vec<Arc<Write>>)> {
         self.bind()?;
         resolve_deep_chains(&[], src);
         let waits = self.cross_stream_waits(&[], src);
@@ -861,7 +861,17 @@ impl Stream {
         };
         self.track(&mut st, keep, 0);
         Stream::unlock(st);
-        Ok(Write::span(self.0.timeline.clone(), seq, seq, deps))
+        Ok((seq, deps))
+    }
+
+    /// Waits until launch `seq` of this stream has run (or was skipped
+    /// after a fault), and returns its fault, if any.
+    pub(crate) fn outcome_of(&self, seq: u64) -> Result<()> {
+        self.settle_through(seq)?;
+        match self.0.timeline.status(seq) {
+            crate::fault::Status::Faulted(f) => Err(f.error()),
+            _ => Ok(()),
+        }
     }
 }
 

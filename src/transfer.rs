@@ -101,7 +101,8 @@ impl Stream {
         let copy = PinnedCopy {
             stream: self.clone(),
             slot,
-            record: None,
+            seq: None,
+            deps: Vec::new(),
             #[cfg(feature = "async")]
             event: None,
         };
@@ -121,7 +122,7 @@ impl Stream {
         )?;
         self.finish_target(OP, dst, &target)?;
         let mut copy = copy;
-        copy.record = Some(Write::span(self.0.timeline.clone(), seq, seq, Vec::new()));
+        copy.seq = Some(seq);
         Ok(copy)
     }
 
@@ -189,10 +190,11 @@ impl Stream {
             staging,
         );
         match record {
-            Ok(r) => Ok(PinnedCopy {
+            Ok((seq, deps)) => Ok(PinnedCopy {
                 stream: self.clone(),
                 slot,
-                record: Some(r),
+                seq: Some(seq),
+                deps,
                 #[cfg(feature = "async")]
                 event: None,
             }),
@@ -470,8 +472,10 @@ fn check_dtype(op: &'static str, param: &'static str, t: &Tensor, want: DType) -
 pub struct PinnedCopy {
     stream: Stream,
     slot: Arc<Mutex<Slot>>,
-    /// The copy's record (and of the work its source came from).
-    record: Option<Arc<Write>>,
+    /// The copy's launch on `stream` (`None`: not enqueued yet).
+    seq: Option<u64>,
+    /// Other streams' pending work its source came from.
+    deps: Vec<Arc<Write>>,
     #[cfg(feature = "async")]
     event: Option<crate::waiter::EventFuture>,
 }
@@ -498,10 +502,11 @@ impl PinnedCopy {
     }
 
     fn finish(&mut self) -> Result<PinnedBuffer> {
-        let outcome = match &self.record {
-            Some(r) => r.wait(),
+        let outcome = match self.seq {
+            Some(seq) => self.stream.outcome_of(seq),
             None => Ok(()),
-        };
+        }
+        .and_then(|()| self.deps.iter().try_for_each(|d| d.wait()));
         // The buffer is back once the stream let go of it: the copy has
         // run (even after a fault: skipped work is let go only then).
         let buf = loop {
