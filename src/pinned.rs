@@ -7,7 +7,10 @@ use crate::runtime::Runtime;
 use std::sync::{Arc, Mutex};
 
 /// Page-locked host memory of a runtime (`aclrtMallocHost`), for
-/// asynchronous transfers ([`crate::Stream::upload_pinned`]). Freed on drop.
+/// asynchronous transfers ([`crate::Stream::upload_pinned`]; reused across
+/// copies with [`crate::Stream::upload_pinned_lend`] and
+/// [`crate::Stream::download_pinned`], which lend it to the stream and give
+/// it back through a [`crate::PinnedCopy`]). Freed on drop.
 ///
 /// ```
 /// # use npu_ops::{Backend, Runtime, Tensor, DType, PinnedBuffer};
@@ -74,8 +77,8 @@ impl PinnedBuffer {
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: `ptr` is a live block of `cap >= len` bytes owned by
         // `self` (freed only by its drop), borrowed shared: no `&mut` to it
-        // exists, and no queued copy writes it (a copy reading it takes the
-        // buffer by value).
+        // exists, and no queued copy writes it (a queued copy holds the
+        // buffer by value until it has run).
         unsafe { ffi::host_slice(self, self.ptr, self.len) }
     }
 

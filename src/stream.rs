@@ -1195,7 +1195,8 @@ impl Event {
     /// Waits for the event without blocking the calling thread: a
     /// [`std::future::Future`] for async services (feature `async`; works
     /// with any executor). A process-wide waiter thread polls pending
-    /// events.
+    /// events. To await the data itself, await a
+    /// [`Stream::download_pinned`] ([`crate::PinnedCopy`]).
     #[cfg(feature = "async")]
     pub fn wait_async(&self) -> crate::waiter::EventFuture {
         crate::waiter::EventFuture::new(self.inner.clone())

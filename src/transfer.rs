@@ -468,6 +468,27 @@ fn check_dtype(op: &'static str, param: &'static str, t: &Tensor, want: DType) -
 /// run, nor as `Ok` when the work that produced them faulted. Dropping it
 /// drops the buffer once the copy has run. Under the `async` feature it is
 /// a [`std::future::Future`] of the same result (works with any executor).
+///
+/// A request loop with one pair of reused buffers (no host allocation in
+/// npu-ops per step):
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Tensor, DType, PinnedBuffer};
+/// # let rt = Runtime::new(Backend::Simulator)?;
+/// # let s = rt.stream()?;
+/// let x = Tensor::empty(&s, DType::F32, &[4])?;
+/// let (mut up, mut down) = (PinnedBuffer::new(&rt, 16)?, PinnedBuffer::new(&rt, 8)?);
+/// for step in 0..3 {
+///     up.as_mut_slice().copy_from_slice(&[step as u8; 16]);
+///     let sent = s.upload_pinned_lend(&x, up)?; // queued; the buffer is the stream's
+///     let y = s.slice(&x, 0, 0, 4, 2)?;
+///     let read = s.download_pinned(&y, down)?; // queued after the slice
+///     up = sent.wait()?; // back for the next step
+///     down = read.wait()?; // the data, or the fault
+///     assert_eq!(down.as_slice(), [step as u8; 8]);
+/// }
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
 #[must_use = "the buffer comes back through wait() or .await"]
 pub struct PinnedCopy {
     stream: Stream,
