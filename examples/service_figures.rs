@@ -162,28 +162,32 @@ fn main() -> npu_ops::Result<()> {
         Ok(())
     })?;
     println!("  Stream::upload_pinned + sync      {:7.2} GB/s  {:8.2} ms  (incl. a fresh pinned buffer per run)", gbps(bytes, d), d.as_secs_f64() * 1e3);
-    // A reused pinned upload against `from_bytes`, interleaved (the same
-    // conditions for both): medians of 9 pairs.
+    // A reused pinned upload against `from_bytes`, in alternating blocks
+    // (each a steady loop, under the same conditions): medians of 20 each.
     let mut lent = Some(PinnedBuffer::new(&rt, bytes)?);
     lent.as_mut().unwrap().as_mut_slice().copy_from_slice(&raw);
     let (mut fb, mut pl) = (Vec::new(), Vec::new());
-    for i in 0..10 {
-        let t = Instant::now();
-        drop(Tensor::from_bytes(&s, DType::BF16, &[n], &raw)?);
-        let a = t.elapsed();
-        let t = Instant::now();
-        // The same buffer each run: lent to the copy, given back after it.
-        let buf = lent.take().unwrap();
-        lent = Some(s.upload_pinned_lend(&dst, buf)?.wait()?);
-        let b = t.elapsed();
-        if i > 0 {
-            fb.push(a);
-            pl.push(b);
+    for _ in 0..4 {
+        for i in 0..6 {
+            let t = Instant::now();
+            drop(Tensor::from_bytes(&s, DType::BF16, &[n], &raw)?);
+            if i > 0 {
+                fb.push(t.elapsed());
+            }
+        }
+        for i in 0..6 {
+            let t = Instant::now();
+            // The same buffer each run: lent to the copy, given back after.
+            let buf = lent.take().unwrap();
+            lent = Some(s.upload_pinned_lend(&dst, buf)?.wait()?);
+            if i > 0 {
+                pl.push(t.elapsed());
+            }
         }
     }
     let (d_from_bytes, d_pinned) = (median(fb), median(pl));
     println!(
-        "  Stream::upload_pinned_lend + wait {:7.2} GB/s  {:8.2} ms  (one pinned buffer, reused; from_bytes {:.2} ms interleaved)",
+        "  Stream::upload_pinned_lend + wait {:7.2} GB/s  {:8.2} ms  (one pinned buffer, reused; from_bytes {:.2} ms in alternating blocks)",
         gbps(bytes, d_pinned),
         d_pinned.as_secs_f64() * 1e3,
         d_from_bytes.as_secs_f64() * 1e3
