@@ -103,6 +103,7 @@ impl Stream {
             slot,
             seq: None,
             deps: Vec::new(),
+            done: false,
             #[cfg(feature = "async")]
             event: None,
         };
@@ -195,6 +196,7 @@ impl Stream {
                 slot,
                 seq: Some(seq),
                 deps,
+                done: false,
                 #[cfg(feature = "async")]
                 event: None,
             }),
@@ -497,6 +499,8 @@ pub struct PinnedCopy {
     seq: Option<u64>,
     /// Other streams' pending work its source came from.
     deps: Vec<Arc<Write>>,
+    /// The outcome was handed out (a future polled after it completed).
+    done: bool,
     #[cfg(feature = "async")]
     event: Option<crate::waiter::EventFuture>,
 }
@@ -523,6 +527,8 @@ impl PinnedCopy {
     }
 
     fn finish(&mut self) -> Result<PinnedBuffer> {
+        assert!(!self.done, "PinnedCopy polled after it completed");
+        self.done = true;
         let outcome = match self.seq {
             Some(seq) => self.stream.outcome_of(seq),
             None => Ok(()),

@@ -209,6 +209,42 @@ fn a_lent_upload_buffer_comes_back_only_after_its_copy() {
 }
 
 #[test]
+fn a_lent_upload_after_a_fault_reports_it_and_the_stream_recovers() {
+    let rt = rt();
+    let s = rt.stream().unwrap();
+    let _y = faulted4(&s);
+    let t = Tensor::empty(&s, DType::I32, &[4]).unwrap();
+    // Queued behind the faulting launch: skipped, so not Ok.
+    let r = s
+        .upload_pinned_lend(&t, PinnedBuffer::new(&rt, 16).unwrap())
+        .unwrap()
+        .wait();
+    assert!(r.unwrap_err().is_device_fault());
+    let _ = s.synchronize();
+    let mut b = PinnedBuffer::new(&rt, 16).unwrap();
+    b.as_mut_slice()[0] = 9;
+    let _b = s.upload_pinned_lend(&t, b).unwrap().wait().unwrap();
+    assert_eq!(t.to_vec::<i32>().unwrap(), [9, 0, 0, 0]);
+}
+
+#[test]
+fn pinned_copies_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<npu_ops::PinnedCopy>();
+    send_sync::<PinnedBuffer>();
+    let rt = rt();
+    let s = rt.stream().unwrap();
+    let x = Tensor::from_slice(&s, &[2], &[1u32, 2]).unwrap();
+    let p = s
+        .download_pinned(&x, PinnedBuffer::new(&rt, 8).unwrap())
+        .unwrap();
+    let buf = std::thread::spawn(move || p.wait().unwrap())
+        .join()
+        .unwrap();
+    assert_eq!(buf.as_slice(), [1, 0, 0, 0, 2, 0, 0, 0]);
+}
+
+#[test]
 fn dropping_a_pending_copy_is_safe() {
     let rt = rt();
     let s = rt.stream().unwrap();
