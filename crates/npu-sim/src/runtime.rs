@@ -1223,18 +1223,26 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
                 let c = plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
                 // The raw host pointers are only addresses here; the caller keeps
                 // host buffers alive until the stream has run the copy, as with CANN.
+                // By value in the queue: no allocation per copy.
                 let (c, cores, bytes) = (SendCopy(c), rt.pool.clone(), 2 * count as u64);
-                let job = move || c.0.run("aclrtMemcpyAsync", Some(&cores));
-                s.submit(crate::stream::Job::Closure(Box::new(job)), bytes);
+                s.submit(crate::stream::Job::Copy(c, cores), bytes);
                 Ok(())
             })())
         },
     )
 }
 
-struct SendCopy(Copy);
+/// A checked asynchronous copy, queued by value on its stream.
+pub(crate) struct SendCopy(Copy);
 // SAFETY: a Copy holds addresses (u64) and Arcs of Sync allocations.
 unsafe impl Send for SendCopy {}
+
+impl SendCopy {
+    /// Runs the copy (on the stream's worker, or inline on an idle stream).
+    pub(crate) fn run(&self, cores: &crate::cores::Cores) -> Result<(), Fault> {
+        self.0.run("aclrtMemcpyAsync", Some(cores))
+    }
+}
 
 fn plan_memset(
     rt: &Runtime,

@@ -44,7 +44,9 @@ type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
 pub(crate) enum Job {
     /// An operator launch, run with the kernel pool.
     Launch(crate::executor::Launch, Arc<crate::cores::Cores>),
-    /// Anything else (a copy, a fill, a test gate).
+    /// An asynchronous copy (`aclrtMemcpyAsync`), by value.
+    Copy(crate::runtime::SendCopy, Arc<crate::cores::Cores>),
+    /// Anything else (a fill, a test gate).
     Closure(TaskFn),
 }
 
@@ -52,6 +54,7 @@ impl Job {
     fn run(self) -> Result<(), Fault> {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || match self {
             Job::Launch(l, pool) => l.run(&pool),
+            Job::Copy(c, pool) => c.run(&pool),
             Job::Closure(f) => f(),
         }))
         .unwrap_or_else(|p| {
