@@ -10,6 +10,6 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 bash ci/sim-cann-root.sh "$root"
 export ASCEND_HOME_PATH="$root" NPU_OPS_BACKEND=cann
-cargo test --quiet -p npu-ops --features cli --tests
-cargo run --quiet --features cli -- conformance --backend cann
-cargo run --quiet --features cli -- info --backend cann
+cargo test --quiet -p npu-ops -p npu-ops-cli --tests
+cargo run --quiet -- conformance --backend cann
+cargo run --quiet -- info --backend cann

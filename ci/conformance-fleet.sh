@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 runs="${RUNS:-5}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo build --quiet --release --features cli
+cargo build --quiet --release -p npu-ops-cli
 exe=$PWD/target/release/npu-ops
 unset NPU_SIM_DEVICES NPU_SIM_SOC NPU_OPS_BACKEND
 fail() { echo "conformance-fleet: $*" >&2; exit 1; }
@@ -49,7 +49,7 @@ diff <(verdicts "$work/one.json") <(verdicts "$work/eight.json") > /dev/null \
 sed -n '/^device /,/^$/p' "$work/eight.txt"
 # The suite x10 (ids made unique), for timings the cases dominate.
 for k in $(seq 10); do
-    sed -E "s/\"id\": ?\"([^\"]*)\"/\"id\": \"\\1#$k\"/" tests/cases/*.jsonl
+    sed -E "s/\"id\": ?\"([^\"]*)\"/\"id\": \"\\1#$k\"/" crates/npu-ops-cli/tests/cases/*.jsonl
 done > "$work/x10.jsonl"
 cores=$(nproc 2>/dev/null || echo "?")
 printf '%-34s %10s %10s\n' "wall time (best of $runs, $cores cores)" "1 device" "8 devices"

@@ -25,6 +25,7 @@ export CARGO_TARGET_DIR=target/sanitize
 echo "== simulator: Rust ASan, C UBSan"
 cargo +nightly test --quiet --target "$host" -p npu-sim --lib --test protocol --test ops --test hostile --test misuse --test misuse_lifecycle
 echo "== safe layer on the simulator: Rust ASan, C UBSan"
-cargo +nightly test --quiet --target "$host" -p npu-ops --features cli --test trust --test runtime --test fuzz_regressions \
+cargo +nightly test --quiet --target "$host" -p npu-ops --test trust --test runtime \
     --test shared_faults --test fault_edges
+cargo +nightly test --quiet --target "$host" -p npu-ops-cli --test fuzz_regressions
 echo "== sanitizers: clean"

@@ -11,7 +11,8 @@ set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-cargo build --quiet --release -p npu-sim-c
-cargo build --quiet --release --features cli --bin npu-ops
+# One build: the workspace's default members are the command and the
+# simulator's shared library, which `sim install` finds beside the program.
+cargo build --quiet --release
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-"$target_dir/release/npu-ops" sim install "$1" --lib "$target_dir/release/libnpu_sim_c.so"
+"$target_dir/release/npu-ops" sim install "$1"

@@ -2,4 +2,4 @@
 # The README's test command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace --features cli,async
+cargo test --workspace --features npu-ops/async

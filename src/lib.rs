@@ -32,10 +32,6 @@
 #![deny(missing_docs)]
 
 mod alloc;
-#[cfg(feature = "cli")]
-pub mod bench;
-#[cfg(feature = "cli")]
-pub mod conformance;
 mod dtype;
 mod error;
 mod fault;
@@ -47,8 +43,6 @@ mod prepared;
 mod product;
 mod runtime;
 mod status;
-#[cfg(feature = "cli")]
-pub mod sim_root;
 mod stream;
 mod tensor;
 mod transfer;

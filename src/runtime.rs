@@ -178,6 +178,16 @@ fn init_token(api: &Api, kind: BackendKind) -> Result<Arc<InitToken>> {
 /// begins its message.
 pub(crate) const MEMORY_LIMIT_HIT: &str = "hit the runtime's memory limit";
 
+impl Error {
+    /// Whether this is the [`Error::OutOfMemory`] of a bound set with
+    /// [`Runtime::set_memory_limit`] (not the device running out): for
+    /// tools that run each call under such a bound, such as the
+    /// conformance runner's `--case-memory`.
+    pub fn is_memory_limit(&self) -> bool {
+        matches!(self, Error::OutOfMemory { message, .. } if message.starts_with(MEMORY_LIMIT_HIT))
+    }
+}
+
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 
 thread_local! {

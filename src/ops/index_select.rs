@@ -181,8 +181,9 @@ impl Stream {
     /// index values, in the contract's order), and the extent of `x` the
     /// indices select from (for the conformance runner, which counts the
     /// index read-back against its memory bound in between).
-    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
-    pub(crate) fn index_select_shape(
+    ///
+    /// Fails as [`Stream::index_select`] would before it reads an index.
+    pub fn index_select_shape(
         &self,
         x: &Tensor,
         dim: i64,

@@ -449,8 +449,7 @@ fn block_runs(mode: &SampleMode, plan: &[Axis]) -> Option<Vec<Vec<Run>>> {
 /// Host bytes the general path's index lists take per output coordinate
 /// of each axis, at most: the source coordinates (`i128`), the kept ones
 /// (`i128`), and the `i64` lists derived from them.
-#[cfg(feature = "cli")]
-pub(crate) const LIST_BYTES: usize = 64;
+const LIST_BYTES: usize = 64;
 
 impl Stream {
     /// The sampled slice: output shape `size` (after `axes` expansion),
@@ -488,11 +487,10 @@ impl Stream {
     /// The host memory [`Stream::sampled_slice`] takes for its index lists
     /// (an upper bound, in bytes; `None` if it does not fit `usize`): none
     /// when the call is refused, its output is empty or cannot fit the
-    /// device, or the window runs as blocks; else [`LIST_BYTES`] per
-    /// output coordinate of each axis. For callers that bound the host
-    /// memory of one call (the conformance runner's `--case-memory`).
-    #[cfg(feature = "cli")]
-    pub(crate) fn sampled_list_bytes(&self, x: &Tensor, p: &SampledSlice) -> Option<usize> {
+    /// device, or the window runs as blocks; else 64 bytes per output
+    /// coordinate of each axis. For callers that bound the host memory of
+    /// one call (the conformance runner's `--case-memory`).
+    pub fn sampled_list_bytes(&self, x: &Tensor, p: &SampledSlice) -> Option<usize> {
         if check_product(self, OpKind::SampledSlice, x.dtype()).is_err()
             || check_device(self, OP, "self", x).is_err()
         {

@@ -1,6 +1,6 @@
 //! Reading case files (`spec/conformance-format.md`).
 
-use crate::dtype::DType;
+use npu_ops::DType;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -201,8 +201,7 @@ pub fn tensor(v: &Value, ctx: &str) -> Result<CaseTensor, String> {
     let data = field(v, "data", ctx)?
         .as_array()
         .ok_or_else(|| format!("{ctx}.data: expected a list"))?;
-    let n =
-        crate::layout::numel("case", "shape", &shape).map_err(|e| format!("{ctx}.shape: {e}"))?;
+    let n = numel(&shape).map_err(|e| format!("{ctx}.shape: {e}"))?;
     if data.len() != n {
         return Err(format!(
             "{ctx}.data: {} values for shape {shape:?} ({n} elements)",
@@ -454,4 +453,18 @@ impl Case {
             .rsplit_once(':')
             .map_or(self.origin.as_str(), |(f, _)| f)
     }
+}
+
+/// The elements of `shape`, refused (as the library refuses a tensor's
+/// shape) beyond `i64::MAX`.
+fn numel(shape: &[usize]) -> Result<usize, npu_ops::Error> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= i64::MAX as usize)
+        .ok_or_else(|| npu_ops::Error::InvalidArgument {
+            op: "case",
+            param: "shape",
+            reason: format!("shape {shape:?} has too many elements"),
+        })
 }

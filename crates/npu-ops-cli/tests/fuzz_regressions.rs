@@ -4,11 +4,11 @@
 //! (`fuzz/regressions/<target>/`, named after the defect). The fuzzers
 //! themselves run under `ci/fuzz-smoke.sh`.
 
-#[path = "support/abi_seq.rs"]
+#[path = "../../../tests/support/abi_seq.rs"]
 mod abi_seq;
 #[path = "support/case_file.rs"]
 mod case_file;
-#[path = "support/oracle.rs"]
+#[path = "../../../tests/support/oracle.rs"]
 mod oracle;
 
 use npu_ops::{Backend, Runtime};
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// Every committed input of `target`, sorted.
 fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
     let mut out = Vec::new();
     for kind in ["corpus", "regressions"] {
         let dir = root.join(kind).join(target);

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::OnceLock;
 
-use crate::{BackendKind, Runtime};
+use npu_ops::{BackendKind, Runtime};
 
 /// The table the trampolines forward to (set once per process).
 static REAL: OnceLock<Api> = OnceLock::new();
@@ -175,7 +175,7 @@ impl Mark {
 /// A runtime over `rt`'s C API with every call counted, or `None` (with
 /// the reason) when this process already counts another implementation
 /// (the trampolines forward to one table per process).
-pub(crate) fn counted_runtime(rt: &Runtime) -> crate::Result<Result<Runtime, String>> {
+pub(crate) fn counted_runtime(rt: &Runtime) -> npu_ops::Result<Result<Runtime, String>> {
     let api = rt.api().clone();
     let want = api.origin().to_string();
     let have = REAL.get_or_init(|| api.clone()).origin().to_string();

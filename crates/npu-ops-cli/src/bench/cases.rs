@@ -2,7 +2,7 @@
 //! the host computation its output is checked against.
 
 use super::BenchError;
-use crate::{DType, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+use npu_ops::{DType, SampleMode, SampledSlice, Scalar, Stream, Tensor};
 
 /// The output sizes, in bytes, with their name suffixes.
 pub const SIZES: [(&str, usize); 3] = [("4k", 4 << 10), ("1m", 1 << 20), ("256m", 256 << 20)];
@@ -188,7 +188,7 @@ impl CaseSpec {
         let (r, c) = self.rc();
         let (ri, ci) = (r as i64, c as i64);
         let e = self.dtype.size();
-        let npu = |e: crate::Error| BenchError::Npu {
+        let npu = |e: npu_ops::Error| BenchError::Npu {
             case: self.name.clone(),
             error: e,
         };
@@ -349,7 +349,7 @@ impl Case {
 
     /// Enqueues one run (the `_into` form of its operator, or
     /// [`Stream::copy`]); returns once enqueued, without synchronising.
-    pub fn run(&self) -> crate::Result<()> {
+    pub fn run(&self) -> npu_ops::Result<()> {
         let (s, x, out) = (&self.stream, &self.x, &self.out);
         match &self.launch {
             Launch::Copy(src) => s.copy(out, src),
@@ -366,8 +366,8 @@ impl Case {
     }
 
     /// A prepared form of the case's launch, for slices: its
-    /// [`crate::PreparedSlice`] (`None` for other operators).
-    pub fn prepare_slice(&self) -> crate::Result<Option<crate::PreparedSlice>> {
+    /// [`npu_ops::PreparedSlice`] (`None` for other operators).
+    pub fn prepare_slice(&self) -> npu_ops::Result<Option<npu_ops::PreparedSlice>> {
         match &self.launch {
             Launch::Slice {
                 dim,

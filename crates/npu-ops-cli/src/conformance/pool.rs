@@ -12,7 +12,7 @@ use super::case::{Case, CaseTensor};
 use super::exec::{self, Seen};
 use super::report::{DeviceFault, Status};
 use super::CaseHook;
-use crate::{BackendKind, Runtime, Stream};
+use npu_ops::{BackendKind, Runtime, Stream};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -2,10 +2,9 @@
 //! area, the files it writes in its root, `set_env.sh` for any root path)
 //! and `npu-ops conformance --record` (recorded names that never collide,
 //! no write through a link planted in the record folder).
-#![cfg(feature = "cli")]
 
-use npu_ops::conformance;
-use npu_ops::sim_root::{self, Options};
+use npu_ops_cli::conformance;
+use npu_ops_cli::sim_root::{self, Options};
 use serial_test::serial;
 use std::collections::BTreeSet;
 use std::ffi::OsString;

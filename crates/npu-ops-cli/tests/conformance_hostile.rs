@@ -3,8 +3,8 @@
 //! every host allocation a case makes), and reports that are not a whole
 //! run (`npu-ops report merge` refuses them, naming the file and the rule).
 
-use npu_ops::conformance::{self, parse_case, Options, Status};
 use npu_ops::Backend;
+use npu_ops_cli::conformance::{self, parse_case, Options, Status};
 use serial_test::serial;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -544,7 +544,7 @@ fn name_the_seeds_soc() {
                 line.insert_str(at, &format!("\"soc\": \"{SEED_SOC}\", "));
                 added += 1;
             }
-            let back = npu_ops::conformance::parse_case(line.trim(), "seeds").unwrap();
+            let back = npu_ops_cli::conformance::parse_case(line.trim(), "seeds").unwrap();
             assert!(back.soc.is_some(), "{}", back.id);
         }
         out.push_str(&line);

@@ -3,8 +3,9 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use npu_ops::cann_sys::LoadConfig;
-use npu_ops::conformance;
-use npu_ops::{bench, Backend, Runtime};
+use npu_ops::{Backend, Runtime};
+use npu_ops_cli::bench;
+use npu_ops_cli::conformance;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -152,15 +153,19 @@ enum SimCommand {
 }
 
 fn sim_install_cmd(dir: PathBuf, lib: Option<PathBuf>, cc: Option<String>) -> Result<(), String> {
-    let done = npu_ops::sim_root::install(&dir, &npu_ops::sim_root::Options { core: lib, cc })?;
+    let done =
+        npu_ops_cli::sim_root::install(&dir, &npu_ops_cli::sim_root::Options { core: lib, cc })?;
     let root = done.root.display();
     println!("simulated CANN root: {root}");
     println!("  include/: {}", done.headers.join(", "));
     for (lib, n) in &done.libraries {
         println!("  lib64/{lib}: {n} symbols");
     }
-    println!("  lib64/{}: the simulator", npu_ops::sim_root::CORE_LIBRARY);
-    let quoted = npu_ops::sim_root::shell_quoted(&done.root);
+    println!(
+        "  lib64/{}: the simulator",
+        npu_ops_cli::sim_root::CORE_LIBRARY
+    );
+    let quoted = npu_ops_cli::sim_root::shell_quoted(&done.root);
     println!("source {quoted}/set_env.sh (or export ASCEND_HOME_PATH={quoted})");
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! The conformance runner itself: parsing every field, each malformed
 //! input, outcomes, report formats and exit codes.
 
-use npu_ops::conformance::{self, parse_case, Expect, Options, Status};
 use npu_ops::{Backend, DType};
+use npu_ops_cli::conformance::{self, parse_case, Expect, Options, Status};
 use serial_test::serial;
 use std::path::PathBuf;
 use std::process::Command;

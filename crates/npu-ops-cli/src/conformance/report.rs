@@ -1,7 +1,7 @@
 //! Results: the per-operator table, failures, JSON and JUnit XML.
 
 use super::case::CaseTensor;
-use crate::dtype::{DType, Element};
+use npu_ops::{DType, Element};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;

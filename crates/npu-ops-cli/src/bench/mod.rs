@@ -15,10 +15,10 @@
 //! medians.
 //!
 //! ```no_run
-//! use npu_ops::bench::{self, Options};
+//! use npu_ops_cli::bench::{self, Options};
 //! let report = bench::run(&Options { filter: Some("clone_1m".into()), ..Options::default() }, |_, _, _| {})?;
 //! print!("{}", report.text());
-//! # Ok::<(), npu_ops::bench::BenchError>(())
+//! # Ok::<(), npu_ops_cli::bench::BenchError>(())
 //! ```
 
 mod cases;
@@ -27,7 +27,7 @@ mod counted;
 pub use cases::{short_name, suite, Base, Case, CaseSpec, SIZES};
 pub use counted::CallCount;
 
-use crate::{Backend, BackendKind, DType, PreparedSlice, Runtime, Stream};
+use npu_ops::{Backend, BackendKind, DType, PreparedSlice, Runtime, Stream};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 pub enum BenchError {
     /// No runtime (no backend, or it failed to start).
     #[error("starting the runtime: {0}")]
-    Start(crate::Error),
+    Start(npu_ops::Error),
     /// `--filter` selects nothing.
     #[error("--filter {0:?} matches no case (nor \"launch\")")]
     NoMatch(String),
@@ -50,7 +50,7 @@ pub enum BenchError {
         /// The case (or figure) being run.
         case: String,
         /// What failed.
-        error: crate::Error,
+        error: npu_ops::Error,
     },
     /// The output differs from the host's computation.
     #[error("{case}: wrong output at element {element}: got {got}, want {want}")]
@@ -232,12 +232,12 @@ impl LaunchProbe {
     }
 
     /// Enqueues one prepared launch.
-    pub fn prepared(&self) -> crate::Result<()> {
+    pub fn prepared(&self) -> npu_ops::Result<()> {
         self.prepared.run(self.case.input(), self.case.output())
     }
 
     /// Enqueues one one-shot `slice_into`.
-    pub fn oneshot(&self) -> crate::Result<()> {
+    pub fn oneshot(&self) -> npu_ops::Result<()> {
         self.case.run()
     }
 
@@ -325,7 +325,7 @@ pub fn time_case(
         case: spec.name.clone(),
         error,
     };
-    let run = || -> crate::Result<f64> {
+    let run = || -> npu_ops::Result<f64> {
         let t = Instant::now();
         case.run()?;
         stream.synchronize()?;
@@ -437,7 +437,7 @@ fn launch_figures(stream: &Stream) -> Result<LaunchFigures, BenchError> {
         error,
     };
     const BATCH: usize = 2000;
-    let amortised = |f: &dyn Fn() -> crate::Result<()>| -> crate::Result<f64> {
+    let amortised = |f: &dyn Fn() -> npu_ops::Result<()>| -> npu_ops::Result<f64> {
         for _ in 0..BATCH / 10 {
             f()?;
         }
@@ -456,7 +456,7 @@ fn launch_figures(stream: &Stream) -> Result<LaunchFigures, BenchError> {
     };
     let prepared_us = amortised(&|| probe.prepared()).map_err(npu)?;
     let oneshot_us = amortised(&|| probe.oneshot()).map_err(npu)?;
-    let first = || -> crate::Result<f64> {
+    let first = || -> npu_ops::Result<f64> {
         for _ in 0..20 {
             probe.oneshot()?;
             stream.synchronize()?;
@@ -530,7 +530,7 @@ fn alloc_figures(
         error,
     };
     const N: usize = 1000;
-    let per_launch = |f: &dyn Fn() -> crate::Result<()>| -> crate::Result<(Option<f64>, f64)> {
+    let per_launch = |f: &dyn Fn() -> npu_ops::Result<()>| -> npu_ops::Result<(Option<f64>, f64)> {
         for _ in 0..N / 10 {
             f()?;
         }
@@ -576,21 +576,22 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
     let four_k = |base| CaseSpec::new(base, DType::F32, "4k", 4 << 10).build(&s);
     let err = |e: BenchError| e.to_string();
     let mut out = CCalls::default();
-    let mut count = |name: &'static str, f: &dyn Fn() -> crate::Result<()>| -> Result<(), String> {
-        let e = |e: crate::Error| format!("{name}: {e}");
-        f().map_err(e)?;
-        s.synchronize().map_err(e)?;
-        let m = counted::Mark::now();
-        f().map_err(e)?;
-        let c = m.since();
-        let m = counted::Mark::now();
-        s.synchronize().map_err(e)?;
-        if out.per_launch.is_empty() {
-            out.synchronize = m.since();
-        }
-        out.per_launch.push((name, c));
-        Ok(())
-    };
+    let mut count =
+        |name: &'static str, f: &dyn Fn() -> npu_ops::Result<()>| -> Result<(), String> {
+            let e = |e: npu_ops::Error| format!("{name}: {e}");
+            f().map_err(e)?;
+            s.synchronize().map_err(e)?;
+            let m = counted::Mark::now();
+            f().map_err(e)?;
+            let c = m.since();
+            let m = counted::Mark::now();
+            s.synchronize().map_err(e)?;
+            if out.per_launch.is_empty() {
+                out.synchronize = m.since();
+            }
+            out.per_launch.push((name, c));
+            Ok(())
+        };
     let probe = LaunchProbe::new(&s).map_err(err)?;
     count("slice_oneshot", &|| probe.oneshot())?;
     count("slice_prepared", &|| probe.prepared())?;

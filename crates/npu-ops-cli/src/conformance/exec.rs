@@ -3,9 +3,9 @@
 use super::case::{self, int, ints, Case, CaseTensor, Expect};
 use super::report::{format_element, DeviceFault, Status};
 /// The name of a runtime status code (the library's table:
-/// [`crate::status_name`]).
-pub use crate::status_name;
-use crate::{DType, Error, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+/// [`npu_ops::status_name`]).
+pub use npu_ops::status_name;
+use npu_ops::{DType, Error, SampleMode, SampledSlice, Scalar, Stream, Tensor};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -126,7 +126,7 @@ impl HostBudget {
     /// Counts `bytes` of host memory for `what` (`None`: a size that
     /// overflows `usize`), or fails with [`Error::OutOfMemory`] naming the
     /// limit, leaving the count as it was.
-    pub(crate) fn charge(&mut self, bytes: Option<usize>, what: &str) -> crate::Result<()> {
+    pub(crate) fn charge(&mut self, bytes: Option<usize>, what: &str) -> npu_ops::Result<()> {
         let Some(limit) = self.limit else {
             return Ok(());
         };
@@ -182,7 +182,7 @@ fn data_bytes(t: &CaseTensor) -> usize {
     t.bytes.len()
 }
 
-fn upload(s: &Stream, t: &CaseTensor) -> crate::Result<Tensor> {
+fn upload(s: &Stream, t: &CaseTensor) -> npu_ops::Result<Tensor> {
     let base = Tensor::from_bytes(s, t.dtype, &t.shape, &t.bytes)?;
     match &t.view {
         None => Ok(base),
@@ -193,7 +193,11 @@ fn upload(s: &Stream, t: &CaseTensor) -> crate::Result<Tensor> {
 /// Runs one case's operator; `Err(String)` is a malformed parameter.
 /// Host memory the call would allocate in the size of the case's data
 /// is counted in `budget` first.
-fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<crate::Result<Tensor>, String> {
+fn run_op(
+    s: &Stream,
+    c: &Case,
+    budget: &mut HostBudget,
+) -> Result<npu_ops::Result<Tensor>, String> {
     let expected = match &c.expect {
         Expect::Output(t) => data_bytes(t),
         Expect::Error(_) => 0,
@@ -299,7 +303,7 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<crate::Result
             }
             if dynamic {
                 let t = |v: &[i64]| Tensor::from_slice(s, &[v.len()], v);
-                let dyn_run = || -> crate::Result<Tensor> {
+                let dyn_run = || -> npu_ops::Result<Tensor> {
                     let axes_t = axes.as_deref().map(t).transpose()?;
                     s.sampled_slice_dynamic(
                         &x,
@@ -346,7 +350,7 @@ fn charge_sampled_lists(
     x: &Tensor,
     p: &SampledSlice,
     budget: &mut HostBudget,
-) -> crate::Result<()> {
+) -> npu_ops::Result<()> {
     budget.charge(
         s.sampled_list_bytes(x, p),
         "the sampled slice's index lists",
@@ -452,8 +456,8 @@ fn first_difference(dtype: DType, want: &[u8], got: &[u8]) -> String {
 /// Whether `e` is the runtime's memory limit, or the case's host memory
 /// bound ([`HostBudget`]), being hit.
 fn hit_memory_limit(e: &Error) -> bool {
-    matches!(e, Error::OutOfMemory { message, .. }
-        if message.starts_with(crate::runtime::MEMORY_LIMIT_HIT) || message.starts_with(HOST_LIMIT_HIT))
+    e.is_memory_limit()
+        || matches!(e, Error::OutOfMemory { message, .. } if message.starts_with(HOST_LIMIT_HIT))
 }
 
 /// Compares what was seen with the expectation; `case_memory` is the
@@ -697,7 +701,13 @@ mod tests {
         assert!(difference(&out(&[1]), &out(&[1, 2]))
             .unwrap()
             .contains("[1] vs output int8 [2]"));
-        let invalid = || Seen::Error(Error::invalid("slice", "dim", "out of range"));
+        let invalid = || {
+            Seen::Error(Error::InvalidArgument {
+                op: "slice",
+                param: "dim",
+                reason: "out of range".into(),
+            })
+        };
         assert!(difference(&invalid(), &invalid()).is_none());
         assert!(difference(&invalid(), &out(&[1])).is_some());
         let f = |code| runtime("aclrtSynchronizeStream", code, "m");

@@ -5,9 +5,9 @@ use super::{
     load, load_embedded, merge, parse_size, parse_timeout, read_report, run_shared, soc_problem,
     Devices, Options, Recorder, Shard,
 };
-use crate::cann_sys::LoadConfig;
-use crate::Backend;
 use clap::{Args, Subcommand, ValueEnum};
+use npu_ops::cann_sys::LoadConfig;
+use npu_ops::Backend;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;

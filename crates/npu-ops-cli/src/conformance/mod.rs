@@ -22,7 +22,7 @@ pub use report::{
 };
 pub use shard::{Shard, ShardError};
 
-use crate::{Backend, BackendKind, Error, Family, Runtime, Stream};
+use npu_ops::{Backend, BackendKind, Error, Family, Runtime, Stream};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;

@@ -8,10 +8,9 @@
 //!
 //! Runs that need several simulated devices run the binary as a child
 //! process (the simulator reads `NPU_SIM_DEVICES` once, when it starts).
-#![cfg(feature = "cli")]
 
-use npu_ops::conformance::{self, parse_case, Case, Options, Report, Shard, Status};
 use npu_ops::{Backend, Runtime, Stream};
+use npu_ops_cli::conformance::{self, parse_case, Case, Options, Report, Shard, Status};
 use serde_json::Value;
 use serial_test::serial;
 use std::path::{Path, PathBuf};

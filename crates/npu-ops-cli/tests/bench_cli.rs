@@ -2,8 +2,8 @@
 //! library API gives the same, bad options exit 2. No timing is asserted
 //! (performance claims come from the bench itself).
 
-use npu_ops::bench::{self, Options};
 use npu_ops::Backend;
+use npu_ops_cli::bench::{self, Options};
 use serde_json::Value;
 use std::process::Command;
 

@@ -4,7 +4,7 @@
 
 use super::case::{Case, CaseTensor, Malformed};
 use super::report::{Outcome, Report, Status};
-use crate::dtype::{DType, Element};
+use npu_ops::{DType, Element};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@
 //! must report every line (a case or a malformed line), never panic (a
 //! panicking case is reported as such, which is a finding here) and never
 //! crash; a case may not allocate more than a small bound.
-use npu_ops::conformance::{self, Options};
 use npu_ops::Backend;
+use npu_ops_cli::conformance::{self, Options};
 
 /// Reads and runs `data` as a case file; panics on a finding.
 pub fn run(data: &[u8]) {
