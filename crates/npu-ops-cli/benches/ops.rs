@@ -3,8 +3,8 @@
 //! output, each case checked against the host first), the 1 MiB memcpy
 //! they are compared with, and the 4 KiB launch figures (prepared and
 //! one-shot slices, 100 launches per synchronise, and one launch plus
-//! synchronise). The cases come from `npu_ops_cli::bench` (the `cli` feature:
-//! `cargo bench --features cli --bench ops`); the backend is `Auto` (the
+//! synchronise). The cases come from `npu_ops_cli::bench` (the
+//! `npu-ops bench` suite: `cargo bench -p npu-ops-cli --bench ops`); the backend is `Auto` (the
 //! simulator without CANN; `NPU_OPS_BACKEND` overrides).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

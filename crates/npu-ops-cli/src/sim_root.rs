@@ -1,7 +1,7 @@
 //! `npu-ops sim install DIR`: the simulator laid out as a CANN
 //! installation, so that aclnn programs written for CANN (its samples
 //! included) build with CANN's documented lines and run on the simulator
-//! unchanged (feature `cli`).
+//! unchanged.
 //!
 //! The root holds:
 //! - `include/`: CANN's header layout (`acl/acl.h`, `aclnn/aclnn_base.h`,
@@ -45,7 +45,8 @@ pub const CORE_LIBRARY: &str = "libnpu_sim_c.so";
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// The simulator's shared library; default: `$NPU_SIM_LIB`, else next
-    /// to this program (where `cargo build --release` puts both).
+    /// to this program (where `cargo build --release` at the workspace root
+    /// puts both: `npu-ops-cli` and `npu-sim-c` are its default members).
     pub core: Option<PathBuf>,
     /// The C compiler; default `$CC`, else `cc`.
     pub cc: Option<String>,
@@ -85,8 +86,9 @@ pub fn find_core(opts: &Options) -> Result<PathBuf, String> {
         .cloned()
         .ok_or_else(|| {
             format!(
-                "the simulator's shared library {CORE_LIBRARY} was not found (looked in {}); build \
-                 it with `cargo build --release -p npu-sim-c`, or name it with --lib or NPU_SIM_LIB",
+                "the simulator's shared library {CORE_LIBRARY} was not found (looked in {}); \
+                 `cargo build --release` at the workspace root builds it beside this program \
+                 (crates/npu-sim-c is a default member), or name it with --lib or NPU_SIM_LIB",
                 candidates
                     .iter()
                     .map(|p| p.display().to_string())
