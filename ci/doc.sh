@@ -3,5 +3,5 @@
 # bad code blocks), as docs.rs would build them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features cli,async
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features npu-ops/async
 echo "doc: clean"
