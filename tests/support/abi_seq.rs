@@ -1,5 +1,5 @@
 //! The `sim_abi` fuzz target's body (shared with the regression replay in
-//! `tests/fuzz_regressions.rs`): the simulator's C ABI driven by arbitrary
+//! `crates/npu-ops-cli/tests/fuzz_regressions.rs`): the simulator's C ABI driven by arbitrary
 //! call sequences: arbitrary
 //! sizes, shapes, strides, offsets, dtypes and parameters; null pointers;
 //! handles it never issued, handles already destroyed, and live handles of
