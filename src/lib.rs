@@ -6,7 +6,7 @@
 //!   `NPU_OPS_BACKEND=cann|sim` overrides `Auto`), initialised once per
 //!   process; [`Device`], [`Stream`], [`Event`].
 //! - [`Tensor`]: device storage with dtype, shape, element strides and
-//!   offset, and zero-copy views (`narrow`, `slice_view`, `permute`,
+//!   offset, and zero-copy views (`view`, `narrow`, `permute`,
 //!   `transpose`, `as_strided_view`, `subtensor`).
 //! - Operators on a [`Stream`]: [`Stream::slice`], [`Stream::index_select`]
 //!   (device or host indices), [`Stream::as_strided`],

@@ -535,7 +535,16 @@ impl Tensor {
 
     /// A view of `dim` from `start` to `end` every `step` (zero-copy), with
     /// the normalisation of [`crate::Stream::slice`].
+    ///
+    /// Deprecated: one spelling per view. Use [`Tensor::narrow`] (`start`,
+    /// `len`) for a step of 1, and [`Tensor::view`] for a larger step.
+    #[deprecated(note = "use narrow (or view for a step other than 1)")]
     pub fn slice_view(&self, dim: i64, start: i64, end: i64, step: i64) -> Result<Tensor> {
+        self.stepped_view(dim, start, end, step)
+    }
+
+    /// The view behind the deprecated `slice_view` and `range`.
+    fn stepped_view(&self, dim: i64, start: i64, end: i64, step: i64) -> Result<Tensor> {
         let d = self.dim("slice", dim)?;
         let (s, len) = layout::slice_range("slice", self.shape()[d], start, end, step)?;
         let l = self
@@ -561,11 +570,16 @@ impl Tensor {
         Ok(self.with_layout(self.layout.permute("permute", &o[..order.len()])?))
     }
 
-    /// A view of `range` along `dim` (zero-copy), with [`Tensor::slice_view`]'s
-    /// normalisation: negative bounds count from the end, bounds past it
-    /// clamp. `x.range(0, 2..)`, `x.range(-1, ..3)`, `x.range(1, -2..=-1)`.
+    /// A view of `range` along `dim` (zero-copy), with the normalisation of
+    /// [`crate::Stream::slice`]: negative bounds count from the end, bounds
+    /// past it clamp.
+    ///
+    /// Deprecated: torch and candle users read `range` as a new sequence,
+    /// not a view. Use [`Tensor::narrow`]: `x.range(0, 1..3)` is
+    /// `x.narrow(0, 1, 2)`.
     ///
     /// ```
+    /// # #![allow(deprecated)]
     /// # use npu_ops::{Backend, Runtime, Tensor};
     /// # let rt = Runtime::new(Backend::Simulator)?;
     /// # let s = rt.stream()?;
@@ -575,9 +589,10 @@ impl Tensor {
     /// assert_eq!(x.range(-1, ..=1)?.to_vec::<i32>()?, [0, 1]);
     /// # Ok::<(), npu_ops::Error>(())
     /// ```
+    #[deprecated(note = "use narrow")]
     pub fn range(&self, dim: i64, range: impl std::ops::RangeBounds<i64>) -> Result<Tensor> {
         let (start, end) = layout::range_bounds(&range);
-        self.slice_view(dim, start, end, 1)
+        self.stepped_view(dim, start, end, 1)
     }
 
     /// Swaps two dims (zero-copy).

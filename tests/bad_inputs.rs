@@ -139,7 +139,11 @@ bad! {
     view_past_storage: "invalid_argument", "view", "shape", |s| x23(&s).view(&[2, 3], &[3, 1], 1);
     narrow_past_extent: "invalid_argument", "narrow", "start", |s| x23(&s).narrow(1, 2, 2);
     narrow_dim_outside_rank: "invalid_argument", "narrow", "dim", |s| x23(&s).narrow(2, 0, 1);
-    slice_view_step_zero: "invalid_argument", "slice", "step", |s| x23(&s).slice_view(0, 0, 1, 0);
+    slice_view_step_zero: "invalid_argument", "slice", "step", |s| {
+        #[allow(deprecated)] // slice_view: its checks stay until it is removed
+        let r = x23(&s).slice_view(0, 0, 1, 0);
+        r
+    };
     permute_not_a_permutation: "invalid_argument", "permute", "order", |s| x23(&s).permute(&[0, 0]);
     transpose_dim_outside_rank: "invalid_argument", "transpose", "dim", |s| x23(&s).transpose(0, 5);
     from_bytes_wrong_length: "invalid_argument", "tensor", "data", |s| Tensor::from_bytes(&s, DType::F32, &[2], &[0u8; 7]);
