@@ -1,0 +1,377 @@
+//! Copies and fills (`acl_rt.h`): `aclrtMemcpy`, `aclrtMemcpyAsync`,
+//! `aclrtMemset`, `aclrtMemsetAsync`, with the checks of their ends.
+
+use super::{code_of, locate, report, rt, stream_of, Loc};
+use crate::memory::Allocation;
+use crate::state::{self, fail, Runtime};
+use crate::stream::Fault;
+use cann_sys::*;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// A checked copy: both ends located, kinds matched.
+struct Copy {
+    dst: (u64, Option<Arc<Allocation>>),
+    src: (u64, Option<Arc<Allocation>>),
+    count: usize,
+}
+
+fn plan_copy(
+    rt: &Runtime,
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    api: &str,
+) -> Result<Copy, i32> {
+    if count > dest_max {
+        return Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: count {count} exceeds destMax {dest_max}"),
+        ));
+    }
+    if count > 0 && (dst.is_null() || src.is_null()) {
+        return Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: null pointer"),
+        ));
+    }
+    let loc = |p: u64, what: &str| {
+        locate(rt, p, count as u64).map_err(|m| {
+            fail(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("npu-sim: {api}: {what} {m}"),
+            )
+        })
+    };
+    let d = loc(dst as u64, "destination")?;
+    let s = loc(src as u64, "source")?;
+    for (l, p, what) in [(&d, dst as u64, "destination"), (&s, src as u64, "source")] {
+        if matches!(l, Loc::Host) && count > 0 {
+            check_host(p, count as u64).map_err(|m| {
+                fail(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    format!("npu-sim: {api}: host {what} {m}"),
+                )
+            })?;
+        }
+    }
+    let (want_dst_dev, want_src_dev) = match kind {
+        aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_HOST => (Some(false), Some(false)),
+        aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE
+        | aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE => (Some(true), Some(false)),
+        aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST => (Some(false), Some(true)),
+        aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE
+        | aclrtMemcpyKind::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE
+        | aclrtMemcpyKind::ACL_MEMCPY_INTER_DEVICE_TO_DEVICE => (Some(true), Some(true)),
+        aclrtMemcpyKind::ACL_MEMCPY_DEFAULT => (None, None),
+        other => {
+            return Err(fail(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("npu-sim: {api}: unknown copy kind {}", other.0),
+            ))
+        }
+    };
+    let is_dev = |l: &Loc| matches!(l, Loc::Device(_));
+    let side = |dev: bool| if dev { "device" } else { "host" };
+    for (want, l, what) in [
+        (want_dst_dev, &d, "destination"),
+        (want_src_dev, &s, "source"),
+    ] {
+        if let Some(w) = want {
+            if w != is_dev(l) {
+                return Err(fail(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    format!(
+                        "npu-sim: {api}: copy kind {} needs a {} {what}, got a {} pointer",
+                        kind.0,
+                        side(w),
+                        side(is_dev(l))
+                    ),
+                ));
+            }
+        }
+    }
+    let alloc = |l: Loc| match l {
+        Loc::Device(a) => Some(a),
+        Loc::Host => None,
+    };
+    Ok(Copy {
+        dst: (dst as u64, alloc(d)),
+        src: (src as u64, alloc(s)),
+        count,
+    })
+}
+
+/// The lowest address a host end may have: nothing is ever mapped in the
+/// first page (a pointer there is NULL plus an offset).
+const HOST_MIN: u64 = 4096;
+
+/// The checks a host range `[addr, addr + len)` can get (the simulator
+/// cannot know whether an arbitrary host address is mapped; it knows its
+/// own memory): it does not wrap, does not lie in the first page or (on
+/// x86-64) beyond user space, does not reach into a device address range
+/// (this runtime's or an earlier one's: device memory is never host
+/// memory), and, if it starts inside an `aclrtMallocHost` block, ends
+/// inside it.
+fn check_host(addr: u64, len: u64) -> Result<(), String> {
+    let Some(end) = addr.checked_add(len) else {
+        return Err(format!(
+            "[{addr:#x}, +{len}) wraps around the address space"
+        ));
+    };
+    if addr < HOST_MIN {
+        return Err(format!(
+            "{addr:#x} is not a host address (the first {HOST_MIN} bytes are never mapped)"
+        ));
+    }
+    // User space ends below 2^56 on x86-64 (2^47 with 4-level paging);
+    // other architectures may tag pointers in their top byte.
+    if cfg!(target_arch = "x86_64") && end > 1 << 56 {
+        return Err(format!(
+            "[{addr:#x}, +{len}) is not in user space (not a host address)"
+        ));
+    }
+    if let Some((b, e)) = crate::memory::pinned::retired_overlapping(addr, end) {
+        return Err(format!(
+            "[{addr:#x}, +{len}) reaches into a freed aclrtMallocHost block [{b:#x}, {e:#x}) \
+             (freed by aclrtFreeHost or aclFinalize: not host memory any more)"
+        ));
+    }
+    if let Some((b, e)) = crate::memory::device_range_overlapping(addr, end) {
+        return Err(format!(
+            "[{addr:#x}, +{len}) reaches into the simulator's device address range \
+             [{b:#x}, {e:#x}) (device memory, of this runtime or a finalised one, is \
+             not host memory)"
+        ));
+    }
+    let block = state::with_handles(|h| {
+        h.host
+            .range(..=addr as usize)
+            .next_back()
+            .map(|(&b, &n)| (b as u64, n as u64))
+    });
+    if let Some((b, n)) = block {
+        if addr < b + n && end > b + n {
+            return Err(format!(
+                "[{addr:#x}, +{len}) runs past the end of the aclrtMallocHost block \
+                 [{b:#x}, {:#x}) ({n} bytes)",
+                b + n
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn host_ptr(end: &(u64, Option<Arc<Allocation>>)) -> *mut u8 {
+    match &end.1 {
+        Some(a) => a.host_ptr(end.0),
+        None => end.0 as *mut u8,
+    }
+}
+
+fn freed_fault(api: &str, end: &(u64, Option<Arc<Allocation>>)) -> Option<Fault> {
+    let a = end.1.as_ref()?;
+    a.freed
+        .load(std::sync::atomic::Ordering::Acquire)
+        .then(|| Fault {
+            code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+            message: format!(
+                "npu-sim: {api}: use after free: {a} was freed while the copy was pending"
+            ),
+        })
+}
+
+impl Copy {
+    /// Copies (split across `cores` when large and the ends do not
+    /// overlap); faults instead if device memory was freed in between.
+    fn run(&self, api: &str, cores: Option<&crate::cores::Cores>) -> Result<(), Fault> {
+        if let Some(f) = freed_fault(api, &self.dst).or_else(|| freed_fault(api, &self.src)) {
+            return Err(f);
+        }
+        let (src, dst) = (host_ptr(&self.src), host_ptr(&self.dst));
+        let apart = (dst as usize).abs_diff(src as usize) >= self.count;
+        match cores {
+            Some(c) if apart && self.count >= 1 << 20 => {
+                let d = crate::kernels::CopyDesc::new(&[self.count as i64], &[1], &[1], 1);
+                // SAFETY: as below, and the ends do not overlap.
+                unsafe { crate::kernels::copy(c, d, dst, src) }
+            }
+            // SAFETY: both ranges were located (host: caller's promise;
+            // device: inside a live allocation, still live as just checked,
+            // and kept mapped by the Arc). `copy` tolerates overlap.
+            _ => unsafe { std::ptr::copy(src, dst, self.count) },
+        }
+        Ok(())
+    }
+}
+
+/// `aclrtMemcpy`: synchronous; checks the kind against where each pointer
+/// lives, `count` against `destMax`, and each host end as far as the
+/// simulator can know it (see `check_host`).
+///
+/// # Safety
+/// Host ends are valid for `count` bytes (and, for the async form, stay
+/// valid until the stream has run the copy), as with CANN; device ends are
+/// checked.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    crate::abi::guard("aclrtMemcpy", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        let rt = match rt() {
+            Ok(r) => r,
+            Err(c) => return c,
+        };
+        match plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpy") {
+            Ok(c) => match c.run("aclrtMemcpy", Some(&rt.pool)) {
+                Ok(()) => ACL_SUCCESS,
+                Err(f) => report(f),
+            },
+            Err(code) => code,
+        }
+    })
+}
+
+/// `aclrtMemcpyAsync`: checked now, copied in stream order.
+///
+/// # Safety
+/// Host ends are valid for `count` bytes (and, for the async form, stay
+/// valid until the stream has run the copy), as with CANN; device ends are
+/// checked.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpyAsync(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    crate::abi::guard(
+        "aclrtMemcpyAsync",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code_of((|| {
+                let rt = rt()?;
+                let s = stream_of(&rt, state::current_device(), stream)?;
+                let c = plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
+                // The raw host pointers are only addresses here; the caller keeps
+                // host buffers alive until the stream has run the copy, as with CANN.
+                // By value in the queue: no allocation per copy.
+                let (c, cores, bytes) = (SendCopy(c), rt.pool.clone(), 2 * count as u64);
+                s.submit(crate::stream::Job::Copy(c, cores), bytes);
+                Ok(())
+            })())
+        },
+    )
+}
+
+/// A checked asynchronous copy, queued by value on its stream.
+pub(crate) struct SendCopy(Copy);
+// SAFETY: a Copy holds addresses (u64) and Arcs of Sync allocations.
+unsafe impl Send for SendCopy {}
+
+impl SendCopy {
+    /// Runs the copy (on the stream's worker, or inline on an idle stream).
+    pub(crate) fn run(&self, cores: &crate::cores::Cores) -> Result<(), Fault> {
+        self.0.run("aclrtMemcpyAsync", Some(cores))
+    }
+}
+
+fn plan_memset(
+    rt: &Runtime,
+    dev_ptr: *mut c_void,
+    max: usize,
+    count: usize,
+    api: &str,
+) -> Result<Option<Arc<Allocation>>, i32> {
+    if count > max {
+        return Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: count {count} exceeds maxCount {max}"),
+        ));
+    }
+    match locate(rt, dev_ptr as u64, count as u64) {
+        Ok(Loc::Device(a)) => Ok(Some(a)),
+        Ok(Loc::Host) if count == 0 => Ok(None),
+        Ok(Loc::Host) => Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: {dev_ptr:p} is not device memory"),
+        )),
+        Err(m) => Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: {m}"),
+        )),
+    }
+}
+
+fn run_memset(
+    a: &Option<Arc<Allocation>>,
+    addr: u64,
+    value: i32,
+    count: usize,
+    api: &str,
+) -> Result<(), Fault> {
+    let Some(a) = a else { return Ok(()) };
+    if let Some(f) = freed_fault(api, &(addr, Some(a.clone()))) {
+        return Err(f);
+    }
+    // SAFETY: [addr, addr + count) lies in the live allocation `a`.
+    unsafe { a.host_ptr(addr).write_bytes(value as u8, count) };
+    Ok(())
+}
+
+/// `aclrtMemset`: fills `count` bytes with the low byte of `value`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `dev_ptr` is device memory of `max_count` bytes (checked against live allocations).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemset(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+) -> aclError {
+    crate::abi::guard("aclrtMemset", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemset")?;
+            run_memset(&a, dev_ptr as u64, value, count, "aclrtMemset").map_err(report)
+        })())
+    })
+}
+
+/// `aclrtMemsetAsync`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `dev_ptr` is device memory of `max_count` bytes (checked against live allocations when the work runs).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemsetAsync(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+    stream: aclrtStream,
+) -> aclError {
+    crate::abi::guard(
+        "aclrtMemsetAsync",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code_of((|| {
+                let rt = rt()?;
+                let s = stream_of(&rt, state::current_device(), stream)?;
+                let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemsetAsync")?;
+                let addr = dev_ptr as u64;
+                let job = move || run_memset(&a, addr, value, count, "aclrtMemsetAsync");
+                s.submit(crate::stream::Job::Closure(Box::new(job)), count as u64);
+                Ok(())
+            })())
+        },
+    )
+}

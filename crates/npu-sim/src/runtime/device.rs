@@ -1,0 +1,181 @@
+//! Device management (`acl_rt.h`): `aclrtSetDevice`, `aclrtResetDevice`,
+//! `aclrtGetDevice`, `aclrtGetDeviceCount`, `aclrtSynchronizeDevice`.
+
+use super::init::Teardown;
+use super::{lock, report, rt, rt_device};
+use crate::state::{self, fail};
+use crate::stream::Stream;
+use cann_sys::*;
+use std::sync::Arc;
+
+/// `aclrtSetDevice`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
+    crate::abi::guard(
+        "aclrtSetDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let rt = match rt() {
+                Ok(r) => r,
+                Err(c) => return c,
+            };
+            if device_id < 0 || device_id as u32 >= rt.config.devices {
+                return fail(
+                    ACL_ERROR_RT_INVALID_DEVICEID,
+                    format!(
+                        "npu-sim: device {device_id} does not exist ({} device(s))",
+                        rt.config.devices
+                    ),
+                );
+            }
+            let mut counts = lock(&rt.set_counts);
+            counts[device_id as usize] = counts[device_id as usize].saturating_add(1);
+            drop(counts);
+            state::set_current_device(Some(device_id as u32));
+            ACL_SUCCESS
+        },
+    )
+}
+
+/// `aclrtResetDevice`: undoes one `aclrtSetDevice` (CANN counts them per
+/// device); the call that brings the count to 0 releases the device's
+/// resources: its default stream and every stream created on it (work
+/// drained, holds opened, workers joined), its events and holds, and every
+/// allocation on it. Their handles are stale afterwards. A reset with no
+/// `aclrtSetDevice` outstanding releases nothing. The calling thread no
+/// longer has a current device.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
+    crate::abi::guard(
+        "aclrtResetDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let rt = match rt() {
+                Ok(r) => r,
+                Err(c) => return c,
+            };
+            if device_id < 0 || device_id as u32 >= rt.config.devices {
+                return fail(
+                    ACL_ERROR_RT_INVALID_DEVICEID,
+                    format!("npu-sim: device {device_id} does not exist"),
+                );
+            }
+            let d = device_id as u32;
+            let teardown = {
+                let mut counts = lock(&rt.set_counts);
+                let c = &mut counts[d as usize];
+                let was = *c;
+                *c = c.saturating_sub(1);
+                // Taken under the count's lock: a thread that sets the
+                // device again waits for the take, so what it creates or
+                // allocates afterwards is its own, not released by this
+                // reset (which may still be draining the old streams).
+                (was == 1).then(|| Teardown::take(&rt, vec![d], false))
+            };
+            if state::current_device() == Some(d) {
+                state::set_current_device(None);
+            }
+            if let Some(t) = teardown {
+                t.run();
+            }
+            ACL_SUCCESS
+        },
+    )
+}
+
+/// `aclrtGetDevice`.
+///
+/// # Safety
+/// `device_id` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
+    crate::abi::guard(
+        "aclrtGetDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if device_id.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtGetDevice: null output pointer",
+                );
+            }
+            if let Err(c) = rt() {
+                return c;
+            }
+            match state::current_device() {
+                // SAFETY: checked non-null.
+                Some(d) => unsafe {
+                    *device_id = d as i32;
+                    ACL_SUCCESS
+                },
+                None => fail(
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    "npu-sim: no device set on this thread",
+                ),
+            }
+        },
+    )
+}
+
+/// `aclrtGetDeviceCount`.
+///
+/// # Safety
+/// `count` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
+    crate::abi::guard(
+        "aclrtGetDeviceCount",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if count.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtGetDeviceCount: null output pointer",
+                );
+            }
+            match rt() {
+                // SAFETY: checked non-null.
+                Ok(rt) => unsafe {
+                    *count = rt.config.devices;
+                    ACL_SUCCESS
+                },
+                Err(c) => c,
+            }
+        },
+    )
+}
+
+/// `aclrtSynchronizeDevice`: waits for every stream of the current device.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
+    crate::abi::guard(
+        "aclrtSynchronizeDevice",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let (rt, dev) = match rt_device() {
+                Ok(x) => x,
+                Err(c) => return c,
+            };
+            let mut streams: Vec<Arc<Stream>> = state::with_handles(|h| {
+                h.streams
+                    .values()
+                    .filter(|s| s.device == dev)
+                    .cloned()
+                    .collect()
+            });
+            streams.extend(lock(&rt.default_streams)[dev as usize].clone());
+            let mut first = Ok(());
+            for s in streams {
+                if let Err(f) = s.synchronize() {
+                    if first.is_ok() {
+                        first = Err(f);
+                    }
+                }
+            }
+            match first {
+                Ok(()) => ACL_SUCCESS,
+                Err(f) => report(f),
+            }
+        },
+    )
+}

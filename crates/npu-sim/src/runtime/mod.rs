@@ -1,0 +1,143 @@
+//! The AscendCL runtime functions (`libascendcl.so`), simulated, one file
+//! per group of CANN's headers; here, what the groups share (the runtime
+//! and the handles resolved, where a pointer lives).
+
+mod base;
+mod copy;
+mod device;
+mod event;
+mod init;
+mod memory;
+mod stream;
+
+pub use base::*;
+pub(crate) use copy::SendCopy;
+pub use copy::*;
+pub use device::*;
+pub use event::*;
+pub use init::*;
+pub(crate) use init::{start, stop_if_unused};
+pub use memory::*;
+pub use stream::*;
+
+use crate::memory::Allocation;
+use crate::state::{self, fail, Runtime};
+use crate::stream::{Event, Fault, Stream};
+use cann_sys::{
+    aclError, aclrtEvent, aclrtStream, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_INVALID_HANDLE,
+    ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, ACL_ERROR_UNINITIALIZE, ACL_SUCCESS,
+};
+use std::ffi::{c_char, CStr};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The runtime, or the status for "not initialised".
+pub(crate) fn rt() -> Result<Arc<Runtime>, i32> {
+    state::runtime().ok_or_else(|| {
+        fail(
+            ACL_ERROR_UNINITIALIZE,
+            "npu-sim: not initialised: call aclInit (or aclnnInit) first",
+        )
+    })
+}
+
+/// The runtime and the calling thread's device.
+pub(crate) fn rt_device() -> Result<(Arc<Runtime>, u32), i32> {
+    let rt = rt()?;
+    match state::current_device() {
+        Some(d) if d < rt.config.devices => Ok((rt, d)),
+        _ => Err(fail(
+            ACL_ERROR_RT_CONTEXT_NULL,
+            "npu-sim: no device set on this thread: call aclrtSetDevice first",
+        )),
+    }
+}
+
+/// Where a pointer lives.
+pub(crate) enum Loc {
+    Host,
+    Device(Arc<Allocation>),
+}
+
+/// Classifies `[addr, addr + len)`: host memory, or inside one live device
+/// allocation; a device address outside any live allocation is an error.
+pub(crate) fn locate(rt: &Runtime, addr: u64, len: u64) -> Result<Loc, String> {
+    for m in &rt.memory {
+        let m = lock(m);
+        if m.owns(addr) {
+            return match m.find(addr) {
+                Some(a) if a.contains(addr, len) => Ok(Loc::Device(a.clone())),
+                Some(a) => Err(format!("[{addr:#x}, +{len}) runs past the end of {a}")),
+                None => Err(format!(
+                    "{addr:#x} is device memory but not inside a live allocation (freed, or never allocated)"
+                )),
+            };
+        }
+    }
+    Ok(Loc::Host)
+}
+
+/// The live allocation containing `addr` (for capturing at enqueue time).
+pub(crate) fn find_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
+    rt.memory.iter().find_map(|m| lock(m).find(addr).cloned())
+}
+
+/// A stream handle, resolved: NULL is the device's default stream.
+pub(crate) fn stream_of(
+    rt: &Runtime,
+    device: Option<u32>,
+    s: aclrtStream,
+) -> Result<Arc<Stream>, i32> {
+    if s.is_null() {
+        let Some(d) = device else {
+            return Err(fail(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "npu-sim: the default stream needs a device: call aclrtSetDevice first",
+            ));
+        };
+        let mut ds = lock(&rt.default_streams);
+        if ds[d as usize].is_none() {
+            let st = Stream::new(d).map_err(|m| fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, m))?;
+            ds[d as usize] = Some(Arc::new(st));
+        }
+        return Ok(ds[d as usize].clone().unwrap());
+    }
+    state::with_handles(|h| h.streams.get(&(s as usize)).cloned()).ok_or_else(|| {
+        fail(
+            ACL_ERROR_RT_INVALID_HANDLE,
+            format!("npu-sim: {s:p} is not a live stream (never created, or destroyed)"),
+        )
+    })
+}
+
+fn event_of(e: aclrtEvent) -> Result<Arc<Event>, i32> {
+    state::with_handles(|h| h.events.get(&(e as usize)).map(|(_, e)| e.clone())).ok_or_else(|| {
+        fail(
+            ACL_ERROR_RT_INVALID_HANDLE,
+            format!("npu-sim: {e:p} is not a live event (never created, or destroyed)"),
+        )
+    })
+}
+
+fn code_of(r: Result<(), i32>) -> aclError {
+    match r {
+        Ok(()) => ACL_SUCCESS,
+        Err(c) => c,
+    }
+}
+
+fn report(f: Fault) -> aclError {
+    fail(f.code, f.message)
+}
+
+/// Reads a C string argument (for messages).
+pub(crate) fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: a non-null C string argument, NUL-terminated by contract.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
