@@ -10,6 +10,10 @@
 //! `NPU_SIM_STRICT_ASYNC=1`) sends everything through the worker, for
 //! tests that hunt races.
 
+mod event;
+
+pub use event::Event;
+
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -499,137 +503,5 @@ fn worker_loop(s: &Shared) {
         if wake {
             s.idle.notify_all();
         }
-    }
-}
-
-/// An event (ACL/CUDA semantics): each record is a ticket that completes
-/// when its stream reaches it; a wait (or a host synchronisation) waits for
-/// the ticket of the record last issued before the wait, and nothing else:
-/// a later record, even on a faster stream, never releases it.
-///
-/// A record reached while its stream holds a fault (the work before it
-/// faulted or was skipped) completes, so waiters are released, but carries
-/// the fault: a host synchronisation on it returns that fault (as CUDA's
-/// event synchronisation reports earlier asynchronous errors). It does not
-/// clear the stream's fault; only `aclrtSynchronizeStream` does.
-#[derive(Default)]
-pub struct Event {
-    state: Mutex<Tickets>,
-    cv: Condvar,
-    /// Host threads asleep on `cv`.
-    sleepers: AtomicU64,
-}
-
-#[derive(Default)]
-struct Tickets {
-    /// Records issued so far (the latest ticket).
-    issued: u64,
-    /// Tickets issued but not yet completed (few: one per stream it is
-    /// recorded on at once).
-    pending: Vec<u64>,
-    /// Recent completed tickets whose stream held a fault when reached.
-    faulted: std::collections::BTreeMap<u64, Fault>,
-    /// When the latest completed ticket completed, and which it was.
-    stamp: Option<(u64, Instant)>,
-}
-
-/// Faulted tickets kept per event (older ones are forgotten: a host
-/// synchronisation asks for the latest record).
-const FAULTED_KEPT: u64 = 64;
-
-impl Event {
-    /// Records the event on `stream`: completes at once if the stream is
-    /// idle (and not strictly asynchronous), else when the stream reaches
-    /// it.
-    pub fn record(self: &Arc<Self>, stream: &Stream) {
-        let q = lock(&stream.shared.q);
-        let ticket = {
-            let mut st = lock(&self.state);
-            st.issued += 1;
-            let t = st.issued;
-            st.pending.push(t);
-            t
-        };
-        if !strict_async() && stream.idle_locked(&q) {
-            let fault = q.fault.clone();
-            drop(q);
-            self.complete(ticket, fault);
-            return;
-        }
-        stream.push(q, Task::Record(self.clone(), ticket));
-    }
-
-    /// Completes `ticket`, carrying `fault` (the stream's state then).
-    fn complete(&self, ticket: u64, fault: Option<Fault>) {
-        let mut st = lock(&self.state);
-        if let Some(i) = st.pending.iter().position(|&t| t == ticket) {
-            st.pending.swap_remove(i);
-        }
-        if st.stamp.is_none_or(|(t, _)| t < ticket) {
-            st.stamp = Some((ticket, Instant::now()));
-        }
-        if let Some(f) = fault {
-            st.faulted.insert(ticket, f);
-            let keep_from = st.issued.saturating_sub(FAULTED_KEPT);
-            st.faulted = st.faulted.split_off(&keep_from);
-        }
-        drop(st);
-        if self.sleepers.load(Ordering::Acquire) > 0 {
-            self.cv.notify_all();
-        }
-    }
-
-    /// Makes `stream` wait for the event's latest record (as of now): no
-    /// task at all if that record has completed.
-    pub fn wait_on(self: &Arc<Self>, stream: &Stream) {
-        let ticket = lock(&self.state).issued;
-        if self.ticket_done(ticket) {
-            return;
-        }
-        let q = lock(&stream.shared.q);
-        stream.push(q, Task::Wait(self.clone(), ticket));
-    }
-
-    fn ticket_done(&self, ticket: u64) -> bool {
-        !lock(&self.state).pending.contains(&ticket)
-    }
-
-    fn wait_for(&self, ticket: u64) {
-        if spin_until(|| self.ticket_done(ticket)) {
-            return;
-        }
-        let mut st = lock(&self.state);
-        self.sleepers.fetch_add(1, Ordering::AcqRel);
-        while st.pending.contains(&ticket) {
-            st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
-        }
-        self.sleepers.fetch_sub(1, Ordering::AcqRel);
-    }
-
-    /// Blocks the host until the latest record has completed; the fault
-    /// its stream held when it was reached, if any.
-    pub fn synchronize(&self) -> Result<(), Fault> {
-        let ticket = lock(&self.state).issued;
-        self.wait_for(ticket);
-        match lock(&self.state).faulted.get(&ticket) {
-            Some(f) => Err(f.clone()),
-            None => Ok(()),
-        }
-    }
-
-    /// When the latest record completed: `None` if it has not (or the event
-    /// was never recorded).
-    pub fn completed_at(&self) -> Option<Instant> {
-        let st = lock(&self.state);
-        match st.stamp {
-            Some((t, at)) if t == st.issued && !st.pending.contains(&t) => Some(at),
-            _ => None,
-        }
-    }
-
-    /// Whether the latest record has completed (true if never recorded).
-    pub fn is_complete(&self) -> bool {
-        let st = lock(&self.state);
-        !st.pending.contains(&st.issued)
     }
 }
