@@ -5,6 +5,7 @@ use std::fmt;
 
 /// The element types the operators move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DType {
     /// `float32`
     F32,
@@ -130,9 +131,38 @@ impl fmt::Display for DType {
 #[cfg(target_endian = "big")]
 compile_error!("npu-ops needs a little-endian host (the device's byte order)");
 
+mod sealed {
+    /// Keeps [`super::Element`] to the types of this module.
+    pub trait Sealed {}
+    macro_rules! sealed {
+        ($($t:ty),*) => {$(impl Sealed for $t {})*};
+    }
+    sealed!(
+        f32,
+        f64,
+        i8,
+        u8,
+        i16,
+        u16,
+        i32,
+        u32,
+        i64,
+        u64,
+        half::f16,
+        half::bf16,
+        bool,
+        [f32; 2],
+        [f64; 2]
+    );
+}
+
 /// A host type that is exactly one element of a [`DType`], laid out in
 /// memory as the device holds it (so slices move without conversion).
-pub trait Element: bytemuck::NoUninit + Send + Sync + 'static {
+///
+/// Sealed: implemented for the primitives, `half::f16`, `half::bf16`,
+/// `bool` and `[f32; 2]`/`[f64; 2]` (complex) only, so that new methods can
+/// be added without a breaking change.
+pub trait Element: sealed::Sealed + bytemuck::NoUninit + Send + Sync + 'static {
     /// Its dtype.
     const DTYPE: DType;
     /// Appends its little-endian bytes.

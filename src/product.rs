@@ -6,6 +6,7 @@ use crate::dtype::DType;
 
 /// Product families (docs/ops.md, last section).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Family {
     /// Atlas training series.
     Training,
@@ -43,6 +44,7 @@ impl Family {
 
 /// The operators of the safe layer, for support checks and error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OpKind {
     /// [`crate::Stream::slice`]
     Slice,

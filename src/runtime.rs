@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 /// Which implementation of the C API a [`Runtime`] drives.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub enum Backend {
     /// Real CANN when [`Api::load`] finds it; the embedded simulator only
     /// when no CANN is installed at all (see [`Runtime::new`]);
@@ -28,6 +29,7 @@ pub enum Backend {
 
 /// The backend a runtime ended up with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BackendKind {
     /// Real CANN libraries.
     Cann,

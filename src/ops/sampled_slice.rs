@@ -20,6 +20,7 @@ const OP: &str = "sampled_slice";
 
 /// A fill value, converted exactly to the tensor's dtype.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Scalar {
     /// `true`/`false`.
     Bool(bool),
@@ -141,6 +142,7 @@ impl Scalar {
 
 /// What to do with coordinates outside the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SampleMode {
     /// Out-of-range coordinates are an error (checked before launch).
     StrictBounds,

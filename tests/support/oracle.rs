@@ -369,6 +369,7 @@ fn ref_call(
                 SampleMode::Clamp => "clamp",
                 SampleMode::Fill => "fill",
                 SampleMode::Reflect => "reflect",
+                _ => unreachable!("the generator makes only these five modes"),
             };
             let params = |mode| {
                 let rp = cpu_ref::SampledSliceParams::new(&p.start, &p.size, &p.stride, mode);

@@ -34,6 +34,7 @@ pub fn short_name(dtype: DType) -> &'static str {
         DType::Bool => "bool",
         DType::C64 => "c64",
         DType::C128 => "c128",
+        other => other.name(), // a dtype without a short name: its full one
     }
 }
 

@@ -187,6 +187,7 @@ pub(crate) fn counted_runtime(rt: &Runtime) -> npu_ops::Result<Result<Runtime, S
     let name = match rt.backend() {
         BackendKind::Simulator => "npu-sim (counted)",
         BackendKind::Cann => "CANN (counted)",
+        other => return Ok(Err(format!("C calls cannot be counted for {other:?}"))),
     };
     // SAFETY: `api` is an open runtime's table, given to it under
     // `with_api`'s contract; `table` replaces each function by a trampoline

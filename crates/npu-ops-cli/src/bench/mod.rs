@@ -386,6 +386,7 @@ pub fn run(
     let threads = match rt.backend() {
         BackendKind::Simulator => sim_threads(),
         BackendKind::Cann => 1,
+        _ => 1, // a backend this tool does not know: no simulator threads
     };
     let total = specs.len() + usize::from(with_launch);
     let mut cases = Vec::with_capacity(specs.len());

@@ -186,6 +186,7 @@ fn element(v: &Value, dtype: DType, ctx: &str, out: &mut Vec<u8>) -> Result<(), 
             element(&pair[0], part, ctx, out)?;
             element(&pair[1], part, ctx, out)?;
         }
+        _ => return Err(format!("{ctx}: the case format has no values of {dtype}")),
     }
     Ok(())
 }

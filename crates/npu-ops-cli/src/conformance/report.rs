@@ -251,6 +251,7 @@ pub fn format_element(d: DType, b: &[u8]) -> String {
         DType::Bool => (b[0] != 0).to_string(),
         DType::C64 => format!("{:?}", <[f32; 2]>::get(b)),
         DType::C128 => format!("{:?}", <[f64; 2]>::get(b)),
+        _ => format!("{b:02x?}"), // a dtype this tool does not know: its bytes
     }
 }
 
