@@ -657,8 +657,8 @@ impl Stream {
     /// number on this stream.
     ///
     /// # Safety
-    /// Every tensor descriptor of `first` describes (through `acl`,
-    /// `acl_of` or `acl_span`) a tensor of `reads` or `write` (whose
+    /// Every tensor descriptor of `first` describes (through `acl`
+    /// or `acl_of`) a tensor of `reads` or `write` (whose
     /// storage the launch holds until it has run); its other arguments hold
     /// no address.
     pub(crate) unsafe fn launch(

@@ -296,7 +296,7 @@ impl Tensor {
     /// the returned handle drops.
     pub fn acl_tensor(&self) -> Result<AclTensorHandle> {
         let api = self.storage.rt.0.api.clone();
-        let raw = crate::ops::acl_of(&api, self)?.into_raw();
+        let raw = crate::ops::acl_of(&api, self, crate::ops::Declared::Whole)?.into_raw();
         Ok(AclTensorHandle { api, raw })
     }
 

@@ -118,13 +118,26 @@ pub(crate) fn aliases(a: &Tensor, b: &Tensor) -> bool {
 /// Every value fits `i64`: layouts are checked, and storage sizes are
 /// device allocations.
 pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
-    acl_of(s.api(), t)
+    acl_of(s.api(), t, Declared::Whole)
 }
 
-/// The descriptor of `t` declaring only the storage it needs (up to its
-/// last element): valid for any view of the same layout, whatever the size
-/// of its storage (a prepared operator's descriptor).
-pub(crate) fn acl_span<'a>(api: &'a cann_sys::Api, t: &Tensor) -> Result<AclTensor<'a>> {
+/// How much storage a descriptor from [`acl_of`] declares.
+#[derive(Clone, Copy)]
+pub(crate) enum Declared {
+    /// All of the tensor's storage ([`acl`]).
+    Whole,
+    /// Only the storage the view needs (up to its last element): valid for
+    /// any view of the same layout, whatever the size of its storage (a
+    /// prepared operator's descriptor).
+    Span,
+}
+
+/// The descriptor of `t` through `api`, declaring `declared` storage.
+pub(crate) fn acl_of<'a>(
+    api: &'a cann_sys::Api,
+    t: &Tensor,
+    declared: Declared,
+) -> Result<AclTensor<'a>> {
     let mut shape = [0i64; MAX_RANK];
     let mut strides = [0i64; MAX_RANK];
     for (i, (&n, &st)) in t.shape().iter().zip(t.strides()).enumerate() {
@@ -132,34 +145,17 @@ pub(crate) fn acl_span<'a>(api: &'a cann_sys::Api, t: &Tensor) -> Result<AclTens
         strides[i] = st as i64;
     }
     let r = t.rank();
-    let needed = t.layout().span().map_or(t.offset(), |(_, last)| last + 1);
+    let storage = match declared {
+        Declared::Whole => t.storage_elems(),
+        Declared::Span => t.layout().span().map_or(t.offset(), |(_, last)| last + 1),
+    };
     AclTensor::new(
         api,
         t.dtype().acl(),
         &shape[..r],
         &strides[..r],
         t.offset() as i64,
-        needed as i64,
-        t.storage.ptr,
-    )
-}
-
-/// [`acl`] through `api`.
-pub(crate) fn acl_of<'a>(api: &'a cann_sys::Api, t: &Tensor) -> Result<AclTensor<'a>> {
-    let mut shape = [0i64; MAX_RANK];
-    let mut strides = [0i64; MAX_RANK];
-    for (i, (&n, &st)) in t.shape().iter().zip(t.strides()).enumerate() {
-        shape[i] = n as i64;
-        strides[i] = st as i64;
-    }
-    let r = t.rank();
-    AclTensor::new(
-        api,
-        t.dtype().acl(),
-        &shape[..r],
-        &strides[..r],
-        t.offset() as i64,
-        t.storage_elems() as i64,
+        storage as i64,
         t.storage.ptr,
     )
 }
