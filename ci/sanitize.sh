@@ -23,7 +23,7 @@ export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export CARGO_TARGET_DIR=target/sanitize
 echo "== simulator: Rust ASan, C UBSan"
-cargo +nightly test --quiet --target "$host" -p npu-sim --lib --test protocol --test ops --test hostile --test misuse --test misuse_lifecycle
+cargo +nightly test --quiet --target "$host" -p npu-ops-sim --lib --test protocol --test ops --test hostile --test misuse --test misuse_lifecycle
 echo "== safe layer on the simulator: Rust ASan, C UBSan"
 cargo +nightly test --quiet --target "$host" -p npu-ops --test trust --test runtime \
     --test shared_faults --test fault_edges

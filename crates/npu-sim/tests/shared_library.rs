@@ -19,7 +19,7 @@ fn cdylib() -> PathBuf {
             .args([
                 "build",
                 "-p",
-                "npu-sim-c",
+                "npu-ops-sim-c",
                 "--lib",
                 "--message-format=json",
                 "--target-dir",
