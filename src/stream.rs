@@ -1075,12 +1075,31 @@ impl Stream {
         });
     }
 
+    /// Runs `pieces`: launches on this stream that together rewrite all of
+    /// `dst` from `reads` (a composite's pieces), then records them as one
+    /// write of the whole. The span is every launch numbered meanwhile (any
+    /// other thread's launch between them only adds its faults).
+    pub(crate) fn rewrite_whole(
+        &self,
+        dst: &Tensor,
+        reads: &[&Tensor],
+        pieces: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let first = self.0.timeline.next();
+        pieces()?;
+        let end = self.0.timeline.next();
+        if end > first {
+            self.rewrote(dst, reads, first, end - 1);
+        }
+        Ok(())
+    }
+
     /// After launches `first..=last` on this stream (sequence numbers)
     /// that together rewrote all of `dst` from `reads`: one record for the
     /// whole, so what `dst` held before (a fault included) no longer
     /// counts, while a fault of any of those launches does (a piece skipped
     /// after another thread's fault must not read as `Ok`).
-    pub(crate) fn rewrote(&self, dst: &Tensor, reads: &[&Tensor], first: u64, last: u64) {
+    fn rewrote(&self, dst: &Tensor, reads: &[&Tensor], first: u64, last: u64) {
         if !dst.covers_storage() {
             return;
         }

@@ -257,7 +257,7 @@ impl Stream {
             return self.copy_into(op, &dst.reinterpreted(bits), &src.reinterpreted(bits));
         }
         if !src.layout().may_overlap() {
-            return self.inplace_copy(dst, src).map(drop);
+            return self.inplace_copy(dst, src);
         }
         // Stride-0 dims of extent > 1: read once, broadcast by the copy.
         let mut shape = [0usize; MAX_RANK];
@@ -269,7 +269,7 @@ impl Stream {
         }
         let reduced = src.view_as(op, &shape[..src.rank()], src.strides(), src.offset())?;
         if !reduced.layout().may_overlap() {
-            return self.inplace_copy(dst, &reduced).map(drop);
+            return self.inplace_copy(dst, &reduced);
         }
         // Still overlapping: materialise `reduced`, into dst itself when it
         // has dst's shape, else into a temporary broadcast into dst (src may
@@ -404,8 +404,8 @@ impl Stream {
         let (ish, sst) = pick(src, &inner);
         let (_, dst_st) = pick(dst, &inner);
         let mut pos = vec![0usize; outer.len()];
-        let (mut first, mut last) = (None, None);
-        loop {
+        // The pieces rewrite all of dst: one record for it.
+        self.rewrite_whole(dst, &[src], || loop {
             let at = |t: &Tensor| -> usize {
                 outer
                     .iter()
@@ -414,17 +414,10 @@ impl Stream {
             };
             let s = src.view_as(op, &ish, &sst, at(src))?;
             let d = dst.view_as(op, &ish, &dst_st, at(dst))?;
-            if let Some(seq) = self.inplace_copy(&d, &s)? {
-                first.get_or_insert(seq);
-                last = Some(seq);
-            }
+            self.inplace_copy(&d, &s)?;
             let mut k = outer.len();
             loop {
                 if k == 0 {
-                    // The pieces rewrote all of dst: one record for it.
-                    if let (Some(first), Some(last)) = (first, last) {
-                        self.rewrote(dst, &[src], first, last);
-                    }
                     return Ok(());
                 }
                 k -= 1;
@@ -434,19 +427,18 @@ impl Stream {
                 }
                 pos[k] = 0;
             }
-        }
+        })
     }
 
-    /// One `aclnnInplaceCopy` (its source must not overlap itself); the
-    /// launch's sequence number, if anything was launched.
-    fn inplace_copy(&self, dst: &Tensor, src: &Tensor) -> Result<Option<u64>> {
+    /// One `aclnnInplaceCopy` (its source must not overlap itself).
+    fn inplace_copy(&self, dst: &Tensor, src: &Tensor) -> Result<()> {
         debug_assert!(!src.layout().may_overlap());
         if dst.numel() == 0 {
-            return Ok(None);
+            return Ok(());
         }
         let (d, sr) = (acl(self, dst)?, acl(self, src)?);
         // SAFETY: the descriptors are of `dst` (the write) and `src` (a read).
-        unsafe { self.launch(crate::ffi::First::InplaceCopy(&d, &sr), &[src], dst) }.map(Some)
+        unsafe { self.launch(crate::ffi::First::InplaceCopy(&d, &sr), &[src], dst) }.map(drop)
     }
 
     /// A contiguous copy of `x` (or `x` itself if already contiguous); `x`

@@ -550,10 +550,12 @@ impl Stream {
             None
         };
         let mut pick = vec![0usize; rank];
-        // The blocks' launches (and any other thread's between them: a
-        // wider span only adds faults) rewrite all of `out`.
-        let first = self.0.timeline.next();
-        loop {
+        let reads: &[&Tensor] = match &one {
+            Some(one) => &[x, one],
+            None => &[x],
+        };
+        // The blocks rewrite all of `out`: one record for it.
+        self.rewrite_whole(out, reads, || loop {
             let mut shape = [0usize; crate::MAX_RANK];
             let mut strides = [0usize; crate::MAX_RANK];
             let (mut dst, mut offset, mut filled) = (out.clone(), x.offset(), false);
@@ -585,14 +587,6 @@ impl Stream {
             let mut k = rank;
             loop {
                 if k == 0 {
-                    let end = self.0.timeline.next();
-                    if end > first {
-                        let reads: &[&Tensor] = match &one {
-                            Some(one) => &[x, one],
-                            None => &[x],
-                        };
-                        self.rewrote(out, reads, first, end - 1);
-                    }
                     return Ok(());
                 }
                 k -= 1;
@@ -602,7 +596,7 @@ impl Stream {
                 }
                 pick[k] = 0;
             }
-        }
+        })
     }
 
     /// The "dynamic" form: start/size/stride (and axes) given as small
