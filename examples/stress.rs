@@ -101,7 +101,7 @@ fn inject_fault(r: &mut Rng, s: &Stream, c: &Counts) -> Verdict {
                 "injected fault: index {bad} at {at} of {} over {n} read as Ok: {v:?}",
                 idx.len()
             )),
-            Err(e) if oracle::is_fault(&e) => Verdict::Agree { data: false },
+            Err(e) if e.is_device_fault() => Verdict::Agree { data: false },
             Err(e) => Verdict::Mismatch(format!("injected fault read as another error: {e}")),
         })
     };
@@ -127,7 +127,7 @@ fn chain(r: &mut Rng, a: &Stream, b: &Stream, b_shared: bool) -> Verdict {
         Ok(g) if g == want => Verdict::Agree { data: true },
         Ok(g) => Verdict::Mismatch(format!("chain of {n}: got {g:?}, want {want:?}")),
         // Another thread's fault on the shared stream spoiled the chain.
-        Err(e) if b_shared && oracle::is_fault(&e) => Verdict::Agree { data: false },
+        Err(e) if b_shared && e.is_device_fault() => Verdict::Agree { data: false },
         Err(e) => Verdict::Mismatch(format!("chain of {n}: {e}")),
     }
 }

@@ -495,28 +495,27 @@ fn write_through(
     }
 }
 
-/// Ends a mismatch whose own side is a device fault (which, on a shared
-/// stream, may be another thread's).
-const FAULT_MARK: &str = " [device fault]";
-
+/// Compares what the device gave with the reference. On a stream other
+/// threads share (`shared`), a device fault agrees with any reference
+/// outcome: it may be another thread's, which spoils this case's work too
+/// (the runtime does not say whose). Ok with wrong bytes, Ok where the
+/// reference refuses, or any other error never agrees.
 fn compare(
     what: &str,
     got: npu_ops::Result<Vec<u8>>,
     want: Result<Vec<u8>, cpu_ref::RefError>,
+    shared: bool,
 ) -> Verdict {
     match (got, want) {
+        (Err(g), _) if shared && g.is_device_fault() => Verdict::Agree { data: false },
         (Ok(g), Ok(w)) if g == w => Verdict::Agree { data: true },
         (Err(g), Err(w)) if g.kind() == w.kind() => Verdict::Agree { data: false },
         (Ok(g), Ok(w)) => Verdict::Mismatch(format!("{what}: data differs: got {g:?}, want {w:?}")),
-        (Err(g), Err(w)) => Verdict::Mismatch(format!(
-            "{what}: got error {g}, reference: {w}{}",
-            if is_fault(&g) { FAULT_MARK } else { "" }
-        )),
+        (Err(g), Err(w)) => Verdict::Mismatch(format!("{what}: got error {g}, reference: {w}")),
         (Ok(_), Err(w)) => Verdict::Mismatch(format!("{what}: got a result, reference: {w}")),
-        (Err(g), Ok(_)) => Verdict::Mismatch(format!(
-            "{what}: got error {g}, reference has a result{}",
-            if is_fault(&g) { FAULT_MARK } else { "" }
-        )),
+        (Err(g), Ok(_)) => {
+            Verdict::Mismatch(format!("{what}: got error {g}, reference has a result"))
+        }
     }
 }
 
@@ -529,29 +528,15 @@ pub fn run_case(src: &mut impl Source, s: &Stream, faults: bool) -> Verdict {
     run_case_on(src, s, faults, false)
 }
 
-/// A device fault: an out-of-range index found by the kernel, or any
-/// failure the runtime reported for device work (this case's or, on a
-/// shared stream, another thread's: the runtime does not say whose).
-pub fn is_fault(e: &Error) -> bool {
-    matches!(e, Error::IndexOutOfRange { .. })
-        || matches!(e, Error::Runtime { code, .. }
-            if *code == npu_ops::cann_sys::ACL_ERROR_RT_AICORE_EXCEPTION || (507_000..508_000).contains(code))
-}
-
 /// [`run_case`] on a stream other threads share and fault on at will: a
-/// device fault may spoil this case's work, so an error that is a fault
-/// agrees with any reference outcome. Ok with wrong bytes, Ok where the
-/// reference refuses, or any other error never does: a fault never reads
-/// as `Ok`, and never hides a wrong answer.
+/// device fault ([`Error::is_device_fault`]) may spoil this case's work, so
+/// it agrees with any reference outcome (see `compare`): a fault never
+/// reads as `Ok`, and never hides a wrong answer.
 pub fn run_case_shared(src: &mut impl Source, s: &Stream) -> Verdict {
     run_case_on(src, s, true, true)
 }
 
 fn run_case_on(src: &mut impl Source, s: &Stream, faults: bool, shared: bool) -> Verdict {
-    let compare = |what: &str, got: npu_ops::Result<Vec<u8>>, want| match got {
-        Err(e) if shared && is_fault(&e) => Verdict::Agree { data: false },
-        got => compare(what, got, want),
-    };
     let soc = s.runtime().soc().to_string();
     let d = src.pick(&R::ALL);
     let es = d.size();
@@ -596,15 +581,19 @@ fn run_case_on(src: &mut impl Source, s: &Stream, faults: bool, shared: bool) ->
     let want = ref_call(&soc, &rx, &call);
     let form = src.below(4);
     let verdict = match (&want, form) {
-        (Ok(w), 1..=3) => {
-            into_case(src, s, &base, &x, &bytes, es, &call, w, form == 3, &what).map(|v| match v {
-                // The fault reached the `_into` form's read (see `compare`).
-                Verdict::Mismatch(m) if shared && m.contains(FAULT_MARK) => {
-                    Verdict::Agree { data: false }
-                }
-                v => v,
-            })
-        }
+        (Ok(w), 1..=3) => into_case(
+            src,
+            s,
+            &base,
+            &x,
+            &bytes,
+            es,
+            &call,
+            w,
+            form == 3,
+            &what,
+            shared,
+        ),
         _ => None,
     };
     let verdict = verdict.unwrap_or_else(|| {
@@ -633,6 +622,7 @@ fn run_case_on(src: &mut impl Source, s: &Stream, faults: bool, shared: bool) ->
             want.as_ref()
                 .map(|w| w.contiguous_bytes())
                 .map_err(Clone::clone),
+            shared,
         )
     });
     let verdict = match (verdict, &want) {
@@ -755,6 +745,7 @@ fn into_case(
     want: &cpu_ref::Tensor,
     prepared: bool,
     what: &str,
+    shared: bool,
 ) -> Option<Verdict> {
     let shape = want.shape().to_vec();
     let n: usize = shape.iter().product();
@@ -821,5 +812,6 @@ fn into_case(
         &format!("{what} into {shape:?}/{strides:?}@{offset} (alias {alias}, prepared {prepared})"),
         got,
         Ok(expect),
+        shared,
     ))
 }
