@@ -807,19 +807,40 @@ pub(crate) unsafe fn memcpy_h2d_async(
     count: usize,
     stream: StreamHandle,
 ) -> Result<()> {
+    // SAFETY: the caller's contract, which is `memcpy_async`'s.
+    unsafe {
+        memcpy_async(
+            api,
+            dst.0,
+            src.0,
+            count,
+            aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
+            stream,
+        )
+    }
+}
+
+/// The one `aclrtMemcpyAsync` call of the typed copies below and above
+/// (nothing for an empty copy).
+///
+/// # Safety
+/// `stream` is a live stream of `api`; `dst` and `src` are valid for
+/// `count` bytes of the kind `kind` names, and stay so (untouched by
+/// anything the copy is not ordered with) until the stream has run it.
+unsafe fn memcpy_async(
+    api: &Api,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: StreamHandle,
+) -> Result<()> {
     if count == 0 {
         return Ok(());
     }
     // SAFETY: the caller's contract.
     check(api, "aclrtMemcpyAsync", unsafe {
-        (api.aclrtMemcpyAsync)(
-            dst.0,
-            count,
-            src.0,
-            count,
-            aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
-            stream.0,
-        )
+        (api.aclrtMemcpyAsync)(dst, count, src, count, kind, stream.0)
     })
 }
 
@@ -839,20 +860,17 @@ pub(crate) unsafe fn memcpy_d2h_async(
     count: usize,
     stream: StreamHandle,
 ) -> Result<()> {
-    if count == 0 {
-        return Ok(());
-    }
-    // SAFETY: the caller's contract.
-    check(api, "aclrtMemcpyAsync", unsafe {
-        (api.aclrtMemcpyAsync)(
+    // SAFETY: the caller's contract, which is `memcpy_async`'s.
+    unsafe {
+        memcpy_async(
+            api,
             dst.0,
-            count,
             src.0,
             count,
             aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST,
-            stream.0,
+            stream,
         )
-    })
+    }
 }
 
 /// `aclrtMemcpyAsync` of `count` bytes between device addresses, on
@@ -877,13 +895,8 @@ pub(crate) unsafe fn memcpy_d2d_async(
         aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE
             | aclrtMemcpyKind::ACL_MEMCPY_INTER_DEVICE_TO_DEVICE
     ));
-    if count == 0 {
-        return Ok(());
-    }
-    // SAFETY: the caller's contract.
-    check(api, "aclrtMemcpyAsync", unsafe {
-        (api.aclrtMemcpyAsync)(dst.0, count, src.0, count, kind, stream.0)
-    })
+    // SAFETY: the caller's contract, which is `memcpy_async`'s.
+    unsafe { memcpy_async(api, dst.0, src.0, count, kind, stream) }
 }
 
 /// `aclrtMemsetAsync` of `count` bytes to `value` on `stream`.
