@@ -8,6 +8,21 @@ use crate::stream::Stream;
 use cann_sys::*;
 use std::sync::Arc;
 
+/// `device_id` as an index of one of the runtime's devices, else
+/// `ACL_ERROR_RT_INVALID_DEVICEID` (explained).
+fn device(rt: &super::Runtime, device_id: i32) -> Result<u32, aclError> {
+    match u32::try_from(device_id) {
+        Ok(d) if d < rt.config.devices => Ok(d),
+        _ => Err(fail(
+            ACL_ERROR_RT_INVALID_DEVICEID,
+            format!(
+                "npu-sim: device {device_id} does not exist ({} device(s))",
+                rt.config.devices
+            ),
+        )),
+    }
+}
+
 /// `aclrtSetDevice`.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
@@ -19,19 +34,14 @@ pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
                 Ok(r) => r,
                 Err(c) => return c,
             };
-            if device_id < 0 || device_id as u32 >= rt.config.devices {
-                return fail(
-                    ACL_ERROR_RT_INVALID_DEVICEID,
-                    format!(
-                        "npu-sim: device {device_id} does not exist ({} device(s))",
-                        rt.config.devices
-                    ),
-                );
-            }
+            let d = match device(&rt, device_id) {
+                Ok(d) => d,
+                Err(c) => return c,
+            };
             let mut counts = lock(&rt.set_counts);
-            counts[device_id as usize] = counts[device_id as usize].saturating_add(1);
+            counts[d as usize] = counts[d as usize].saturating_add(1);
             drop(counts);
-            state::set_current_device(Some(device_id as u32));
+            state::set_current_device(Some(d));
             ACL_SUCCESS
         },
     )
@@ -54,13 +64,10 @@ pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
                 Ok(r) => r,
                 Err(c) => return c,
             };
-            if device_id < 0 || device_id as u32 >= rt.config.devices {
-                return fail(
-                    ACL_ERROR_RT_INVALID_DEVICEID,
-                    format!("npu-sim: device {device_id} does not exist"),
-                );
-            }
-            let d = device_id as u32;
+            let d = match device(&rt, device_id) {
+                Ok(d) => d,
+                Err(c) => return c,
+            };
             let teardown = {
                 let mut counts = lock(&rt.set_counts);
                 let c = &mut counts[d as usize];
