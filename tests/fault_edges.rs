@@ -5,21 +5,16 @@
 //! (a drop begins on another thread, and a timer releases the held
 //! stream, so none can hang).
 
+#[path = "support/shared_stream.rs"]
+mod shared_stream;
+
 use npu_ops::{Backend, DType, Runtime, SampleMode, SampledSlice, Stream, Tensor};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use shared_stream::{faulting_launch, race};
+use std::sync::mpsc;
 use std::time::Duration;
 
 fn rt() -> Runtime {
     Runtime::new(Backend::Simulator).expect("simulator runtime")
-}
-
-/// A tensor of 4 int32 whose producing launch on `s` faults on the device
-/// (an out-of-range index), after `s` has run its inputs.
-fn faulted4(s: &Stream) -> Tensor {
-    let x = Tensor::from_slice(s, &[4], &[1i32, 2, 3, 4]).unwrap();
-    let bad = Tensor::from_slice(s, &[4], &[0i64, 1, 99, 2]).unwrap();
-    s.index_select(&x, 0, &bad).unwrap()
 }
 
 // ---------------------------------------------------------------------------
@@ -150,7 +145,7 @@ fn a_write_while_the_previous_writers_stream_drops_is_ordered_after_it() {
 fn a_sampled_slice_into_a_faulted_tensor_makes_it_good() {
     let rt = rt();
     let s = rt.stream().unwrap();
-    let y = faulted4(&s);
+    let y = faulting_launch(&s);
     assert!(s.synchronize().is_err());
     assert!(y.to_vec::<i32>().is_err());
     let x = Tensor::from_slice(&s, &[4], &[10i32, 20, 30, 40]).unwrap();
@@ -178,20 +173,20 @@ fn composite_whole_rewrites_make_a_faulted_tensor_good() {
     let src = Tensor::from_slice(&s, &[3], &[5i32, 6, 7]).unwrap();
     for on in [&s, &b] {
         // as_strided_into: windows [5, 6], [6, 7] overlap (pieces).
-        let y = faulted4(&s);
+        let y = faulting_launch(&s);
         let _ = s.synchronize();
         let whole = y.view(&[2, 2], &[2, 1], 0).unwrap();
         on.as_strided_into(&src, &[2, 2], &[1, 1], 0, &whole)
             .unwrap();
         assert_eq!(y.to_vec::<i32>().unwrap(), [5, 6, 6, 7]);
         // An upload through the transposed view of the whole storage.
-        let y = faulted4(&s);
+        let y = faulting_launch(&s);
         let _ = s.synchronize();
         let t = y.view(&[2, 2], &[1, 2], 0).unwrap();
         on.upload(&t, &[1i32, 2, 3, 4]).unwrap();
         assert_eq!(y.to_vec::<i32>().unwrap(), [1, 3, 2, 4]);
         // A non-uniform fill through the transposed view.
-        let y = faulted4(&s);
+        let y = faulting_launch(&s);
         let _ = s.synchronize();
         on.fill(&y.view(&[2, 2], &[1, 2], 0).unwrap(), 0x0102_0304i32)
             .unwrap();
@@ -207,14 +202,14 @@ fn composite_partial_rewrites_keep_the_fault() {
     let (s, b) = (rt.stream().unwrap(), rt.stream().unwrap());
     let src = Tensor::from_slice(&s, &[3], &[5i32, 6, 7]).unwrap();
     for on in [&s, &b] {
-        let y = faulted4(&s);
+        let y = faulting_launch(&s);
         let _ = s.synchronize();
         // Three of the four elements (overlapping windows, pieces).
         let part = y.view(&[3], &[1], 0).unwrap();
         on.as_strided_into(&src, &[3], &[1], 0, &part).unwrap();
         assert!(y.to_vec::<i32>().is_err(), "one element is still spoiled");
         assert!(part.to_vec::<i32>().is_err());
-        let y = faulted4(&s);
+        let y = faulting_launch(&s);
         let _ = s.synchronize();
         let p = SampledSlice::new(&[1], &[3], &[1], SampleMode::Wrap);
         on.sampled_slice_into(&src, &p, &y.view(&[3], &[1], 1).unwrap())
@@ -268,135 +263,77 @@ fn a_read_while_the_writers_stream_drops_waits_for_the_write() {
 fn composites_on_a_shared_faulting_stream_never_read_stale_ok() {
     let rt = rt();
     let s = rt.stream().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let (wrong, good, faulted) = (
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-    );
-    let faulter = {
-        let (s, stop, wrong) = (s.clone(), stop.clone(), wrong.clone());
-        std::thread::spawn(move || {
-            let mut n = 0u64;
-            while !stop.load(Ordering::Relaxed) && n < 1500 {
-                n += 1;
-                let y = faulted4(&s);
-                if !n.is_multiple_of(3) {
-                    let _ = s.synchronize();
-                }
-                if y.to_vec::<i32>().is_ok() {
-                    wrong.fetch_add(1, Ordering::Relaxed);
-                }
+    let r = race(&s, 1500, 2, |s, t, i| {
+        let k = (t * 13).wrapping_add(i);
+        let m = 4 + (k.rem_euclid(29)) as usize; // rows of 2
+        let v: Vec<i32> = (0..(2 * m) as i32).map(|i| i * 3 + k).collect();
+        let (got, want): (npu_ops::Result<Vec<i32>>, Vec<i32>) = match k % 5 {
+            0 => {
+                // Sampled slice, WRAP: two blocks.
+                let r = Tensor::from_slice(s, &[2 * m], &v).and_then(|x| {
+                    let p = SampledSlice::new(&[m as i64], &[2 * m as i64], &[1], SampleMode::Wrap);
+                    let out = Tensor::empty(s, DType::I32, &[2 * m])?;
+                    s.sampled_slice_into(&x, &p, &out)?;
+                    out.to_vec::<i32>()
+                });
+                let want = v[m..].iter().chain(&v[..m]).copied().collect();
+                (r, want)
             }
-            stop.store(true, Ordering::Relaxed);
-        })
-    };
-    let readers: Vec<_> = (0..2)
-        .map(|t| {
-            let (s, stop, wrong, good, faulted) = (
-                s.clone(),
-                stop.clone(),
-                wrong.clone(),
-                good.clone(),
-                faulted.clone(),
-            );
-            std::thread::spawn(move || {
-                let mut k: i32 = t * 13;
-                while !stop.load(Ordering::Relaxed) {
-                    k = k.wrapping_add(1);
-                    let m = 4 + (k.rem_euclid(29)) as usize; // rows of 2
-                    let v: Vec<i32> = (0..(2 * m) as i32).map(|i| i * 3 + k).collect();
-                    let (got, want): (npu_ops::Result<Vec<i32>>, Vec<i32>) = match k % 5 {
-                        0 => {
-                            // Sampled slice, WRAP: two blocks.
-                            let r = Tensor::from_slice(&s, &[2 * m], &v).and_then(|x| {
-                                let p = SampledSlice::new(
-                                    &[m as i64],
-                                    &[2 * m as i64],
-                                    &[1],
-                                    SampleMode::Wrap,
-                                );
-                                let out = Tensor::empty(&s, DType::I32, &[2 * m])?;
-                                s.sampled_slice_into(&x, &p, &out)?;
-                                out.to_vec::<i32>()
-                            });
-                            let want = v[m..].iter().chain(&v[..m]).copied().collect();
-                            (r, want)
-                        }
-                        1 => {
-                            // Upload through the transposed view.
-                            let r = Tensor::empty(&s, DType::I32, &[m, 2]).and_then(|y| {
-                                let t = y.transpose(0, 1)?;
-                                s.upload(&t, &v)?;
-                                y.to_vec::<i32>()
-                            });
-                            // y^T = v as [2, m]: y[i][j] = v[j * m + i].
-                            let want = (0..m).flat_map(|i| [v[i], v[m + i]]).collect();
-                            (r, want)
-                        }
-                        2 => {
-                            // Non-uniform fill through the transposed view.
-                            let r = Tensor::empty(&s, DType::I32, &[m, 2]).and_then(|y| {
-                                s.fill(&y.transpose(0, 1)?, 0x0102_0300 + k)?;
-                                y.to_vec::<i32>()
-                            });
-                            (r, vec![0x0102_0300 + k; 2 * m])
-                        }
-                        3 => {
-                            // as_strided of a non-contiguous input (x^T
-                            // as [2, m]), reading less than half: a gather
-                            // into a non-dense view (temporary, then a copy).
-                            let r = Tensor::from_slice(&s, &[m, 2], &v).and_then(|x| {
-                                let xt = x.transpose(0, 1)?; // [2, m]
-                                let out = Tensor::empty(&s, DType::I32, &[2, 3])?;
-                                let view = out.transpose(0, 1)?; // [3, 2]
-                                s.as_strided_into(&xt, &[3, 2], &[1, 2], 0, &view)?;
-                                out.to_vec::<i32>()
-                            });
-                            // flat(xt)[f] = v[(f % m) * 2 + f / m];
-                            // view[i][j] = flat(xt)[i + 2j]; out = view^T.
-                            let flat = |f: usize| v[(f % m) * 2 + f / m];
-                            let want = (0..2)
-                                .flat_map(|j| (0..3).map(move |i| (i, j)))
-                                .map(|(i, j)| flat(i + 2 * j))
-                                .collect();
-                            (r, want)
-                        }
-                        _ => {
-                            // as_strided with overlapping windows: pieces.
-                            let r = Tensor::from_slice(&s, &[2 * m], &v).and_then(|x| {
-                                s.as_strided(&x, &[m as i64, 3], &[1, 1], 0)?
-                                    .to_vec::<i32>()
-                            });
-                            let want = (0..m).flat_map(|i| [v[i], v[i + 1], v[i + 2]]).collect();
-                            (r, want)
-                        }
-                    };
-                    if k % 7 == 0 {
-                        let _ = s.synchronize();
-                    }
-                    match got {
-                        Ok(g) if g == want => good.fetch_add(1, Ordering::Relaxed),
-                        Ok(g) => {
-                            eprintln!("case {}: got {g:?}, want {want:?}", k % 5);
-                            wrong.fetch_add(1, Ordering::Relaxed)
-                        }
-                        Err(_) => faulted.fetch_add(1, Ordering::Relaxed),
-                    };
-                }
-            })
-        })
-        .collect();
-    faulter.join().unwrap();
-    for r in readers {
-        r.join().unwrap();
-    }
-    let _ = s.synchronize();
-    let (wrong, good, faulted) = (
-        wrong.load(Ordering::Relaxed),
-        good.load(Ordering::Relaxed),
-        faulted.load(Ordering::Relaxed),
-    );
+            1 => {
+                // Upload through the transposed view.
+                let r = Tensor::empty(s, DType::I32, &[m, 2]).and_then(|y| {
+                    let t = y.transpose(0, 1)?;
+                    s.upload(&t, &v)?;
+                    y.to_vec::<i32>()
+                });
+                // y^T = v as [2, m]: y[i][j] = v[j * m + i].
+                let want = (0..m).flat_map(|i| [v[i], v[m + i]]).collect();
+                (r, want)
+            }
+            2 => {
+                // Non-uniform fill through the transposed view.
+                let r = Tensor::empty(s, DType::I32, &[m, 2]).and_then(|y| {
+                    s.fill(&y.transpose(0, 1)?, 0x0102_0300 + k)?;
+                    y.to_vec::<i32>()
+                });
+                (r, vec![0x0102_0300 + k; 2 * m])
+            }
+            3 => {
+                // as_strided of a non-contiguous input (x^T
+                // as [2, m]), reading less than half: a gather
+                // into a non-dense view (temporary, then a copy).
+                let r = Tensor::from_slice(s, &[m, 2], &v).and_then(|x| {
+                    let xt = x.transpose(0, 1)?; // [2, m]
+                    let out = Tensor::empty(s, DType::I32, &[2, 3])?;
+                    let view = out.transpose(0, 1)?; // [3, 2]
+                    s.as_strided_into(&xt, &[3, 2], &[1, 2], 0, &view)?;
+                    out.to_vec::<i32>()
+                });
+                // flat(xt)[f] = v[(f % m) * 2 + f / m];
+                // view[i][j] = flat(xt)[i + 2j]; out = view^T.
+                let flat = |f: usize| v[(f % m) * 2 + f / m];
+                let want = (0..2)
+                    .flat_map(|j| (0..3).map(move |i| (i, j)))
+                    .map(|(i, j)| flat(i + 2 * j))
+                    .collect();
+                (r, want)
+            }
+            _ => {
+                // as_strided with overlapping windows: pieces.
+                let r = Tensor::from_slice(s, &[2 * m], &v).and_then(|x| {
+                    s.as_strided(&x, &[m as i64, 3], &[1, 1], 0)?
+                        .to_vec::<i32>()
+                });
+                let want = (0..m).flat_map(|i| [v[i], v[i + 1], v[i + 2]]).collect();
+                (r, want)
+            }
+        };
+        if k % 7 == 0 {
+            let _ = s.synchronize();
+        }
+        Some((got, want))
+    });
+    let (wrong, good, faulted) = (r.wrong, r.good, r.faulted);
     eprintln!("composites: {good} good, {faulted} faulted, {wrong} wrong");
     assert_eq!(wrong, 0, "reads that returned Ok with wrong bytes");
     assert!(good > 0, "no read ever succeeded: the test tests nothing");

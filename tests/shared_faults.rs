@@ -2,9 +2,11 @@
 //! fault never reads as `Ok`, whichever thread synchronises, and a whole
 //! rewrite makes a faulted tensor good again from any stream or device.
 
+#[path = "support/shared_stream.rs"]
+mod shared_stream;
+
 use npu_ops::{Backend, Runtime, Stream, Tensor};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use shared_stream::race;
 
 fn rt() -> Runtime {
     Runtime::new(Backend::Simulator).expect("simulator runtime")
@@ -27,87 +29,33 @@ fn faulting_launch(s: &Stream) -> Tensor {
 fn a_fault_on_a_shared_stream_never_reads_as_ok() {
     let rt = rt();
     let s = rt.stream().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let (wrong, good, faulted) = (
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-    );
-    let faulter = {
-        let (s, stop, wrong) = (s.clone(), stop.clone(), wrong.clone());
-        std::thread::spawn(move || {
-            let mut n = 0u64;
-            while !stop.load(Ordering::Relaxed) && n < 4000 {
-                n += 1;
-                let y = faulting_launch(&s);
-                if !n.is_multiple_of(3) {
-                    let _ = s.synchronize();
-                }
-                if y.to_vec::<i32>().is_ok() {
-                    wrong.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            stop.store(true, Ordering::Relaxed);
-        })
-    };
-    let readers: Vec<_> = (0..2)
-        .map(|t| {
-            let (s, stop, wrong, good, faulted) = (
-                s.clone(),
-                stop.clone(),
-                wrong.clone(),
-                good.clone(),
-                faulted.clone(),
-            );
-            std::thread::spawn(move || {
-                let mut k: i32 = t;
-                while !stop.load(Ordering::Relaxed) {
-                    k = k.wrapping_add(7);
-                    let n = 64 + (k.rem_euclid(512)) as usize;
-                    let v: Vec<i32> = (0..n as i32).map(|i| i ^ k).collect();
-                    let Ok(x) = Tensor::from_slice(&s, &[n], &v) else {
-                        continue;
-                    };
-                    // A slice (one launch), or the contiguous copy of a view
-                    // that overlaps itself (a composite of several launches
-                    // on the stream, one record for the whole).
-                    let composite = k % 2 == 0;
-                    let y = if composite {
-                        x.view(&[n / 2, 2], &[1, 2], 0)
-                            .and_then(|w| s.contiguous(&w))
-                    } else {
-                        s.slice(&x, 0, 1, n as i64, 2)
-                    };
-                    let Ok(y) = y else {
-                        continue;
-                    };
-                    if k % 5 == 0 {
-                        let _ = s.synchronize();
-                    }
-                    let want: Vec<i32> = if composite {
-                        (0..n / 2).flat_map(|i| [v[i], v[i + 2]]).collect()
-                    } else {
-                        v.iter().skip(1).step_by(2).copied().collect()
-                    };
-                    match y.to_vec::<i32>() {
-                        Ok(g) if g == want => good.fetch_add(1, Ordering::Relaxed),
-                        Ok(_) => wrong.fetch_add(1, Ordering::Relaxed),
-                        Err(_) => faulted.fetch_add(1, Ordering::Relaxed),
-                    };
-                }
-            })
-        })
-        .collect();
-    faulter.join().unwrap();
-    for r in readers {
-        r.join().unwrap();
-    }
-    let _ = s.synchronize();
-    let (wrong, good, faulted) = (
-        wrong.load(Ordering::Relaxed),
-        good.load(Ordering::Relaxed),
-        faulted.load(Ordering::Relaxed),
-    );
+    let r = race(&s, 4000, 2, |s, t, i| {
+        let k = t.wrapping_add(i.wrapping_mul(7));
+        let n = 64 + (k.rem_euclid(512)) as usize;
+        let v: Vec<i32> = (0..n as i32).map(|i| i ^ k).collect();
+        let x = Tensor::from_slice(s, &[n], &v).ok()?;
+        // A slice (one launch), or the contiguous copy of a view that
+        // overlaps itself (a composite of several launches on the stream,
+        // one record for the whole).
+        let composite = k % 2 == 0;
+        let y = if composite {
+            x.view(&[n / 2, 2], &[1, 2], 0)
+                .and_then(|w| s.contiguous(&w))
+        } else {
+            s.slice(&x, 0, 1, n as i64, 2)
+        }
+        .ok()?;
+        if k % 5 == 0 {
+            let _ = s.synchronize();
+        }
+        let want: Vec<i32> = if composite {
+            (0..n / 2).flat_map(|i| [v[i], v[i + 2]]).collect()
+        } else {
+            v.iter().skip(1).step_by(2).copied().collect()
+        };
+        Some((y.to_vec::<i32>(), want))
+    });
+    let (wrong, good, faulted) = (r.wrong, r.good, r.faulted);
     eprintln!("shared stream: {good} good reads, {faulted} reported a fault, {wrong} wrong");
     assert_eq!(wrong, 0, "reads that returned Ok with wrong bytes");
     assert!(good > 0, "no read ever succeeded: the test tests nothing");

@@ -6,108 +6,13 @@
 //! measured, so the tests run one at a time.
 
 use cann_sys::*;
-use npu_sim::{npuSimHoldStream, npuSimReleaseHold};
+use npu_sim::npuSimReleaseHold;
 use serial_test::serial;
-use std::ffi::{c_void, CStr};
-use std::ptr::{null, null_mut};
-use std::sync::OnceLock;
-use std::time::Duration;
+use std::ffi::c_void;
+use std::ptr::null_mut;
 
-fn api() -> &'static Api {
-    static API: OnceLock<Api> = OnceLock::new();
-    API.get_or_init(npu_sim::api)
-}
-
-fn last_error() -> String {
-    // SAFETY: the simulator returns NULL or a NUL-terminated string.
-    let p = unsafe { (api().aclGetRecentErrMsg)() };
-    if p.is_null() {
-        String::new()
-    } else {
-        // SAFETY: non-null, NUL-terminated, valid until the next failing call.
-        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-    }
-}
-
-/// `aclInit` and `aclrtSetDevice(0)` on this thread.
-fn init() {
-    // SAFETY: plain C calls with valid arguments.
-    unsafe {
-        // A test that failed may have left the simulator initialised.
-        (api().aclFinalize)();
-        assert_eq!((api().aclInit)(null()), ACL_SUCCESS, "{}", last_error());
-        assert_eq!((api().aclrtSetDevice)(0), ACL_SUCCESS);
-    }
-}
-
-fn finalize() {
-    // SAFETY: plain C call.
-    assert_eq!(unsafe { (api().aclFinalize)() }, ACL_SUCCESS);
-}
-
-fn no_internal_errors() {
-    assert_eq!(npu_sim::stats().internal_errors, 0, "a panic was caught");
-}
-
-/// Runs `f` on a thread; fails if it does not return within 30 s (a
-/// liveness check: a call that hangs fails the test instead of the run).
-fn returns<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(30))
-        .unwrap_or_else(|_| panic!("{what} did not return within 30 s (it hangs)"))
-}
-
-fn stream() -> aclrtStream {
-    let mut s = null_mut();
-    // SAFETY: valid out-pointer.
-    assert_eq!(unsafe { (api().aclrtCreateStream)(&mut s) }, ACL_SUCCESS);
-    s
-}
-
-fn malloc(n: usize) -> *mut c_void {
-    let mut p = null_mut();
-    // SAFETY: valid out-pointer.
-    let rc =
-        unsafe { (api().aclrtMalloc)(&mut p, n, aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST) };
-    assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
-    p
-}
-
-fn malloc_host(n: usize) -> *mut c_void {
-    let mut p = null_mut();
-    // SAFETY: valid out-pointer.
-    assert_eq!(unsafe { (api().aclrtMallocHost)(&mut p, n) }, ACL_SUCCESS);
-    p
-}
-
-fn hold(s: aclrtStream) -> usize {
-    let mut h = null_mut();
-    // SAFETY: valid out-pointer; `s` is a live stream.
-    assert_eq!(unsafe { npuSimHoldStream(s, &mut h) }, ACL_SUCCESS);
-    h as usize
-}
-
-/// The threads of this process now.
-fn threads() -> usize {
-    std::fs::read_dir("/proc/self/task").unwrap().count()
-}
-
-/// Waits (up to 30 s) until the thread count satisfies `ok`; the last
-/// count. Threads that finished (test harness threads, `returns`) leave
-/// `/proc/self/task` a little after they return.
-fn threads_settle(ok: impl Fn(usize) -> bool) -> usize {
-    let start = std::time::Instant::now();
-    loop {
-        let n = threads();
-        if ok(n) || start.elapsed() > Duration::from_secs(30) {
-            return n;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
+mod misuse_support;
+use misuse_support::*;
 
 #[test]
 #[serial]
