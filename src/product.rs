@@ -4,43 +4,8 @@
 
 use crate::dtype::DType;
 
-/// Product families (docs/ops.md, last section).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Family {
-    /// Atlas training series.
-    Training,
-    /// Atlas A2.
-    A2,
-    /// Atlas A3.
-    A3,
-    /// Atlas inference series.
-    Inference,
-    /// Atlas 200I/500 A2.
-    Atlas200I500A2,
-}
-
-impl Family {
-    /// The family of a SoC name as `aclrtGetSocName` reports it.
-    pub fn of_soc(soc: &str) -> Option<Family> {
-        Some(match soc {
-            "Ascend910A" | "Ascend910ProA" | "Ascend910PremiumA" | "Ascend910ProB"
-            | "Ascend910B" => Family::Training,
-            "Ascend910B1" | "Ascend910B2" | "Ascend910B2C" | "Ascend910B3" | "Ascend910B4"
-            | "Ascend910B4-1" => Family::A2,
-            "Ascend910_9391" | "Ascend910_9392" | "Ascend910_9381" | "Ascend910_9382"
-            | "Ascend910_9372" | "Ascend910_9362" | "Ascend910_9363" => Family::A3,
-            "Ascend310P1" | "Ascend310P2" | "Ascend310P3" | "Ascend310P4" | "Ascend310P5"
-            | "Ascend310P7" => Family::Inference,
-            "Ascend310B1" | "Ascend310B2" | "Ascend310B3" | "Ascend310B4" => Family::Atlas200I500A2,
-            _ => return None,
-        })
-    }
-
-    fn has_bf16(self) -> bool {
-        matches!(self, Family::A2 | Family::A3)
-    }
-}
+/// Product families: the SoC table the simulator shares (`cann_sys::soc`).
+pub use cann_sys::soc::Family;
 
 /// The operators of the safe layer, for support checks and error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

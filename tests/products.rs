@@ -95,3 +95,34 @@ fn every_family_supports_what_the_spec_says() {
     // SAFETY: as above.
     unsafe { std::env::remove_var("NPU_SIM_SOC") };
 }
+
+/// The SoC table the simulator and the safe layer share (`cann_sys::soc`)
+/// says what the reference's independent table says, name for name.
+#[test]
+fn the_shared_soc_table_matches_the_reference() {
+    use npu_ops::Family as F;
+    let pair = |f: cpu_ref::Family| match f {
+        cpu_ref::Family::Training => F::Training,
+        cpu_ref::Family::A2 => F::A2,
+        cpu_ref::Family::A3 => F::A3,
+        cpu_ref::Family::Inference => F::Inference,
+        cpu_ref::Family::A200I500A2 => F::Atlas200I500A2,
+    };
+    let mut n = 0;
+    for f in cpu_ref::Family::ALL {
+        for soc in f.soc_names() {
+            assert_eq!(F::of_soc(soc), Some(pair(f)), "{soc}");
+            n += 1;
+        }
+        let mut ours: Vec<_> = pair(f).soc_names().collect();
+        let mut theirs = f.soc_names().to_vec();
+        ours.sort_unstable();
+        theirs.sort_unstable();
+        assert_eq!(ours, theirs, "{f:?}");
+    }
+    assert_eq!(n, 28);
+    for soc in ["Ascend310P6", "ascend910b3", "", "Ascend910B3 "] {
+        assert_eq!(F::of_soc(soc), None, "{soc:?}");
+        assert_eq!(cpu_ref::Family::from_soc(soc), None, "{soc:?}");
+    }
+}

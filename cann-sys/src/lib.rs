@@ -43,6 +43,7 @@ mod api;
 pub mod headers;
 mod layout;
 mod load;
+pub mod soc;
 
 pub use api::{
     fns, Api, Operator, OperatorSymbols, Origin, META_SYMBOLS, OPERATORS, REUSE_SYMBOLS,

@@ -1,68 +1,25 @@
 //! Products the simulator can pretend to be, and what each supports.
 //!
-//! The simulator's own table, written from the aclnn documentation summarised
-//! in the operator contract (`docs/ops.md`) (tests compare
-//! it with `cpu-ref`, which has an independent one).
+//! The SoC table is `cann_sys::soc`, shared with the safe layer; the
+//! operator and dtype tables here are the simulator's own, written from the
+//! aclnn documentation summarised in the operator contract (`docs/ops.md`).
+//! Tests compare both with `cpu-ref`, which keeps independent ones.
 
 use cann_sys::aclDataType;
 
-/// Product families (`ops.md`, last section).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    /// Atlas training series (Ascend910A, ..., plain "Ascend910B").
-    Training,
-    /// Atlas A2 (Ascend910B1..B4-1).
-    A2,
-    /// Atlas A3 (Ascend910_93xx).
-    A3,
-    /// Atlas inference series (Ascend310P*).
-    Inference,
-    /// Atlas 200I/500 A2 (Ascend310B*).
-    Atlas200I500A2,
-}
-
-const SOCS: &[(&str, Family)] = &[
-    ("Ascend910A", Family::Training),
-    ("Ascend910ProA", Family::Training),
-    ("Ascend910PremiumA", Family::Training),
-    ("Ascend910ProB", Family::Training),
-    ("Ascend910B", Family::Training),
-    ("Ascend910B1", Family::A2),
-    ("Ascend910B2", Family::A2),
-    ("Ascend910B2C", Family::A2),
-    ("Ascend910B3", Family::A2),
-    ("Ascend910B4", Family::A2),
-    ("Ascend910B4-1", Family::A2),
-    ("Ascend910_9391", Family::A3),
-    ("Ascend910_9392", Family::A3),
-    ("Ascend910_9381", Family::A3),
-    ("Ascend910_9382", Family::A3),
-    ("Ascend910_9372", Family::A3),
-    ("Ascend910_9362", Family::A3),
-    ("Ascend910_9363", Family::A3),
-    ("Ascend310P1", Family::Inference),
-    ("Ascend310P2", Family::Inference),
-    ("Ascend310P3", Family::Inference),
-    ("Ascend310P4", Family::Inference),
-    ("Ascend310P5", Family::Inference),
-    ("Ascend310P7", Family::Inference),
-    ("Ascend310B1", Family::Atlas200I500A2),
-    ("Ascend310B2", Family::Atlas200I500A2),
-    ("Ascend310B3", Family::Atlas200I500A2),
-    ("Ascend310B4", Family::Atlas200I500A2),
-];
+pub use cann_sys::soc::Family;
 
 /// The SoC the simulator is by default.
 pub const DEFAULT_SOC: &str = "Ascend910B3";
 
 /// The family of a SoC name, exactly as `aclrtGetSocName` spells it.
 pub fn family_of(soc: &str) -> Option<Family> {
-    SOCS.iter().find(|(n, _)| *n == soc).map(|(_, f)| *f)
+    Family::of_soc(soc)
 }
 
 /// Every SoC name the simulator knows.
 pub fn soc_names() -> impl Iterator<Item = &'static str> {
-    SOCS.iter().map(|(n, _)| *n)
+    cann_sys::soc::SOCS.iter().map(|(n, _)| *n)
 }
 
 /// The simulated aclnn operators.
@@ -142,7 +99,7 @@ const GENERAL_DTYPES: &[aclDataType] = &[
 /// (InplaceCopy and ConstantPadNd document the same set).
 pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     if dtype == aclDataType::ACL_BF16 {
-        return matches!(family, Family::A2 | Family::A3);
+        return family.has_bf16();
     }
     match op {
         Op::Slice => SLICE_DTYPES.contains(&dtype),
