@@ -2,11 +2,12 @@
 //! workspace and stream checks, then a launch whose every memory access is
 //! checked before any kernel runs.
 
+use crate::abi::fail;
 use crate::kernels::{self, CopyDesc, KDtype};
 use crate::memory::Allocation;
 use crate::runtime::{self, Loc};
 use crate::soc::{self, Op};
-use crate::state::{self, fail, Runtime, Tensor};
+use crate::state::{self, Runtime, Tensor};
 use crate::stream::Fault;
 use cann_sys::*;
 use smallvec::SmallVec;
@@ -554,7 +555,7 @@ pub fn run(
     let s = match runtime::stream_of(&rt, state::current_device(), stream) {
         Ok(s) => s,
         Err(_) => {
-            let msg = state::last_error_ptr();
+            let msg = crate::abi::last_error_ptr();
             let why = runtime::cstr(msg);
             return fail(
                 ACLNN_ERR_RUNTIME_ERROR,

@@ -1,9 +1,10 @@
 //! The aclnn meta API (`libnnopbase.so`), simulated: init, tensors, int
 //! arrays, scalars and executor reuse.
 
+use crate::abi::fail;
 use crate::runtime;
 use crate::soc;
-use crate::state::{self, fail, Scalar, Tensor};
+use crate::state::{self, Scalar, Tensor};
 use cann_sys::*;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -75,14 +76,14 @@ pub unsafe extern "C" fn aclCreateTensor(
     crate::abi::guard("aclCreateTensor", std::ptr::null_mut(), || {
         // SAFETY: forwarded caller contract.
         let Some(view) = (unsafe { read_i64s(view_dims, view_dims_num) }) else {
-            state::set_error(
+            crate::abi::set_error(
                 "npu-sim: aclCreateTensor: null viewDims with a non-zero count (or more than 64 dims)",
             );
             return std::ptr::null_mut();
         };
         // SAFETY: forwarded caller contract.
         let Some(_storage) = (unsafe { read_i64s(storage_dims, storage_dims_num) }) else {
-            state::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
+            crate::abi::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
             return std::ptr::null_mut();
         };
         let strides = if stride.is_null() {
@@ -144,7 +145,7 @@ pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut
         let v = if size == 0 {
             Vec::new()
         } else if value.is_null() || size > (1 << 24) {
-            state::set_error(
+            crate::abi::set_error(
                 "npu-sim: aclCreateIntArray: null value with a non-zero size (or too large)",
             );
             return std::ptr::null_mut();
@@ -190,14 +191,14 @@ pub unsafe extern "C" fn aclCreateScalar(
 ) -> *mut aclScalar {
     crate::abi::guard("aclCreateScalar", std::ptr::null_mut(), || {
         let Some(size) = soc::dtype_size(data_type) else {
-            state::set_error(format!(
+            crate::abi::set_error(format!(
                 "npu-sim: aclCreateScalar: unsupported data type {}",
                 data_type.0
             ));
             return std::ptr::null_mut();
         };
         if value.is_null() {
-            state::set_error("npu-sim: aclCreateScalar: null value");
+            crate::abi::set_error("npu-sim: aclCreateScalar: null value");
             return std::ptr::null_mut();
         }
         let mut bytes = [0u8; 16];

@@ -4,6 +4,7 @@
 //! kernel for the product `561003`; dtype, then shape `161002`), then a plan
 //! and its real workspace size. Second phase: [`executor::run`].
 
+use crate::abi::fail;
 use crate::executor::{
     self, align, contiguous, elem, is_contiguous, numel, numel_checked, publish, view_range,
     Executor, Launch, Plan, Step,
@@ -11,7 +12,7 @@ use crate::executor::{
 use crate::kernels::{self, CopyDesc, KDtype};
 use crate::runtime;
 use crate::soc::{self, Op};
-use crate::state::{self, fail, Runtime, Tensor};
+use crate::state::{self, Runtime, Tensor};
 use cann_sys::*;
 use std::ffi::c_void;
 

@@ -106,7 +106,7 @@ pub(crate) fn configure_from_env() {
     }
     if let Some(n) = std::env::var("NPU_SIM_INLINE_BYTES")
         .ok()
-        .and_then(|v| crate::state::parse_size(&v))
+        .and_then(|v| crate::config::parse_size(&v))
     {
         INLINE_LIMIT.store(n, Ordering::Relaxed);
     }
@@ -160,17 +160,16 @@ pub struct Stream {
     gates: Mutex<(bool, Vec<std::sync::Weak<Gate>>)>,
 }
 
-/// The gate of a hold ([`crate::Hold`]): a task that waits until it is
-/// opened.
+/// The gate of a [`Hold`]: a task that waits until it is opened.
 #[derive(Default)]
-pub(crate) struct Gate {
+struct Gate {
     open: Mutex<bool>,
     cv: Condvar,
 }
 
 impl Gate {
     /// Lets the stream go on (idempotent).
-    pub(crate) fn open(&self) {
+    fn open(&self) {
         *lock(&self.open) = true;
         self.cv.notify_all();
     }
@@ -180,6 +179,28 @@ impl Gate {
         while !*open {
             open = self.cv.wait(open).unwrap_or_else(|e| e.into_inner());
         }
+    }
+}
+
+/// A gate that keeps a stream from running further work until released
+/// (a test hook: it makes "work is still pending" deterministic).
+///
+/// A hold never outlives its stream: destroying the stream
+/// (`aclrtDestroyStream`, `aclrtResetDevice` releasing the device, or
+/// `aclFinalize`) opens it, so a hold that is never released cannot make
+/// the destruction wait forever.
+pub struct Hold(Arc<Gate>);
+
+impl Hold {
+    /// Lets the stream go on.
+    pub fn release(&self) {
+        self.0.open();
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -227,9 +248,10 @@ impl Stream {
         })
     }
 
-    /// Enqueues a gate: work enqueued after it waits until the gate is
-    /// opened, or the stream destroyed ([`Stream::open_holds`]).
-    pub(crate) fn hold(&self) -> Arc<Gate> {
+    /// Enqueues a gate: work enqueued after it waits until the returned
+    /// [`Hold`] is released or dropped, or the stream destroyed
+    /// ([`Stream::open_holds`]).
+    pub(crate) fn hold(&self) -> Hold {
         let gate = Arc::new(Gate::default());
         {
             let mut gates = lock(&self.gates);
@@ -245,7 +267,7 @@ impl Stream {
             g.wait();
             Ok(())
         });
-        gate
+        Hold(gate)
     }
 
     /// Opens every gate of the stream's holds, and every later one (its

@@ -2,8 +2,9 @@
 //! `aclrtMemset`, `aclrtMemsetAsync`, with the checks of their ends.
 
 use super::{code_of, locate, report, rt, stream_of, Loc};
+use crate::abi::fail;
 use crate::memory::Allocation;
-use crate::state::{self, fail, Runtime};
+use crate::state::{self, Runtime};
 use crate::stream::Fault;
 use cann_sys::*;
 use std::ffi::c_void;

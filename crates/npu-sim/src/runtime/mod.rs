@@ -20,8 +20,9 @@ pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
 pub use stream::*;
 
+use crate::abi::fail;
 use crate::memory::Allocation;
-use crate::state::{self, fail, Runtime};
+use crate::state::{self, Runtime};
 use crate::stream::{Event, Fault, Stream};
 use cann_sys::{
     aclError, aclrtEvent, aclrtStream, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_INVALID_HANDLE,
