@@ -57,6 +57,7 @@ mod runtime;
 pub mod soc;
 mod state;
 mod stream;
+mod work;
 
 pub use meta::*;
 pub use ops::*;

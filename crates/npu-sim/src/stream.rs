@@ -14,20 +14,12 @@ mod event;
 
 pub use event::Event;
 
+use crate::work::{Fault, Launch, SendCopy};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-/// A failure inside a task; sticky on its stream until synchronisation.
-#[derive(Clone, Debug)]
-pub struct Fault {
-    /// Runtime status code reported at synchronisation.
-    pub code: i32,
-    /// Explanation, returned by `aclGetRecentErrMsg`.
-    pub message: String,
-}
 
 /// What a task is, for the fault rule: after a fault, device work is skipped
 /// until the fault is reported, but event records still complete so that
@@ -47,9 +39,9 @@ type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Job {
     /// An operator launch, run with the kernel pool.
-    Launch(crate::executor::Launch, Arc<crate::cores::Cores>),
+    Launch(Launch, Arc<crate::cores::Cores>),
     /// An asynchronous copy (`aclrtMemcpyAsync`), by value.
-    Copy(crate::runtime::SendCopy, Arc<crate::cores::Cores>),
+    Copy(SendCopy, Arc<crate::cores::Cores>),
     /// Anything else (a fill, a test gate).
     Closure(TaskFn),
 }
