@@ -1,85 +1,19 @@
-//! Executors (the plan made by the first phase) and the second phase:
-//! workspace and stream checks, then a launch whose every memory access is
-//! checked before any kernel runs.
+//! Executors at work: publishing the one a first phase planned (the
+//! executor itself, [`Executor`], is plain data in [`crate::objects`]),
+//! and the second phase: workspace and stream checks, then a launch (built
+//! here, run by [`crate::work`]) whose every memory access is checked
+//! before any kernel runs.
 
 use crate::abi::fail;
+use crate::objects::{Executor, Plan, Tensor};
 use crate::runtime::{self, Loc};
 use crate::soc::{self, Op};
-use crate::state::{self, Runtime, Tensor};
+use crate::state::{self, Runtime};
 use crate::work::{Launch, Ref};
 use cann_sys::*;
-use smallvec::SmallVec;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-
-/// Operator-specific results of the first phase.
-#[derive(Clone, Debug)]
-pub enum Plan {
-    /// Nothing to run (an empty tensor).
-    Empty,
-    /// `out = self[.., start + i*step, ..]` along `dim`.
-    Slice {
-        /// Strides of the source view (out's shape over self).
-        strides: crate::state::Dims,
-        /// Its offset, in elements.
-        offset: i64,
-    },
-    /// Gather along `dim` (0 for a 0-D self).
-    IndexSelect {
-        /// Normalised dim.
-        dim: usize,
-    },
-    /// `selfRef = src` (broadcast, cast); `stage` when they share memory.
-    InplaceCopy {
-        /// Copy `src` through the workspace first.
-        stage: bool,
-    },
-    /// Pad with `value` (already in self's dtype).
-    ConstantPadNd {
-        /// The part of self that lands in out (negative pads crop): its
-        /// extents, or `None` if nothing does.
-        inner: Option<Vec<i64>>,
-        /// Where that part starts in self (elements, self's strides).
-        src_offset: i64,
-        /// Where it lands in out (elements, out row-major).
-        dst_offset: i64,
-        /// The fill element.
-        value: Vec<u8>,
-    },
-}
-
-/// The tensors of an executor, inline (no heap for up to three).
-pub type Tensors = SmallVec<[Tensor; 3]>;
-
-/// An `aclOpExecutor`.
-pub struct Executor {
-    /// Its operator.
-    pub op: Op,
-    /// The plan.
-    pub plan: Plan,
-    /// Input tensors (rebindable by index).
-    pub inputs: Tensors,
-    /// Output tensors (rebindable by index).
-    pub outputs: Tensors,
-    /// Workspace bytes the run needs.
-    pub workspace: u64,
-    /// Survives runs.
-    pub repeatable: bool,
-}
-
-impl Executor {
-    /// Why this executor cannot be made repeatable, if it cannot.
-    pub fn repeatable_refusal(&self) -> Option<&'static str> {
-        match &self.plan {
-            Plan::ConstantPadNd { .. } => {
-                Some("it holds a host value (the pad scalar) copied inside")
-            }
-            Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
-            _ => None,
-        }
-    }
-}
 
 /// Registers a new one-shot executor and writes the first phase's outputs.
 ///

@@ -1,3 +1,8 @@
+// Modules, lowest first; each uses only modules listed before it:
+// soc, cores, memory, kernels, config, abi (guard, last error), work (launches,
+// copies, Fault), stream (streams, events, Hold), objects (tensors, scalars,
+// executors), state (runtime, handle registry), runtime (aclrt*), meta
+// (aclCreateTensor, executor reuse), executor (second phase), ops (aclnn ops).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -52,6 +57,7 @@ mod executor;
 mod kernels;
 mod memory;
 mod meta;
+mod objects;
 mod ops;
 mod runtime;
 pub mod soc;

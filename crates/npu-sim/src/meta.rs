@@ -2,9 +2,10 @@
 //! arrays, scalars and executor reuse.
 
 use crate::abi::fail;
+use crate::objects::{self, Executor, Scalar, Tensor};
 use crate::runtime;
 use crate::soc;
-use crate::state::{self, Scalar, Tensor};
+use crate::state;
 use cann_sys::*;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -42,15 +43,15 @@ pub extern "C" fn aclnnFinalize() -> aclnnStatus {
 ///
 /// # Safety
 /// `p` is null or valid for `n` reads.
-unsafe fn read_i64s(p: *const i64, n: u64) -> Option<state::Dims> {
+unsafe fn read_i64s(p: *const i64, n: u64) -> Option<objects::Dims> {
     if n == 0 {
-        return Some(state::Dims::new());
+        return Some(objects::Dims::new());
     }
     if p.is_null() || n > 64 {
         return None;
     }
     // SAFETY: non-null and valid for `n` reads by the caller's contract.
-    Some(state::Dims::from_slice(unsafe {
+    Some(objects::Dims::from_slice(unsafe {
         std::slice::from_raw_parts(p, n as usize)
     }))
 }
@@ -87,10 +88,10 @@ pub unsafe extern "C" fn aclCreateTensor(
             return std::ptr::null_mut();
         };
         let strides = if stride.is_null() {
-            state::Dims::from_slice(&contiguous_strides(&view))
+            objects::Dims::from_slice(&contiguous_strides(&view))
         } else {
             // SAFETY: non-null strides hold one entry per view dim.
-            state::Dims::from_slice(unsafe { std::slice::from_raw_parts(stride, view.len()) })
+            objects::Dims::from_slice(unsafe { std::slice::from_raw_parts(stride, view.len()) })
         };
         let t = Tensor {
             dtype: data_type,
@@ -237,7 +238,7 @@ pub unsafe extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStat
 fn executor_of(
     ex: *mut aclOpExecutor,
     api: &str,
-) -> Result<Arc<std::sync::Mutex<crate::executor::Executor>>, aclnnStatus> {
+) -> Result<Arc<std::sync::Mutex<Executor>>, aclnnStatus> {
     if ex.is_null() {
         return Err(fail(
             ACLNN_ERR_INNER_NULLPTR,

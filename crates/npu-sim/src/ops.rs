@@ -7,12 +7,12 @@
 use crate::abi::fail;
 use crate::executor::{
     self, align, contiguous, elem, is_contiguous, numel, numel_checked, publish, view_range,
-    Executor, Plan,
 };
 use crate::kernels::{self, CopyDesc, KDtype};
+use crate::objects::{self, Executor, Plan, Tensor};
 use crate::runtime;
 use crate::soc::{self, Op};
-use crate::state::{self, Runtime, Tensor};
+use crate::state::{self, Runtime};
 use crate::work::{Launch, Ref, Step};
 use cann_sys::*;
 use std::ffi::c_void;
@@ -232,8 +232,8 @@ fn bytes(t: &Tensor) -> u64 {
 unsafe fn finish(
     op: Op,
     plan: Plan,
-    inputs: executor::Tensors,
-    outputs: executor::Tensors,
+    inputs: objects::Tensors,
+    outputs: objects::Tensors,
     workspace: u64,
     ws: *mut u64,
     ex: *mut *mut aclOpExecutor,
@@ -500,7 +500,7 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         }
         let scalar = x.view.is_empty();
         let xs = if scalar {
-            state::Dims::from_slice(&[1])
+            objects::Dims::from_slice(&[1])
         } else {
             x.view.clone()
         };
@@ -515,7 +515,7 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         let empty = numel(&xs) == 0 || n_index == 0;
         if !empty {
             let want = if scalar {
-                state::Dims::new()
+                objects::Dims::new()
             } else {
                 let mut w = xs.clone();
                 w[d] = n_index;

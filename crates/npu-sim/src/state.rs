@@ -4,8 +4,8 @@
 
 use crate::config::Config;
 use crate::memory::DeviceMemory;
+use crate::objects::{Executor, Scalar, Tensor};
 use crate::stream::{Event, Stream};
-use cann_sys::aclDataType;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -116,36 +116,6 @@ fn intern(name: &str) -> &'static std::ffi::CStr {
     leaked
 }
 
-/// An `aclTensor`: a view (shape, strides, offset, in elements) over a
-/// storage whose base device address is `data`. The format and storage
-/// shape are not kept: every operator here treats data as ND, and the
-/// memory checker bounds views by their allocation, not a declared shape.
-#[derive(Clone, Debug)]
-pub struct Tensor {
-    /// Element type.
-    pub dtype: aclDataType,
-    /// View shape.
-    pub view: Dims,
-    /// View strides in elements.
-    pub strides: Dims,
-    /// View offset in elements.
-    pub offset: i64,
-    /// Storage base address.
-    pub data: u64,
-}
-
-/// Extents or strides of a view, inline up to rank 8 (no heap).
-pub type Dims = smallvec::SmallVec<[i64; 8]>;
-
-/// An `aclScalar`: a host value of `dtype`, up to 16 bytes.
-#[derive(Clone, Debug)]
-pub struct Scalar {
-    /// Its type.
-    pub dtype: aclDataType,
-    /// Its bytes (little-endian, as in memory).
-    pub bytes: [u8; 16],
-}
-
 /// Hashes a handle (or address) key: a multiply of the value. Keys are
 /// values this simulator handed out, not attacker-chosen strings, so a
 /// keyed hash buys nothing here and costs on every call.
@@ -179,7 +149,7 @@ pub struct Handles {
     /// `aclScalar`s.
     pub scalars: HandleMap<Arc<Scalar>>,
     /// `aclOpExecutor`s.
-    pub executors: HandleMap<Arc<Mutex<crate::executor::Executor>>>,
+    pub executors: HandleMap<Arc<Mutex<Executor>>>,
     /// Streams (not counting default streams).
     pub streams: HandleMap<Arc<Stream>>,
     /// Events, with the device they were created on.
