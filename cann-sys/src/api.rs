@@ -1,7 +1,9 @@
 //! [`Api`]: the table of function pointers every caller goes through.
 
 use crate::bindings::*;
+use crate::error::LoadError;
 use core::ffi::{c_char, c_void};
+use libloading::Library;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -118,7 +120,7 @@ macro_rules! api_table {
         impl Api {
             $(
                 #[doc = concat!("The ", $opname, " operator, or [`LoadError::OperatorMissing`](crate::LoadError::OperatorMissing) naming it.")]
-                pub fn $acc(&self) -> Result<Operator<fns::$ws>, crate::LoadError> {
+                pub fn $acc(&self) -> Result<Operator<fns::$ws>, LoadError> {
                     self.operator($opname, self.$ws, self.$run)
                 }
             )*
@@ -133,12 +135,12 @@ macro_rules! api_table {
             /// Resolves every symbol through `sym` (runtime, meta) and `op`
             /// (operators: both symbols from one library, or `None`).
             pub(crate) fn resolve(
-                mut rt: impl FnMut(&'static str) -> Result<*const c_void, crate::LoadError>,
-                mut meta: impl FnMut(&'static str) -> Result<*const c_void, crate::LoadError>,
+                mut rt: impl FnMut(&'static str) -> Result<*const c_void, LoadError>,
+                mut meta: impl FnMut(&'static str) -> Result<*const c_void, LoadError>,
                 mut meta_opt: impl FnMut(&'static str) -> Option<*const c_void>,
                 mut op: impl FnMut(&'static str, &'static str) -> Option<(*const c_void, *const c_void)>,
                 origin: Origin,
-            ) -> Result<Api, crate::LoadError> {
+            ) -> Result<Api, LoadError> {
                 // SAFETY (all transmutes below): each pointer was looked up by
                 // the exact C name whose signature `fns::<name>` mirrors (checked
                 // against the declarations above), and is non-null.
@@ -263,7 +265,7 @@ impl Api {
         name: &'static str,
         ws: Option<W>,
         run: Option<fns::OpRun>,
-    ) -> Result<Operator<W>, crate::LoadError> {
+    ) -> Result<Operator<W>, LoadError> {
         match (ws, run) {
             (Some(get_workspace_size), Some(run)) => Ok(Operator {
                 get_workspace_size,
@@ -274,7 +276,7 @@ impl Api {
                     .iter()
                     .find(|o| o.name == name)
                     .expect("declared operator");
-                Err(crate::LoadError::OperatorMissing {
+                Err(LoadError::OperatorMissing {
                     operator: name,
                     symbol: syms.get_workspace_size,
                     searched: self.origin.operator_libraries().to_vec(),
@@ -315,7 +317,18 @@ pub struct Origin(OriginKind);
 #[derive(Clone)]
 enum OriginKind {
     Linked(&'static str),
-    Loaded(Arc<crate::load::Loaded>),
+    Loaded(Arc<Loaded>),
+}
+
+/// Libraries opened by [`Api::load`]; dropped (closed) with the last
+/// [`Api`] clone that uses them.
+pub(crate) struct Loaded {
+    pub(crate) dir: PathBuf,
+    pub(crate) opened: Vec<PathBuf>,
+    pub(crate) operator_candidates: Vec<PathBuf>,
+    pub(crate) operator_sources: Vec<(&'static str, PathBuf)>,
+    // Declared last: closed after everything else is gone.
+    pub(crate) _libraries: Vec<Library>,
 }
 
 impl Origin {
@@ -325,7 +338,7 @@ impl Origin {
         Origin(OriginKind::Linked(name))
     }
 
-    pub(crate) fn loaded(l: crate::load::Loaded) -> Origin {
+    pub(crate) fn loaded(l: Loaded) -> Origin {
         Origin(OriginKind::Loaded(Arc::new(l)))
     }
 

@@ -1,3 +1,5 @@
+// Modules, lowest first; each uses only modules listed before it:
+// bindings, headers, layout, error (LoadError), api (Api, Origin), load (Api::load).
 //! Raw FFI to the parts of Huawei CANN that `npu-ops` uses: the AscendCL
 //! runtime (`libascendcl.so`), the aclnn meta API (`libnnopbase.so`) and the
 //! aclnn operators Slice, IndexSelect, InplaceCopy and ConstantPadNd
@@ -40,6 +42,7 @@ pub mod bindings {
 }
 
 mod api;
+mod error;
 pub mod headers;
 mod layout;
 mod load;

@@ -1,10 +1,9 @@
 //! Finding and opening an installed CANN at run time.
 
-use crate::api::{Api, Origin, OPERATORS};
+use crate::api::{Api, Loaded, Origin, OPERATORS};
 use core::ffi::c_void;
 use libloading::Library;
 use std::env;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::layout::{library_dirs, operator_candidates};
@@ -12,6 +11,9 @@ pub use crate::layout::{
     DEFAULT_ROOTS, LEGACY_OPERATOR_LIBRARIES, META_LIBRARY, ROOT_VARIABLES, RUNTIME_LIBRARIES,
     UMBRELLA_OPERATOR_LIBRARY,
 };
+// `LoadError` lives in `error` (below `api`, which reports missing operators
+// with it); re-exported from its old path.
+pub use crate::error::LoadError;
 
 /// Where [`Api::load`] looks for CANN.
 ///
@@ -63,92 +65,6 @@ impl LoadConfig {
         }
         library_dirs(self.lib_dir.as_deref(), roots, env::consts::ARCH)
     }
-}
-
-/// Why CANN could not be loaded, or an operator used.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum LoadError {
-    /// No searched folder holds the library.
-    #[error(
-        "CANN library {library} not found; searched: {}. Install the CANN toolkit and source its \
-         set_env.sh, set ASCEND_HOME_PATH to the CANN root (the folder holding lib64/), or pass the \
-         library folder as LoadConfig::lib_dir",
-        PathList(searched)
-    )]
-    LibraryNotFound {
-        /// The library file name.
-        library: &'static str,
-        /// Every folder searched, in order.
-        searched: Vec<PathBuf>,
-    },
-    /// The library exists but the dynamic loader refused it.
-    #[error(
-        "cannot load {}: {source}. Its dependencies must be findable: source CANN's set_env.sh \
-         (it sets LD_LIBRARY_PATH) or add its folder to LD_LIBRARY_PATH",
-        path.display()
-    )]
-    Open {
-        /// The library path.
-        path: PathBuf,
-        /// The loader's error.
-        #[source]
-        source: libloading::Error,
-    },
-    /// A required function is missing from its library.
-    #[error(
-        "{} does not export {symbol}; this CANN release is incomplete or too old for npu-ops \
-         (CANN 8.0 or later is needed)",
-        library.display()
-    )]
-    SymbolMissing {
-        /// The missing C symbol.
-        symbol: &'static str,
-        /// The library searched.
-        library: PathBuf,
-    },
-    /// An operator was used that this CANN (or implementation) lacks.
-    #[error(
-        "aclnn operator {operator} is not available: no operator library exports {symbol} \
-         (searched: {}). Install a CANN release whose operator package provides it",
-        PathList(searched)
-    )]
-    OperatorMissing {
-        /// The aclnn operator name (`"Slice"`).
-        operator: &'static str,
-        /// Its first-phase symbol.
-        symbol: &'static str,
-        /// The operator libraries searched (empty for a linked implementation).
-        searched: Vec<PathBuf>,
-    },
-}
-
-struct PathList<'a>(&'a [PathBuf]);
-
-impl fmt::Display for PathList<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("(nothing)");
-        }
-        for (i, p) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{}", p.display())?;
-        }
-        Ok(())
-    }
-}
-
-/// Libraries opened by [`Api::load`]; dropped (closed) with the last
-/// [`Api`] clone that uses them.
-pub(crate) struct Loaded {
-    pub(crate) dir: PathBuf,
-    pub(crate) opened: Vec<PathBuf>,
-    pub(crate) operator_candidates: Vec<PathBuf>,
-    pub(crate) operator_sources: Vec<(&'static str, PathBuf)>,
-    // Declared last: closed after everything else is gone.
-    _libraries: Vec<Library>,
 }
 
 fn open(path: &Path) -> Result<Library, LoadError> {

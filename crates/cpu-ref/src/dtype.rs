@@ -1,9 +1,6 @@
 //! Element types ([`DType`]) with the conformance-format names.
 
 use std::fmt;
-use std::str::FromStr;
-
-use crate::error::RefError;
 
 /// The 15 element types of the conformance format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,18 +111,6 @@ impl DType {
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for DType {
-    type Err = RefError;
-
-    /// Parses a conformance dtype name; an unknown name is
-    /// `InvalidArgument { op: "tensor", param: "dtype" }`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        DType::parse(s).ok_or_else(|| {
-            RefError::invalid("tensor", "dtype", format!("unknown dtype name {s:?}"))
-        })
     }
 }
 

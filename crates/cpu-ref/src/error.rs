@@ -1,4 +1,7 @@
-//! The one error type of the crate, [`RefError`].
+//! The one error type of the crate, [`RefError`], and the parsing of dtype
+//! names (`FromStr for DType`), whose failure is one.
+
+use std::str::FromStr;
 
 use crate::dtype::DType;
 
@@ -100,6 +103,20 @@ impl RefError {
             param,
             reason: reason.into(),
         }
+    }
+}
+
+// Parsing a dtype name lives here, above both `DType` and `RefError`, so
+// that `dtype` stays the bottom layer and needs no error type.
+impl FromStr for DType {
+    type Err = RefError;
+
+    /// Parses a conformance dtype name; an unknown name is
+    /// `InvalidArgument { op: "tensor", param: "dtype" }`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        DType::parse(s).ok_or_else(|| {
+            RefError::invalid("tensor", "dtype", format!("unknown dtype name {s:?}"))
+        })
     }
 }
 

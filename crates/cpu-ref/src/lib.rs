@@ -1,3 +1,5 @@
+// Modules, lowest first; each uses only modules listed before it:
+// dtype, element, error, product, scalar, tensor, ops (test_util: tests only).
 //! Reference implementation of the npu-ops operator contract (`docs/ops.md` of the npu-ops repository).
 //!
 //! Plain, obviously-correct host loops: the test oracle that the CPU

@@ -3,8 +3,13 @@
 //! [`guard`]; a panic there is a simulator bug, turned into the function's
 //! failure status (or NULL), explained by `aclGetRecentErrMsg`, and counted
 //! ([`crate::NpuSimStats::internal_errors`]) so tests and fuzzers see it.
+//!
+//! Also here, for every layer above to report through: the calling
+//! thread's last error message (what `aclGetRecentErrMsg` returns), set by
+//! [`fail`] and [`set_error`].
 
-use crate::state;
+use std::cell::RefCell;
+use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -33,8 +38,31 @@ pub(crate) fn guard<T>(api: &str, on_panic: T, body: impl FnOnce() -> T) -> T {
         Ok(v) => v,
         Err(p) => {
             let msg = internal_error(api, &*p);
-            state::set_error(msg);
+            set_error(msg);
             on_panic
         }
     }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+/// Records the message `aclGetRecentErrMsg` returns on this thread.
+pub fn set_error(msg: impl Into<String>) {
+    let mut s: String = msg.into();
+    s.retain(|c| c != '\0');
+    LAST_ERROR.with(|e| *e.borrow_mut() = Some(CString::new(s).expect("NULs removed")));
+}
+
+/// The message of this thread's last failure (valid until the next call
+/// that fails on this thread), or NULL.
+pub fn last_error_ptr() -> *const std::ffi::c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
+}
+
+/// Records `msg` and returns `code` (for `return fail(code, ...)`).
+pub fn fail(code: i32, msg: impl Into<String>) -> i32 {
+    set_error(msg);
+    code
 }

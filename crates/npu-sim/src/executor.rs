@@ -1,86 +1,19 @@
-//! Executors (the plan made by the first phase) and the second phase:
-//! workspace and stream checks, then a launch whose every memory access is
-//! checked before any kernel runs.
+//! Executors at work: publishing the one a first phase planned (the
+//! executor itself, [`Executor`], is plain data in [`crate::objects`]),
+//! and the second phase: workspace and stream checks, then a launch (built
+//! here, run by [`crate::work`]) whose every memory access is checked
+//! before any kernel runs.
 
-use crate::kernels::{self, CopyDesc, KDtype};
-use crate::memory::Allocation;
+use crate::abi::fail;
+use crate::objects::{Executor, Plan, Tensor};
 use crate::runtime::{self, Loc};
 use crate::soc::{self, Op};
-use crate::state::{self, fail, Runtime, Tensor};
-use crate::stream::Fault;
+use crate::state::{self, Runtime};
+use crate::work::{Launch, Ref};
 use cann_sys::*;
-use smallvec::SmallVec;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-
-/// Operator-specific results of the first phase.
-#[derive(Clone, Debug)]
-pub enum Plan {
-    /// Nothing to run (an empty tensor).
-    Empty,
-    /// `out = self[.., start + i*step, ..]` along `dim`.
-    Slice {
-        /// Strides of the source view (out's shape over self).
-        strides: crate::state::Dims,
-        /// Its offset, in elements.
-        offset: i64,
-    },
-    /// Gather along `dim` (0 for a 0-D self).
-    IndexSelect {
-        /// Normalised dim.
-        dim: usize,
-    },
-    /// `selfRef = src` (broadcast, cast); `stage` when they share memory.
-    InplaceCopy {
-        /// Copy `src` through the workspace first.
-        stage: bool,
-    },
-    /// Pad with `value` (already in self's dtype).
-    ConstantPadNd {
-        /// The part of self that lands in out (negative pads crop): its
-        /// extents, or `None` if nothing does.
-        inner: Option<Vec<i64>>,
-        /// Where that part starts in self (elements, self's strides).
-        src_offset: i64,
-        /// Where it lands in out (elements, out row-major).
-        dst_offset: i64,
-        /// The fill element.
-        value: Vec<u8>,
-    },
-}
-
-/// The tensors of an executor, inline (no heap for up to three).
-pub type Tensors = SmallVec<[Tensor; 3]>;
-
-/// An `aclOpExecutor`.
-pub struct Executor {
-    /// Its operator.
-    pub op: Op,
-    /// The plan.
-    pub plan: Plan,
-    /// Input tensors (rebindable by index).
-    pub inputs: Tensors,
-    /// Output tensors (rebindable by index).
-    pub outputs: Tensors,
-    /// Workspace bytes the run needs.
-    pub workspace: u64,
-    /// Survives runs.
-    pub repeatable: bool,
-}
-
-impl Executor {
-    /// Why this executor cannot be made repeatable, if it cannot.
-    pub fn repeatable_refusal(&self) -> Option<&'static str> {
-        match &self.plan {
-            Plan::ConstantPadNd { .. } => {
-                Some("it holds a host value (the pad scalar) copied inside")
-            }
-            Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
-            _ => None,
-        }
-    }
-}
 
 /// Registers a new one-shot executor and writes the first phase's outputs.
 ///
@@ -220,69 +153,10 @@ pub fn align(n: u64) -> u64 {
     n.next_multiple_of(crate::memory::ALIGN)
 }
 
-/// A memory region a launch touches.
-pub struct Region {
-    what: &'static str,
-    addr: u64,
-    len: u64,
-    write: bool,
-    /// The allocation holding `addr` when the work was enqueued.
-    alloc: Option<Arc<Allocation>>,
-}
-
-/// A pointer into a region: device address `addr` inside region `region`.
-#[derive(Clone, Copy, Debug)]
-pub struct Ref {
-    region: usize,
-    addr: u64,
-}
-
-impl Ref {
-    /// The pointer `bytes` further into the same region.
-    pub fn offset(r: Ref, bytes: u64) -> Ref {
-        Ref {
-            region: r.region,
-            addr: r.addr + bytes,
-        }
-    }
-}
-
-/// One kernel call of a launch.
-pub enum Step {
-    /// Strided copy.
-    Copy(CopyDesc, Ref, Ref),
-    /// Casting strided copy: (desc, dst type, dst, src type, src).
-    Cast(CopyDesc, KDtype, Ref, KDtype, Ref),
-    /// Contiguous fill of `count` elements with `value` (its first
-    /// `len` bytes: one element).
-    Fill(Ref, i64, [u8; 16], u8),
-    /// Gather (each index checked as loaded): dst, src, outer, n_src,
-    /// inner bytes, index, 64-bit, n_index.
-    Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
-}
-
-/// The work of one second-phase call, built on the caller's thread and run
-/// on the stream.
-pub struct Launch {
-    op: &'static str,
-    regions: SmallVec<[Region; 4]>,
-    /// Kernel calls, in order.
-    pub steps: SmallVec<[Step; 2]>,
-    /// Bytes the launch touches (its regions, summed).
-    bytes: u64,
-}
-
+// Building a launch from this runtime's tensors (the memory behind each
+// address found now, at enqueue time) is the executor's part; running it
+// is the device work's ([`crate::work`]).
 impl Launch {
-    /// An empty launch for `op`.
-    pub fn new(op: &'static str) -> Launch {
-        Launch {
-            op,
-            regions: SmallVec::new(),
-            steps: SmallVec::new(),
-            bytes: 0,
-        }
-    }
-
     /// Declares that the launch reads (or writes) `t`'s storage (named
     /// `what`) through the layout (shape, strides, offset); returns a pointer
     /// to its element 0, or `None` if it has no elements.
@@ -309,158 +183,9 @@ impl Launch {
         len: u64,
         write: bool,
     ) -> Ref {
-        self.bytes = self.bytes.saturating_add(len);
-        self.regions.push(Region {
-            what,
-            addr,
-            len,
-            write,
-            alloc: runtime::find_alloc(rt, addr),
-        });
-        Ref {
-            region: self.regions.len() - 1,
-            addr,
-        }
-    }
-
-    /// The memory checker: every region must lie inside the allocation that
-    /// held it at enqueue time, which must still be live. Returns the host
-    /// address of each region's start.
-    fn check(&self) -> Result<SmallVec<[*mut u8; 4]>, Fault> {
-        let mut hosts = SmallVec::new();
-        for r in &self.regions {
-            let access = if r.write { "writes" } else { "reads" };
-            let end = r.addr.saturating_add(r.len);
-            match &r.alloc {
-                Some(a) if a.freed.load(Ordering::Acquire) => {
-                    return Err(Fault {
-                        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
-                        message: format!(
-                            "npu-sim memcheck: {}: use after free: {} {access} [{:#x}, {end:#x}) in {a}, \
-                             which was freed while the kernel was pending",
-                            self.op, r.what, r.addr
-                        ),
-                    })
-                }
-                Some(a) if a.contains(r.addr, r.len) => hosts.push(a.host_ptr(r.addr)),
-                other => {
-                    let code = if r.write {
-                        ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW
-                    } else {
-                        ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW
-                    };
-                    let near = match other {
-                        Some(a) => format!("it runs past the end of {a}"),
-                        None => "no live allocation holds its start".to_string(),
-                    };
-                    return Err(Fault {
-                        code,
-                        message: format!(
-                            "npu-sim memcheck: {}: {} {access} [{:#x}, {end:#x}) ({} bytes): {near}; no memory was touched",
-                            self.op, r.what, r.addr, r.len
-                        ),
-                    });
-                }
-            }
-        }
-        Ok(hosts)
-    }
-
-    fn host(&self, hosts: &[*mut u8], r: Ref) -> *mut u8 {
-        let reg = &self.regions[r.region];
-        // SAFETY: `r.addr` is inside region `r.region` by construction, and
-        // the region was checked to lie in its allocation.
-        unsafe { hosts[r.region].add((r.addr - reg.addr) as usize) }
-    }
-
-    /// Runs the launch (on the stream's thread).
-    pub fn run(&self, pool: &crate::cores::Cores) -> Result<(), Fault> {
-        let hosts = self.check()?;
-        for step in &self.steps {
-            // SAFETY (all kernel calls): every pointer was derived from a
-            // region the memory checker proved to lie in a live allocation,
-            // and each region covers every element its view addresses.
-            match step {
-                Step::Copy(d, dst, src) => unsafe {
-                    kernels::copy(pool, *d, self.host(&hosts, *dst), self.host(&hosts, *src))
-                },
-                Step::Cast(d, dt, dst, st, src) => {
-                    let ok = unsafe {
-                        kernels::cast(
-                            pool,
-                            *d,
-                            *dt,
-                            self.host(&hosts, *dst),
-                            *st,
-                            self.host(&hosts, *src),
-                        )
-                    };
-                    if !ok {
-                        return Err(Fault {
-                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
-                            message: format!(
-                                "npu-sim: {}: cast {st:?} -> {dt:?} is not supported",
-                                self.op
-                            ),
-                        });
-                    }
-                }
-                Step::Fill(dst, count, value, len) => unsafe {
-                    kernels::fill(
-                        pool,
-                        self.host(&hosts, *dst),
-                        *count,
-                        &value[..*len as usize],
-                    )
-                },
-                Step::Gather(dst, src, outer, n_src, inner, index, is64, n_index) => {
-                    let bad = unsafe {
-                        kernels::gather(
-                            pool,
-                            self.host(&hosts, *dst),
-                            self.host(&hosts, *src),
-                            *outer,
-                            *n_src,
-                            *inner,
-                            self.host(&hosts, *index),
-                            *is64,
-                            *n_index,
-                        )
-                    };
-                    if let Some((pos, val)) = bad {
-                        return Err(Fault {
-                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
-                            message: format!(
-                                "npu-sim: {}: index out of range: position {pos} value {val} bound {n_src} \
-                                 (valid indices are 0..{n_src}); the kernel stopped at that index",
-                                self.op
-                            ),
-                        });
-                    }
-                }
-            }
-        }
-        // Freed while the kernel ran: the data it produced is not trusted.
-        for r in &self.regions {
-            if let Some(a) = &r.alloc {
-                if a.freed.load(Ordering::Acquire) {
-                    return Err(Fault {
-                        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
-                        message: format!(
-                            "npu-sim memcheck: {}: use after free: {a} ({}) was freed while the kernel ran",
-                            self.op, r.what
-                        ),
-                    });
-                }
-            }
-        }
-        Ok(())
+        self.push_region(what, addr, len, write, runtime::find_alloc(rt, addr))
     }
 }
-
-// SAFETY: a Launch holds addresses and Arcs of Sync allocations; its raw
-// host pointers are only formed while running.
-unsafe impl Send for Launch {}
 
 static LAUNCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -554,7 +279,7 @@ pub fn run(
     let s = match runtime::stream_of(&rt, state::current_device(), stream) {
         Ok(s) => s,
         Err(_) => {
-            let msg = state::last_error_ptr();
+            let msg = crate::abi::last_error_ptr();
             let why = runtime::cstr(msg);
             return fail(
                 ACLNN_ERR_RUNTIME_ERROR,
@@ -571,7 +296,7 @@ pub fn run(
     // keeps a finalised runtime (and its streams) alive on a worker.
     let pool = rt.pool.clone();
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
-    let bytes = launch.bytes;
+    let bytes = launch.bytes();
     s.submit(crate::stream::Job::Launch(launch, pool), bytes);
     ACLNN_SUCCESS
 }

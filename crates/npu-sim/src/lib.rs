@@ -1,3 +1,8 @@
+// Modules, lowest first; each uses only modules listed before it:
+// soc, cores, memory, kernels, config, abi (guard, last error), work (launches,
+// copies, Fault), stream (streams, events, Hold), objects (tensors, scalars,
+// executors), state (runtime, handle registry), runtime (aclrt*), meta
+// (aclCreateTensor, executor reuse), executor (second phase), ops (aclnn ops).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -46,21 +51,24 @@
 #![allow(non_snake_case)]
 
 mod abi;
+mod config;
 mod cores;
 mod executor;
 mod kernels;
 mod memory;
 mod meta;
+mod objects;
 mod ops;
 mod runtime;
 pub mod soc;
 mod state;
 mod stream;
+mod work;
 
 pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
-pub use stream::{set_strict_async, strict_async, INLINE_BYTES};
+pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
 
 use cann_sys::{Api, Origin};
 
@@ -160,35 +168,13 @@ pub unsafe extern "C" fn npuSimGetStats(out: *mut NpuSimStats) -> i32 {
     )
 }
 
-/// A gate that keeps a stream from running further work until released
-/// (a test hook: it makes "work is still pending" deterministic).
-///
-/// A hold never outlives its stream: destroying the stream
-/// (`aclrtDestroyStream`, `aclrtResetDevice` releasing the device, or
-/// `aclFinalize`) opens it, so a hold that is never released cannot make
-/// the destruction wait forever.
-pub struct Hold(std::sync::Arc<stream::Gate>);
-
-impl Hold {
-    /// Lets the stream go on.
-    pub fn release(&self) {
-        self.0.open();
-    }
-}
-
-impl Drop for Hold {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
-
 /// Enqueues a gate on `stream` (NULL: the calling thread's default stream):
 /// work enqueued after it waits until the [`Hold`] is released or dropped,
 /// or the stream is destroyed.
 pub fn hold_stream(stream: cann_sys::aclrtStream) -> Result<Hold, i32> {
     let rt = runtime::rt()?;
     let s = runtime::stream_of(&rt, state::current_device(), stream)?;
-    Ok(Hold(s.hold()))
+    Ok(s.hold())
 }
 
 /// `npuSimHoldStream`: C form of [`hold_stream`]; `*hold` receives a handle
@@ -208,14 +194,14 @@ pub unsafe extern "C" fn npuSimHoldStream(
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
         || {
             if hold.is_null() {
-                return state::fail(
+                return abi::fail(
                     cann_sys::ACL_ERROR_INVALID_PARAM,
                     "npu-sim: npuSimHoldStream: null output pointer",
                 );
             }
             let r = runtime::rt().and_then(|rt| {
                 let s = runtime::stream_of(&rt, state::current_device(), stream)?;
-                Ok((s.device, Hold(s.hold())))
+                Ok((s.device, s.hold()))
             });
             match r {
                 Ok((device, h)) => {
@@ -246,7 +232,7 @@ pub unsafe extern "C" fn npuSimReleaseHold(hold: *mut std::ffi::c_void) -> i32 {
             match state::with_handles(|h| h.holds.remove(&(hold as usize))) {
             // Dropping the hold releases it.
             Some(_) => cann_sys::ACL_SUCCESS,
-            None => state::fail(
+            None => abi::fail(
                 cann_sys::ACL_ERROR_INVALID_PARAM,
                 format!(
                     "npu-sim: npuSimReleaseHold({hold:p}): not a live hold (never issued by \

@@ -1,9 +1,11 @@
 //! The aclnn meta API (`libnnopbase.so`), simulated: init, tensors, int
 //! arrays, scalars and executor reuse.
 
+use crate::abi::fail;
+use crate::objects::{self, Executor, Scalar, Tensor};
 use crate::runtime;
 use crate::soc;
-use crate::state::{self, fail, Scalar, Tensor};
+use crate::state;
 use cann_sys::*;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -41,15 +43,15 @@ pub extern "C" fn aclnnFinalize() -> aclnnStatus {
 ///
 /// # Safety
 /// `p` is null or valid for `n` reads.
-unsafe fn read_i64s(p: *const i64, n: u64) -> Option<state::Dims> {
+unsafe fn read_i64s(p: *const i64, n: u64) -> Option<objects::Dims> {
     if n == 0 {
-        return Some(state::Dims::new());
+        return Some(objects::Dims::new());
     }
     if p.is_null() || n > 64 {
         return None;
     }
     // SAFETY: non-null and valid for `n` reads by the caller's contract.
-    Some(state::Dims::from_slice(unsafe {
+    Some(objects::Dims::from_slice(unsafe {
         std::slice::from_raw_parts(p, n as usize)
     }))
 }
@@ -75,21 +77,21 @@ pub unsafe extern "C" fn aclCreateTensor(
     crate::abi::guard("aclCreateTensor", std::ptr::null_mut(), || {
         // SAFETY: forwarded caller contract.
         let Some(view) = (unsafe { read_i64s(view_dims, view_dims_num) }) else {
-            state::set_error(
+            crate::abi::set_error(
                 "npu-sim: aclCreateTensor: null viewDims with a non-zero count (or more than 64 dims)",
             );
             return std::ptr::null_mut();
         };
         // SAFETY: forwarded caller contract.
         let Some(_storage) = (unsafe { read_i64s(storage_dims, storage_dims_num) }) else {
-            state::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
+            crate::abi::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
             return std::ptr::null_mut();
         };
         let strides = if stride.is_null() {
-            state::Dims::from_slice(&contiguous_strides(&view))
+            objects::Dims::from_slice(&contiguous_strides(&view))
         } else {
             // SAFETY: non-null strides hold one entry per view dim.
-            state::Dims::from_slice(unsafe { std::slice::from_raw_parts(stride, view.len()) })
+            objects::Dims::from_slice(unsafe { std::slice::from_raw_parts(stride, view.len()) })
         };
         let t = Tensor {
             dtype: data_type,
@@ -144,7 +146,7 @@ pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut
         let v = if size == 0 {
             Vec::new()
         } else if value.is_null() || size > (1 << 24) {
-            state::set_error(
+            crate::abi::set_error(
                 "npu-sim: aclCreateIntArray: null value with a non-zero size (or too large)",
             );
             return std::ptr::null_mut();
@@ -190,14 +192,14 @@ pub unsafe extern "C" fn aclCreateScalar(
 ) -> *mut aclScalar {
     crate::abi::guard("aclCreateScalar", std::ptr::null_mut(), || {
         let Some(size) = soc::dtype_size(data_type) else {
-            state::set_error(format!(
+            crate::abi::set_error(format!(
                 "npu-sim: aclCreateScalar: unsupported data type {}",
                 data_type.0
             ));
             return std::ptr::null_mut();
         };
         if value.is_null() {
-            state::set_error("npu-sim: aclCreateScalar: null value");
+            crate::abi::set_error("npu-sim: aclCreateScalar: null value");
             return std::ptr::null_mut();
         }
         let mut bytes = [0u8; 16];
@@ -236,7 +238,7 @@ pub unsafe extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStat
 fn executor_of(
     ex: *mut aclOpExecutor,
     api: &str,
-) -> Result<Arc<std::sync::Mutex<crate::executor::Executor>>, aclnnStatus> {
+) -> Result<Arc<std::sync::Mutex<Executor>>, aclnnStatus> {
     if ex.is_null() {
         return Err(fail(
             ACLNN_ERR_INNER_NULLPTR,

@@ -4,14 +4,16 @@
 //! kernel for the product `561003`; dtype, then shape `161002`), then a plan
 //! and its real workspace size. Second phase: [`executor::run`].
 
+use crate::abi::fail;
 use crate::executor::{
     self, align, contiguous, elem, is_contiguous, numel, numel_checked, publish, view_range,
-    Executor, Launch, Plan, Step,
 };
 use crate::kernels::{self, CopyDesc, KDtype};
+use crate::objects::{self, Executor, Plan, Tensor};
 use crate::runtime;
 use crate::soc::{self, Op};
-use crate::state::{self, fail, Runtime, Tensor};
+use crate::state::{self, Runtime};
+use crate::work::{Launch, Ref, Step};
 use cann_sys::*;
 use std::ffi::c_void;
 
@@ -230,8 +232,8 @@ fn bytes(t: &Tensor) -> u64 {
 unsafe fn finish(
     op: Op,
     plan: Plan,
-    inputs: executor::Tensors,
-    outputs: executor::Tensors,
+    inputs: objects::Tensors,
+    outputs: objects::Tensors,
     workspace: u64,
     ws: *mut u64,
     ex: *mut *mut aclOpExecutor,
@@ -385,7 +387,7 @@ fn store(
     rt: &Runtime,
     o: &Tensor,
     ws: u64,
-    produce: impl FnOnce(&mut Launch, executor::Ref),
+    produce: impl FnOnce(&mut Launch, Ref),
 ) {
     let es = elem(o);
     if is_contiguous(&o.view, &o.strides) {
@@ -498,7 +500,7 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         }
         let scalar = x.view.is_empty();
         let xs = if scalar {
-            state::Dims::from_slice(&[1])
+            objects::Dims::from_slice(&[1])
         } else {
             x.view.clone()
         };
@@ -513,7 +515,7 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         let empty = numel(&xs) == 0 || n_index == 0;
         if !empty {
             let want = if scalar {
-                state::Dims::new()
+                objects::Dims::new()
             } else {
                 let mut w = xs.clone();
                 w[d] = n_index;
@@ -564,13 +566,7 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
 
 /// A contiguous source for `t`: itself, or a staged copy in the workspace
 /// at `*ws` (advanced past it).
-fn staged(
-    l: &mut Launch,
-    rt: &Runtime,
-    t: &Tensor,
-    name: &'static str,
-    ws: &mut u64,
-) -> executor::Ref {
+fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &'static str, ws: &mut u64) -> Ref {
     let src = l
         .view(rt, name, t, (&t.view, &t.strides, t.offset), false)
         .expect("non-empty");
@@ -1048,7 +1044,7 @@ fn build_constant_pad(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
         l.steps
             .push(Step::Fill(dst, numel(&o.view), v, value.len() as u8));
         if let (Some(src), Some(ext)) = (src, inner) {
-            let d2 = executor::Ref::offset(dst, *dst_offset as u64 * es as u64);
+            let d2 = Ref::offset(dst, *dst_offset as u64 * es as u64);
             l.steps.push(Step::Copy(
                 CopyDesc::new(ext, &ostr, &x.strides, es),
                 d2,

@@ -1,94 +1,15 @@
 //! Process-wide simulator state: configuration, devices, handles, the
-//! per-thread current device and last error message.
+//! per-thread current device (the last error message is the C ABI's:
+//! [`crate::abi`]).
 
+use crate::config::Config;
 use crate::memory::DeviceMemory;
-use crate::soc::{self, Family};
+use crate::objects::{Executor, Scalar, Tensor};
 use crate::stream::{Event, Stream};
-use cann_sys::aclDataType;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-
-/// Configuration read from the environment at initialisation.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// SoC name (`NPU_SIM_SOC`).
-    pub soc: String,
-    /// Its family.
-    pub family: Family,
-    /// Device count (`NPU_SIM_DEVICES`).
-    pub devices: u32,
-    /// Memory per device in bytes (`NPU_SIM_MEM`).
-    pub mem: u64,
-    /// Kernel worker threads (`NPU_SIM_THREADS`).
-    pub threads: usize,
-}
-
-/// Parses a byte size such as `16G`, `512M`, `4096`.
-pub fn parse_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let (num, mult) = match s.char_indices().last()? {
-        (i, 'k' | 'K') => (&s[..i], 1u64 << 10),
-        (i, 'm' | 'M') => (&s[..i], 1 << 20),
-        (i, 'g' | 'G') => (&s[..i], 1 << 30),
-        (i, 't' | 'T') => (&s[..i], 1 << 40),
-        _ => (s, 1),
-    };
-    num.trim().parse::<u64>().ok()?.checked_mul(mult)
-}
-
-impl Config {
-    /// Reads `NPU_SIM_SOC`, `NPU_SIM_DEVICES`, `NPU_SIM_MEM`,
-    /// `NPU_SIM_THREADS`; an unknown or malformed value is an error message.
-    pub fn from_env() -> Result<Config, String> {
-        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
-        let soc = var("NPU_SIM_SOC").unwrap_or_else(|| soc::DEFAULT_SOC.to_string());
-        let family = soc::family_of(&soc).ok_or_else(|| {
-            format!(
-                "NPU_SIM_SOC={soc:?} is not a SoC the simulator knows; use one of: {}",
-                soc::soc_names().collect::<Vec<_>>().join(", ")
-            )
-        })?;
-        let devices = match var("NPU_SIM_DEVICES") {
-            None => 1,
-            Some(v) => v
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|d| (1..=64).contains(d))
-                .ok_or_else(|| {
-                    format!("NPU_SIM_DEVICES={v:?} must be a whole number from 1 to 64")
-                })?,
-        };
-        let mem = match var("NPU_SIM_MEM") {
-            None => 16 << 30,
-            Some(v) => parse_size(&v)
-                .filter(|m| (1 << 20..=1 << 40).contains(m))
-                .ok_or_else(|| {
-                    format!("NPU_SIM_MEM={v:?} must be a size from 1M to 1T (e.g. 16G)")
-                })?,
-        };
-        let threads = match var("NPU_SIM_THREADS") {
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            Some(v) => v
-                .trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|t| (1..=256).contains(t))
-                .ok_or_else(|| {
-                    format!("NPU_SIM_THREADS={v:?} must be a whole number from 1 to 256")
-                })?,
-        };
-        Ok(Config {
-            soc,
-            family,
-            devices,
-            mem,
-            threads,
-        })
-    }
-}
 
 /// One initialised simulator (between init and finalize).
 pub struct Runtime {
@@ -195,36 +116,6 @@ fn intern(name: &str) -> &'static std::ffi::CStr {
     leaked
 }
 
-/// An `aclTensor`: a view (shape, strides, offset, in elements) over a
-/// storage whose base device address is `data`. The format and storage
-/// shape are not kept: every operator here treats data as ND, and the
-/// memory checker bounds views by their allocation, not a declared shape.
-#[derive(Clone, Debug)]
-pub struct Tensor {
-    /// Element type.
-    pub dtype: aclDataType,
-    /// View shape.
-    pub view: Dims,
-    /// View strides in elements.
-    pub strides: Dims,
-    /// View offset in elements.
-    pub offset: i64,
-    /// Storage base address.
-    pub data: u64,
-}
-
-/// Extents or strides of a view, inline up to rank 8 (no heap).
-pub type Dims = smallvec::SmallVec<[i64; 8]>;
-
-/// An `aclScalar`: a host value of `dtype`, up to 16 bytes.
-#[derive(Clone, Debug)]
-pub struct Scalar {
-    /// Its type.
-    pub dtype: aclDataType,
-    /// Its bytes (little-endian, as in memory).
-    pub bytes: [u8; 16],
-}
-
 /// Hashes a handle (or address) key: a multiply of the value. Keys are
 /// values this simulator handed out, not attacker-chosen strings, so a
 /// keyed hash buys nothing here and costs on every call.
@@ -258,7 +149,7 @@ pub struct Handles {
     /// `aclScalar`s.
     pub scalars: HandleMap<Arc<Scalar>>,
     /// `aclOpExecutor`s.
-    pub executors: HandleMap<Arc<Mutex<crate::executor::Executor>>>,
+    pub executors: HandleMap<Arc<Mutex<Executor>>>,
     /// Streams (not counting default streams).
     pub streams: HandleMap<Arc<Stream>>,
     /// Events, with the device they were created on.
@@ -267,7 +158,7 @@ pub struct Handles {
     /// pointer inside a block is found).
     pub host: std::collections::BTreeMap<usize, usize>,
     /// `npuSimHoldStream` holds: the device of their stream, and the hold.
-    pub holds: HandleMap<(u32, crate::Hold)>,
+    pub holds: HandleMap<(u32, crate::stream::Hold)>,
 }
 
 static HANDLES: Mutex<Option<Handles>> = Mutex::new(None);
@@ -288,7 +179,6 @@ pub fn new_handle() -> usize {
 
 thread_local! {
     static CURRENT_DEVICE: RefCell<Option<u32>> = const { RefCell::new(None) };
-    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
 }
 
 /// The calling thread's device, set by `aclrtSetDevice`.
@@ -299,37 +189,4 @@ pub fn current_device() -> Option<u32> {
 /// Sets (or clears) the calling thread's device.
 pub fn set_current_device(d: Option<u32>) {
     CURRENT_DEVICE.with(|c| *c.borrow_mut() = d);
-}
-
-/// Records the message `aclGetRecentErrMsg` returns on this thread.
-pub fn set_error(msg: impl Into<String>) {
-    let mut s: String = msg.into();
-    s.retain(|c| c != '\0');
-    LAST_ERROR.with(|e| *e.borrow_mut() = Some(CString::new(s).expect("NULs removed")));
-}
-
-/// The message of this thread's last failure (valid until the next call
-/// that fails on this thread), or NULL.
-pub fn last_error_ptr() -> *const std::ffi::c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
-}
-
-/// Records `msg` and returns `code` (for `return fail(code, ...)`).
-pub fn fail(code: i32, msg: impl Into<String>) -> i32 {
-    set_error(msg);
-    code
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse() {
-        assert_eq!(parse_size("16G"), Some(16 << 30));
-        assert_eq!(parse_size("512m"), Some(512 << 20));
-        assert_eq!(parse_size("4096"), Some(4096));
-        assert_eq!(parse_size("x"), None);
-        assert_eq!(parse_size("99999999999T"), None);
-    }
 }

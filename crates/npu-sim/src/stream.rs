@@ -14,20 +14,12 @@ mod event;
 
 pub use event::Event;
 
+use crate::work::{Fault, Launch, SendCopy};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-/// A failure inside a task; sticky on its stream until synchronisation.
-#[derive(Clone, Debug)]
-pub struct Fault {
-    /// Runtime status code reported at synchronisation.
-    pub code: i32,
-    /// Explanation, returned by `aclGetRecentErrMsg`.
-    pub message: String,
-}
 
 /// What a task is, for the fault rule: after a fault, device work is skipped
 /// until the fault is reported, but event records still complete so that
@@ -47,9 +39,9 @@ type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Job {
     /// An operator launch, run with the kernel pool.
-    Launch(crate::executor::Launch, Arc<crate::cores::Cores>),
+    Launch(Launch, Arc<crate::cores::Cores>),
     /// An asynchronous copy (`aclrtMemcpyAsync`), by value.
-    Copy(crate::runtime::SendCopy, Arc<crate::cores::Cores>),
+    Copy(SendCopy, Arc<crate::cores::Cores>),
     /// Anything else (a fill, a test gate).
     Closure(TaskFn),
 }
@@ -106,7 +98,7 @@ pub(crate) fn configure_from_env() {
     }
     if let Some(n) = std::env::var("NPU_SIM_INLINE_BYTES")
         .ok()
-        .and_then(|v| crate::state::parse_size(&v))
+        .and_then(|v| crate::config::parse_size(&v))
     {
         INLINE_LIMIT.store(n, Ordering::Relaxed);
     }
@@ -160,17 +152,16 @@ pub struct Stream {
     gates: Mutex<(bool, Vec<std::sync::Weak<Gate>>)>,
 }
 
-/// The gate of a hold ([`crate::Hold`]): a task that waits until it is
-/// opened.
+/// The gate of a [`Hold`]: a task that waits until it is opened.
 #[derive(Default)]
-pub(crate) struct Gate {
+struct Gate {
     open: Mutex<bool>,
     cv: Condvar,
 }
 
 impl Gate {
     /// Lets the stream go on (idempotent).
-    pub(crate) fn open(&self) {
+    fn open(&self) {
         *lock(&self.open) = true;
         self.cv.notify_all();
     }
@@ -180,6 +171,28 @@ impl Gate {
         while !*open {
             open = self.cv.wait(open).unwrap_or_else(|e| e.into_inner());
         }
+    }
+}
+
+/// A gate that keeps a stream from running further work until released
+/// (a test hook: it makes "work is still pending" deterministic).
+///
+/// A hold never outlives its stream: destroying the stream
+/// (`aclrtDestroyStream`, `aclrtResetDevice` releasing the device, or
+/// `aclFinalize`) opens it, so a hold that is never released cannot make
+/// the destruction wait forever.
+pub struct Hold(Arc<Gate>);
+
+impl Hold {
+    /// Lets the stream go on.
+    pub fn release(&self) {
+        self.0.open();
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -227,9 +240,10 @@ impl Stream {
         })
     }
 
-    /// Enqueues a gate: work enqueued after it waits until the gate is
-    /// opened, or the stream destroyed ([`Stream::open_holds`]).
-    pub(crate) fn hold(&self) -> Arc<Gate> {
+    /// Enqueues a gate: work enqueued after it waits until the returned
+    /// [`Hold`] is released or dropped, or the stream destroyed
+    /// ([`Stream::open_holds`]).
+    pub(crate) fn hold(&self) -> Hold {
         let gate = Arc::new(Gate::default());
         {
             let mut gates = lock(&self.gates);
@@ -245,7 +259,7 @@ impl Stream {
             g.wait();
             Ok(())
         });
-        gate
+        Hold(gate)
     }
 
     /// Opens every gate of the stream's holds, and every later one (its

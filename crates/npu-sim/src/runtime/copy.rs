@@ -2,19 +2,13 @@
 //! `aclrtMemset`, `aclrtMemsetAsync`, with the checks of their ends.
 
 use super::{code_of, locate, report, rt, stream_of, Loc};
+use crate::abi::fail;
 use crate::memory::Allocation;
-use crate::state::{self, fail, Runtime};
-use crate::stream::Fault;
+use crate::state::{self, Runtime};
+use crate::work::{freed_fault, Copy, Fault, SendCopy};
 use cann_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
-
-/// A checked copy: both ends located, kinds matched.
-struct Copy {
-    dst: (u64, Option<Arc<Allocation>>),
-    src: (u64, Option<Arc<Allocation>>),
-    count: usize,
-}
 
 fn plan_copy(
     rt: &Runtime,
@@ -164,49 +158,6 @@ fn check_host(addr: u64, len: u64) -> Result<(), String> {
     Ok(())
 }
 
-fn host_ptr(end: &(u64, Option<Arc<Allocation>>)) -> *mut u8 {
-    match &end.1 {
-        Some(a) => a.host_ptr(end.0),
-        None => end.0 as *mut u8,
-    }
-}
-
-fn freed_fault(api: &str, end: &(u64, Option<Arc<Allocation>>)) -> Option<Fault> {
-    let a = end.1.as_ref()?;
-    a.freed
-        .load(std::sync::atomic::Ordering::Acquire)
-        .then(|| Fault {
-            code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
-            message: format!(
-                "npu-sim: {api}: use after free: {a} was freed while the copy was pending"
-            ),
-        })
-}
-
-impl Copy {
-    /// Copies (split across `cores` when large and the ends do not
-    /// overlap); faults instead if device memory was freed in between.
-    fn run(&self, api: &str, cores: Option<&crate::cores::Cores>) -> Result<(), Fault> {
-        if let Some(f) = freed_fault(api, &self.dst).or_else(|| freed_fault(api, &self.src)) {
-            return Err(f);
-        }
-        let (src, dst) = (host_ptr(&self.src), host_ptr(&self.dst));
-        let apart = (dst as usize).abs_diff(src as usize) >= self.count;
-        match cores {
-            Some(c) if apart && self.count >= 1 << 20 => {
-                let d = crate::kernels::CopyDesc::new(&[self.count as i64], &[1], &[1], 1);
-                // SAFETY: as below, and the ends do not overlap.
-                unsafe { crate::kernels::copy(c, d, dst, src) }
-            }
-            // SAFETY: both ranges were located (host: caller's promise;
-            // device: inside a live allocation, still live as just checked,
-            // and kept mapped by the Arc). `copy` tolerates overlap.
-            _ => unsafe { std::ptr::copy(src, dst, self.count) },
-        }
-        Ok(())
-    }
-}
-
 /// `aclrtMemcpy`: synchronous; checks the kind against where each pointer
 /// lives, `count` against `destMax`, and each host end as far as the
 /// simulator can know it (see `check_host`).
@@ -270,18 +221,6 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
             })())
         },
     )
-}
-
-/// A checked asynchronous copy, queued by value on its stream.
-pub(crate) struct SendCopy(Copy);
-// SAFETY: a Copy holds addresses (u64) and Arcs of Sync allocations.
-unsafe impl Send for SendCopy {}
-
-impl SendCopy {
-    /// Runs the copy (on the stream's worker, or inline on an idle stream).
-    pub(crate) fn run(&self, cores: &crate::cores::Cores) -> Result<(), Fault> {
-        self.0.run("aclrtMemcpyAsync", Some(cores))
-    }
 }
 
 fn plan_memset(

@@ -3,7 +3,8 @@
 
 use super::init::Teardown;
 use super::{lock, report, rt, rt_device};
-use crate::state::{self, fail};
+use crate::abi::fail;
+use crate::state;
 use crate::stream::Stream;
 use cann_sys::*;
 use std::sync::Arc;

@@ -2,7 +2,8 @@
 //! synchronise, elapsed time.
 
 use super::{code_of, event_of, report, rt, rt_device, stream_of};
-use crate::state::{self, fail};
+use crate::abi::fail;
+use crate::state;
 use crate::stream::Event;
 use cann_sys::*;
 use std::sync::Arc;

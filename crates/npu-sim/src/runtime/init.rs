@@ -3,8 +3,9 @@
 //! (`aclrtGetSocName`, `aclrtGetVersion`, `acl_rt.h`).
 
 use super::lock;
+use crate::abi::fail;
 use crate::memory::Allocation;
-use crate::state::{self, fail, Runtime};
+use crate::state::{self, Runtime};
 use crate::stream::Stream;
 use cann_sys::*;
 use std::ffi::c_char;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 pub(crate) fn start(init: &mut state::Init) -> Result<(), i32> {
     if init.runtime.is_none() {
         crate::stream::configure_from_env();
-        let cfg = state::Config::from_env()
+        let cfg = crate::config::Config::from_env()
             .map_err(|m| fail(ACL_ERROR_RT_SOC_VERSION, format!("npu-sim: {m}")))?;
         let rt = state::make_runtime(cfg)
             .map_err(|m| fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, format!("npu-sim: {m}")))?;
@@ -35,7 +36,7 @@ pub(crate) struct Teardown {
     /// not).
     allocs: Vec<(u32, Arc<Allocation>)>,
     streams: Vec<Arc<Stream>>,
-    holds: Vec<crate::Hold>,
+    holds: Vec<crate::stream::Hold>,
     /// `aclrtMallocHost` blocks: address, size (finalisation only).
     host: Vec<(usize, usize)>,
 }
@@ -190,7 +191,7 @@ pub extern "C" fn aclFinalize() -> aclError {
 /// `aclGetRecentErrMsg`: the calling thread's last failure, or NULL.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
-    state::last_error_ptr()
+    crate::abi::last_error_ptr()
 }
 
 /// `aclrtGetSocName`: the simulated SoC, or NULL before initialisation.

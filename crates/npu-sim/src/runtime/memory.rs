@@ -3,8 +3,9 @@
 //! `aclrtFreeHost`), `aclrtGetMemInfo`.
 
 use super::{lock, rt, rt_device};
+use crate::abi::fail;
 use crate::memory::AllocError;
-use crate::state::{self, fail};
+use crate::state;
 use cann_sys::*;
 use std::ffi::c_void;
 

@@ -11,7 +11,6 @@ mod memory;
 mod stream;
 
 pub use base::*;
-pub(crate) use copy::SendCopy;
 pub use copy::*;
 pub use device::*;
 pub use event::*;
@@ -20,9 +19,11 @@ pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
 pub use stream::*;
 
+use crate::abi::fail;
 use crate::memory::Allocation;
-use crate::state::{self, fail, Runtime};
-use crate::stream::{Event, Fault, Stream};
+use crate::state::{self, Runtime};
+use crate::stream::{Event, Stream};
+use crate::work::Fault;
 use cann_sys::{
     aclError, aclrtEvent, aclrtStream, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_INVALID_HANDLE,
     ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, ACL_ERROR_UNINITIALIZE, ACL_SUCCESS,

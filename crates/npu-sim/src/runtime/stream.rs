@@ -2,7 +2,8 @@
 //! and wait for an event.
 
 use super::{code_of, event_of, report, rt, rt_device, stream_of};
-use crate::state::{self, fail};
+use crate::abi::fail;
+use crate::state;
 use crate::stream::Stream;
 use cann_sys::*;
 use std::sync::Arc;

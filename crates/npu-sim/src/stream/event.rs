@@ -1,7 +1,8 @@
 //! Events: tickets recorded on a stream, completed when the stream reaches
 //! them (a child of `stream`: a record and a wait are tasks of its queue).
 
-use super::{lock, spin_until, strict_async, Fault, Stream, Task};
+use super::{lock, spin_until, strict_async, Stream, Task};
+use crate::work::Fault;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;

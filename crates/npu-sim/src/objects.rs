@@ -1,0 +1,106 @@
+//! The objects behind the aclnn handles: tensor views (`aclTensor`),
+//! scalars (`aclScalar`) and executors (`aclOpExecutor`, the plan a first
+//! phase made). Plain data: the registry that hands out their handles is
+//! [`crate::state`]; the operators that make and run them are above it.
+
+use crate::soc::Op;
+use cann_sys::aclDataType;
+use smallvec::SmallVec;
+
+/// An `aclTensor`: a view (shape, strides, offset, in elements) over a
+/// storage whose base device address is `data`. The format and storage
+/// shape are not kept: every operator here treats data as ND, and the
+/// memory checker bounds views by their allocation, not a declared shape.
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    /// Element type.
+    pub dtype: aclDataType,
+    /// View shape.
+    pub view: Dims,
+    /// View strides in elements.
+    pub strides: Dims,
+    /// View offset in elements.
+    pub offset: i64,
+    /// Storage base address.
+    pub data: u64,
+}
+
+/// Extents or strides of a view, inline up to rank 8 (no heap).
+pub type Dims = SmallVec<[i64; 8]>;
+
+/// An `aclScalar`: a host value of `dtype`, up to 16 bytes.
+#[derive(Clone, Debug)]
+pub struct Scalar {
+    /// Its type.
+    pub dtype: aclDataType,
+    /// Its bytes (little-endian, as in memory).
+    pub bytes: [u8; 16],
+}
+
+/// Operator-specific results of the first phase.
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// Nothing to run (an empty tensor).
+    Empty,
+    /// `out = self[.., start + i*step, ..]` along `dim`.
+    Slice {
+        /// Strides of the source view (out's shape over self).
+        strides: Dims,
+        /// Its offset, in elements.
+        offset: i64,
+    },
+    /// Gather along `dim` (0 for a 0-D self).
+    IndexSelect {
+        /// Normalised dim.
+        dim: usize,
+    },
+    /// `selfRef = src` (broadcast, cast); `stage` when they share memory.
+    InplaceCopy {
+        /// Copy `src` through the workspace first.
+        stage: bool,
+    },
+    /// Pad with `value` (already in self's dtype).
+    ConstantPadNd {
+        /// The part of self that lands in out (negative pads crop): its
+        /// extents, or `None` if nothing does.
+        inner: Option<Vec<i64>>,
+        /// Where that part starts in self (elements, self's strides).
+        src_offset: i64,
+        /// Where it lands in out (elements, out row-major).
+        dst_offset: i64,
+        /// The fill element.
+        value: Vec<u8>,
+    },
+}
+
+/// The tensors of an executor, inline (no heap for up to three).
+pub type Tensors = SmallVec<[Tensor; 3]>;
+
+/// An `aclOpExecutor`.
+pub struct Executor {
+    /// Its operator.
+    pub op: Op,
+    /// The plan.
+    pub plan: Plan,
+    /// Input tensors (rebindable by index).
+    pub inputs: Tensors,
+    /// Output tensors (rebindable by index).
+    pub outputs: Tensors,
+    /// Workspace bytes the run needs.
+    pub workspace: u64,
+    /// Survives runs.
+    pub repeatable: bool,
+}
+
+impl Executor {
+    /// Why this executor cannot be made repeatable, if it cannot.
+    pub fn repeatable_refusal(&self) -> Option<&'static str> {
+        match &self.plan {
+            Plan::ConstantPadNd { .. } => {
+                Some("it holds a host value (the pad scalar) copied inside")
+            }
+            Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! Device work, as a stream runs it (by value: nothing here is boxed): an
+//! operator launch (its memory regions, checked before any kernel runs,
+//! and its kernel calls) and an asynchronous copy; and the [`Fault`] either
+//! can end in. Built by the layers above (the executor's second phase, the
+//! runtime's copies), run by [`crate::stream`].
+
+use crate::kernels::{self, CopyDesc, KDtype};
+use crate::memory::Allocation;
+use cann_sys::*;
+use smallvec::SmallVec;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// A failure inside a task; sticky on its stream until synchronisation.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    /// Runtime status code reported at synchronisation.
+    pub code: i32,
+    /// Explanation, returned by `aclGetRecentErrMsg`.
+    pub message: String,
+}
+
+/// A memory region a launch touches.
+pub struct Region {
+    what: &'static str,
+    addr: u64,
+    len: u64,
+    write: bool,
+    /// The allocation holding `addr` when the work was enqueued.
+    alloc: Option<Arc<Allocation>>,
+}
+
+/// A pointer into a region: device address `addr` inside region `region`.
+#[derive(Clone, Copy, Debug)]
+pub struct Ref {
+    region: usize,
+    addr: u64,
+}
+
+impl Ref {
+    /// The pointer `bytes` further into the same region.
+    pub fn offset(r: Ref, bytes: u64) -> Ref {
+        Ref {
+            region: r.region,
+            addr: r.addr + bytes,
+        }
+    }
+}
+
+/// One kernel call of a launch.
+pub enum Step {
+    /// Strided copy.
+    Copy(CopyDesc, Ref, Ref),
+    /// Casting strided copy: (desc, dst type, dst, src type, src).
+    Cast(CopyDesc, KDtype, Ref, KDtype, Ref),
+    /// Contiguous fill of `count` elements with `value` (its first
+    /// `len` bytes: one element).
+    Fill(Ref, i64, [u8; 16], u8),
+    /// Gather (each index checked as loaded): dst, src, outer, n_src,
+    /// inner bytes, index, 64-bit, n_index.
+    Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+}
+
+/// The work of one second-phase call, built on the caller's thread and run
+/// on the stream.
+pub struct Launch {
+    op: &'static str,
+    regions: SmallVec<[Region; 4]>,
+    /// Kernel calls, in order.
+    pub steps: SmallVec<[Step; 2]>,
+    /// Bytes the launch touches (its regions, summed).
+    bytes: u64,
+}
+
+impl Launch {
+    /// An empty launch for `op`.
+    pub fn new(op: &'static str) -> Launch {
+        Launch {
+            op,
+            regions: SmallVec::new(),
+            steps: SmallVec::new(),
+            bytes: 0,
+        }
+    }
+
+    /// Declares a region holding `[addr, addr + len)`, found in `alloc`
+    /// (the allocation holding `addr` at enqueue time, if any); returns a
+    /// pointer to its start.
+    pub(crate) fn push_region(
+        &mut self,
+        what: &'static str,
+        addr: u64,
+        len: u64,
+        write: bool,
+        alloc: Option<Arc<Allocation>>,
+    ) -> Ref {
+        self.bytes = self.bytes.saturating_add(len);
+        self.regions.push(Region {
+            what,
+            addr,
+            len,
+            write,
+            alloc,
+        });
+        Ref {
+            region: self.regions.len() - 1,
+            addr,
+        }
+    }
+
+    /// Bytes the launch touches (its regions, summed).
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The memory checker: every region must lie inside the allocation that
+    /// held it at enqueue time, which must still be live. Returns the host
+    /// address of each region's start.
+    fn check(&self) -> Result<SmallVec<[*mut u8; 4]>, Fault> {
+        let mut hosts = SmallVec::new();
+        for r in &self.regions {
+            let access = if r.write { "writes" } else { "reads" };
+            let end = r.addr.saturating_add(r.len);
+            match &r.alloc {
+                Some(a) if a.freed.load(Ordering::Acquire) => {
+                    return Err(Fault {
+                        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+                        message: format!(
+                            "npu-sim memcheck: {}: use after free: {} {access} [{:#x}, {end:#x}) in {a}, \
+                             which was freed while the kernel was pending",
+                            self.op, r.what, r.addr
+                        ),
+                    })
+                }
+                Some(a) if a.contains(r.addr, r.len) => hosts.push(a.host_ptr(r.addr)),
+                other => {
+                    let code = if r.write {
+                        ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW
+                    } else {
+                        ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW
+                    };
+                    let near = match other {
+                        Some(a) => format!("it runs past the end of {a}"),
+                        None => "no live allocation holds its start".to_string(),
+                    };
+                    return Err(Fault {
+                        code,
+                        message: format!(
+                            "npu-sim memcheck: {}: {} {access} [{:#x}, {end:#x}) ({} bytes): {near}; no memory was touched",
+                            self.op, r.what, r.addr, r.len
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(hosts)
+    }
+
+    fn host(&self, hosts: &[*mut u8], r: Ref) -> *mut u8 {
+        let reg = &self.regions[r.region];
+        // SAFETY: `r.addr` is inside region `r.region` by construction, and
+        // the region was checked to lie in its allocation.
+        unsafe { hosts[r.region].add((r.addr - reg.addr) as usize) }
+    }
+
+    /// Runs the launch (on the stream's thread).
+    pub fn run(&self, pool: &crate::cores::Cores) -> Result<(), Fault> {
+        let hosts = self.check()?;
+        for step in &self.steps {
+            // SAFETY (all kernel calls): every pointer was derived from a
+            // region the memory checker proved to lie in a live allocation,
+            // and each region covers every element its view addresses.
+            match step {
+                Step::Copy(d, dst, src) => unsafe {
+                    kernels::copy(pool, *d, self.host(&hosts, *dst), self.host(&hosts, *src))
+                },
+                Step::Cast(d, dt, dst, st, src) => {
+                    let ok = unsafe {
+                        kernels::cast(
+                            pool,
+                            *d,
+                            *dt,
+                            self.host(&hosts, *dst),
+                            *st,
+                            self.host(&hosts, *src),
+                        )
+                    };
+                    if !ok {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: cast {st:?} -> {dt:?} is not supported",
+                                self.op
+                            ),
+                        });
+                    }
+                }
+                Step::Fill(dst, count, value, len) => unsafe {
+                    kernels::fill(
+                        pool,
+                        self.host(&hosts, *dst),
+                        *count,
+                        &value[..*len as usize],
+                    )
+                },
+                Step::Gather(dst, src, outer, n_src, inner, index, is64, n_index) => {
+                    let bad = unsafe {
+                        kernels::gather(
+                            pool,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            *outer,
+                            *n_src,
+                            *inner,
+                            self.host(&hosts, *index),
+                            *is64,
+                            *n_index,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {n_src} \
+                                 (valid indices are 0..{n_src}); the kernel stopped at that index",
+                                self.op
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        // Freed while the kernel ran: the data it produced is not trusted.
+        for r in &self.regions {
+            if let Some(a) = &r.alloc {
+                if a.freed.load(Ordering::Acquire) {
+                    return Err(Fault {
+                        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+                        message: format!(
+                            "npu-sim memcheck: {}: use after free: {a} ({}) was freed while the kernel ran",
+                            self.op, r.what
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+// SAFETY: a Launch holds addresses and Arcs of Sync allocations; its raw
+// host pointers are only formed while running.
+unsafe impl Send for Launch {}
+
+/// A checked copy: both ends located, kinds matched.
+pub(crate) struct Copy {
+    /// Destination address, and the device allocation holding it (`None`:
+    /// host memory).
+    pub(crate) dst: (u64, Option<Arc<Allocation>>),
+    /// Source address, and the device allocation holding it.
+    pub(crate) src: (u64, Option<Arc<Allocation>>),
+    /// Bytes to copy.
+    pub(crate) count: usize,
+}
+
+fn host_ptr(end: &(u64, Option<Arc<Allocation>>)) -> *mut u8 {
+    match &end.1 {
+        Some(a) => a.host_ptr(end.0),
+        None => end.0 as *mut u8,
+    }
+}
+
+/// The fault of a copy or fill whose device end was freed while it was
+/// pending, if it was.
+pub(crate) fn freed_fault(api: &str, end: &(u64, Option<Arc<Allocation>>)) -> Option<Fault> {
+    let a = end.1.as_ref()?;
+    a.freed
+        .load(std::sync::atomic::Ordering::Acquire)
+        .then(|| Fault {
+            code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+            message: format!(
+                "npu-sim: {api}: use after free: {a} was freed while the copy was pending"
+            ),
+        })
+}
+
+impl Copy {
+    /// Copies (split across `cores` when large and the ends do not
+    /// overlap); faults instead if device memory was freed in between.
+    pub(crate) fn run(&self, api: &str, cores: Option<&crate::cores::Cores>) -> Result<(), Fault> {
+        if let Some(f) = freed_fault(api, &self.dst).or_else(|| freed_fault(api, &self.src)) {
+            return Err(f);
+        }
+        let (src, dst) = (host_ptr(&self.src), host_ptr(&self.dst));
+        let apart = (dst as usize).abs_diff(src as usize) >= self.count;
+        match cores {
+            Some(c) if apart && self.count >= 1 << 20 => {
+                let d = kernels::CopyDesc::new(&[self.count as i64], &[1], &[1], 1);
+                // SAFETY: as below, and the ends do not overlap.
+                unsafe { kernels::copy(c, d, dst, src) }
+            }
+            // SAFETY: both ranges were located (host: caller's promise;
+            // device: inside a live allocation, still live as just checked,
+            // and kept mapped by the Arc). `copy` tolerates overlap.
+            _ => unsafe { std::ptr::copy(src, dst, self.count) },
+        }
+        Ok(())
+    }
+}
+
+/// A checked asynchronous copy, queued by value on its stream.
+pub(crate) struct SendCopy(pub(crate) Copy);
+// SAFETY: a Copy holds addresses (u64) and Arcs of Sync allocations.
+unsafe impl Send for SendCopy {}
+
+impl SendCopy {
+    /// Runs the copy (on the stream's worker, or inline on an idle stream).
+    pub(crate) fn run(&self, cores: &crate::cores::Cores) -> Result<(), Fault> {
+        self.0.run("aclrtMemcpyAsync", Some(cores))
+    }
+}
