@@ -1,5 +1,5 @@
 // Modules, lowest first; each uses only modules listed before it:
-// bindings, headers, layout, error (LoadError), api (Api, Origin), load (Api::load).
+// soc (SoC names, Family), bindings, headers, layout, error (LoadError), api (Api, Origin), load (Api::load).
 //! Raw FFI to the parts of Huawei CANN that `npu-ops` uses: the AscendCL
 //! runtime (`libascendcl.so`), the aclnn meta API (`libnnopbase.so`) and the
 //! aclnn operators Slice, IndexSelect, InplaceCopy and ConstantPadNd
