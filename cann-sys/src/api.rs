@@ -98,6 +98,7 @@ macro_rules! api_table {
         ),*];
 
         #[cfg(feature = "link")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "link")))]
         impl Api {
             /// The CANN libraries linked into this program at build time
             /// (the `link` feature: a missing or broken CANN fails when the
