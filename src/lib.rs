@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 mod alloc;
+mod binding;
 mod dtype;
 mod error;
 mod fault;

@@ -40,7 +40,7 @@ pub(crate) struct Storage {
 impl Storage {
     pub(crate) fn alloc(rt: &Runtime, device: i32, bytes: usize) -> Result<Storage> {
         rt.bind(device)?;
-        let (ptr, block) = rt.0.alloc.alloc(rt, device, bytes)?;
+        let (ptr, block) = rt.0.alloc.alloc(&rt.0.api, device, bytes)?;
         Ok(Storage {
             rt: rt.clone(),
             device,
@@ -109,7 +109,7 @@ impl Drop for Storage {
                 self.rt
                     .0
                     .alloc
-                    .free(&self.rt, self.device, self.ptr, *block)
+                    .free(&self.rt.0.api, self.device, self.ptr, *block)
             },
             Owner::Foreign(release) => {
                 if let Some(f) = release.take() {
