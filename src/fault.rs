@@ -127,7 +127,7 @@ impl Timeline {
     /// The event recorded after launch `seq` while it is still in flight on
     /// a live stream (`None`: finished and released, or the stream is gone;
     /// either way nothing is left to wait for on the device).
-    pub(crate) fn event_for(&self, seq: u64) -> Option<(i32, Arc<crate::stream::RawEvent>)> {
+    pub(crate) fn event_for(&self, seq: u64) -> Option<(i32, Arc<crate::event::RawEvent>)> {
         let s = self.stream.get().and_then(Weak::upgrade)?;
         crate::stream::Stream(s).inflight_event(seq)
     }

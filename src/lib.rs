@@ -35,6 +35,7 @@ mod alloc;
 mod binding;
 mod dtype;
 mod error;
+mod event;
 mod fault;
 mod ffi;
 mod layout;
@@ -52,6 +53,7 @@ mod waiter;
 
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorKind, Result};
+pub use event::Event;
 pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
@@ -60,7 +62,7 @@ pub use prepared::{PreparedIndexSelect, PreparedSlice};
 pub use product::{Family, OpKind};
 pub use runtime::{build_info, Backend, BackendKind, BuildInfo, Device, MemoryStats, Runtime};
 pub use status::{status_class, status_name, StatusClass};
-pub use stream::{Event, Stream};
+pub use stream::Stream;
 pub use tensor::{AclTensorHandle, Tensor};
 pub use transfer::PinnedCopy;
 #[cfg(feature = "async")]
