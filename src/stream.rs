@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::event::{Event, EventInner, RawEvent};
-use crate::fault::{push_dep, Fault, Timeline, Write};
+use crate::fault::{push_dep, Fault, StreamSync, Timeline, Write};
 use crate::ffi::{self, ExecutorHandle, First, StreamHandle};
 use crate::runtime::{Device, Runtime};
 use crate::tensor::{Storage, Tensor};
@@ -165,7 +165,8 @@ impl Stream {
             }),
             timeline: timeline.clone(),
         });
-        timeline.attach(Arc::downgrade(&inner));
+        let weak: std::sync::Weak<StreamInner> = Arc::downgrade(&inner);
+        timeline.attach(weak);
         Stream(inner)
     }
 
@@ -1079,6 +1080,17 @@ impl Stream {
             return; // an input faulted meanwhile: keep the pieces' records
         };
         self.set_written(first, last, deps, dst, &[]);
+    }
+}
+
+/// The timeline's way back to its stream (held weakly: it outlives it).
+impl StreamSync for StreamInner {
+    fn inflight_event(self: Arc<Self>, seq: u64) -> Option<(i32, Arc<RawEvent>)> {
+        Stream(self).inflight_event(seq)
+    }
+
+    fn settle_through(self: Arc<Self>, seq: u64) -> Result<()> {
+        Stream(self).settle_through(seq)
     }
 }
 
