@@ -498,12 +498,6 @@ impl Runtime {
         })
     }
 
-    /// A new stream on device 0 (binds device 0 to the calling thread;
-    /// [`Runtime::device`] chooses another).
-    pub fn stream(&self) -> Result<crate::Stream> {
-        self.device(0)?.stream()
-    }
-
     /// Bounds the device memory this runtime (and its clones) may hold at
     /// once, over all its devices: tensors, stream workspaces and the
     /// allocator's cache (emptied first when an allocation would pass the
@@ -607,10 +601,5 @@ impl Device {
     pub fn memory(&self) -> Result<(usize, usize)> {
         self.rt.bind(self.id)?;
         ffi::mem_info(&self.rt.0.api)
-    }
-
-    /// A new stream on this device.
-    pub fn stream(&self) -> Result<crate::Stream> {
-        crate::Stream::new(self)
     }
 }

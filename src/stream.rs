@@ -2,10 +2,12 @@
 //! cache, the list of buffers its queued work still uses, and its
 //! [`Timeline`] (which launches a fault spoiled).
 
+use crate::dtype::{self, DType, Element};
 use crate::error::{Error, Result};
 use crate::event::{Event, EventInner, RawEvent};
 use crate::fault::{push_dep, Fault, StreamSync, Timeline, Write};
-use crate::ffi::{self, ExecutorHandle, First, StreamHandle};
+use crate::ffi::{self, DevicePtr, ExecutorHandle, First, StreamHandle};
+use crate::layout::{self, Layout, MAX_RANK};
 use crate::runtime::{Device, Runtime};
 use crate::tensor::{Storage, Tensor};
 use smallvec::SmallVec;
@@ -1080,6 +1082,145 @@ impl Stream {
             return; // an input faulted meanwhile: keep the pieces' records
         };
         self.set_written(first, last, deps, dst, &[]);
+    }
+}
+
+/// Tensors made on a stream: allocated on its device, in its order (work
+/// it has finished gives its memory back first).
+impl Tensor {
+    /// A tensor of uninitialised device memory, on the stream's device: its
+    /// contents are unspecified until written, and may be bytes an earlier
+    /// tensor of the same [`crate::Runtime`] left in a block the caching
+    /// allocator hands out again. Never another runtime's or process's:
+    /// each runtime has its own cache, and memory fresh from the device is
+    /// zeroed first. Use [`Tensor::zeros`] or [`Tensor::full`] for defined
+    /// contents.
+    pub fn empty(stream: &Stream, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+        Tensor::empty_for(stream, "tensor", "shape", dtype, shape)
+    }
+
+    /// [`Tensor::empty`] for an operator's output: a shape that could never
+    /// fit the device is an invalid `param` of `op`, not an out-of-memory.
+    pub(crate) fn empty_for(
+        stream: &Stream,
+        op: &'static str,
+        param: &'static str,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<Tensor> {
+        let layout = Layout::contiguous(op, shape, 0, dtype.size())?;
+        let bytes = Tensor::bytes_that_fit(stream, op, param, dtype, shape)?;
+        stream.release_finished();
+        let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
+        Ok(Tensor::new(storage, dtype, layout))
+    }
+
+    /// The bytes of a `shape` tensor of `dtype`, if it could fit the
+    /// stream's device at all (else an invalid `param` of `op`).
+    pub(crate) fn bytes_that_fit(
+        stream: &Stream,
+        op: &'static str,
+        param: &'static str,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<usize> {
+        if shape.len() > MAX_RANK {
+            return Err(Error::invalid(
+                op,
+                param,
+                format!("rank {} exceeds {MAX_RANK}", shape.len()),
+            ));
+        }
+        let n = layout::numel(op, param, shape)?;
+        let total = stream.0.rt.total_memory(stream.0.device)?;
+        n.checked_mul(dtype.size()).filter(|b| *b <= total).ok_or_else(|| {
+            Error::invalid(op, param, format!("an output of shape {shape:?} ({dtype}) cannot fit the device's {total} bytes"))
+        })
+    }
+
+    /// A tensor holding `bytes` (row-major, `dtype`'s little-endian layout).
+    pub fn from_bytes(
+        stream: &Stream,
+        dtype: DType,
+        shape: &[usize],
+        bytes: &[u8],
+    ) -> Result<Tensor> {
+        let layout = Layout::contiguous("tensor", shape, 0, dtype.size())?;
+        let need = layout.numel() * dtype.size();
+        if bytes.len() != need {
+            return Err(Error::invalid(
+                "tensor",
+                "data",
+                format!(
+                    "{} bytes for shape {shape:?} of {dtype} (need {need})",
+                    bytes.len(),
+                ),
+            ));
+        }
+        let t = Tensor::empty(stream, dtype, shape)?;
+        // SAFETY: `t` is a new contiguous storage of exactly `bytes.len()`
+        // bytes on the stream's device (bound by `empty`), that no work
+        // uses yet.
+        unsafe { ffi::upload(&stream.0.rt.0.api, t.storage.ptr, bytes) }?;
+        Ok(t)
+    }
+
+    /// A tensor holding `data` (row-major).
+    pub fn from_slice<T: Element>(stream: &Stream, shape: &[usize], data: &[T]) -> Result<Tensor> {
+        Tensor::from_bytes(stream, T::DTYPE, shape, dtype::as_bytes(data))
+    }
+
+    /// Adopts foreign device memory (from torch_npu, ATB, MindIE or any
+    /// CANN code in this process) as a contiguous tensor of `dtype` and
+    /// `shape` on the stream's device, without copying. `release` runs once
+    /// when the last handle and the last queued work using it are gone.
+    /// Reads and writes through npu-ops are ordered on npu-ops streams only:
+    /// order them against the other code's streams with events.
+    ///
+    /// # Safety
+    /// `ptr` is device memory of the stream's device, valid for reads and
+    /// writes of `shape`'s element count times `dtype`'s size bytes until
+    /// `release` runs, and not used concurrently by other code in a way
+    /// that races with work npu-ops enqueues.
+    pub unsafe fn from_raw(
+        stream: &Stream,
+        ptr: *mut std::ffi::c_void,
+        dtype: DType,
+        shape: &[usize],
+        release: impl FnOnce() + Send + Sync + 'static,
+    ) -> Result<Tensor> {
+        let layout = Layout::contiguous("from_raw", shape, 0, dtype.size())?;
+        if ptr.is_null() {
+            return Err(Error::invalid("from_raw", "ptr", "null device pointer"));
+        }
+        // SAFETY: the caller's contract: `ptr` is memory of the stream's
+        // device, valid for the layout's bytes until `release` runs.
+        let storage = unsafe {
+            Storage::foreign(
+                &stream.0.rt,
+                stream.0.device,
+                DevicePtr::from_raw(ptr),
+                layout.numel() * dtype.size(),
+                Box::new(release),
+            )
+        };
+        Ok(Tensor::new(storage, dtype, layout))
+    }
+}
+
+/// Streams of a runtime and of a device.
+impl Runtime {
+    /// A new stream on device 0 (binds device 0 to the calling thread;
+    /// [`Runtime::device`] chooses another).
+    pub fn stream(&self) -> Result<Stream> {
+        self.device(0)?.stream()
+    }
+}
+
+impl Device {
+    /// A new stream on this device.
+    pub fn stream(&self) -> Result<Stream> {
+        Stream::new(self)
     }
 }
 
