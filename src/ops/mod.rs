@@ -5,6 +5,7 @@ pub(crate) mod as_strided;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
+pub(crate) mod write;
 
 use crate::error::{Error, Result};
 use crate::ffi::AclTensor;
