@@ -150,7 +150,7 @@ impl Drop for Storage {
 ///
 /// A tensor whose producing work faulted (or was skipped after a fault on
 /// its stream) reports that fault when read, waited on or used as an input,
-/// from any thread; see [`Stream::synchronize`].
+/// from any thread; see [`Stream::synchronize`](crate::Stream::synchronize).
 ///
 /// ```
 /// use npu_ops::{Backend, Runtime, Tensor};
