@@ -17,13 +17,22 @@
 //! towards [`crate::Runtime::set_memory_limit`]; when an allocation would
 //! exceed the limit, or the device is out of memory, cached blocks of that
 //! device are freed first and the allocation retried.
+//!
+//! Also the runtime's pool of page-locked staging blocks
+//! ([`StagingPool`]), which `pinned` lends to host transfers.
 
+use crate::binding::Binding;
 use crate::error::{Error, Result};
-use crate::ffi::{self, DevicePtr};
-use crate::runtime::{Runtime, MEMORY_LIMIT_HIT};
+use crate::ffi::{self, DevicePtr, HostPtr};
+use cann_sys::Api;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+/// How an [`Error::OutOfMemory`] from
+/// [`Runtime::set_memory_limit`](crate::Runtime::set_memory_limit)'s bound
+/// begins its message.
+pub(crate) const MEMORY_LIMIT_HIT: &str = "hit the runtime's memory limit";
 
 /// Device memory statistics of a runtime (all its devices), from
 /// [`crate::Runtime::memory_stats`].
@@ -67,6 +76,8 @@ struct DevicePool {
 }
 
 pub(crate) struct Allocator {
+    /// The runtime's binding (frees bind a block's device for a moment).
+    binding: Binding,
     pools: Vec<Mutex<DevicePool>>,
     caching: AtomicBool,
     /// Bytes live blocks hold.
@@ -86,12 +97,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Allocator {
-    pub(crate) fn new(devices: u32) -> Allocator {
+    pub(crate) fn new(devices: u32, binding: Binding) -> Allocator {
         let caching = !matches!(
             std::env::var("NPU_OPS_ALLOC").ok().as_deref(),
             Some("direct")
         );
         Allocator {
+            binding,
             pools: (0..devices).map(|_| Mutex::default()).collect(),
             caching: AtomicBool::new(caching),
             in_use: AtomicUsize::new(0),
@@ -122,10 +134,10 @@ impl Allocator {
             .store(limit.unwrap_or(usize::MAX), Ordering::Relaxed);
     }
 
-    pub(crate) fn set_caching(&self, rt: &Runtime, on: bool) {
+    pub(crate) fn set_caching(&self, api: &Api, on: bool) {
         self.caching.store(on, Ordering::Relaxed);
         if !on {
-            self.empty_cache(rt);
+            self.empty_cache(api);
         }
     }
 
@@ -136,12 +148,7 @@ impl Allocator {
 
     /// A block of at least `bytes` on `device` (the calling thread has it
     /// bound): `(pointer, block size)`.
-    pub(crate) fn alloc(
-        &self,
-        rt: &Runtime,
-        device: i32,
-        bytes: usize,
-    ) -> Result<(DevicePtr, usize)> {
+    pub(crate) fn alloc(&self, api: &Api, device: i32, bytes: usize) -> Result<(DevicePtr, usize)> {
         let block = class_of(bytes);
         let pool = &self.pools[device as usize];
         if self.caching.load(Ordering::Relaxed) {
@@ -159,22 +166,22 @@ impl Allocator {
         // Within the limit (cached blocks count: free them first if needed).
         if let Err(e) = self.reserve(block) {
             // Every device's cache counts toward the limit.
-            self.empty_cache(rt);
+            self.empty_cache(api);
             self.reserve(block).map_err(|_| e)?;
         }
         let mut block = block;
-        let mut got = ffi::malloc(&rt.0.api, block);
+        let mut got = ffi::malloc(api, block);
         if matches!(got, Err(Error::OutOfMemory { .. })) && self.cached.load(Ordering::Relaxed) > 0
         {
-            self.trim(rt, device);
-            got = ffi::malloc(&rt.0.api, block);
+            self.trim(api, device);
+            got = ffi::malloc(api, block);
         }
         if matches!(got, Err(Error::OutOfMemory { .. })) && block > bytes.max(1) {
             // The rounding itself may not fit (a request for nearly all of
             // the device): the exact size, kept under its own size.
             self.unreserve(block - bytes.max(1));
             block = bytes.max(1);
-            got = ffi::malloc(&rt.0.api, block);
+            got = ffi::malloc(api, block);
         }
         let ptr = got.map_err(|e| {
             self.unreserve(block);
@@ -189,9 +196,9 @@ impl Allocator {
         // blocks); steady-state loops allocate nothing, so this is rare.
         // SAFETY: `ptr` is a fresh allocation of `block` bytes on the bound
         // device (the caller's), that nothing uses yet.
-        if let Err(e) = unsafe { ffi::zero(&rt.0.api, ptr, block) } {
+        if let Err(e) = unsafe { ffi::zero(api, ptr, block) } {
             // SAFETY: just allocated, never handed out, freed once here.
-            unsafe { ffi::free(&rt.0.api, ptr) };
+            unsafe { ffi::free(api, ptr) };
             self.unreserve(block);
             return Err(e);
         }
@@ -228,10 +235,10 @@ impl Allocator {
     /// docs) to the cache, or to the device when caching is off.
     ///
     /// # Safety
-    /// `ptr` is a block of size `block` from [`Allocator::alloc`] of `rt`'s
-    /// allocator for `device`, returned once, that no queued or later work
-    /// uses.
-    pub(crate) unsafe fn free(&self, rt: &Runtime, device: i32, ptr: DevicePtr, block: usize) {
+    /// `ptr` is a block of size `block` from [`Allocator::alloc`] of this
+    /// allocator for `device`, through `api` (its runtime's), returned once,
+    /// that no queued or later work uses.
+    pub(crate) unsafe fn free(&self, api: &Api, device: i32, ptr: DevicePtr, block: usize) {
         self.unreserve(block);
         if self.caching.load(Ordering::Relaxed) {
             let mut p = lock(&self.pools[device as usize]);
@@ -241,16 +248,16 @@ impl Allocator {
             return;
         }
         // On the block's device, leaving the thread's binding as it was.
-        rt.on_device(device, || {
+        self.binding.on_device(api, device, || {
             // SAFETY: the caller's contract: a `malloc` of this runtime,
             // unused, freed once (it goes to no cache).
-            unsafe { ffi::free(&rt.0.api, ptr) };
+            unsafe { ffi::free(api, ptr) };
             self.device_frees.fetch_add(1, Ordering::Relaxed);
         });
     }
 
     /// Frees every cached block of `device`.
-    fn trim(&self, rt: &Runtime, device: i32) {
+    fn trim(&self, api: &Api, device: i32) {
         let blocks: Vec<(DevicePtr, usize)> = {
             let mut p = lock(&self.pools[device as usize]);
             let v = p
@@ -266,12 +273,12 @@ impl Allocator {
         }
         let freed: usize = blocks.iter().map(|b| b.1).sum();
         self.cached.fetch_sub(freed, Ordering::AcqRel);
-        rt.on_device(device, || {
+        self.binding.on_device(api, device, || {
             for (ptr, _) in blocks {
                 // SAFETY: a cached block: a `malloc` of this runtime on
                 // `device` (bound) that nothing uses, taken out of the cache
                 // (freed once).
-                unsafe { ffi::free(&rt.0.api, ptr) };
+                unsafe { ffi::free(api, ptr) };
                 self.device_frees.fetch_add(1, Ordering::Relaxed);
             }
         });
@@ -280,7 +287,7 @@ impl Allocator {
 
     /// Frees every cached block to the device, binding each device on the
     /// calling thread (the runtime is going away).
-    pub(crate) fn release_all(&self, api: &cann_sys::Api) {
+    pub(crate) fn release_all(&self, api: &Api) {
         for (d, pool) in self.pools.iter().enumerate() {
             let mut p = lock(pool);
             if p.cached == 0 || ffi::set_device(api, d as i32).is_err() {
@@ -296,9 +303,58 @@ impl Allocator {
     }
 
     /// Frees every cached block of every device.
-    pub(crate) fn empty_cache(&self, rt: &Runtime) {
+    pub(crate) fn empty_cache(&self, api: &Api) {
         for d in 0..self.pools.len() {
-            self.trim(rt, d as i32);
+            self.trim(api, d as i32);
+        }
+    }
+}
+
+/// Staging blocks kept for reuse, per runtime: at most this many bytes.
+const POOL_BYTES: usize = 256 << 20;
+
+/// Free page-locked staging blocks `(address, size)` of a runtime; they
+/// hold no runtime handle (the runtime owns the pool), and are freed when
+/// the runtime goes.
+#[derive(Default)]
+pub(crate) struct StagingPool {
+    free: Mutex<Vec<(HostPtr, usize)>>,
+}
+
+impl StagingPool {
+    /// The smallest pooled block of at least `bytes`, taken out of the
+    /// pool: `(address, size)`.
+    pub(crate) fn take(&self, bytes: usize) -> Option<(HostPtr, usize)> {
+        let mut free = lock(&self.free);
+        let best = free
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.1 >= bytes)
+            .min_by_key(|(_, b)| b.1)
+            .map(|(i, _)| i);
+        best.map(|i| free.swap_remove(i))
+    }
+
+    /// Keeps the block `ptr` of `cap` bytes (a `malloc_host` of this
+    /// runtime that nothing uses) if the pool has room for it: `true` if
+    /// the pool owns it now.
+    pub(crate) fn keep(&self, ptr: HostPtr, cap: usize) -> bool {
+        let mut free = lock(&self.free);
+        let held: usize = free.iter().map(|b| b.1).sum();
+        if held + cap <= POOL_BYTES && cap >= 4096 {
+            free.push((ptr, cap));
+            return true;
+        }
+        false
+    }
+
+    /// Frees every pooled block (the runtime is going away).
+    pub(crate) fn release_all(&self, api: &Api) {
+        let mut free = lock(&self.free);
+        for (ptr, _) in free.drain(..) {
+            // SAFETY: a pooled block: a `malloc_host` of `api` that the pool
+            // owns and nothing uses, drained (freed once).
+            unsafe { ffi::free_host(api, ptr) };
         }
     }
 }

@@ -18,8 +18,23 @@
 //! a fault there reaches it too.
 
 use crate::error::{Error, Result};
-use crate::stream::StreamInner;
+use crate::event::RawEvent;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// What a [`Timeline`] needs of its stream while the stream lives: to wait
+/// for a launch. The stream (a layer above) hands itself to its timeline
+/// when it is made ([`Timeline::attach`]); the timeline holds it weakly, as
+/// it outlives the stream.
+pub(crate) trait StreamSync: Send + Sync {
+    /// The event recorded after launch `seq` while it is still in flight,
+    /// with the stream's device (`None`: finished and released, or no event
+    /// could be recorded and the stream was synchronised instead).
+    fn inflight_event(self: Arc<Self>, seq: u64) -> Option<(i32, Arc<RawEvent>)>;
+
+    /// Waits until launch `seq` is resolved (on the event after it, else
+    /// the stream) and records the outcome on the timeline.
+    fn settle_through(self: Arc<Self>, seq: u64) -> Result<()>;
+}
 
 /// A fault as the runtime reported it (status code and message), kept to
 /// report again to every reader.
@@ -103,7 +118,7 @@ pub(crate) struct Timeline {
     /// Serialises synchronisations, so each fault is attributed once.
     sync: Mutex<()>,
     /// The stream, to synchronise it while it lives.
-    stream: OnceLock<Weak<StreamInner>>,
+    stream: OnceLock<Weak<dyn StreamSync>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -127,9 +142,9 @@ impl Timeline {
     /// The event recorded after launch `seq` while it is still in flight on
     /// a live stream (`None`: finished and released, or the stream is gone;
     /// either way nothing is left to wait for on the device).
-    pub(crate) fn event_for(&self, seq: u64) -> Option<(i32, Arc<crate::stream::RawEvent>)> {
+    pub(crate) fn event_for(&self, seq: u64) -> Option<(i32, Arc<RawEvent>)> {
         let s = self.stream.get().and_then(Weak::upgrade)?;
-        crate::stream::Stream(s).inflight_event(seq)
+        s.inflight_event(seq)
     }
 
     /// Whether the stream is gone (dropped, or being dropped: its drop
@@ -152,7 +167,8 @@ impl Timeline {
         !matches!(self.status(seq), Status::Pending)
     }
 
-    pub(crate) fn attach(&self, s: Weak<StreamInner>) {
+    /// Gives the timeline its stream (once, when the stream is made).
+    pub(crate) fn attach(&self, s: Weak<dyn StreamSync>) {
         let _ = self.stream.set(s);
     }
 
@@ -289,7 +305,7 @@ impl Timeline {
                 std::thread::yield_now();
                 continue;
             };
-            crate::stream::Stream(s).settle_through(seq)?;
+            s.settle_through(seq)?;
         }
     }
 }

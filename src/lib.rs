@@ -1,3 +1,28 @@
+// The modules in layers, lowest first: each uses only modules listed
+// before it, so the layer reads top to bottom (no two modules use each
+// other, directly or around a circle; within `ops/`, submodules may use
+// each other and `super`).
+//
+//   dtype, status  element types; CANN's status codes
+//   error          the one error type
+//   layout         shapes, strides and offsets of views, checked
+//   product        which operators and dtypes each product family has
+//   ffi            typed handles and calls over `cann_sys::Api`
+//   binding        the device each thread has bound, per runtime
+//   alloc          the caching device allocator; the staging pool's state
+//   runtime        Runtime, Backend, Device
+//   pinned         PinnedBuffer and the staging blocks lent to copies
+//   event          Event, and the completion events streams record
+//   fault          launch timelines and write records (a timeline reaches
+//                  its stream only through the `StreamSync` trait)
+//   tensor         storage, Tensor, views, reads, aclnn descriptors
+//   stream         Stream: launches, ordering, what queued work holds;
+//                  the tensors made on a stream (`Tensor::empty`, ...)
+//   waiter         Event::wait_async (feature `async`)
+//   ops            the operators and the copies and fills they build on
+//   transfer       uploads, downloads, copies and fills; PinnedCopy
+//   prepared       prepared operators
+
 //! `npu-ops`: safe, fast data-movement operators for Huawei Ascend NPUs,
 //! through CANN's aclnn two-phase C API, or through the embedded simulator
 //! (`npu-sim`) that speaks the same C ABI on machines without an NPU.
@@ -32,8 +57,10 @@
 #![deny(missing_docs)]
 
 mod alloc;
+mod binding;
 mod dtype;
 mod error;
+mod event;
 mod fault;
 mod ffi;
 mod layout;
@@ -51,6 +78,7 @@ mod waiter;
 
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorKind, Result};
+pub use event::Event;
 pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
@@ -59,7 +87,7 @@ pub use prepared::{PreparedIndexSelect, PreparedSlice};
 pub use product::{Family, OpKind};
 pub use runtime::{build_info, Backend, BackendKind, BuildInfo, Device, MemoryStats, Runtime};
 pub use status::{status_class, status_name, StatusClass};
-pub use stream::{Event, Stream};
+pub use stream::Stream;
 pub use tensor::{AclTensorHandle, Tensor};
 pub use transfer::PinnedCopy;
 #[cfg(feature = "async")]

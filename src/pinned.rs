@@ -1,5 +1,6 @@
 //! Page-locked host memory (`aclrtMallocHost`): the staging area of
-//! asynchronous host-to-device copies, pooled per runtime.
+//! asynchronous host-to-device copies, pooled per runtime (the pool itself,
+//! which the runtime owns, is `alloc::StagingPool`).
 
 use crate::error::{Error, Result};
 use crate::ffi::{self, HostPtr};
@@ -166,28 +167,6 @@ impl std::fmt::Debug for PinnedBuffer {
     }
 }
 
-/// Staging blocks kept for reuse, per runtime: at most this many bytes.
-const POOL_BYTES: usize = 256 << 20;
-
-/// Free staging blocks `(address, size)`; they hold no runtime handle (the
-/// runtime owns the pool), and are freed when the runtime goes.
-#[derive(Default)]
-pub(crate) struct Pool {
-    free: Mutex<Vec<(HostPtr, usize)>>,
-}
-
-impl Pool {
-    /// Frees every pooled block (the runtime is going away).
-    pub(crate) fn release_all(&self, api: &cann_sys::Api) {
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        for (ptr, _) in free.drain(..) {
-            // SAFETY: a pooled block: a `malloc_host` of `api` that the pool
-            // owns and nothing uses, drained (freed once).
-            unsafe { ffi::free_host(api, ptr) };
-        }
-    }
-}
-
 /// A staging block lent by the pool; goes back to it when the copy that
 /// reads it has run (the stream holds it until then).
 pub(crate) struct Staging {
@@ -203,18 +182,8 @@ impl Staging {
         bytes: usize,
         fill: impl FnOnce(&mut [u8]),
     ) -> Result<Staging> {
-        let reused = {
-            let mut free = rt.0.pinned.free.lock().unwrap_or_else(|e| e.into_inner());
-            // Smallest block that fits.
-            let best = free
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.1 >= bytes)
-                .min_by_key(|(_, b)| b.1)
-                .map(|(i, _)| i);
-            best.map(|i| free.swap_remove(i))
-        };
-        let mut buf = match reused {
+        // Smallest block that fits.
+        let mut buf = match rt.0.staging.take(bytes) {
             Some((ptr, cap)) => PinnedBuffer {
                 rt: rt.clone(),
                 ptr,
@@ -273,17 +242,7 @@ impl Drop for Staging {
             drop(buf);
             return;
         }
-        let mut free = buf
-            .rt
-            .0
-            .pinned
-            .free
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let held: usize = free.iter().map(|b| b.1).sum();
-        if held + buf.cap <= POOL_BYTES && buf.cap >= 4096 {
-            free.push((buf.ptr, buf.cap));
-            drop(free);
+        if buf.rt.0.staging.keep(buf.ptr, buf.cap) {
             buf.ptr = HostPtr::NULL; // the pool owns the block now
         }
     }

@@ -32,7 +32,7 @@ impl Planned {
 
 /// The descriptor of `t`'s span (see [`Planned`]).
 fn span_desc<'a>(s: &'a Stream, t: &Tensor) -> Result<ffi::AclTensor<'a>> {
-    crate::ops::acl_of(s.api(), t, crate::ops::Declared::Span)
+    crate::tensor::acl_of(s.api(), t, crate::tensor::Declared::Span)
 }
 
 /// The device address of `t`'s storage.

@@ -1,12 +1,12 @@
 //! Runtimes, backends and devices.
 
+use crate::alloc::{Allocator, StagingPool, MEMORY_LIMIT_HIT};
+use crate::binding::Binding;
 use crate::error::{Error, Result};
 use crate::ffi;
 use crate::product::Family;
 use cann_sys::{Api, LoadConfig};
-use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use crate::alloc::MemoryStats;
 use std::sync::{Arc, Mutex};
@@ -176,10 +176,6 @@ fn init_token(api: &Api, kind: BackendKind) -> Result<Arc<InitToken>> {
     Ok(Arc::new(InitToken { key }))
 }
 
-/// How an [`Error::OutOfMemory`] from [`Runtime::set_memory_limit`]'s bound
-/// begins its message.
-pub(crate) const MEMORY_LIMIT_HIT: &str = "hit the runtime's memory limit";
-
 impl Error {
     /// Whether this is the [`Error::OutOfMemory`] of a bound set with
     /// [`Runtime::set_memory_limit`] (not the device running out): for
@@ -188,13 +184,6 @@ impl Error {
     pub fn is_memory_limit(&self) -> bool {
         matches!(self, Error::OutOfMemory { message, .. } if message.starts_with(MEMORY_LIMIT_HIT))
     }
-}
-
-static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
-
-thread_local! {
-    /// (runtime id, device) this thread last bound with `aclrtSetDevice`.
-    static BOUND: Cell<(usize, i32)> = const { Cell::new((0, -1)) };
 }
 
 pub(crate) struct RtInner {
@@ -206,10 +195,11 @@ pub(crate) struct RtInner {
     /// Total memory per device, read once.
     totals: Mutex<Vec<Option<usize>>>,
     /// Every device allocation goes through it.
-    pub(crate) alloc: crate::alloc::Allocator,
+    pub(crate) alloc: Allocator,
     /// Pooled page-locked staging blocks.
-    pub(crate) pinned: crate::pinned::Pool,
-    id: usize,
+    pub(crate) staging: StagingPool,
+    /// Which device each thread has bound for this runtime.
+    binding: Binding,
     _init: Arc<InitToken>,
 }
 
@@ -218,12 +208,9 @@ impl Drop for RtInner {
         // Every storage holds the runtime: none is live. Before `_init`
         // (declared last) may finalise the implementation.
         self.alloc.release_all(&self.api);
-        self.pinned.release_all(&self.api);
-        BOUND.with(|b| {
-            if b.get().0 == self.id {
-                b.set((0, -1));
-            }
-        });
+        self.staging.release_all(&self.api);
+        // Those bound devices behind the binding's back.
+        self.binding.forget();
     }
 }
 
@@ -446,18 +433,18 @@ impl Runtime {
     /// ```
     pub unsafe fn with_api(api: Api, kind: BackendKind) -> Result<Runtime> {
         let init = init_token(&api, kind)?;
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let binding = Binding::new();
         let soc = ffi::soc_name(&api).unwrap_or_default();
         let devices = ffi::device_count(&api)?;
         Ok(Runtime(Arc::new(RtInner {
             totals: Mutex::new(vec![None; devices as usize]),
-            alloc: crate::alloc::Allocator::new(devices),
-            pinned: crate::pinned::Pool::default(),
+            alloc: Allocator::new(devices, binding),
+            staging: StagingPool::default(),
             family: Family::of_soc(&soc),
             soc,
             devices,
             kind,
-            id,
+            binding,
             api,
             _init: init,
         })))
@@ -511,12 +498,6 @@ impl Runtime {
         })
     }
 
-    /// A new stream on device 0 (binds device 0 to the calling thread;
-    /// [`Runtime::device`] chooses another).
-    pub fn stream(&self) -> Result<crate::Stream> {
-        self.device(0)?.stream()
-    }
-
     /// Bounds the device memory this runtime (and its clones) may hold at
     /// once, over all its devices: tensors, stream workspaces and the
     /// allocator's cache (emptied first when an allocation would pass the
@@ -555,7 +536,7 @@ impl Runtime {
     /// Frees every cached block (device memory no tensor holds) to the
     /// device.
     pub fn empty_cache(&self) {
-        self.0.alloc.empty_cache(self);
+        self.0.alloc.empty_cache(&self.0.api);
     }
 
     /// Turns the allocator's cache on (the default) or off (every free goes
@@ -563,7 +544,7 @@ impl Runtime {
     /// each use after free; `NPU_OPS_ALLOC=direct` starts runtimes with it
     /// off). Turning it off empties it.
     pub fn set_memory_caching(&self, on: bool) {
-        self.0.alloc.set_caching(self, on);
+        self.0.alloc.set_caching(&self.0.api, on);
     }
 
     /// Total memory of `device` in bytes (read once).
@@ -584,23 +565,12 @@ impl Runtime {
     /// launch on another device is never moved); `None` if `device` cannot
     /// be bound.
     pub(crate) fn on_device<R>(&self, device: i32, f: impl FnOnce() -> R) -> Option<R> {
-        let before = BOUND.with(|b| b.get());
-        self.bind(device).ok()?;
-        let r = f();
-        if before.0 == self.0.id && before.1 != device && before.1 >= 0 {
-            let _ = self.bind(before.1);
-        }
-        Some(r)
+        self.0.binding.on_device(&self.0.api, device, f)
     }
 
     /// Binds `device` to the calling thread (once per thread and device).
     pub(crate) fn bind(&self, device: i32) -> Result<()> {
-        let key = (self.0.id, device);
-        if BOUND.with(|b| b.get()) != key {
-            ffi::set_device(&self.0.api, device)?;
-            BOUND.with(|b| b.set(key));
-        }
-        Ok(())
+        self.0.binding.bind(&self.0.api, device)
     }
 }
 
@@ -631,10 +601,5 @@ impl Device {
     pub fn memory(&self) -> Result<(usize, usize)> {
         self.rt.bind(self.id)?;
         ffi::mem_info(&self.rt.0.api)
-    }
-
-    /// A new stream on this device.
-    pub fn stream(&self) -> Result<crate::Stream> {
-        crate::Stream::new(self)
     }
 }

@@ -2,9 +2,12 @@
 //! cache, the list of buffers its queued work still uses, and its
 //! [`Timeline`] (which launches a fault spoiled).
 
+use crate::dtype::{self, DType, Element};
 use crate::error::{Error, Result};
-use crate::fault::{push_dep, Fault, Timeline, Write};
-use crate::ffi::{self, EventHandle, ExecutorHandle, First, StreamHandle};
+use crate::event::{Event, EventInner, RawEvent};
+use crate::fault::{push_dep, Fault, StreamSync, Timeline, Write};
+use crate::ffi::{self, DevicePtr, ExecutorHandle, First, StreamHandle};
+use crate::layout::{self, Layout, MAX_RANK};
 use crate::runtime::{Device, Runtime};
 use crate::tensor::{Storage, Tensor};
 use smallvec::SmallVec;
@@ -66,25 +69,6 @@ impl Keep {
     /// it soon returns memory to the cache).
     fn sole_holder(&self) -> bool {
         self.storages.iter().any(|s| Arc::strong_count(s) == 1)
-    }
-}
-
-/// An event this stream records after its work; destroyed on drop.
-pub(crate) struct RawEvent {
-    rt: Runtime,
-    device: i32,
-    /// Created by `create_event` of `rt`; owned (destroyed by the drop).
-    raw: EventHandle,
-}
-
-impl Drop for RawEvent {
-    fn drop(&mut self) {
-        self.rt.on_device(self.device, || {
-            // SAFETY: this event's own handle, destroyed once; the last
-            // `Arc` is gone, so no queued wait holds it (waits keep theirs
-            // until they have passed).
-            unsafe { ffi::destroy_event(&self.rt.0.api, self.raw) }
-        });
     }
 }
 
@@ -183,7 +167,8 @@ impl Stream {
             }),
             timeline: timeline.clone(),
         });
-        timeline.attach(Arc::downgrade(&inner));
+        let weak: std::sync::Weak<StreamInner> = Arc::downgrade(&inner);
+        timeline.attach(weak);
         Stream(inner)
     }
 
@@ -348,7 +333,7 @@ impl Stream {
         // Wait without the sync lock (other readers are not held up), then
         // record the outcome under it.
         // SAFETY: `ev` is held (its `Arc`), so its event is live.
-        let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
+        let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw()) };
         let _sync = tl.sync_lock();
         // Re-read under the lock: a stream synchronisation may have taken
         // (and cleared) a fault meanwhile; the event's outcome still holds
@@ -377,17 +362,10 @@ impl Stream {
     /// Records an event after the work queued so far.
     pub fn record(&self) -> Result<Event> {
         self.bind()?;
-        let raw = ffi::create_event(self.api())?;
-        let ev = Event {
-            inner: Arc::new(EventInner {
-                rt: self.0.rt.clone(),
-                device: self.0.device,
-                raw,
-            }),
-        };
+        let ev = Event::create(&self.0.rt, self.0.device)?;
         // SAFETY: the event just created (owned by `ev`, held here) and this
         // stream's handle, live while `self` is.
-        unsafe { ffi::record_event(self.api(), raw, self.0.raw) }?;
+        unsafe { ffi::record_event(self.api(), ev.raw(), self.0.raw) }?;
         Ok(ev)
     }
 
@@ -399,7 +377,7 @@ impl Stream {
             // SAFETY: this stream's handle, live while `self` is; `event`'s
             // handle, live while its `EventInner` is, which the wait holds
             // until it has passed (tracked below).
-            unsafe { ffi::stream_wait_event(self.api(), self.0.raw, event.inner.raw) }
+            unsafe { ffi::stream_wait_event(self.api(), self.0.raw, event.raw()) }
         });
         if r.is_ok() {
             // The event must outlive the wait: it is released with the wait.
@@ -425,7 +403,7 @@ impl Stream {
             p.covers <= synced
                 || p.ev.as_ref().is_some_and(|ev| {
                     // SAFETY: the piece holds `ev`, so its event is live.
-                    unsafe { ffi::event_complete(self.api(), ev.raw) }
+                    unsafe { ffi::event_complete(self.api(), ev.raw()) }
                 })
         };
         // Usually everything sealed is done: one query of the newest says
@@ -460,7 +438,7 @@ impl Stream {
                 // Complete: returns at once, with the fault of the work
                 // before the record if there was one.
                 // SAFETY: the piece holds `ev`, so its event is live.
-                let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
+                let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw()) };
                 self.0.timeline.settle_event(
                     p.covers,
                     (code != 0).then(|| self.fault("aclrtSynchronizeEvent", code)),
@@ -517,15 +495,11 @@ impl Stream {
         }
         let ev = match st.spare.pop() {
             Some(e) => e,
-            None => Arc::new(RawEvent {
-                rt: self.0.rt.clone(),
-                device: self.0.device,
-                raw: ffi::create_event(self.api())?,
-            }),
+            None => Arc::new(RawEvent::create(&self.0.rt, self.0.device)?),
         };
         // SAFETY: `ev` is held here (its event live), and this stream's
         // handle is live while `self` is.
-        if let Err(e) = unsafe { ffi::record_event(self.api(), ev.raw, self.0.raw) } {
+        if let Err(e) = unsafe { ffi::record_event(self.api(), ev.raw(), self.0.raw) } {
             st.spare.push(ev);
             return Err(e);
         }
@@ -554,7 +528,7 @@ impl Stream {
                 let oldest = st.inflight.pop_front().expect("non-empty");
                 let ev = oldest.ev.expect("sealed");
                 // SAFETY: `ev` is held here, so its event is live.
-                let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
+                let code = unsafe { ffi::synchronize_event_code(self.api(), ev.raw()) };
                 if sync.is_some() {
                     self.0.timeline.settle_event(
                         oldest.covers,
@@ -949,7 +923,7 @@ impl Stream {
                         continue;
                     }
                     // SAFETY: `ev` is held here, so its event is live.
-                    let _ = unsafe { ffi::synchronize_event_code(self.api(), ev.raw) };
+                    let _ = unsafe { ffi::synchronize_event_code(self.api(), ev.raw()) };
                 }
             }
             waits.ordered.push((t, seq));
@@ -966,7 +940,7 @@ impl Stream {
             // SAFETY: this stream's handle, live while `self` is; `ev` is
             // held by the work enqueued next (`Keep::_waits`) until the wait
             // has passed.
-            unsafe { ffi::stream_wait_event(self.api(), self.0.raw, ev.raw) }?;
+            unsafe { ffi::stream_wait_event(self.api(), self.0.raw, ev.raw()) }?;
         }
         Ok(())
     }
@@ -1111,124 +1085,153 @@ impl Stream {
     }
 }
 
-/// An event handle; holds the runtime (not the stream, so a stream that
-/// waits on its own event forms no reference cycle).
-pub(crate) struct EventInner {
-    rt: Runtime,
-    device: i32,
-    /// Created by `create_event` of `rt`; owned (destroyed by the drop).
-    raw: EventHandle,
-}
-
-impl Drop for EventInner {
-    fn drop(&mut self) {
-        self.rt.on_device(self.device, || {
-            // SAFETY: this event's own handle, destroyed once; the last
-            // `Arc` is gone, so no queued wait holds it (waits keep theirs
-            // until they have passed).
-            unsafe { ffi::destroy_event(&self.rt.0.api, self.raw) }
-        });
-    }
-}
-
-/// A point in a stream's queue (`aclrtEvent`): other streams can wait for
-/// it ([`Stream::wait_event`]) and the host can wait or poll. `Send + Sync`.
-///
-/// ```
-/// # use npu_ops::{Backend, Runtime, Tensor};
-/// # let rt = Runtime::new(Backend::Simulator)?;
-/// let (a, b) = (rt.stream()?, rt.stream()?);
-/// let x = Tensor::from_slice(&a, &[4], &[1i32, 2, 3, 4])?;
-/// let y = a.slice(&x, 0, 1, 4, 2)?;
-/// let done = a.record()?;
-/// b.wait_event(&done)?;          // b's later work sees y
-/// let z = b.slice(&y, 0, 1, 2, 1)?;
-/// done.synchronize()?;
-/// assert!(done.is_complete());
-/// assert_eq!(z.to_vec::<i32>()?, [4]);
-/// # Ok::<(), npu_ops::Error>(())
-/// ```
-#[derive(Clone)]
-pub struct Event {
-    inner: Arc<EventInner>,
-}
-
-impl Event {
-    /// Blocks the host until the event has completed.
-    pub fn synchronize(&self) -> Result<()> {
-        self.inner.rt.bind(self.inner.device)?;
-        // SAFETY: `self.inner`'s own event, live while it is.
-        unsafe { ffi::synchronize_event(&self.inner.rt.0.api, self.inner.raw) }
+/// Tensors made on a stream: allocated on its device, in its order (work
+/// it has finished gives its memory back first).
+impl Tensor {
+    /// A tensor of uninitialised device memory, on the stream's device: its
+    /// contents are unspecified until written, and may be bytes an earlier
+    /// tensor of the same [`crate::Runtime`] left in a block the caching
+    /// allocator hands out again. Never another runtime's or process's:
+    /// each runtime has its own cache, and memory fresh from the device is
+    /// zeroed first. Use [`Tensor::zeros`] or [`Tensor::full`] for defined
+    /// contents.
+    pub fn empty(stream: &Stream, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+        Tensor::empty_for(stream, "tensor", "shape", dtype, shape)
     }
 
-    /// Whether the event has completed.
-    pub fn is_complete(&self) -> bool {
-        // An unbindable device completes nothing: report it complete, so
-        // that pollers let go; the next read reports the error.
-        self.inner
-            .rt
-            .on_device(self.inner.device, || {
-                // SAFETY: `self.inner`'s own event, live while it is.
-                unsafe { ffi::event_complete(&self.inner.rt.0.api, self.inner.raw) }
-            })
-            .unwrap_or(true)
+    /// [`Tensor::empty`] for an operator's output: a shape that could never
+    /// fit the device is an invalid `param` of `op`, not an out-of-memory.
+    pub(crate) fn empty_for(
+        stream: &Stream,
+        op: &'static str,
+        param: &'static str,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<Tensor> {
+        let layout = Layout::contiguous(op, shape, 0, dtype.size())?;
+        let bytes = Tensor::bytes_that_fit(stream, op, param, dtype, shape)?;
+        stream.release_finished();
+        let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
+        Ok(Tensor::new(storage, dtype, layout))
     }
 
-    /// The device time from this event to `end` (both recorded and
-    /// completed; `aclrtEventElapsedTime`).
-    ///
-    /// ```
-    /// # use npu_ops::{Backend, Runtime, Tensor};
-    /// # let rt = Runtime::new(Backend::Simulator)?;
-    /// let s = rt.stream()?;
-    /// let x = Tensor::zeros(&s, npu_ops::DType::F32, &[1 << 20])?;
-    /// let start = s.record()?;
-    /// let _y = s.slice(&x, 0, 0, 1 << 20, 2)?;
-    /// let end = s.record()?;
-    /// end.synchronize()?;
-    /// let took = start.elapsed(&end)?;
-    /// assert!(took < std::time::Duration::from_secs(60));
-    /// # Ok::<(), npu_ops::Error>(())
-    /// ```
-    pub fn elapsed(&self, end: &Event) -> Result<std::time::Duration> {
-        let mut ms = 0f32;
-        self.inner.rt.bind(self.inner.device)?;
-        ffi::check(
-            &self.inner.rt.0.api,
-            "aclrtEventElapsedTime",
-            // SAFETY: the two events' own handles, live while they are.
-            unsafe {
-                ffi::event_elapsed(&self.inner.rt.0.api, &mut ms, self.inner.raw, end.inner.raw)
-            },
-        )?;
-        if !(ms >= 0.0 && ms.is_finite()) {
+    /// The bytes of a `shape` tensor of `dtype`, if it could fit the
+    /// stream's device at all (else an invalid `param` of `op`).
+    pub(crate) fn bytes_that_fit(
+        stream: &Stream,
+        op: &'static str,
+        param: &'static str,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<usize> {
+        if shape.len() > MAX_RANK {
             return Err(Error::invalid(
-                "event",
-                "end",
-                format!("completed {ms} ms before the start event"),
+                op,
+                param,
+                format!("rank {} exceeds {MAX_RANK}", shape.len()),
             ));
         }
-        Ok(std::time::Duration::from_secs_f64(f64::from(ms) / 1e3))
+        let n = layout::numel(op, param, shape)?;
+        let total = stream.0.rt.total_memory(stream.0.device)?;
+        n.checked_mul(dtype.size()).filter(|b| *b <= total).ok_or_else(|| {
+            Error::invalid(op, param, format!("an output of shape {shape:?} ({dtype}) cannot fit the device's {total} bytes"))
+        })
     }
 
-    /// Waits for the event without blocking the calling thread: a
-    /// [`std::future::Future`] for async services (feature `async`; works
-    /// with any executor). A process-wide waiter thread polls pending
-    /// events. To await the data itself, await a
-    /// [`Stream::download_pinned`] ([`crate::PinnedCopy`]).
-    #[cfg(feature = "async")]
-    pub fn wait_async(&self) -> crate::waiter::EventFuture {
-        crate::waiter::EventFuture::new(self.inner.clone())
+    /// A tensor holding `bytes` (row-major, `dtype`'s little-endian layout).
+    pub fn from_bytes(
+        stream: &Stream,
+        dtype: DType,
+        shape: &[usize],
+        bytes: &[u8],
+    ) -> Result<Tensor> {
+        let layout = Layout::contiguous("tensor", shape, 0, dtype.size())?;
+        let need = layout.numel() * dtype.size();
+        if bytes.len() != need {
+            return Err(Error::invalid(
+                "tensor",
+                "data",
+                format!(
+                    "{} bytes for shape {shape:?} of {dtype} (need {need})",
+                    bytes.len(),
+                ),
+            ));
+        }
+        let t = Tensor::empty(stream, dtype, shape)?;
+        // SAFETY: `t` is a new contiguous storage of exactly `bytes.len()`
+        // bytes on the stream's device (bound by `empty`), that no work
+        // uses yet.
+        unsafe { ffi::upload(&stream.0.rt.0.api, t.storage.ptr, bytes) }?;
+        Ok(t)
     }
 
-    /// Whether `inner` has completed (binding its device on this thread).
-    #[cfg(feature = "async")]
-    pub(crate) fn poll_complete(inner: &EventInner) -> bool {
-        // An unbindable device never completes anything: report complete so
-        // the waiter lets go; the caller's next read reports the error.
-        // SAFETY: `inner`'s own event, live while it is.
-        inner.rt.bind(inner.device).is_err()
-            || unsafe { ffi::event_complete(&inner.rt.0.api, inner.raw) }
+    /// A tensor holding `data` (row-major).
+    pub fn from_slice<T: Element>(stream: &Stream, shape: &[usize], data: &[T]) -> Result<Tensor> {
+        Tensor::from_bytes(stream, T::DTYPE, shape, dtype::as_bytes(data))
+    }
+
+    /// Adopts foreign device memory (from torch_npu, ATB, MindIE or any
+    /// CANN code in this process) as a contiguous tensor of `dtype` and
+    /// `shape` on the stream's device, without copying. `release` runs once
+    /// when the last handle and the last queued work using it are gone.
+    /// Reads and writes through npu-ops are ordered on npu-ops streams only:
+    /// order them against the other code's streams with events.
+    ///
+    /// # Safety
+    /// `ptr` is device memory of the stream's device, valid for reads and
+    /// writes of `shape`'s element count times `dtype`'s size bytes until
+    /// `release` runs, and not used concurrently by other code in a way
+    /// that races with work npu-ops enqueues.
+    pub unsafe fn from_raw(
+        stream: &Stream,
+        ptr: *mut std::ffi::c_void,
+        dtype: DType,
+        shape: &[usize],
+        release: impl FnOnce() + Send + Sync + 'static,
+    ) -> Result<Tensor> {
+        let layout = Layout::contiguous("from_raw", shape, 0, dtype.size())?;
+        if ptr.is_null() {
+            return Err(Error::invalid("from_raw", "ptr", "null device pointer"));
+        }
+        // SAFETY: the caller's contract: `ptr` is memory of the stream's
+        // device, valid for the layout's bytes until `release` runs.
+        let storage = unsafe {
+            Storage::foreign(
+                &stream.0.rt,
+                stream.0.device,
+                DevicePtr::from_raw(ptr),
+                layout.numel() * dtype.size(),
+                Box::new(release),
+            )
+        };
+        Ok(Tensor::new(storage, dtype, layout))
+    }
+}
+
+/// Streams of a runtime and of a device.
+impl Runtime {
+    /// A new stream on device 0 (binds device 0 to the calling thread;
+    /// [`Runtime::device`] chooses another).
+    pub fn stream(&self) -> Result<Stream> {
+        self.device(0)?.stream()
+    }
+}
+
+impl Device {
+    /// A new stream on this device.
+    pub fn stream(&self) -> Result<Stream> {
+        Stream::new(self)
+    }
+}
+
+/// The timeline's way back to its stream (held weakly: it outlives it).
+impl StreamSync for StreamInner {
+    fn inflight_event(self: Arc<Self>, seq: u64) -> Option<(i32, Arc<RawEvent>)> {
+        Stream(self).inflight_event(seq)
+    }
+
+    fn settle_through(self: Arc<Self>, seq: u64) -> Result<()> {
+        Stream(self).settle_through(seq)
     }
 }
 

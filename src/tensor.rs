@@ -3,10 +3,9 @@
 use crate::dtype::{self, DType, Element};
 use crate::error::{Error, Result};
 use crate::fault::Write;
-use crate::ffi::{self, DevicePtr, TensorHandle};
+use crate::ffi::{self, AclTensor, DevicePtr, TensorHandle};
 use crate::layout::{self, Layout};
 use crate::runtime::Runtime;
-use crate::stream::Stream;
 use std::sync::{Arc, Mutex};
 
 pub use crate::layout::MAX_RANK;
@@ -40,7 +39,7 @@ pub(crate) struct Storage {
 impl Storage {
     pub(crate) fn alloc(rt: &Runtime, device: i32, bytes: usize) -> Result<Storage> {
         rt.bind(device)?;
-        let (ptr, block) = rt.0.alloc.alloc(rt, device, bytes)?;
+        let (ptr, block) = rt.0.alloc.alloc(&rt.0.api, device, bytes)?;
         Ok(Storage {
             rt: rt.clone(),
             device,
@@ -50,6 +49,30 @@ impl Storage {
             writer: Mutex::new(None),
             readers: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Foreign device memory: `bytes` bytes of `device` at `ptr`;
+    /// `release` runs once when the storage goes.
+    ///
+    /// # Safety
+    /// `ptr` is device memory of `device` (of `rt`), valid for reads and
+    /// writes of `bytes` bytes until `release` runs.
+    pub(crate) unsafe fn foreign(
+        rt: &Runtime,
+        device: i32,
+        ptr: DevicePtr,
+        bytes: usize,
+        release: Box<dyn FnOnce() + Send + Sync>,
+    ) -> Storage {
+        Storage {
+            rt: rt.clone(),
+            device,
+            ptr,
+            bytes,
+            owner: Owner::Foreign(Some(release)),
+            writer: Mutex::new(None),
+            readers: Mutex::new(Vec::new()),
+        }
     }
 
     pub(crate) fn writer(&self) -> Option<Arc<Write>> {
@@ -109,7 +132,7 @@ impl Drop for Storage {
                 self.rt
                     .0
                     .alloc
-                    .free(&self.rt, self.device, self.ptr, *block)
+                    .free(&self.rt.0.api, self.device, self.ptr, *block)
             },
             Owner::Foreign(release) => {
                 if let Some(f) = release.take() {
@@ -127,7 +150,7 @@ impl Drop for Storage {
 ///
 /// A tensor whose producing work faulted (or was skipped after a fault on
 /// its stream) reports that fault when read, waited on or used as an input,
-/// from any thread; see [`Stream::synchronize`].
+/// from any thread; see [`Stream::synchronize`](crate::Stream::synchronize).
 ///
 /// ```
 /// use npu_ops::{Backend, Runtime, Tensor};
@@ -156,128 +179,14 @@ pub(crate) fn host_buffer(bytes: usize) -> Result<Vec<u8>> {
 }
 
 impl Tensor {
-    /// A tensor of uninitialised device memory, on the stream's device: its
-    /// contents are unspecified until written, and may be bytes an earlier
-    /// tensor of the same [`crate::Runtime`] left in a block the caching
-    /// allocator hands out again. Never another runtime's or process's:
-    /// each runtime has its own cache, and memory fresh from the device is
-    /// zeroed first. Use [`Tensor::zeros`] or [`Tensor::full`] for defined
-    /// contents.
-    pub fn empty(stream: &Stream, dtype: DType, shape: &[usize]) -> Result<Tensor> {
-        Tensor::empty_for(stream, "tensor", "shape", dtype, shape)
-    }
-
-    /// [`Tensor::empty`] for an operator's output: a shape that could never
-    /// fit the device is an invalid `param` of `op`, not an out-of-memory.
-    pub(crate) fn empty_for(
-        stream: &Stream,
-        op: &'static str,
-        param: &'static str,
-        dtype: DType,
-        shape: &[usize],
-    ) -> Result<Tensor> {
-        let layout = Layout::contiguous(op, shape, 0, dtype.size())?;
-        let bytes = Tensor::bytes_that_fit(stream, op, param, dtype, shape)?;
-        stream.release_finished();
-        let storage = Storage::alloc(&stream.0.rt, stream.0.device, bytes)?;
-        Ok(Tensor {
+    /// A tensor over all of a new `storage`, with a `layout` of `dtype`
+    /// elements already checked against it.
+    pub(crate) fn new(storage: Storage, dtype: DType, layout: Layout) -> Tensor {
+        Tensor {
             storage: Arc::new(storage),
             dtype,
             layout,
-        })
-    }
-
-    /// The bytes of a `shape` tensor of `dtype`, if it could fit the
-    /// stream's device at all (else an invalid `param` of `op`).
-    pub(crate) fn bytes_that_fit(
-        stream: &Stream,
-        op: &'static str,
-        param: &'static str,
-        dtype: DType,
-        shape: &[usize],
-    ) -> Result<usize> {
-        if shape.len() > MAX_RANK {
-            return Err(Error::invalid(
-                op,
-                param,
-                format!("rank {} exceeds {MAX_RANK}", shape.len()),
-            ));
         }
-        let n = layout::numel(op, param, shape)?;
-        let total = stream.0.rt.total_memory(stream.0.device)?;
-        n.checked_mul(dtype.size()).filter(|b| *b <= total).ok_or_else(|| {
-            Error::invalid(op, param, format!("an output of shape {shape:?} ({dtype}) cannot fit the device's {total} bytes"))
-        })
-    }
-
-    /// A tensor holding `bytes` (row-major, `dtype`'s little-endian layout).
-    pub fn from_bytes(
-        stream: &Stream,
-        dtype: DType,
-        shape: &[usize],
-        bytes: &[u8],
-    ) -> Result<Tensor> {
-        let layout = Layout::contiguous("tensor", shape, 0, dtype.size())?;
-        let need = layout.numel() * dtype.size();
-        if bytes.len() != need {
-            return Err(Error::invalid(
-                "tensor",
-                "data",
-                format!(
-                    "{} bytes for shape {shape:?} of {dtype} (need {need})",
-                    bytes.len(),
-                ),
-            ));
-        }
-        let t = Tensor::empty(stream, dtype, shape)?;
-        // SAFETY: `t` is a new contiguous storage of exactly `bytes.len()`
-        // bytes on the stream's device (bound by `empty`), that no work
-        // uses yet.
-        unsafe { ffi::upload(&stream.0.rt.0.api, t.storage.ptr, bytes) }?;
-        Ok(t)
-    }
-
-    /// A tensor holding `data` (row-major).
-    pub fn from_slice<T: Element>(stream: &Stream, shape: &[usize], data: &[T]) -> Result<Tensor> {
-        Tensor::from_bytes(stream, T::DTYPE, shape, dtype::as_bytes(data))
-    }
-
-    /// Adopts foreign device memory (from torch_npu, ATB, MindIE or any
-    /// CANN code in this process) as a contiguous tensor of `dtype` and
-    /// `shape` on the stream's device, without copying. `release` runs once
-    /// when the last handle and the last queued work using it are gone.
-    /// Reads and writes through npu-ops are ordered on npu-ops streams only:
-    /// order them against the other code's streams with events.
-    ///
-    /// # Safety
-    /// `ptr` is device memory of the stream's device, valid for reads and
-    /// writes of `shape`'s element count times `dtype`'s size bytes until
-    /// `release` runs, and not used concurrently by other code in a way
-    /// that races with work npu-ops enqueues.
-    pub unsafe fn from_raw(
-        stream: &Stream,
-        ptr: *mut std::ffi::c_void,
-        dtype: DType,
-        shape: &[usize],
-        release: impl FnOnce() + Send + Sync + 'static,
-    ) -> Result<Tensor> {
-        let layout = Layout::contiguous("from_raw", shape, 0, dtype.size())?;
-        if ptr.is_null() {
-            return Err(Error::invalid("from_raw", "ptr", "null device pointer"));
-        }
-        Ok(Tensor {
-            storage: Arc::new(Storage {
-                rt: stream.0.rt.clone(),
-                device: stream.0.device,
-                ptr: DevicePtr::from_raw(ptr),
-                bytes: layout.numel() * dtype.size(),
-                owner: Owner::Foreign(Some(Box::new(release))),
-                writer: Mutex::new(None),
-                readers: Mutex::new(Vec::new()),
-            }),
-            dtype,
-            layout,
-        })
     }
 
     /// The device address of the first element (for other CANN code). It
@@ -296,7 +205,7 @@ impl Tensor {
     /// the returned handle drops.
     pub fn acl_tensor(&self) -> Result<AclTensorHandle> {
         let api = self.storage.rt.0.api.clone();
-        let raw = crate::ops::acl_of(&api, self, crate::ops::Declared::Whole)?.into_raw();
+        let raw = acl_of(&api, self, Declared::Whole)?.into_raw();
         Ok(AclTensorHandle { api, raw })
     }
 
@@ -680,6 +589,45 @@ impl Tensor {
         out_strides[1..r].copy_from_slice(&self.strides()[k..]);
         self.view_as(OP, &out_shape[..r], &out_strides[..r], offset)
     }
+}
+
+/// How much storage a descriptor from [`acl_of`] declares.
+#[derive(Clone, Copy)]
+pub(crate) enum Declared {
+    /// All of the tensor's storage ([`acl`]).
+    Whole,
+    /// Only the storage the view needs (up to its last element): valid for
+    /// any view of the same layout, whatever the size of its storage (a
+    /// prepared operator's descriptor).
+    Span,
+}
+
+/// The descriptor of `t` through `api`, declaring `declared` storage.
+pub(crate) fn acl_of<'a>(
+    api: &'a cann_sys::Api,
+    t: &Tensor,
+    declared: Declared,
+) -> Result<AclTensor<'a>> {
+    let mut shape = [0i64; MAX_RANK];
+    let mut strides = [0i64; MAX_RANK];
+    for (i, (&n, &st)) in t.shape().iter().zip(t.strides()).enumerate() {
+        shape[i] = n as i64;
+        strides[i] = st as i64;
+    }
+    let r = t.rank();
+    let storage = match declared {
+        Declared::Whole => t.storage_elems(),
+        Declared::Span => t.layout().span().map_or(t.offset(), |(_, last)| last + 1),
+    };
+    AclTensor::new(
+        api,
+        t.dtype().acl(),
+        &shape[..r],
+        &strides[..r],
+        t.offset() as i64,
+        storage as i64,
+        t.storage.ptr,
+    )
 }
 
 /// An `aclTensor` descriptor made by [`Tensor::acl_tensor`]; destroyed on

@@ -2,7 +2,7 @@
 //! polls the pending events and wakes their futures; no runtime crate is
 //! needed, and no executor thread blocks.
 
-use crate::stream::{Event, EventInner};
+use crate::event::{Event, EventInner};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
@@ -65,6 +65,18 @@ fn run() {
         // Back off while nothing completes: 20 us, doubling to 1 ms.
         idle_polls = if any { 0 } else { (idle_polls + 1).min(6) };
         std::thread::sleep(Duration::from_micros(20 << idle_polls.min(6)));
+    }
+}
+
+impl Event {
+    /// Waits for the event without blocking the calling thread: a
+    /// [`std::future::Future`] for async services (feature `async`; works
+    /// with any executor). A process-wide waiter thread polls pending
+    /// events. To await the data itself, await a
+    /// [`Stream::download_pinned`](crate::Stream::download_pinned)
+    /// ([`crate::PinnedCopy`]).
+    pub fn wait_async(&self) -> EventFuture {
+        EventFuture::new(self.inner.clone())
     }
 }
 

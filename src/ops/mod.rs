@@ -5,13 +5,14 @@ pub(crate) mod as_strided;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
+pub(crate) mod write;
 
 use crate::error::{Error, Result};
 use crate::ffi::AclTensor;
 use crate::layout::{Layout, MAX_RANK};
 use crate::product::OpKind;
 use crate::stream::Stream;
-use crate::tensor::Tensor;
+use crate::tensor::{acl_of, Declared, Tensor};
 use std::sync::Arc;
 
 /// Product rules: the operator must exist on the SoC and move the dtype.
@@ -119,45 +120,6 @@ pub(crate) fn aliases(a: &Tensor, b: &Tensor) -> bool {
 /// device allocations.
 pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
     acl_of(s.api(), t, Declared::Whole)
-}
-
-/// How much storage a descriptor from [`acl_of`] declares.
-#[derive(Clone, Copy)]
-pub(crate) enum Declared {
-    /// All of the tensor's storage ([`acl`]).
-    Whole,
-    /// Only the storage the view needs (up to its last element): valid for
-    /// any view of the same layout, whatever the size of its storage (a
-    /// prepared operator's descriptor).
-    Span,
-}
-
-/// The descriptor of `t` through `api`, declaring `declared` storage.
-pub(crate) fn acl_of<'a>(
-    api: &'a cann_sys::Api,
-    t: &Tensor,
-    declared: Declared,
-) -> Result<AclTensor<'a>> {
-    let mut shape = [0i64; MAX_RANK];
-    let mut strides = [0i64; MAX_RANK];
-    for (i, (&n, &st)) in t.shape().iter().zip(t.strides()).enumerate() {
-        shape[i] = n as i64;
-        strides[i] = st as i64;
-    }
-    let r = t.rank();
-    let storage = match declared {
-        Declared::Whole => t.storage_elems(),
-        Declared::Span => t.layout().span().map_or(t.offset(), |(_, last)| last + 1),
-    };
-    AclTensor::new(
-        api,
-        t.dtype().acl(),
-        &shape[..r],
-        &strides[..r],
-        t.offset() as i64,
-        storage as i64,
-        t.storage.ptr,
-    )
 }
 
 /// Rows of at least this many bytes are gathered whole (one launch, an
