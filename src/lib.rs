@@ -55,6 +55,7 @@
 //! # Ok::<(), npu_ops::Error>(())
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod alloc;
 mod binding;
