@@ -18,6 +18,7 @@
 //! `unsafe`).
 
 use crate::error::{Error, Result};
+use crate::layout::SliceArgs;
 use cann_sys::*;
 use std::ffi::{c_void, CStr};
 use std::ptr::null_mut;
@@ -567,7 +568,7 @@ pub(crate) struct Planned {
 
 /// The first phases, one per operator.
 pub(crate) enum First<'a> {
-    Slice(&'a AclTensor<'a>, i64, i64, i64, i64, &'a AclTensor<'a>),
+    Slice(&'a AclTensor<'a>, SliceArgs, &'a AclTensor<'a>),
     IndexSelect(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     InplaceCopy(&'a AclTensor<'a>, &'a AclTensor<'a>),
     ConstantPadNd(
@@ -600,13 +601,13 @@ impl First<'_> {
         // Every arm: descriptors are live for the call (borrowed), the
         // out-pointers valid; the first phase only reads its inputs.
         let (code, run) = match *self {
-            First::Slice(x, dim, start, end, step, out) => {
+            First::Slice(x, a, out) => {
                 let op = api.slice()?;
                 (
                     // SAFETY: see above.
                     unsafe {
                         (op.get_workspace_size)(
-                            x.raw, dim, start, end, step, out.raw, &mut ws, &mut ex,
+                            x.raw, a.dim, a.start, a.end, a.step, out.raw, &mut ws, &mut ex,
                         )
                     },
                     op.run,

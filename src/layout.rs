@@ -78,6 +78,41 @@ pub(crate) fn norm_dim(op: &'static str, dim: i64, rank: usize) -> Result<usize>
     Ok(if dim < 0 { dim + r } else { dim } as usize)
 }
 
+/// The `(dim, start, end, step)` of one slice as `aclnnSlice` takes them,
+/// before normalisation (spec section 1): the group's one spelling in the
+/// safe layer (operator, view, prepared launch and composite all hold it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SliceArgs {
+    pub(crate) dim: i64,
+    pub(crate) start: i64,
+    pub(crate) end: i64,
+    pub(crate) step: i64,
+}
+
+impl SliceArgs {
+    pub(crate) const fn new(dim: i64, start: i64, end: i64, step: i64) -> SliceArgs {
+        SliceArgs {
+            dim,
+            start,
+            end,
+            step,
+        }
+    }
+
+    /// `(dim', start', len)` on a tensor of `shape`, checked in the
+    /// contract's order (`dim` against the rank, then `step`); errors are
+    /// `op`'s.
+    pub(crate) fn resolve(
+        self,
+        op: &'static str,
+        shape: &[usize],
+    ) -> Result<(usize, usize, usize)> {
+        let d = norm_dim(op, self.dim, shape.len())?;
+        let (s, len) = slice_range(op, shape[d], self.start, self.end, self.step)?;
+        Ok((d, s, len))
+    }
+}
+
 /// `(start', len)` of a slice of an extent-`n` dim, by the spec's
 /// normalisation (section 1: C `%`, computed in i128 so that no `i64`
 /// input overflows); `step <= 0` is an invalid `step` of `op`.

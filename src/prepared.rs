@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::ffi::{self, DevicePtr, ExecutorHandle, First, TensorHandle};
+use crate::layout::SliceArgs;
 use crate::ops::{acl, check_device};
 use crate::stream::Stream;
 use crate::tensor::Tensor;
@@ -42,15 +43,8 @@ fn first_addr(t: &Tensor) -> DevicePtr {
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Slice {
-        dim: i64,
-        start: i64,
-        end: i64,
-        step: i64,
-    },
-    IndexSelect {
-        dim: i64,
-    },
+    Slice(SliceArgs),
+    IndexSelect { dim: i64 },
 }
 
 /// A planned operator call that runs again and again with new buffers of
@@ -116,12 +110,7 @@ impl Prepared {
 
     fn first<'a>(&self, d: &'a [ffi::AclTensor<'a>]) -> First<'a> {
         match self.kind {
-            Kind::Slice {
-                dim,
-                start,
-                end,
-                step,
-            } => First::Slice(&d[0], dim, start, end, step, &d[1]),
+            Kind::Slice(a) => First::Slice(&d[0], a, &d[1]),
             Kind::IndexSelect { dim } => First::IndexSelect(&d[0], dim, &d[1], &d[2]),
         }
     }
@@ -190,12 +179,7 @@ impl Prepared {
             || inputs.iter().any(|t| crate::ops::aliases(t, out))
         {
             return match self.kind {
-                Kind::Slice {
-                    dim,
-                    start,
-                    end,
-                    step,
-                } => s.slice_into(inputs[0], dim, start, end, step, out),
+                Kind::Slice(a) => s.slice_into(inputs[0], a.dim, a.start, a.end, a.step, out),
                 Kind::IndexSelect { dim } => s.index_select_into(inputs[0], dim, inputs[1], out),
             };
         }
@@ -350,21 +334,10 @@ impl Stream {
         crate::ops::check_product(self, crate::product::OpKind::Slice, x.dtype())?;
         check_device(self, "slice", "self", x)?;
         check_device(self, "slice", "out", out)?;
-        let (_, shape) = crate::ops::slice::out_shape(x, dim, start, end, step)?;
+        let args = SliceArgs::new(dim, start, end, step);
+        let (_, shape) = crate::ops::slice::out_shape(x, args)?;
         crate::ops::check_out("slice", out, x.dtype(), &shape)?;
-        Prepared::new(
-            self,
-            "slice",
-            Kind::Slice {
-                dim,
-                start,
-                end,
-                step,
-            },
-            &[x],
-            out,
-        )
-        .map(PreparedSlice)
+        Prepared::new(self, "slice", Kind::Slice(args), &[x], out).map(PreparedSlice)
     }
 
     /// Prepares [`Stream::index_select_into`] for tensors laid out like

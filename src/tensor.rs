@@ -454,8 +454,8 @@ impl Tensor {
 
     /// The view behind the deprecated `slice_view` and `range`.
     fn stepped_view(&self, dim: i64, start: i64, end: i64, step: i64) -> Result<Tensor> {
-        let d = self.dim("slice", dim)?;
-        let (s, len) = layout::slice_range("slice", self.shape()[d], start, end, step)?;
+        let (d, s, len) =
+            layout::SliceArgs::new(dim, start, end, step).resolve("slice", self.shape())?;
         let l = self
             .layout
             .slice("slice", d, s, len, step as usize, self.dtype.size())?;

@@ -11,7 +11,7 @@ use super::{acl, check_device, check_out, check_product};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ffi::{AclIntArray, AclScalar, First};
-use crate::layout;
+use crate::layout::{self, SliceArgs};
 use crate::product::OpKind;
 use crate::stream::Stream;
 use crate::tensor::Tensor;
@@ -782,34 +782,13 @@ impl Stream {
         if arithmetic && slice_ok {
             let start = idx[0];
             let end = idx[idx.len() - 1] + 1;
-            self.slice_into_unchecked(x, i, start, end, step, &next)?;
+            // Product's dtype list: the caller checked it.
+            super::slice::launch(self, x, SliceArgs::new(i as i64, start, end, step), &next)?;
         } else {
             let index = Tensor::from_slice(self, &[idx.len()], idx)?;
             self.index_select_into(x, i as i64, &index, &next)?;
         }
         Ok(next)
-    }
-
-    /// Slice without the product's dtype list (callers checked it).
-    fn slice_into_unchecked(
-        &self,
-        x: &Tensor,
-        dim: usize,
-        start: i64,
-        end: i64,
-        step: i64,
-        out: &Tensor,
-    ) -> Result<()> {
-        let (ax, ao) = (acl(self, x)?, acl(self, out)?);
-        // SAFETY: the descriptors are of `x` (a read) and `out` (the write).
-        unsafe {
-            self.launch(
-                First::Slice(&ax, dim as i64, start, end, step, &ao),
-                &[x],
-                out,
-            )
-        }
-        .map(drop)
     }
 }
 

@@ -1,28 +1,28 @@
 //! Slice (`aclnnSlice`, spec section 1).
 
-use super::{acl, check_device, check_out, check_product, check_rank, normalise_dim};
+use super::{acl, check_device, check_out, check_product, check_rank};
 use crate::error::Result;
 use crate::ffi::First;
-use crate::layout::slice_range;
+use crate::layout::SliceArgs;
 use crate::product::OpKind;
 use crate::stream::Stream;
 use crate::tensor::Tensor;
 
 const OP: &str = "slice";
 
-pub(crate) fn out_shape(
-    x: &Tensor,
-    dim: i64,
-    start: i64,
-    end: i64,
-    step: i64,
-) -> Result<(usize, Vec<usize>)> {
+pub(crate) fn out_shape(x: &Tensor, args: SliceArgs) -> Result<(usize, Vec<usize>)> {
     check_rank(OP, "self", x, 1)?;
-    let d = normalise_dim(OP, dim, x.rank())?;
-    let (_, len) = slice_range(OP, x.shape()[d], start, end, step)?;
+    let (d, _, len) = args.resolve(OP, x.shape())?;
     let mut shape = x.shape().to_vec();
     shape[d] = len;
     Ok((d, shape))
+}
+
+/// Launches `aclnnSlice` of `x` into `out` (every check done by the caller).
+pub(crate) fn launch(s: &Stream, x: &Tensor, args: SliceArgs, out: &Tensor) -> Result<()> {
+    let (ax, ao) = (acl(s, x)?, acl(s, out)?);
+    // SAFETY: the descriptors are of `x` (a read) and `out` (the write).
+    unsafe { s.launch(First::Slice(&ax, args, &ao), &[x], out) }.map(drop)
 }
 
 impl Stream {
@@ -41,7 +41,7 @@ impl Stream {
     pub fn slice(&self, x: &Tensor, dim: i64, start: i64, end: i64, step: i64) -> Result<Tensor> {
         check_product(self, OpKind::Slice, x.dtype())?;
         check_device(self, OP, "self", x)?;
-        let (_, shape) = out_shape(x, dim, start, end, step)?;
+        let (_, shape) = out_shape(x, SliceArgs::new(dim, start, end, step))?;
         let out = Tensor::empty_for(self, OP, "out", x.dtype(), &shape)?;
         self.slice_into(x, dim, start, end, step, &out)?;
         Ok(out)
@@ -60,7 +60,7 @@ impl Stream {
         check_product(self, OpKind::Slice, x.dtype())?;
         check_device(self, OP, "self", x)?;
         check_device(self, OP, "out", out)?;
-        let (_, shape) = out_shape(x, dim, start, end, step)?;
+        let (_, shape) = out_shape(x, SliceArgs::new(dim, start, end, step))?;
         check_out(OP, out, x.dtype(), &shape)?;
         if out.numel() == 0 {
             return Ok(());
@@ -70,8 +70,6 @@ impl Stream {
             self.slice_into(x, dim, start, end, step, &tmp)?;
             return self.copy_into(OP, out, &tmp);
         }
-        let (ax, ao) = (acl(self, x)?, acl(self, out)?);
-        // SAFETY: the descriptors are of `x` (a read) and `out` (the write).
-        unsafe { self.launch(First::Slice(&ax, dim, start, end, step, &ao), &[x], out) }.map(drop)
+        launch(self, x, SliceArgs::new(dim, start, end, step), out)
     }
 }
