@@ -7,10 +7,12 @@
 pub mod case;
 pub mod cli;
 mod exec;
+mod json_float;
 mod pool;
 pub mod record;
 pub mod report;
 pub mod shard;
+mod slot;
 
 pub use case::{load, load_embedded, parse_case, Case, CaseTensor, Expect, Malformed, EMBEDDED};
 pub use exec::status_name;
