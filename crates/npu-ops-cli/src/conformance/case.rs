@@ -1,7 +1,12 @@
 //! Reading case files (`spec/conformance-format.md`).
 
+use super::json_float;
+use super::slot::{fields, Given, Object, Slot};
 use npu_ops::DType;
-use serde_json::Value;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -70,9 +75,174 @@ const KINDS: [&str; 4] = [
     "index_out_of_range",
 ];
 
-fn field<'a>(v: &'a Value, name: &str, ctx: &str) -> Result<&'a Value, String> {
-    v.get(name)
-        .ok_or_else(|| format!("{ctx}: missing field `{name}`"))
+/// A case line's fields as written (each checked by [`parse_case`], in
+/// the format's order; other fields are ignored).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CaseFields {
+    id: Slot<String>,
+    op: Slot<String>,
+    soc: Slot<String>,
+    input: Given<Object<TensorFields>>,
+    params: Slot<Map<String, Value>>,
+    expect: Given<Object<TensorFields>>,
+}
+
+/// A tensor object's fields as written (checked by [`read_tensor`]).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct TensorFields {
+    dtype: Slot<String>,
+    shape: Slot<Vec<Slot<u64>>>,
+    data: Data,
+    /// Absent and `null` alike: no view.
+    view: Option<Object<ViewFields>>,
+    /// Read only in `expect`, where it stands for the whole object.
+    error: Slot<String>,
+}
+
+/// `input.view`'s fields as written.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ViewFields {
+    shape: Slot<Vec<Slot<u64>>>,
+    strides: Slot<Vec<Slot<u64>>>,
+    offset: Slot<u64>,
+}
+
+/// A tensor's `data` as written: read straight into [`Datum`]s (no copy
+/// of a long list as JSON values).
+#[derive(Default)]
+enum Data {
+    /// No `data` field.
+    #[default]
+    Absent,
+    /// Not a list.
+    NotList,
+    /// The values.
+    List(Vec<Datum>),
+}
+
+/// One value of `data` as written.
+#[derive(Debug)]
+enum Datum {
+    /// A number, exactly as read (an integer as an integer).
+    Number(Number),
+    /// `true` or `false`.
+    Bool(bool),
+    /// A string (`"nan"`, `"inf"`, `"-inf"` for a float).
+    Text(String),
+    /// A list (`[re, im]` for a complex value).
+    List(Vec<Datum>),
+    /// `null` or an object.
+    Other(Box<Value>),
+}
+
+impl Datum {
+    /// The value as JSON, as messages write it.
+    fn json(&self) -> Value {
+        match self {
+            Datum::Number(n) => Value::Number(n.clone()),
+            Datum::Bool(b) => Value::Bool(*b),
+            Datum::Text(s) => Value::String(s.clone()),
+            Datum::List(l) => Value::Array(l.iter().map(Datum::json).collect()),
+            Datum::Other(v) => (**v).clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for Datum {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.json().fmt(f)
+    }
+}
+
+impl<'de> Deserialize<'de> for Data {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Data;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Data, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(x) = seq.next_element()? {
+                    out.push(x);
+                }
+                Ok(Data::List(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Data, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Data::NotList)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Data, E> {
+                Ok(Data::NotList)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Data, E> {
+                Ok(Data::NotList)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Data, E> {
+                Ok(Data::NotList)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Data, E> {
+                Ok(Data::NotList)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Data, E> {
+                Ok(Data::NotList)
+            }
+            fn visit_unit<E>(self) -> Result<Data, E> {
+                Ok(Data::NotList)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Datum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Datum;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Datum, E> {
+                Ok(Datum::Bool(b))
+            }
+            fn visit_i64<E>(self, i: i64) -> Result<Datum, E> {
+                Ok(Datum::Number(i.into()))
+            }
+            fn visit_u64<E>(self, u: u64) -> Result<Datum, E> {
+                Ok(Datum::Number(u.into()))
+            }
+            fn visit_f64<E>(self, x: f64) -> Result<Datum, E> {
+                // JSON numbers are finite.
+                Ok(Number::from_f64(x).map_or(Datum::Other(Box::new(Value::Null)), Datum::Number))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Datum, E> {
+                Ok(Datum::Text(s.into()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Datum, E> {
+                Ok(Datum::Text(s))
+            }
+            fn visit_unit<E>(self) -> Result<Datum, E> {
+                Ok(Datum::Other(Box::new(Value::Null)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Datum, A::Error> {
+                let mut out = Vec::new();
+                while let Some(x) = seq.next_element()? {
+                    out.push(x);
+                }
+                Ok(Datum::List(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Datum, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(map))
+                    .map(|v| Datum::Other(Box::new(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// An integer parameter (any i64).
@@ -91,55 +261,69 @@ pub fn ints(v: &Value, ctx: &str) -> Result<Vec<i64>, String> {
         .collect()
 }
 
-fn extents(v: &Value, ctx: &str) -> Result<Vec<usize>, String> {
-    v.as_array()
-        .ok_or_else(|| format!("{ctx}: expected a list of extents, got {v}"))?
-        .iter()
-        .map(|x| {
-            x.as_u64()
-                .map(|n| n as usize)
-                .ok_or_else(|| format!("{ctx}: extent {x} is not a non-negative integer"))
+/// A required field: `ctx: missing field `name`` when absent.
+fn required<T>(slot: Slot<T>, name: &str, ctx: &str) -> Result<Slot<T>, String> {
+    if slot.present() {
+        Ok(slot)
+    } else {
+        Err(format!("{ctx}: missing field `{name}`"))
+    }
+}
+
+fn extents(v: Slot<Vec<Slot<u64>>>, ctx: &str) -> Result<Vec<usize>, String> {
+    let written = v.written();
+    v.got()
+        .ok_or_else(|| format!("{ctx}: expected a list of extents, got {written}"))?
+        .into_iter()
+        .map(|x| match x {
+            Slot::Got(n) => Ok(n as usize),
+            x => Err(format!(
+                "{ctx}: extent {} is not a non-negative integer",
+                x.written()
+            )),
         })
         .collect()
 }
 
 /// A float value: a number, or "nan", "inf", "-inf".
-fn float(v: &Value, ctx: &str) -> Result<f64, String> {
+fn float(v: &Datum, ctx: &str) -> Result<f64, String> {
     match v {
-        Value::String(s) if s == "nan" => Ok(f64::NAN),
-        Value::String(s) if s == "inf" => Ok(f64::INFINITY),
-        Value::String(s) if s == "-inf" => Ok(f64::NEG_INFINITY),
-        _ => v.as_f64().ok_or_else(|| {
-            format!("{ctx}: expected a number or \"nan\"/\"inf\"/\"-inf\", got {v}")
-        }),
+        Datum::Text(s) => json_float::special(s),
+        Datum::Number(n) => n.as_f64(),
+        _ => None,
     }
+    .ok_or_else(|| format!("{ctx}: expected a number or \"nan\"/\"inf\"/\"-inf\", got {v}"))
 }
 
-fn exact_int<T: TryFrom<i128>>(v: &Value, ctx: &str, dtype: DType) -> Result<T, String> {
-    let i: Option<i128> = v
-        .as_i64()
-        .map(i128::from)
-        .or_else(|| v.as_u64().map(i128::from))
-        .or_else(|| {
-            v.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 1e30)
-                .map(|f| f as i128)
-        });
+fn exact_int<T: TryFrom<i128>>(v: &Datum, ctx: &str, dtype: DType) -> Result<T, String> {
+    let i: Option<i128> = match v {
+        Datum::Number(n) => n
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 1e30)
+                    .map(|f| f as i128)
+            }),
+        _ => None,
+    };
     i.and_then(|i| T::try_from(i).ok())
         .ok_or_else(|| format!("{ctx}: {v} is not a {dtype} value"))
 }
 
 /// The little-endian bytes of one element.
-fn element(v: &Value, dtype: DType, ctx: &str, out: &mut Vec<u8>) -> Result<(), String> {
+fn element(v: &Datum, dtype: DType, ctx: &str, out: &mut Vec<u8>) -> Result<(), String> {
     let not_exact = |x: f64| format!("{ctx}: {x} is not exactly representable in {dtype}");
     match dtype {
-        DType::Bool => match v {
-            Value::Bool(b) => out.push(*b as u8),
-            _ => match v.as_u64() {
-                Some(b @ 0..=1) => out.push(b as u8),
-                _ => return Err(format!("{ctx}: {v} is not a bool (true/false/0/1)")),
-            },
-        },
+        DType::Bool => {
+            let b = match v {
+                Datum::Bool(b) => Some(*b as u8),
+                Datum::Number(n) => n.as_u64().filter(|&b| b <= 1).map(|b| b as u8),
+                _ => None,
+            };
+            out.push(b.ok_or_else(|| format!("{ctx}: {v} is not a bool (true/false/0/1)"))?);
+        }
         DType::I8 => out.extend(exact_int::<i8>(v, ctx, dtype)?.to_le_bytes()),
         DType::U8 => out.extend(exact_int::<u8>(v, ctx, dtype)?.to_le_bytes()),
         DType::I16 => out.extend(exact_int::<i16>(v, ctx, dtype)?.to_le_bytes()),
@@ -174,10 +358,14 @@ fn element(v: &Value, dtype: DType, ctx: &str, out: &mut Vec<u8>) -> Result<(), 
             out.extend(h.to_bits().to_le_bytes());
         }
         DType::C64 | DType::C128 => {
-            let pair = v
-                .as_array()
-                .filter(|a| a.len() == 2)
-                .ok_or_else(|| format!("{ctx}: a complex value is a [re, im] pair, got {v}"))?;
+            let pair = match v {
+                Datum::List(a) if a.len() == 2 => a,
+                _ => {
+                    return Err(format!(
+                        "{ctx}: a complex value is a [re, im] pair, got {v}"
+                    ))
+                }
+            };
             let part = if dtype == DType::C64 {
                 DType::F32
             } else {
@@ -191,17 +379,19 @@ fn element(v: &Value, dtype: DType, ctx: &str, out: &mut Vec<u8>) -> Result<(), 
     Ok(())
 }
 
-/// A tensor object (`dtype`, `shape`, `data`, optional `view`).
-pub fn tensor(v: &Value, ctx: &str) -> Result<CaseTensor, String> {
-    let name = field(v, "dtype", ctx)?
-        .as_str()
+/// Checks a tensor object's fields, in the format's order.
+fn read_tensor(t: TensorFields, ctx: &str) -> Result<CaseTensor, String> {
+    let name = required(t.dtype, "dtype", ctx)?
+        .got()
         .ok_or_else(|| format!("{ctx}.dtype: expected a string"))?;
     let dtype =
-        DType::from_name(name).ok_or_else(|| format!("{ctx}.dtype: unknown dtype {name:?}"))?;
-    let shape = extents(field(v, "shape", ctx)?, &format!("{ctx}.shape"))?;
-    let data = field(v, "data", ctx)?
-        .as_array()
-        .ok_or_else(|| format!("{ctx}.data: expected a list"))?;
+        DType::from_name(&name).ok_or_else(|| format!("{ctx}.dtype: unknown dtype {name:?}"))?;
+    let shape = extents(required(t.shape, "shape", ctx)?, &format!("{ctx}.shape"))?;
+    let data = match t.data {
+        Data::Absent => return Err(format!("{ctx}: missing field `data`")),
+        Data::NotList => return Err(format!("{ctx}.data: expected a list")),
+        Data::List(d) => d,
+    };
     let n = numel(&shape).map_err(|e| format!("{ctx}.shape: {e}"))?;
     if data.len() != n {
         return Err(format!(
@@ -213,14 +403,18 @@ pub fn tensor(v: &Value, ctx: &str) -> Result<CaseTensor, String> {
     for (i, x) in data.iter().enumerate() {
         element(x, dtype, &format!("{ctx}.data[{i}]"), &mut bytes)?;
     }
-    let view = match v.get("view") {
-        None | Some(Value::Null) => None,
-        Some(w) => {
+    drop(data);
+    let view = match t.view {
+        None => None,
+        Some(Object(w)) => {
             let vctx = format!("{ctx}.view");
-            let s = extents(field(w, "shape", &vctx)?, &format!("{vctx}.shape"))?;
-            let st = extents(field(w, "strides", &vctx)?, &format!("{vctx}.strides"))?;
-            let off = field(w, "offset", &vctx)?
-                .as_u64()
+            let s = extents(required(w.shape, "shape", &vctx)?, &format!("{vctx}.shape"))?;
+            let st = extents(
+                required(w.strides, "strides", &vctx)?,
+                &format!("{vctx}.strides"),
+            )?;
+            let off = required(w.offset, "offset", &vctx)?
+                .got()
                 .ok_or_else(|| format!("{vctx}.offset: expected a non-negative integer"))?;
             Some((s, st, off as usize))
         }
@@ -233,51 +427,60 @@ pub fn tensor(v: &Value, ctx: &str) -> Result<CaseTensor, String> {
     })
 }
 
+/// A tensor object (`dtype`, `shape`, `data`, optional `view`).
+pub fn tensor(v: &Value, ctx: &str) -> Result<CaseTensor, String> {
+    let t: TensorFields = fields(v.clone()).map_err(|e| format!("{ctx}: {e}"))?;
+    read_tensor(t, ctx)
+}
+
 /// Reads one JSON line.
 pub fn parse_case(line: &str, origin: &str) -> Result<Case, String> {
+    // Read as a JSON value first: a key given twice counts once, the last
+    // one, and what is not JSON is told apart from what is not a case.
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
-    let id = field(&v, "id", "case")?
-        .as_str()
-        .ok_or("case.id: expected a string")?
-        .to_string();
-    let op = field(&v, "op", &id)?
-        .as_str()
-        .ok_or_else(|| format!("{id}.op: expected a string"))?
-        .to_string();
+    let c: CaseFields = fields(v).map_err(|e| format!("case: {e}"))?;
+    let id = required(c.id, "id", "case")?
+        .got()
+        .ok_or("case.id: expected a string")?;
+    let op = required(c.op, "op", &id)?
+        .got()
+        .ok_or_else(|| format!("{id}.op: expected a string"))?;
     if !OPS.contains(&op.as_str()) {
         return Err(format!(
             "{id}.op: unknown operator {op:?} (one of {})",
             OPS.join(", ")
         ));
     }
-    let soc = match v.get("soc") {
-        None | Some(Value::Null) => None,
-        Some(s) => Some(
-            s.as_str()
-                .ok_or_else(|| format!("{id}.soc: expected a string"))?
-                .to_string(),
-        ),
+    let soc = c
+        .soc
+        .optional()
+        .map_err(|_| format!("{id}.soc: expected a string"))?;
+    let Given(Some(Object(input))) = c.input else {
+        return Err(format!("{id}: missing field `input`"));
     };
-    let input = tensor(field(&v, "input", &id)?, &format!("{id}.input"))?;
-    let params = field(&v, "params", &id)?.clone();
-    if !params.is_object() {
-        return Err(format!("{id}.params: expected an object"));
-    }
-    let e = field(&v, "expect", &id)?;
-    let expect = match e.get("error") {
-        Some(k) => {
+    let input = read_tensor(input, &format!("{id}.input"))?;
+    let params = Value::Object(
+        required(c.params, "params", &id)?
+            .got()
+            .ok_or_else(|| format!("{id}.params: expected an object"))?,
+    );
+    let Given(Some(Object(e))) = c.expect else {
+        return Err(format!("{id}: missing field `expect`"));
+    };
+    let expect = match e.error {
+        Slot::Absent => Expect::Output(read_tensor(e, &format!("{id}.expect"))?),
+        k => {
             let k = k
-                .as_str()
+                .got()
                 .ok_or_else(|| format!("{id}.expect.error: expected a string"))?;
-            if !KINDS.contains(&k) {
+            if !KINDS.contains(&k.as_str()) {
                 return Err(format!(
                     "{id}.expect.error: unknown kind {k:?} (one of {})",
                     KINDS.join(", ")
                 ));
             }
-            Expect::Error(k.to_string())
+            Expect::Error(k)
         }
-        None => Expect::Output(tensor(e, &format!("{id}.expect"))?),
     };
     Ok(Case {
         id,

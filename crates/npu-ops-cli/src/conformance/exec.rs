@@ -1,6 +1,7 @@
 //! One case on one stream: what was observed, and the verdict.
 
 use super::case::{self, int, ints, Case, CaseTensor, Expect};
+use super::json_float;
 use super::report::{format_element, DeviceFault, Status};
 /// The name of a runtime status code (the library's table:
 /// [`npu_ops::status_name`]).
@@ -263,11 +264,9 @@ fn run_op(
                     (Some(i), _, _) => Scalar::Int(i),
                     (_, Some(u), _) => Scalar::UInt(u),
                     (_, _, Some(f)) => Scalar::Float(f),
-                    _ => match v.as_str() {
-                        Some("nan") => Scalar::Float(f64::NAN),
-                        Some("inf") => Scalar::Float(f64::INFINITY),
-                        Some("-inf") => Scalar::Float(f64::NEG_INFINITY),
-                        _ => return Err(format!("{}: expected a number", ctx("fill"))),
+                    _ => match v.as_str().and_then(json_float::special) {
+                        Some(x) => Scalar::Float(x),
+                        None => return Err(format!("{}: expected a number", ctx("fill"))),
                     },
                 }),
             };

@@ -7,14 +7,16 @@
 pub mod case;
 pub mod cli;
 mod exec;
+mod json_float;
 mod pool;
 pub mod record;
 pub mod report;
 pub mod shard;
+mod slot;
 
 pub use case::{load, load_embedded, parse_case, Case, CaseTensor, Expect, Malformed, EMBEDDED};
 pub use exec::status_name;
-pub use pool::MAX_TIMEOUTS_PER_DEVICE;
+pub use pool::{CaseHook, MAX_TIMEOUTS_PER_DEVICE};
 pub use record::{RecordError, Recorded, Recorder};
 pub use report::{
     merge, read_report, Coverage, DeviceFault, InvalidReport, MergeError, Outcome, Report, Status,
@@ -22,17 +24,12 @@ pub use report::{
 };
 pub use shard::{Shard, ShardError};
 
-use npu_ops::{Backend, BackendKind, Error, Family, Runtime, Stream};
+use npu_ops::{Backend, BackendKind, Error, Family, Runtime};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Called on a case's worker thread, with the stream the case is about to
-/// run on, before it runs (for tests: for example to hold the stream with
-/// the simulator's `hold_stream`, or to leave a fault on it).
-pub type CaseHook = Arc<dyn Fn(&Stream, &Case) + Send + Sync>;
 
 /// Which devices run the cases (`--devices`).
 #[derive(Clone, Debug, PartialEq, Eq)]

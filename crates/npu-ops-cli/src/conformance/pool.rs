@@ -11,12 +11,16 @@
 use super::case::{Case, CaseTensor};
 use super::exec::{self, Seen};
 use super::report::{DeviceFault, Status};
-use super::CaseHook;
 use npu_ops::{BackendKind, Runtime, Stream};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// Called on a case's worker thread, with the stream the case is about to
+/// run on, before it runs (for tests: for example to hold the stream with
+/// the simulator's `hold_stream`, or to leave a fault on it).
+pub type CaseHook = Arc<dyn Fn(&Stream, &Case) + Send + Sync>;
 
 /// Timeouts after which a device is retired for the rest of a group.
 pub const MAX_TIMEOUTS_PER_DEVICE: u32 = 3;

@@ -3,9 +3,12 @@
 //! simulator replays.
 
 use super::case::{Case, CaseTensor, Malformed};
+use super::json_float;
 use super::report::{Outcome, Report, Status};
 use npu_ops::{DType, Element};
-use serde_json::{json, Value};
+use serde::ser::{Error as _, SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -308,12 +311,17 @@ fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
-/// What a recorded case line expects.
+/// What a recorded case line expects: `expect` as the format writes it.
+#[derive(Serialize)]
+#[serde(untagged)]
 enum RecordedExpect<'a> {
     /// This output.
-    Output(&'a CaseTensor),
+    Output(TensorOut<'a>),
     /// An error of this kind.
-    Error(&'a str),
+    Error {
+        /// The kind.
+        error: &'a str,
+    },
 }
 
 /// What the case line recording `o` expects, once its input and output
@@ -326,11 +334,11 @@ fn recordable<'a>(c: &Case, o: &'a Outcome) -> Result<RecordedExpect<'a>, String
         "output" => match &o.output {
             Some(t) => {
                 unwritable(t).map_or(Ok(()), |e| Err(format!("the output {e}")))?;
-                RecordedExpect::Output(t)
+                RecordedExpect::Output(TensorOut::new(t))
             }
             None => return Err("the output was not kept".into()),
         },
-        k if KINDS.contains(&k) => RecordedExpect::Error(k),
+        k if KINDS.contains(&k) => RecordedExpect::Error { error: k },
         other => {
             return Err(format!(
                 "observed {other}, which a case cannot expect: {}",
@@ -344,9 +352,33 @@ fn recordable<'a>(c: &Case, o: &'a Outcome) -> Result<RecordedExpect<'a>, String
     Ok(expect)
 }
 
+/// A recorded case line: the case with what was observed as `expect`,
+/// and how it was recorded (fields in serde_json's map order, as the
+/// recordings were first written).
+#[derive(Serialize)]
+struct CaseLine<'a> {
+    expect: RecordedExpect<'a>,
+    id: &'a str,
+    input: TensorOut<'a>,
+    op: &'a str,
+    params: &'a Value,
+    recorded: RecordedBy<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    soc: Option<&'a str>,
+}
+
+/// A recorded line's `recorded` object.
+#[derive(Serialize)]
+struct RecordedBy<'a> {
+    backend: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<u32>,
+    matched_expect: bool,
+}
+
 /// Writes the case line recording what `o` observed (`expect`, from
-/// [`recordable`]) and its newline: the object serde_json would write
-/// (its keys sorted), each tensor's data one element at a time.
+/// [`recordable`]) and its newline, each tensor's data one element at a
+/// time.
 fn write_case_line(
     w: &mut dyn std::io::Write,
     c: &Case,
@@ -354,99 +386,97 @@ fn write_case_line(
     backend: &str,
     expect: RecordedExpect,
 ) -> std::io::Result<()> {
-    let mut rec = serde_json::Map::new();
-    rec.insert("backend".into(), json!(backend));
-    if let Some(d) = o.device {
-        rec.insert("device".into(), json!(d));
-    }
-    rec.insert("matched_expect".into(), json!(o.status == Status::Passed));
-    w.write_all(b"{\"expect\":")?;
-    match expect {
-        RecordedExpect::Output(t) => write_tensor(w, t)?,
-        RecordedExpect::Error(k) => serde_json::to_writer(&mut *w, &json!({ "error": k }))?,
-    }
-    w.write_all(b",\"id\":")?;
-    serde_json::to_writer(&mut *w, &c.id)?;
-    w.write_all(b",\"input\":")?;
-    write_tensor(w, &c.input)?;
-    w.write_all(b",\"op\":")?;
-    serde_json::to_writer(&mut *w, &c.op)?;
-    w.write_all(b",\"params\":")?;
-    serde_json::to_writer(&mut *w, &c.params)?;
-    w.write_all(b",\"recorded\":")?;
-    serde_json::to_writer(&mut *w, &rec)?;
-    if let Some(soc) = c.soc.as_ref().or(o.soc.as_ref()) {
-        w.write_all(b",\"soc\":")?;
-        serde_json::to_writer(&mut *w, soc)?;
-    }
-    w.write_all(b"}\n")
+    let line = CaseLine {
+        expect,
+        id: &c.id,
+        input: TensorOut::new(&c.input),
+        op: &c.op,
+        params: &c.params,
+        recorded: RecordedBy {
+            backend,
+            device: o.device,
+            matched_expect: o.status == Status::Passed,
+        },
+        soc: c.soc.as_deref().or(o.soc.as_deref()),
+    };
+    serde_json::to_writer(&mut *w, &line)?;
+    w.write_all(b"\n")
+}
+
+/// One element as the format writes it.
+#[derive(Clone, Copy, Serialize)]
+#[serde(untagged)]
+enum Written {
+    /// A float: a number, or `"nan"`, `"inf"`, `"-inf"`.
+    Float(#[serde(serialize_with = "json_float::serialize")] f64),
+    /// A complex value: `[re, im]`.
+    Complex(
+        #[serde(serialize_with = "json_float::serialize")] f64,
+        #[serde(serialize_with = "json_float::serialize")] f64,
+    ),
+    /// A bool.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer.
+    UInt(u64),
 }
 
 /// A float as the format writes it; `None` for a NaN that is not the
 /// dtype's default quiet NaN (the format's `"nan"` reads as that one).
-fn float_json(x: f64, default_nan: bool) -> Option<Value> {
-    Some(if x.is_nan() {
-        if !default_nan {
-            return None;
-        }
-        json!("nan")
-    } else if x == f64::INFINITY {
-        json!("inf")
-    } else if x == f64::NEG_INFINITY {
-        json!("-inf")
-    } else {
-        json!(x)
-    })
+fn float(x: f64, default_nan: bool) -> Option<f64> {
+    (!x.is_nan() || default_nan).then_some(x)
 }
 
 /// One element as the format writes it.
-fn element_json(d: DType, b: &[u8]) -> Option<Value> {
+fn element(d: DType, b: &[u8]) -> Option<Written> {
+    let part = |d: DType, b: &[u8]| match element(d, b)? {
+        Written::Float(x) => Some(x),
+        _ => None,
+    };
     Some(match d {
         DType::F32 => {
             let x = f32::get(b);
-            float_json(x as f64, x.to_bits() == (f64::NAN as f32).to_bits())?
+            Written::Float(float(x as f64, x.to_bits() == (f64::NAN as f32).to_bits())?)
         }
         DType::F64 => {
             let x = f64::get(b);
-            float_json(x, x.to_bits() == f64::NAN.to_bits())?
+            Written::Float(float(x, x.to_bits() == f64::NAN.to_bits())?)
         }
         DType::F16 => {
             let x = half::f16::get(b);
-            float_json(
+            Written::Float(float(
                 x.to_f64(),
                 x.to_bits() == half::f16::from_f64(f64::NAN).to_bits(),
-            )?
+            )?)
         }
         DType::BF16 => {
             let x = half::bf16::get(b);
-            float_json(
+            Written::Float(float(
                 x.to_f64(),
                 x.to_bits() == half::bf16::from_f64(f64::NAN).to_bits(),
-            )?
+            )?)
         }
-        DType::C64 => {
-            let h = d.size() / 2;
-            json!([
-                element_json(DType::F32, &b[..h])?,
-                element_json(DType::F32, &b[h..])?
-            ])
+        DType::C64 | DType::C128 => {
+            let (h, part_dtype) = (
+                d.size() / 2,
+                if d == DType::C64 {
+                    DType::F32
+                } else {
+                    DType::F64
+                },
+            );
+            Written::Complex(part(part_dtype, &b[..h])?, part(part_dtype, &b[h..])?)
         }
-        DType::C128 => {
-            let h = d.size() / 2;
-            json!([
-                element_json(DType::F64, &b[..h])?,
-                element_json(DType::F64, &b[h..])?
-            ])
-        }
-        DType::Bool => json!(b[0] != 0),
-        DType::I8 => json!(i8::get(b)),
-        DType::U8 => json!(u8::get(b)),
-        DType::I16 => json!(i16::get(b)),
-        DType::U16 => json!(u16::get(b)),
-        DType::I32 => json!(i32::get(b)),
-        DType::U32 => json!(u32::get(b)),
-        DType::I64 => json!(i64::get(b)),
-        DType::U64 => json!(u64::get(b)),
+        DType::Bool => Written::Bool(b[0] != 0),
+        DType::I8 => Written::Int(i8::get(b).into()),
+        DType::U8 => Written::UInt(u8::get(b).into()),
+        DType::I16 => Written::Int(i16::get(b).into()),
+        DType::U16 => Written::UInt(u16::get(b).into()),
+        DType::I32 => Written::Int(i32::get(b).into()),
+        DType::U32 => Written::UInt(u32::get(b).into()),
+        DType::I64 => Written::Int(i64::get(b)),
+        DType::U64 => Written::UInt(u64::get(b)),
         _ => return None, // a dtype the case format has no values of
     })
 }
@@ -457,7 +487,7 @@ fn unwritable(t: &CaseTensor) -> Option<String> {
     let es = t.dtype.size().max(1);
     t.bytes
         .chunks_exact(es)
-        .position(|b| element_json(t.dtype, b).is_none())
+        .position(|b| element(t.dtype, b).is_none())
         .map(|i| {
             format!(
                 "element {i} is a NaN with payload {} that the format cannot write (\"nan\" reads as the default NaN)",
@@ -466,38 +496,71 @@ fn unwritable(t: &CaseTensor) -> Option<String> {
         })
 }
 
-/// Writes `t` as a tensor object (`data`, `dtype`, `shape`, and `view` if
-/// any; keys in serde_json's order) that reads back to the same bytes, one
-/// element at a time. `t` must be writable ([`unwritable`]).
-fn write_tensor(w: &mut dyn std::io::Write, t: &CaseTensor) -> std::io::Result<()> {
-    let es = t.dtype.size().max(1);
-    w.write_all(b"{\"data\":[")?;
-    for (i, b) in t.bytes.chunks_exact(es).enumerate() {
-        if i > 0 {
-            w.write_all(b",")?;
+/// A tensor object as the format writes it (`data`, `dtype`, `shape`, and
+/// `view` if any; fields in serde_json's map order), reading back to the
+/// same bytes. Its tensor must be writable ([`unwritable`]).
+#[derive(Serialize)]
+struct TensorOut<'a> {
+    data: DataOut<'a>,
+    dtype: &'static str,
+    shape: &'a [usize],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    view: Option<ViewOut<'a>>,
+}
+
+impl<'a> TensorOut<'a> {
+    fn new(t: &'a CaseTensor) -> TensorOut<'a> {
+        TensorOut {
+            data: DataOut(t),
+            dtype: t.dtype.name(),
+            shape: &t.shape,
+            view: t.view.as_ref().map(|(shape, strides, offset)| ViewOut {
+                offset: *offset,
+                shape,
+                strides,
+            }),
         }
-        let v = element_json(t.dtype, b).ok_or_else(|| {
-            std::io::Error::other(format!("element {i} cannot be written (checked before)"))
-        })?;
-        serde_json::to_writer(&mut *w, &v)?;
     }
-    w.write_all(b"],\"dtype\":")?;
-    serde_json::to_writer(&mut *w, t.dtype.name())?;
-    w.write_all(b",\"shape\":")?;
-    serde_json::to_writer(&mut *w, &t.shape)?;
-    if let Some((shape, strides, offset)) = &t.view {
-        w.write_all(b",\"view\":")?;
-        serde_json::to_writer(
-            &mut *w,
-            &json!({"shape": shape, "strides": strides, "offset": offset}),
-        )?;
+}
+
+/// `input.view` as the format writes it.
+#[derive(Serialize)]
+struct ViewOut<'a> {
+    offset: usize,
+    shape: &'a [usize],
+    strides: &'a [usize],
+}
+
+/// A tensor's `data`, written one element at a time (no copy of the
+/// output as text or JSON values: a case's 60 MB output once took
+/// gigabytes that way).
+struct DataOut<'a>(&'a CaseTensor);
+
+impl Serialize for DataOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let es = t.dtype.size().max(1);
+        let mut seq = s.serialize_seq(Some(t.bytes.len() / es))?;
+        for (i, b) in t.bytes.chunks_exact(es).enumerate() {
+            let x = element(t.dtype, b).ok_or_else(|| {
+                S::Error::custom(format!("element {i} cannot be written (checked before)"))
+            })?;
+            seq.serialize_element(&x)?;
+        }
+        seq.end()
     }
-    w.write_all(b"}")
+}
+
+/// Writes `t` as a tensor object ([`TensorOut`]).
+#[cfg(test)]
+fn write_tensor(w: &mut dyn std::io::Write, t: &CaseTensor) -> std::io::Result<()> {
+    Ok(serde_json::to_writer(w, &TensorOut::new(t))?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// The tensor object [`write_tensor`] writes, read as JSON.
     fn tensor_json(t: &CaseTensor) -> Result<Value, String> {
