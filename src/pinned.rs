@@ -207,7 +207,8 @@ impl Staging {
         })
     }
 
-    /// A user's buffer, lent for one copy (freed after, not pooled).
+    /// A user's buffer, consumed by one copy; afterwards it joins the
+    /// staging pool if the pool has room (else it is freed).
     pub(crate) fn own(buf: PinnedBuffer) -> Staging {
         Staging {
             buf: Some(buf),
