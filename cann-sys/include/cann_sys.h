@@ -501,6 +501,13 @@ aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
 aclnnStatus aclDestroyIntArray(const aclIntArray *array);
 aclScalar *aclCreateScalar(void *value, aclDataType dataType);
 aclnnStatus aclDestroyScalar(const aclScalar *scalar);
+/* Lists own their members: destroying a list destroys them. */
+aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size);
+aclnnStatus aclDestroyTensorList(const aclTensorList *array);
+aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size);
+aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size);
+aclnnStatus aclDestroyScalarList(const aclScalarList *array);
+aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size);
 
 /* Executor reuse (public since CANN 8.0.RC2). */
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);

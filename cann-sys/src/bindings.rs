@@ -602,6 +602,24 @@ unsafe extern "C" {
     pub fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus;
 }
 unsafe extern "C" {
+    pub fn aclCreateTensorList(value: *const *const aclTensor, size: u64) -> *mut aclTensorList;
+}
+unsafe extern "C" {
+    pub fn aclDestroyTensorList(array: *const aclTensorList) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclGetTensorListSize(tensorList: *const aclTensorList, size: *mut u64) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclCreateScalarList(value: *const *const aclScalar, size: u64) -> *mut aclScalarList;
+}
+unsafe extern "C" {
+    pub fn aclDestroyScalarList(array: *const aclScalarList) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclGetScalarListSize(scalarList: *const aclScalarList, size: *mut u64) -> aclnnStatus;
+}
+unsafe extern "C" {
     pub fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) -> aclnnStatus;
 }
 unsafe extern "C" {

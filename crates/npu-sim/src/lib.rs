@@ -2,7 +2,7 @@
 // soc, cores, memory, kernels, config, abi (guard, last error), work (launches,
 // copies, Fault), stream (streams, events, Hold), objects (tensors, scalars,
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
-// (aclCreateTensor, executor reuse), executor (second phase), ops (aclnn ops).
+// (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -55,6 +55,7 @@ mod config;
 mod cores;
 mod executor;
 mod kernels;
+mod lists;
 mod memory;
 mod meta;
 mod objects;
@@ -65,6 +66,7 @@ mod state;
 mod stream;
 mod work;
 
+pub use lists::*;
 pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
@@ -75,6 +77,38 @@ use cann_sys::{Api, Origin};
 // The ACL helpers are not in `Api` (npu-ops does not call them): check
 // their signatures against the bindings here (no link-time reference).
 const _: () = {
+    let _: unsafe extern "C" fn(
+        *const *const cann_sys::aclTensor,
+        u64,
+    ) -> *mut cann_sys::aclTensorList = cann_sys::aclCreateTensorList;
+    let _: unsafe extern "C" fn(
+        *const *const cann_sys::aclTensor,
+        u64,
+    ) -> *mut cann_sys::aclTensorList = aclCreateTensorList;
+    let _: unsafe extern "C" fn(*const cann_sys::aclTensorList) -> cann_sys::aclnnStatus =
+        cann_sys::aclDestroyTensorList;
+    let _: unsafe extern "C" fn(*const cann_sys::aclTensorList) -> cann_sys::aclnnStatus =
+        aclDestroyTensorList;
+    let _: unsafe extern "C" fn(*const cann_sys::aclTensorList, *mut u64) -> cann_sys::aclnnStatus =
+        cann_sys::aclGetTensorListSize;
+    let _: unsafe extern "C" fn(*const cann_sys::aclTensorList, *mut u64) -> cann_sys::aclnnStatus =
+        aclGetTensorListSize;
+    let _: unsafe extern "C" fn(
+        *const *const cann_sys::aclScalar,
+        u64,
+    ) -> *mut cann_sys::aclScalarList = cann_sys::aclCreateScalarList;
+    let _: unsafe extern "C" fn(
+        *const *const cann_sys::aclScalar,
+        u64,
+    ) -> *mut cann_sys::aclScalarList = aclCreateScalarList;
+    let _: unsafe extern "C" fn(*const cann_sys::aclScalarList) -> cann_sys::aclnnStatus =
+        cann_sys::aclDestroyScalarList;
+    let _: unsafe extern "C" fn(*const cann_sys::aclScalarList) -> cann_sys::aclnnStatus =
+        aclDestroyScalarList;
+    let _: unsafe extern "C" fn(*const cann_sys::aclScalarList, *mut u64) -> cann_sys::aclnnStatus =
+        cann_sys::aclGetScalarListSize;
+    let _: unsafe extern "C" fn(*const cann_sys::aclScalarList, *mut u64) -> cann_sys::aclnnStatus =
+        aclGetScalarListSize;
     let _: unsafe extern "C" fn(cann_sys::aclDataType) -> usize = cann_sys::aclDataTypeSize;
     let _: unsafe extern "C" fn(cann_sys::aclDataType) -> usize = aclDataTypeSize;
     let _: unsafe extern "C" fn(f32) -> cann_sys::aclFloat16 = cann_sys::aclFloatToFloat16;

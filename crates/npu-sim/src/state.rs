@@ -148,6 +148,11 @@ pub struct Handles {
     pub int_arrays: HandleMap<Arc<Vec<i64>>>,
     /// `aclScalar`s.
     pub scalars: HandleMap<Arc<Scalar>>,
+    /// `aclTensorList`s: their member tensors' handles (owned: destroying
+    /// the list destroys them).
+    pub tensor_lists: HandleMap<Vec<usize>>,
+    /// `aclScalarList`s: their member scalars' handles (owned).
+    pub scalar_lists: HandleMap<Vec<usize>>,
     /// `aclOpExecutor`s.
     pub executors: HandleMap<Arc<Mutex<Executor>>>,
     /// Streams (not counting default streams).
