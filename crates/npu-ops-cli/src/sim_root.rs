@@ -473,7 +473,8 @@ _npu_sim_self=
 if [ -n "${BASH_VERSION:-}" ]; then
     eval '_npu_sim_self=${BASH_SOURCE[0]:-}'
 elif [ -n "${ZSH_VERSION:-}" ]; then
-    eval '_npu_sim_self=${(%):-%x}'
+    # $0 is the sourced file unless emulating sh; %x shows a newline as \n.
+    eval 'if [[ -o function_argzero ]]; then _npu_sim_self=$0; else _npu_sim_self=${(%):-%x}; fi'
 else
     # No name for the sourced file: the highest-numbered descriptor of
     # this shell open on a file called @NAME@ is this script (Linux).
