@@ -156,7 +156,11 @@ fn sim_install_cmd(dir: PathBuf, lib: Option<PathBuf>, cc: Option<String>) -> Re
     let done =
         npu_ops_cli::sim_root::install(&dir, &npu_ops_cli::sim_root::Options { core: lib, cc })?;
     let root = done.root.display();
-    println!("simulated CANN root: {root}");
+    println!(
+        "simulated CANN {} root: {root} (files in {}/; include, lib64 and bin link there)",
+        npu_ops_cli::sim_root::CANN_VERSION,
+        npu_ops_cli::sim_root::arch_dir()
+    );
     println!("  include/: {}", done.headers.join(", "));
     for (lib, n) in &done.libraries {
         println!("  lib64/{lib}: {n} symbols");

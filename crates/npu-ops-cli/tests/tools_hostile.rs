@@ -331,15 +331,25 @@ fn install_never_writes_through_links_planted_in_its_root() {
     let outside = base.join("outside");
     let victim = write(&outside, "victim", "precious\n");
     let root = base.join("root");
+    let arch = sim_root::arch_dir();
     // Files of the layout planted as links to a file outside, and as
     // dangling links.
-    let planted = [
+    let planted: Vec<String> = [
         "set_env.sh",
-        "include/acl/acl.h",
-        "include/npu_sim.h",
-        "lib64/libascendcl.so",
-        "lib64/libnpu_sim_c.so",
-    ];
+        "@/include/acl/acl.h",
+        "@/include/aclnn/opdev/op_errno.h",
+        "@/include/npu_sim.h",
+        "@/lib64/libascendcl.so",
+        "@/lib64/libnpu_sim_c.so",
+        "@/bin/setenv.bash",
+        "@/ascend_toolkit_install.info",
+        "share/info/runtime/version.info",
+        "runtime/version.info",
+        "compiler/README",
+    ]
+    .iter()
+    .map(|p| p.replace('@', &arch))
+    .collect();
     for (i, p) in planted.iter().enumerate() {
         let at = root.join(p);
         std::fs::create_dir_all(at.parent().unwrap()).unwrap();
@@ -347,8 +357,16 @@ fn install_never_writes_through_links_planted_in_its_root() {
         let dangling = root.join(format!("{p}.dangling"));
         symlink(outside.join(format!("created-{i}")), dangling).unwrap();
     }
-    symlink(outside.join("created-lib"), root.join("lib64/libopapi.so")).unwrap();
-    // A real compiler: the libraries are built as the command builds them.
+    symlink(
+        outside.join("created-lib"),
+        root.join(&arch).join("lib64/libopapi.so"),
+    )
+    .unwrap();
+    // The links of the layout planted to a folder outside: replaced,
+    // never followed.
+    for l in ["include", "lib64", "bin", "runtime/lib64", "compiler/lib64"] {
+        symlink(&outside, root.join(l)).unwrap();
+    }
     let done = sim_root::install(&root, &options(&base, true)).unwrap();
     assert_eq!(done.root, root);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
@@ -357,8 +375,22 @@ fn install_never_writes_through_links_planted_in_its_root() {
         1,
         "nothing created outside"
     );
-    for p in planted.iter().chain(&["lib64/libopapi.so"]) {
+    let libopapi = format!("{arch}/lib64/libopapi.so");
+    for p in planted.iter().chain([&libopapi]) {
         assert!(is_regular(&root.join(p)), "{p} is a file of the install");
+    }
+    for (l, to) in [
+        ("include", format!("{arch}/include")),
+        ("lib64", format!("{arch}/lib64")),
+        ("bin", format!("{arch}/bin")),
+        ("runtime/lib64", format!("../{arch}/lib64")),
+        ("compiler/lib64", format!("../{arch}/lib64")),
+    ] {
+        assert_eq!(
+            std::fs::read_link(root.join(l)).unwrap(),
+            Path::new(&to),
+            "{l}"
+        );
     }
     let h = std::fs::read_to_string(root.join("include/acl/acl.h")).unwrap();
     assert!(h.contains("NPU_SIM_CANN_ACL_ACL_H"), "{h}");
@@ -368,7 +400,21 @@ fn install_never_writes_through_links_planted_in_its_root() {
 
     // A folder of the layout that is a link is refused, by name, and
     // nothing is written through it.
-    for folder in ["include", "include/aclnnop", "lib64", "opp"] {
+    let folders: Vec<String> = [
+        "@",
+        "@/include",
+        "@/include/aclnnop",
+        "@/lib64",
+        "@/bin",
+        "opp",
+        "share/info",
+        "runtime",
+        "compiler",
+    ]
+    .iter()
+    .map(|p| p.replace('@', &arch))
+    .collect();
+    for folder in &folders {
         let root = base.join(format!("root-{}", folder.replace('/', "-")));
         let target = base.join(format!("target-{}", folder.replace('/', "-")));
         std::fs::create_dir_all(&target).unwrap();
@@ -384,6 +430,19 @@ fn install_never_writes_through_links_planted_in_its_root() {
             "{folder}: {e}"
         );
     }
+    // Where the layout has a link, a folder (an earlier install's
+    // `include/`) is refused by name, and left as it was.
+    let root = base.join("root-earlier");
+    let kept = write(&root, "include/acl/acl.h", "an earlier header\n");
+    let e = sim_root::install(&root, &options(&base, false)).unwrap_err();
+    assert!(
+        e.contains(s(&root.join("include"))) && e.contains("folder"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(kept).unwrap(),
+        "an earlier header\n"
+    );
 }
 
 #[test]
@@ -393,7 +452,10 @@ fn install_refuses_folders_others_may_change() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().canonicalize().unwrap();
     // Writable by every user (the root itself, or a folder of the layout).
-    for folder in ["", "lib64", "include/acl"] {
+    let arch = sim_root::arch_dir();
+    let lib64 = format!("{arch}/lib64");
+    let acl = format!("{arch}/include/acl");
+    for folder in ["", lib64.as_str(), acl.as_str()] {
         let root = base.join(format!("open-{}", folder.replace('/', "-")));
         let at = if folder.is_empty() {
             root.clone()
@@ -421,7 +483,18 @@ fn install_refuses_folders_others_may_change() {
     // the umask; a folder of its own installs.
     let root = base.join("mine");
     sim_root::install(&root, &options(&base, false)).unwrap();
-    for f in ["", "include", "include/aclnnop", "lib64", "opp"] {
+    for f in [
+        "",
+        &arch,
+        &format!("{arch}/include"),
+        &format!("{arch}/include/aclnnop"),
+        &lib64,
+        &format!("{arch}/bin"),
+        "opp",
+        "share/info/runtime",
+        "runtime",
+        "compiler",
+    ] {
         let mode = std::fs::metadata(root.join(f)).unwrap().mode();
         assert_eq!(mode & 0o022, 0, "{f}: {mode:o}");
     }
