@@ -108,6 +108,8 @@ mod generate {
         "aclrtMemAttr",
         "aclrtEventRecordedStatus",
         "aclrtStreamStatus",
+        "aclrtRunMode",
+        "aclrtCallbackBlockType",
     ];
 
     /// Names declared by the project's header, read from its text so that
@@ -150,7 +152,10 @@ mod generate {
                 d.constants
                     .push(rest.split([' ', '=']).next().unwrap().to_string());
             } else if let Some(rest) = line.strip_prefix("typedef ") {
-                if let Some(name) = rest.trim_end_matches(';').split_whitespace().last() {
+                // A function-pointer type: `typedef R (*name)(args);`.
+                if let Some(name) = rest.split_once("(*").and_then(|(_, r)| r.split_once(')')) {
+                    d.types.push(name.0.trim().to_string());
+                } else if let Some(name) = rest.trim_end_matches(';').split_whitespace().last() {
                     let name = name.trim_start_matches('*');
                     if !rest.starts_with("enum") {
                         d.types.push(name.to_string());

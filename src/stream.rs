@@ -369,6 +369,64 @@ impl Stream {
         Ok(ev)
     }
 
+    /// Runs `f` on a host thread when the stream reaches this point
+    /// (CANN's `aclrtLaunchHostFunc`): work enqueued on the stream later
+    /// waits until `f` has returned. Returns at once.
+    ///
+    /// `f` is boxed and freed exactly once: after it has run, or at once if
+    /// the launch fails. It runs even if earlier work on the stream faulted
+    /// (as CANN's host tasks do under its default failure mode); streams of
+    /// this crate are only destroyed after their work has run, so `f` is
+    /// never lost with its stream. Only a stream's owner force-destroying
+    /// an adopted stream ([`Stream::from_raw`]) before `f` runs can discard
+    /// it, and then `f` is leaked, never run or freed twice. As CANN
+    /// requires of host functions, `f` must not call into CANN or npu-ops
+    /// (synchronising this stream from `f` would wait for `f` itself); a
+    /// panic in `f` is caught and dropped.
+    ///
+    /// ```
+    /// # fn main() -> npu_ops::Result<()> {
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// use std::sync::Arc;
+    /// let rt = npu_ops::Runtime::new(npu_ops::Backend::Simulator)?;
+    /// let stream = rt.stream()?;
+    /// let ran = Arc::new(AtomicBool::new(false));
+    /// let flag = ran.clone();
+    /// stream.launch_host_fn(move || flag.store(true, Ordering::SeqCst))?;
+    /// stream.synchronize()?;
+    /// assert!(ran.load(Ordering::SeqCst));
+    /// # Ok(()) }
+    /// ```
+    pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        type HostFn = Box<dyn FnOnce() + Send + 'static>;
+        extern "C" fn trampoline(arg: *mut std::ffi::c_void) {
+            // SAFETY: `arg` is the pointer `Box::into_raw` made below, handed
+            // to the runtime once, which calls this once with it.
+            let f = unsafe { Box::from_raw(arg.cast::<HostFn>()) };
+            // A panic must not unwind into the runtime's thread.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        }
+        let Some(launch) = self.api().aclrtLaunchHostFunc else {
+            return Err(Error::Unavailable {
+                what: "Stream::launch_host_fn",
+                reason: "this CANN's runtime library has no aclrtLaunchHostFunc".into(),
+            });
+        };
+        self.bind()?;
+        let arg = Box::into_raw(Box::new(Box::new(f) as HostFn));
+        let st = self.state();
+        // SAFETY: this stream's live handle; `trampoline` takes `arg`
+        // (a leaked box) exactly once when the stream reaches it.
+        let code = unsafe { launch(self.0.raw.as_raw(), Some(trampoline), arg.cast()) };
+        Stream::unlock(st);
+        if code != 0 {
+            // SAFETY: the launch failed, so the runtime did not take `arg`:
+            // this is its only owner.
+            drop(unsafe { Box::from_raw(arg) });
+        }
+        ffi::check(self.api(), "aclrtLaunchHostFunc", code)
+    }
+
     /// Makes later work on this stream wait until `event` has completed.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.bind()?;

@@ -172,6 +172,36 @@ typedef enum {
     ACL_STREAM_STATUS_RESERVED = 0xFFFF
 } aclrtStreamStatus;
 
+typedef enum {
+    ACL_DEVICE = 0,
+    ACL_HOST = 1
+} aclrtRunMode;
+
+typedef enum {
+    ACL_CALLBACK_NO_BLOCK = 0,
+    ACL_CALLBACK_BLOCK = 1
+} aclrtCallbackBlockType;
+
+typedef void (*aclrtCallback)(void *userData);
+typedef void (*aclrtHostFunc)(void *args);
+
+#define ACL_EVENT_SYNC 0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE 0x00000008U
+#define ACL_EVENT_DEVICE_USE_ONLY 0x00000010U
+#define ACL_EVENT_EXTERNAL 0x00000020U
+#define ACL_EVENT_IPC 0x00000040U
+
+#define ACL_EVENT_RECORD_DEFAULT 0x0U
+#define ACL_EVENT_RECORD_EXTERNAL 0x01U
+#define ACL_EVENT_WAIT_DEFAULT 0x0U
+#define ACL_EVENT_WAIT_EXTERNAL 0x01U
+
+#define ACL_CONTINUE_ON_FAILURE 0x00000000U
+#define ACL_STOP_ON_FAILURE 0x00000001U
+
+#define ACL_PKG_VERSION_MAX_SIZE 128
+
 /* ------------------------------------------------------------------------ */
 /* Status codes: aclError base codes (acl_base_rt.h: static const int)      */
 /* ------------------------------------------------------------------------ */
@@ -445,24 +475,51 @@ const char *aclGetRecentErrMsg(void);
 const char *aclrtGetSocName(void);
 aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
 
+aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+
+aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
+                             aclrtStream stream);
+aclError aclrtProcessReport(int32_t timeout);
+aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+aclError aclrtDestroyContext(aclrtContext context);
+aclError aclrtSetCurrentContext(aclrtContext context);
+aclError aclrtGetCurrentContext(aclrtContext *context);
+aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+
 aclError aclrtSetDevice(int32_t deviceId);
 aclError aclrtResetDevice(int32_t deviceId);
+aclError aclrtResetDeviceForce(int32_t deviceId);
 aclError aclrtGetDevice(int32_t *deviceId);
+aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+aclError aclrtGetRunMode(aclrtRunMode *runMode);
 aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtSynchronizeDevice(void);
 
 aclError aclrtCreateStream(aclrtStream *stream);
 aclError aclrtDestroyStream(aclrtStream stream);
+aclError aclrtDestroyStreamForce(aclrtStream stream);
 aclError aclrtSynchronizeStream(aclrtStream stream);
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout,
+                                      uint32_t flag);
 
 aclError aclrtCreateEvent(aclrtEvent *event);
+aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
 aclError aclrtDestroyEvent(aclrtEvent event);
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag);
+aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
 aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
 aclError aclrtSynchronizeEvent(aclrtEvent event);
+aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);

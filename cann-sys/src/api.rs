@@ -14,6 +14,7 @@ use std::sync::Arc;
 macro_rules! api_table {
     (
         runtime { $( fn $r:ident ( $($ra:ty),* ) -> $rr:ty; )* }
+        runtime_optional { $( fn $ro:ident ( $($roa:ty),* ) -> $ror:ty; )* }
         meta { $( fn $m:ident ( $($ma:ty),* ) -> $mr:ty; )* }
         reuse { $( fn $x:ident ( $($xa:ty),* ) -> $xr:ty; )* }
         ops { $( $acc:ident: $opname:literal => fn $ws:ident ( $($wa:ty),* ), fn $run:ident; )* }
@@ -24,6 +25,8 @@ macro_rules! api_table {
             use super::*;
             $( #[doc = concat!("Pointer to `", stringify!($r), "` (libascendcl).")]
                pub type $r = unsafe extern "C" fn($($ra),*) -> $rr; )*
+            $( #[doc = concat!("Pointer to `", stringify!($ro), "` (libascendcl; optional: not in every CANN release).")]
+               pub type $ro = unsafe extern "C" fn($($roa),*) -> $ror; )*
             $( #[doc = concat!("Pointer to `", stringify!($m), "` (libnnopbase).")]
                pub type $m = unsafe extern "C" fn($($ma),*) -> $mr; )*
             $( #[doc = concat!("Pointer to `", stringify!($x), "` (libnnopbase, CANN >= 8.0.RC2).")]
@@ -43,6 +46,7 @@ macro_rules! api_table {
         // feature, from an installed CANN's headers) does not compile.
         const _: () = {
             $( let _: fns::$r = crate::bindings::$r; )*
+            $( let _: fns::$ro = crate::bindings::$ro; )*
             $( let _: fns::$m = crate::bindings::$m; )*
             $( let _: fns::$x = crate::bindings::$x; )*
             $( let _: fns::$ws = crate::bindings::$ws; let _: fns::$run = crate::bindings::$run; )*
@@ -78,6 +82,7 @@ macro_rules! api_table {
         #[derive(Clone)]
         pub struct Api {
             $( #[doc = concat!("`", stringify!($r), "`")] pub $r: fns::$r, )*
+            $( #[doc = concat!("`", stringify!($ro), "`, if this CANN has it")] pub $ro: Option<fns::$ro>, )*
             $( #[doc = concat!("`", stringify!($m), "`")] pub $m: fns::$m, )*
             $( #[doc = concat!("`", stringify!($x), "`, if this CANN has it")] pub $x: Option<fns::$x>, )*
             $( #[doc = concat!("`", stringify!($ws), "`, if this CANN has ", $opname)] pub $ws: Option<fns::$ws>,
@@ -88,6 +93,9 @@ macro_rules! api_table {
 
         /// Symbols that must be in the runtime library (`libascendcl.so`).
         pub const RUNTIME_SYMBOLS: &[&str] = &[$(stringify!($r)),*];
+        /// Optional symbols of the runtime library: an `Api` loads without
+        /// them (older CANN), and the calls that need them say so.
+        pub const RUNTIME_OPTIONAL_SYMBOLS: &[&str] = &[$(stringify!($ro)),*];
         /// Symbols that must be in `libnnopbase.so`.
         pub const META_SYMBOLS: &[&str] = &[$(stringify!($m)),*];
         /// Optional executor-reuse symbols of `libnnopbase.so`.
@@ -107,6 +115,7 @@ macro_rules! api_table {
             pub fn linked() -> Api {
                 Api {
                     $( $r: crate::bindings::$r, )*
+                    $( $ro: Some(crate::bindings::$ro), )*
                     $( $m: crate::bindings::$m, )*
                     $( $x: Some(crate::bindings::$x), )*
                     $( $ws: Some(crate::bindings::$ws), $run: Some(crate::bindings::$run), )*
@@ -133,10 +142,12 @@ macro_rules! api_table {
                 v
             }
 
-            /// Resolves every symbol through `sym` (runtime, meta) and `op`
-            /// (operators: both symbols from one library, or `None`).
+            /// Resolves every symbol through `rt`, `rt_opt` (runtime), `meta`,
+            /// `meta_opt` and `op` (operators: both symbols from one library,
+            /// or `None`).
             pub(crate) fn resolve(
                 mut rt: impl FnMut(&'static str) -> Result<*const c_void, LoadError>,
+                mut rt_opt: impl FnMut(&'static str) -> Option<*const c_void>,
                 mut meta: impl FnMut(&'static str) -> Result<*const c_void, LoadError>,
                 mut meta_opt: impl FnMut(&'static str) -> Option<*const c_void>,
                 mut op: impl FnMut(&'static str, &'static str) -> Option<(*const c_void, *const c_void)>,
@@ -147,6 +158,8 @@ macro_rules! api_table {
                 // against the declarations above), and is non-null.
                 Ok(Api {
                     $( $r: unsafe { core::mem::transmute::<*const c_void, fns::$r>(rt(stringify!($r))?) }, )*
+                    $( $ro: rt_opt(stringify!($ro))
+                        .map(|p| unsafe { core::mem::transmute::<*const c_void, fns::$ro>(p) }), )*
                     $( $m: unsafe { core::mem::transmute::<*const c_void, fns::$m>(meta(stringify!($m))?) }, )*
                     $( $x: meta_opt(stringify!($x))
                         .map(|p| unsafe { core::mem::transmute::<*const c_void, fns::$x>(p) }), )*
@@ -202,6 +215,9 @@ api_table! {
         fn aclrtMemset(*mut c_void, usize, i32, usize) -> aclError;
         fn aclrtMemsetAsync(*mut c_void, usize, i32, usize, aclrtStream) -> aclError;
         fn aclrtGetMemInfo(aclrtMemAttr, *mut usize, *mut usize) -> aclError;
+    }
+    runtime_optional {
+        fn aclrtLaunchHostFunc(aclrtStream, aclrtHostFunc, *mut c_void) -> aclError;
     }
     meta {
         fn aclnnInit(*const c_char) -> aclnnStatus;

@@ -51,7 +51,7 @@ pub mod soc;
 
 pub use api::{
     fns, Api, Operator, OperatorSymbols, Origin, META_SYMBOLS, OPERATORS, REUSE_SYMBOLS,
-    RUNTIME_SYMBOLS,
+    RUNTIME_OPTIONAL_SYMBOLS, RUNTIME_SYMBOLS,
 };
 pub use bindings::*;
 pub use load::{

@@ -167,6 +167,7 @@ impl Api {
             })
         };
         let rt = |name| required(&runtime, &runtime_path, name);
+        let rt_opt = |name| symbol(&runtime, name);
         let nn = |name| required(&meta, &meta_path, name);
         let nn_opt = |name| symbol(&meta, name);
         let op = |ws: &'static str, _run: &'static str| {
@@ -184,7 +185,7 @@ impl Api {
             })
             .collect();
         // Placeholder origin while resolving; the real one owns the handles.
-        let api = Api::resolve(rt, nn, nn_opt, op, Origin::linked("loading"))?;
+        let api = Api::resolve(rt, rt_opt, nn, nn_opt, op, Origin::linked("loading"))?;
         let mut libraries = vec![runtime, meta];
         libraries.extend(op_libs.into_iter().map(|(_, l)| l));
         Ok(Api {

@@ -117,6 +117,39 @@ const _: () = {
     let _: unsafe extern "C" fn(cann_sys::aclFloat16) -> f32 = aclFloat16ToFloat;
 };
 
+// The runtime calls of CANN's examples that `Api` does not carry: each
+// simulated function has exactly the declared C type.
+macro_rules! same_type {
+    ($($f:ident),* $(,)?) => {
+        const _: () = {
+            $( let _ = [cann_sys::$f, $f]; )*
+        };
+    };
+}
+same_type!(
+    aclrtResetDeviceForce,
+    aclrtDestroyStreamForce,
+    aclrtCreateContext,
+    aclrtDestroyContext,
+    aclrtSetCurrentContext,
+    aclrtGetCurrentContext,
+    aclrtCtxGetCurrentDefaultStream,
+    aclrtSetStreamFailureMode,
+    aclrtGetRunMode,
+    aclsysGetVersionStr,
+    aclsysGetVersionNum,
+    aclrtSubscribeReport,
+    aclrtUnSubscribeReport,
+    aclrtLaunchCallback,
+    aclrtProcessReport,
+    aclrtCreateEventWithFlag,
+    aclrtCreateEventExWithFlag,
+    aclrtRecordEventWithFlag,
+    aclrtResetEvent,
+    aclrtStreamWaitEventWithFlag,
+    aclrtSynchronizeEventWithTimeout,
+);
+
 /// Live counts of everything the simulator hands out.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -323,6 +356,7 @@ pub fn api() -> Api {
         aclrtMemset,
         aclrtMemsetAsync,
         aclrtGetMemInfo,
+        aclrtLaunchHostFunc: Some(aclrtLaunchHostFunc),
         aclnnInit,
         aclnnFinalize,
         aclCreateTensor,

@@ -164,6 +164,22 @@ pub struct Handles {
     pub host: std::collections::BTreeMap<usize, usize>,
     /// `npuSimHoldStream` holds: the device of their stream, and the hold.
     pub holds: HandleMap<(u32, crate::stream::Hold)>,
+    /// Contexts: explicit ones (`aclrtCreateContext`) and each device's
+    /// default context (made by `aclrtSetDevice`).
+    pub contexts: HandleMap<Arc<Context>>,
+}
+
+/// A context (CANN's `aclrtContext`): it belongs to one device; the
+/// default context of a device uses the device's default stream, an
+/// explicit one has a default stream of its own.
+pub struct Context {
+    /// The device it belongs to.
+    pub device: u32,
+    /// Whether it is the device's default context (made by `aclrtSetDevice`,
+    /// not destroyable by `aclrtDestroyContext`).
+    pub primary: bool,
+    /// An explicit context's default stream, created on first use.
+    pub default_stream: Mutex<Option<Arc<Stream>>>,
 }
 
 static HANDLES: Mutex<Option<Handles>> = Mutex::new(None);

@@ -12,7 +12,7 @@
 
 mod event;
 
-pub use event::Event;
+pub use event::{Event, EventKind};
 
 use crate::work::{Fault, Launch, SendCopy};
 use std::collections::VecDeque;
@@ -30,6 +30,10 @@ pub enum TaskKind {
     Work,
     /// An event record or wait.
     Sync,
+    /// A host function or callback (`aclrtLaunchHostFunc`,
+    /// `aclrtLaunchCallback`): host work, so it runs after a fault too,
+    /// unless the stream stops on failure (`ACL_STOP_ON_FAILURE`).
+    Host,
 }
 
 type TaskFn = Box<dyn FnOnce() -> Result<(), Fault> + Send>;
@@ -67,8 +71,9 @@ enum Task {
     Job(TaskKind, Job),
     /// Completes `ticket` of the event with the stream's fault state.
     Record(Arc<Event>, u64),
-    /// Waits for `ticket` of the event.
-    Wait(Arc<Event>, u64),
+    /// Waits for `ticket` of the event (at most the limit, then the
+    /// stream faults with `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT`).
+    Wait(Arc<Event>, u64, Option<Duration>),
 }
 
 /// Work at most this size (bytes touched) may run inline on an idle
@@ -122,6 +127,11 @@ struct Queue {
     waiters: u32,
     /// A task is running (on the worker, or inline).
     running: bool,
+    /// `aclrtSetStreamFailureMode` was called (CANN allows it once).
+    mode_set: bool,
+    /// `ACL_STOP_ON_FAILURE`: a fault is never cleared; every later task
+    /// is skipped and every synchronisation reports it.
+    stop_on_failure: bool,
 }
 
 struct Shared {
@@ -213,6 +223,8 @@ impl Stream {
                 parked: false,
                 waiters: 0,
                 running: false,
+                mode_set: false,
+                stop_on_failure: false,
             }),
             enqueued: AtomicU64::new(0),
             done: AtomicU64::new(0),
@@ -402,10 +414,58 @@ impl Stream {
             }
             q.waiters -= 1;
         }
-        match lock(&self.shared.q).fault.take() {
+        let mut q = lock(&self.shared.q);
+        let fault = if q.stop_on_failure {
+            q.fault.clone()
+        } else {
+            q.fault.take()
+        };
+        match fault {
             Some(f) => Err(f),
             None => Ok(()),
         }
+    }
+
+    /// Sets the failure mode (`aclrtSetStreamFailureMode`): `stop` keeps a
+    /// fault for good. Err if the mode was set already (CANN allows one
+    /// call per stream).
+    pub(crate) fn set_stop_on_failure(&self, stop: bool) -> Result<(), ()> {
+        let mut q = lock(&self.shared.q);
+        if q.mode_set {
+            return Err(());
+        }
+        q.mode_set = true;
+        q.stop_on_failure = stop;
+        Ok(())
+    }
+
+    /// Discards every task not yet started (`aclrtDestroyStreamForce`):
+    /// device work and host functions are dropped unrun, event records
+    /// complete with `ACL_ERROR_RT_STREAM_ABORT` (so nothing waits for them
+    /// forever); then opens the holds and stops the worker (a task already
+    /// running is finished first).
+    pub(crate) fn abort(&self) {
+        let dropped: Vec<Task> = {
+            let mut q = lock(&self.shared.q);
+            let tasks: Vec<Task> = q.tasks.drain(..).collect();
+            let n = tasks.len() as u64;
+            self.shared.queued.fetch_sub(n, Ordering::Relaxed);
+            self.shared.done.fetch_add(n, Ordering::Release);
+            tasks
+        };
+        let fault = Fault {
+            code: cann_sys::ACL_ERROR_RT_STREAM_ABORT,
+            message: "npu-sim: the stream was destroyed by aclrtDestroyStreamForce before \
+                      this record was reached"
+                .into(),
+        };
+        for t in dropped {
+            if let Task::Record(ev, ticket) = t {
+                ev.complete(ticket, Some(fault.clone()));
+            }
+        }
+        self.shared.idle.notify_all();
+        self.shutdown();
     }
 
     /// Whether every submitted task has finished.
@@ -463,14 +523,14 @@ fn spin_until(done: impl Fn() -> bool) -> bool {
 
 fn worker_loop(s: &Shared) {
     loop {
-        let (task, faulted) = {
+        let (task, faulted, stop) = {
             let mut q = lock(&s.q);
             loop {
                 if !q.running {
                     if let Some(t) = q.tasks.pop_front() {
                         s.queued.fetch_sub(1, Ordering::Relaxed);
                         q.running = true;
-                        break (t, q.fault.is_some());
+                        break (t, q.fault.is_some(), q.stop_on_failure);
                     }
                 }
                 if q.shutdown && q.tasks.is_empty() && !q.running {
@@ -495,15 +555,33 @@ fn worker_loop(s: &Shared) {
                 drop(job);
                 Ok(()) // skipped: the stream already faulted
             }
+            Task::Job(TaskKind::Host, job) if faulted && stop => {
+                drop(job);
+                Ok(()) // skipped: the stream stops on failure
+            }
             Task::Job(_, job) => job.run(),
             Task::Record(ev, ticket) => {
                 let fault = lock(&s.q).fault.clone();
                 ev.complete(ticket, fault);
                 Ok(())
             }
-            Task::Wait(ev, ticket) => {
+            Task::Wait(ev, ticket, None) => {
                 ev.wait_for(ticket);
                 Ok(())
+            }
+            Task::Wait(ev, ticket, Some(limit)) => {
+                if ev.wait_within(ticket, Some(limit)) {
+                    Ok(())
+                } else {
+                    Err(Fault {
+                        code: cann_sys::ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+                        message: format!(
+                            "npu-sim: aclrtStreamWaitEventWithFlag: the event was not reached \
+                             within {} ms",
+                            limit.as_millis()
+                        ),
+                    })
+                }
             }
         };
         let mut q = lock(&s.q);

@@ -125,6 +125,7 @@ counted! {
         fn aclDestroyScalar(a: *const aclScalar) -> aclnnStatus;
     }
     optional {
+        fn aclrtLaunchHostFunc(a: aclrtStream, b: aclrtHostFunc, c: *mut c_void) -> aclError;
         fn aclSetAclOpExecutorRepeatable(a: *mut aclOpExecutor) -> aclnnStatus;
         fn aclDestroyAclOpExecutor(a: *mut aclOpExecutor) -> aclnnStatus;
         fn aclSetInputTensorAddr(a: *mut aclOpExecutor, b: usize, c: *mut aclTensor, d: *mut c_void) -> aclnnStatus;

@@ -43,6 +43,7 @@ pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
             counts[d as usize] = counts[d as usize].saturating_add(1);
             drop(counts);
             state::set_current_device(Some(d));
+            super::context::on_set_device(d);
             ACL_SUCCESS
         },
     )
@@ -60,32 +61,74 @@ pub extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
     crate::abi::guard(
         "aclrtResetDevice",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || reset(device_id, false),
+    )
+}
+
+/// `aclrtResetDeviceForce`: as `aclrtResetDevice`, but however many
+/// `aclrtSetDevice` calls are outstanding, this one call brings the count
+/// to 0 and releases the device's resources (CANN: "you only need to call
+/// aclrtResetDeviceForce once"). Queued work is finished first, as for
+/// `aclrtResetDevice` (CANN: the reset waits for the tasks to complete).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
+    crate::abi::guard(
+        "aclrtResetDeviceForce",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || reset(device_id, true),
+    )
+}
+
+fn reset(device_id: i32, force: bool) -> aclError {
+    let rt = match rt() {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    let d = match device(&rt, device_id) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    let teardown = {
+        let mut counts = lock(&rt.set_counts);
+        let c = &mut counts[d as usize];
+        let was = *c;
+        *c = if force { 0 } else { c.saturating_sub(1) };
+        // Taken under the count's lock: a thread that sets the
+        // device again waits for the take, so what it creates or
+        // allocates afterwards is its own, not released by this
+        // reset (which may still be draining the old streams).
+        (was == 1 || (force && was > 0)).then(|| Teardown::take(&rt, vec![d], false))
+    };
+    if state::current_device() == Some(d) {
+        state::set_current_device(None);
+        super::context::on_reset_device();
+    }
+    if let Some(t) = teardown {
+        t.run();
+    }
+    ACL_SUCCESS
+}
+
+/// `aclrtGetRunMode`: `ACL_HOST`. The simulator runs as a program on a
+/// host with a device card does (CANN reports `ACL_DEVICE` only when the
+/// program runs on the device's own CPU).
+///
+/// # Safety
+/// `run_mode` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclError {
+    crate::abi::guard(
+        "aclrtGetRunMode",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
         || {
-            let rt = match rt() {
-                Ok(r) => r,
-                Err(c) => return c,
-            };
-            let d = match device(&rt, device_id) {
-                Ok(d) => d,
-                Err(c) => return c,
-            };
-            let teardown = {
-                let mut counts = lock(&rt.set_counts);
-                let c = &mut counts[d as usize];
-                let was = *c;
-                *c = c.saturating_sub(1);
-                // Taken under the count's lock: a thread that sets the
-                // device again waits for the take, so what it creates or
-                // allocates afterwards is its own, not released by this
-                // reset (which may still be draining the old streams).
-                (was == 1).then(|| Teardown::take(&rt, vec![d], false))
-            };
-            if state::current_device() == Some(d) {
-                state::set_current_device(None);
+            if run_mode.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtGetRunMode: null output pointer",
+                );
             }
-            if let Some(t) = teardown {
-                t.run();
-            }
+            // SAFETY: checked non-null.
+            unsafe { *run_mode = aclrtRunMode::ACL_HOST };
             ACL_SUCCESS
         },
     )

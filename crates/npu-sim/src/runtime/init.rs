@@ -76,6 +76,24 @@ impl Teardown {
                 .collect();
             t.holds
                 .extend(ids.iter().filter_map(|k| h.holds.remove(k)).map(|(_, h)| h));
+            // Contexts: the default stream of each explicit one is
+            // released; a device's default context goes with the device.
+            let ids: Vec<usize> = h
+                .contexts
+                .iter()
+                .filter(|(_, c)| mine(c.device))
+                .map(|(&k, _)| k)
+                .collect();
+            for k in &ids {
+                let c = if all || h.contexts[k].primary {
+                    h.contexts.remove(k)
+                } else {
+                    h.contexts.get(k).cloned()
+                };
+                if let Some(c) = c {
+                    t.streams.extend(lock(&c.default_stream).take());
+                }
+            }
             if all {
                 t.host.extend(std::mem::take(&mut h.host));
             }

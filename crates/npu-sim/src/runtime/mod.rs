@@ -3,14 +3,19 @@
 //! and the handles resolved, where a pointer lives).
 
 mod base;
+mod callback;
+mod context;
 mod copy;
 mod device;
 mod event;
 mod init;
 mod memory;
 mod stream;
+mod version;
 
 pub use base::*;
+pub use callback::*;
+pub use context::*;
 pub use copy::*;
 pub use device::*;
 pub use event::*;
@@ -18,6 +23,7 @@ pub use init::*;
 pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
 pub use stream::*;
+pub use version::*;
 
 use crate::abi::fail;
 use crate::memory::Allocation;
@@ -93,6 +99,9 @@ pub(crate) fn stream_of(
     s: aclrtStream,
 ) -> Result<Arc<Stream>, i32> {
     if s.is_null() {
+        if let Some(r) = context::explicit_default_stream() {
+            return r;
+        }
         let Some(d) = device else {
             return Err(fail(
                 ACL_ERROR_RT_CONTEXT_NULL,

@@ -57,6 +57,7 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
                     format!("npu-sim: aclrtDestroyStream: {stream:p} is not a live stream"),
                 );
             };
+            super::callback::forget_stream(&s);
             s.open_holds();
             let _ = s.synchronize();
             s.shutdown();
@@ -163,9 +164,147 @@ pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -
             code_of((|| {
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
-                event_of(event)?.wait_on(&s);
+                let e = event_of(event)?;
+                super::event::check_sync("aclrtStreamWaitEvent", &e)?;
+                e.wait_on(&s);
                 Ok(())
             })())
+        },
+    )
+}
+
+/// `aclrtStreamWaitEventWithFlag`: `ACL_EVENT_WAIT_DEFAULT` is
+/// `aclrtStreamWaitEvent` with a limit: `timeout` ms (0: none); a wait not
+/// satisfied in time fails the stream with
+/// `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT`, reported at its synchronisation.
+/// `ACL_EVENT_WAIT_EXTERNAL` is for a stream being captured: with a
+/// timeout other than 0 it is `ACL_ERROR_INVALID_PARAM` (as CANN), else
+/// `ACL_ERROR_RT_STREAM_NOT_CAPTURED` (nothing is captured yet). Other flags
+/// and a null event: `ACL_ERROR_INVALID_PARAM`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtStreamWaitEventWithFlag(
+    stream: aclrtStream,
+    event: aclrtEvent,
+    timeout: u32,
+    flag: u32,
+) -> aclError {
+    crate::abi::guard(
+        "aclrtStreamWaitEventWithFlag",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if event.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtStreamWaitEventWithFlag: event is null",
+                );
+            }
+            if flag == ACL_EVENT_WAIT_EXTERNAL as u32 {
+                if timeout != 0 {
+                    return fail(
+                        ACL_ERROR_INVALID_PARAM,
+                        format!(
+                            "npu-sim: aclrtStreamWaitEventWithFlag: timeout {timeout} must be 0                              with ACL_EVENT_WAIT_EXTERNAL"
+                        ),
+                    );
+                }
+                return fail(
+                    ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                    "npu-sim: aclrtStreamWaitEventWithFlag: ACL_EVENT_WAIT_EXTERNAL needs a                      stream being captured (aclmdlRICaptureBegin)",
+                );
+            }
+            if flag != ACL_EVENT_WAIT_DEFAULT as u32 {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!(
+                        "npu-sim: aclrtStreamWaitEventWithFlag: flag {flag:#x} is neither                          ACL_EVENT_WAIT_DEFAULT nor ACL_EVENT_WAIT_EXTERNAL"
+                    ),
+                );
+            }
+            code_of((|| {
+                let rt = rt()?;
+                let s = stream_of(&rt, state::current_device(), stream)?;
+                let e = event_of(event)?;
+                super::event::check_sync("aclrtStreamWaitEventWithFlag", &e)?;
+                let limit = (timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64));
+                e.wait_on_within(&s, limit);
+                Ok(())
+            })())
+        },
+    )
+}
+
+/// `aclrtDestroyStreamForce`: destroys the stream without waiting for its
+/// queued work (CANN: "does not wait for the tasks to complete"): tasks
+/// not yet started are discarded (device work and host functions never
+/// run; event records complete carrying `ACL_ERROR_RT_STREAM_ABORT`, so
+/// nothing waits for them forever), holds are opened, and a task already
+/// running is finished before the call returns. A null stream is
+/// `ACL_ERROR_INVALID_PARAM` (CANN requires a created stream); a stale one
+/// `ACL_ERROR_RT_INVALID_HANDLE`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
+    crate::abi::guard(
+        "aclrtDestroyStreamForce",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            if stream.is_null() {
+                return fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    "npu-sim: aclrtDestroyStreamForce: stream is null (only a created stream can be destroyed)",
+                );
+            }
+            let Some(s) = state::with_handles(|h| h.streams.remove(&(stream as usize))) else {
+                return fail(
+                    ACL_ERROR_RT_INVALID_HANDLE,
+                    format!("npu-sim: aclrtDestroyStreamForce: {stream:p} is not a live stream"),
+                );
+            };
+            super::callback::forget_stream(&s);
+            // Discards before opening the holds: nothing behind a hold runs.
+            s.abort();
+            ACL_SUCCESS
+        },
+    )
+}
+
+/// `aclrtSetStreamFailureMode`: `ACL_CONTINUE_ON_FAILURE` (the default)
+/// or `ACL_STOP_ON_FAILURE`. Under stop-on-failure, once a task fails,
+/// every later task of the stream is skipped (device work, host functions
+/// and callbacks; event records complete carrying the fault) and every
+/// synchronisation reports the fault: it is never cleared, as CANN's
+/// "after stop-on-failure triggers, no new task is supported". NULL is the
+/// default stream. CANN allows one call per stream: a second is
+/// `ACL_ERROR_RT_PARAM_INVALID`, as is an unknown mode.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError {
+    crate::abi::guard(
+        "aclrtSetStreamFailureMode",
+        cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            let stop = match mode {
+                m if m == ACL_CONTINUE_ON_FAILURE as u64 => false,
+                m if m == ACL_STOP_ON_FAILURE as u64 => true,
+                m => {
+                    return fail(
+                        ACL_ERROR_RT_PARAM_INVALID,
+                        format!(
+                            "npu-sim: aclrtSetStreamFailureMode: mode {m} is neither \
+                             ACL_CONTINUE_ON_FAILURE (0) nor ACL_STOP_ON_FAILURE (1)"
+                        ),
+                    )
+                }
+            };
+            match rt().and_then(|rt| stream_of(&rt, state::current_device(), stream)) {
+                Ok(s) => match s.set_stop_on_failure(stop) {
+                    Ok(()) => ACL_SUCCESS,
+                    Err(()) => fail(
+                        ACL_ERROR_RT_PARAM_INVALID,
+                        "npu-sim: aclrtSetStreamFailureMode: the stream's failure mode was set \
+                         already (CANN allows one call per stream)",
+                    ),
+                },
+                Err(c) => c,
+            }
         },
     )
 }

@@ -5,7 +5,7 @@ use super::{lock, spin_until, strict_async, Stream, Task};
 use crate::work::Fault;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// An event (ACL/CUDA semantics): each record is a ticket that completes
 /// when its stream reaches it; a wait (or a host synchronisation) waits for
@@ -23,6 +23,19 @@ pub struct Event {
     cv: Condvar,
     /// Host threads asleep on `cv`.
     sleepers: AtomicU64,
+    /// How it was made: `None` by `aclrtCreateEvent`, else the flags of
+    /// `aclrtCreateEventWithFlag` (`ex` false) or
+    /// `aclrtCreateEventExWithFlag` (`ex` true).
+    pub kind: Option<EventKind>,
+}
+
+/// The flags an event was created with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventKind {
+    /// The `ACL_EVENT_*` flags.
+    pub flags: u32,
+    /// Made by `aclrtCreateEventExWithFlag`.
+    pub ex: bool,
 }
 
 #[derive(Default)]
@@ -84,15 +97,49 @@ impl Event {
         }
     }
 
+    /// An event made with flags (`aclrtCreateEventWithFlag`, `ex` false;
+    /// `aclrtCreateEventExWithFlag`, `ex` true).
+    pub fn with_kind(kind: EventKind) -> Event {
+        Event {
+            kind: Some(kind),
+            ..Event::default()
+        }
+    }
+
     /// Makes `stream` wait for the event's latest record (as of now): no
     /// task at all if that record has completed.
     pub fn wait_on(self: &Arc<Self>, stream: &Stream) {
+        self.wait_on_within(stream, None)
+    }
+
+    /// [`Event::wait_on`], the stream faulting with
+    /// `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT` if the record is not reached
+    /// within `limit`.
+    pub fn wait_on_within(self: &Arc<Self>, stream: &Stream, limit: Option<Duration>) {
         let ticket = lock(&self.state).issued;
         if self.ticket_done(ticket) {
             return;
         }
         let q = lock(&stream.shared.q);
-        stream.push(q, Task::Wait(self.clone(), ticket));
+        stream.push(q, Task::Wait(self.clone(), ticket, limit));
+    }
+
+    /// Enqueues a reset on `stream` (`aclrtResetEvent`): when the stream
+    /// reaches it, the event is back in its initial state (as if never
+    /// recorded: no completion time, no fault); records issued before the
+    /// reset no longer count.
+    pub fn reset_on(self: &Arc<Self>, stream: &Stream) {
+        let ev = self.clone();
+        stream.enqueue(super::TaskKind::Sync, move || {
+            ev.reset_now();
+            Ok(())
+        });
+    }
+
+    fn reset_now(&self) {
+        let mut st = lock(&self.state);
+        st.stamp = None;
+        st.faulted.clear();
     }
 
     fn ticket_done(&self, ticket: u64) -> bool {
@@ -100,25 +147,60 @@ impl Event {
     }
 
     pub(super) fn wait_for(&self, ticket: u64) {
+        self.wait_within(ticket, None);
+    }
+
+    /// Waits for `ticket`, at most `limit` (`None`: for ever); whether it
+    /// completed.
+    pub(super) fn wait_within(&self, ticket: u64, limit: Option<Duration>) -> bool {
         if spin_until(|| self.ticket_done(ticket)) {
-            return;
+            return true;
         }
+        let deadline = limit.map(|l| Instant::now() + l);
         let mut st = lock(&self.state);
         self.sleepers.fetch_add(1, Ordering::AcqRel);
+        let mut done = true;
         while st.pending.contains(&ticket) {
-            st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+            match deadline {
+                None => st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        done = false;
+                        break;
+                    }
+                    st = self
+                        .cv
+                        .wait_timeout(st, d - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            }
         }
         self.sleepers.fetch_sub(1, Ordering::AcqRel);
+        done
     }
 
     /// Blocks the host until the latest record has completed; the fault
     /// its stream held when it was reached, if any.
     pub fn synchronize(&self) -> Result<(), Fault> {
+        self.synchronize_within(None).map(|_| ())
+    }
+
+    /// [`Event::synchronize`], giving up after `limit` (`Ok(false)`:
+    /// not completed in time; a zero limit only polls).
+    pub fn synchronize_within(&self, limit: Option<Duration>) -> Result<bool, Fault> {
         let ticket = lock(&self.state).issued;
-        self.wait_for(ticket);
+        let done = match limit {
+            Some(l) if l.is_zero() => self.ticket_done(ticket),
+            _ => self.wait_within(ticket, limit),
+        };
+        if !done {
+            return Ok(false);
+        }
         match lock(&self.state).faulted.get(&ticket) {
             Some(f) => Err(f.clone()),
-            None => Ok(()),
+            None => Ok(true),
         }
     }
 
