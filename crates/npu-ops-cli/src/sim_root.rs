@@ -78,10 +78,10 @@ pub const CORE_LIBRARY: &str = "libnpu_sim_c.so";
 
 /// The CANN version the simulated root declares, in its version files
 /// (`<arch>-linux/ascend_toolkit_install.info`,
-/// `share/info/<package>/version.info`, `runtime/version.info`). It must
-/// match what the simulator's `aclsysGetVersionStr` returns: one version
-/// for the whole root.
-pub const CANN_VERSION: &str = "8.5.0";
+/// `share/info/<package>/version.info`, `runtime/version.info`): the
+/// simulator's own, which `aclsysGetVersionStr` returns, so the root and
+/// the library never disagree.
+pub use npu_sim::CANN_VERSION;
 
 /// The packages of `share/info/` the root declares, each with a
 /// `version.info`: CANN's runtime (`libascendcl.so`, `libacl_rt.so`) and
