@@ -65,6 +65,7 @@ mod state;
 mod stream;
 mod work;
 
+pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
@@ -112,6 +113,11 @@ pub struct NpuSimStats {
     /// process started (not a live count: [`NpuSimStats::is_clean`]
     /// ignores it).
     pub launches: u64,
+    /// Accesses past an allocation's requested size but inside the padding
+    /// CANN's `aclrtMalloc` adds, allowed since the process started (the
+    /// memory checker's warnings: [`memory::padding_accesses`]; not a live
+    /// count, ignored by [`NpuSimStats::is_clean`]).
+    pub padding_accesses: u64,
 }
 
 impl NpuSimStats {
@@ -119,6 +125,7 @@ impl NpuSimStats {
     pub fn is_clean(&self) -> bool {
         NpuSimStats {
             launches: 0,
+            padding_accesses: 0,
             ..*self
         } == NpuSimStats::default()
     }
@@ -145,6 +152,7 @@ pub fn stats() -> NpuSimStats {
         events: h.events.len() as u64,
         internal_errors: abi::internal_errors(),
         launches: executor::launches(),
+        padding_accesses: memory::padding_accesses(),
     })
 }
 

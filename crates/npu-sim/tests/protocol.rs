@@ -591,14 +591,16 @@ fn memcheck_catches_out_of_range_views_and_touches_nothing() {
     leak_checked(|| {
         let s = Stream::new();
         let xb = Buf::from(&arange(12));
-        // The view claims 16 elements of a 12-element allocation.
-        let x = view(F32, &[4, 4], &[4, 1], 0, xb.ptr, 16);
+        // The view claims 32 elements of a 12-element allocation (48 bytes,
+        // 96 with aclrtMalloc's padding, which the device lets kernels
+        // touch: tests/padding.rs).
+        let x = view(F32, &[8, 4], &[4, 1], 0, xb.ptr, 32);
         let ob = Buf::from(&f32s(&[-1.0; 8]));
         let o = dense(F32, &[2, 4], &ob);
         // Rows 0..2 are inside: fine.
         slice(&x, 0, 0, 2, 1, &o, &s).unwrap();
-        // Rows 2..4 read past the end.
-        let e = slice(&x, 0, 2, 4, 1, &o, &s).unwrap_err();
+        // Rows 5..7 (bytes 80..112) read past the end, padding included.
+        let e = slice(&x, 0, 5, 7, 1, &o, &s).unwrap_err();
         assert_eq!(
             (e.0, e.1),
             ("sync", ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW),
@@ -613,9 +615,10 @@ fn memcheck_catches_out_of_range_views_and_touches_nothing() {
             e.2
         );
         assert_eq!(ob.read(), arange(8), "the failed launch wrote nothing");
-        // An output view that runs past its allocation.
+        // An output view that runs past its allocation (16 bytes, 64 with
+        // the padding; the view writes bytes 48..80).
         let small = Buf::new(16);
-        let o2 = view(F32, &[2, 4], &[4, 1], 0, small.ptr, 8);
+        let o2 = view(F32, &[2, 4], &[4, 1], 12, small.ptr, 20);
         let e = slice(&x, 0, 0, 2, 1, &o2, &s).unwrap_err();
         assert_eq!(
             (e.0, e.1),
@@ -748,7 +751,7 @@ fn b_is_idle(s: &Stream) -> bool {
 fn memcpy_checks_kinds_sizes_and_liveness() {
     leak_checked(|| {
         let d = Buf::new(64);
-        let mut host = vec![0u8; 64];
+        let mut host = vec![0u8; 128];
         let cp = api().aclrtMemcpy;
         // SAFETY: the pointers are valid or deliberately wrong for the kind.
         unsafe {
@@ -804,11 +807,13 @@ fn memcpy_checks_kinds_sizes_and_liveness() {
                 "destMax"
             );
             assert_eq!(
+                // 64 bytes are 96 on the device (aclrtMalloc's padding):
+                // 97 run past them.
                 cp(
                     d.ptr,
-                    65,
+                    97,
                     host.as_ptr().cast(),
-                    65,
+                    97,
                     K::ACL_MEMCPY_HOST_TO_DEVICE
                 ),
                 ACL_ERROR_RT_PARAM_INVALID,
@@ -865,7 +870,9 @@ fn device_memory_is_not_host_memory() {
             )
         };
         assert_eq!(total, 16 << 30);
-        assert_eq!(total - free, 4096);
+        // 4096 bytes take 4096 + 32 on the device (aclrtMalloc's padding),
+        // in 512-byte blocks.
+        assert_eq!(total - free, 4096 + 512);
     });
 }
 
@@ -1090,7 +1097,9 @@ fn devices_and_capacity_come_from_the_environment() {
             (a.aclrtGetMemInfo)(aclrtMemAttr::ACL_HBM_MEM, &mut free, &mut total),
             0
         );
-        assert_eq!((free, total), ((1 << 20) - 4096, 1 << 20));
+        // The 4096-byte allocation with aclrtMalloc's padding (+32), in
+        // 512-byte blocks.
+        assert_eq!((free, total), ((1 << 20) - 4096 - 512, 1 << 20));
         // Device 0 has its own memory; copies between devices work.
         assert_eq!((a.aclrtSetDevice)(0), 0);
         let mut p0 = null_mut();

@@ -15,6 +15,7 @@ use std::sync::Arc;
 pub(crate) fn start(init: &mut state::Init) -> Result<(), i32> {
     if init.runtime.is_none() {
         crate::stream::configure_from_env();
+        crate::memory::configure_from_env();
         let cfg = crate::config::Config::from_env()
             .map_err(|m| fail(ACL_ERROR_RT_SOC_VERSION, format!("npu-sim: {m}")))?;
         let rt = state::make_runtime(cfg)
