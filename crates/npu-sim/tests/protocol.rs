@@ -1175,3 +1175,40 @@ fn devices_and_capacity_come_from_the_environment() {
     }
     assert_clean();
 }
+
+/// Data types CANN's headers define but no simulated operator takes (the
+/// newest, `ACL_HIFLOAT4` 42 and `ACL_HIFLOAT4_SCALE` 43, included) are
+/// unsupported: `161002` from every first phase, size 0 from
+/// `aclDataTypeSize`, no scalar.
+#[test]
+#[serial]
+fn dtypes_no_operator_takes_are_unsupported() {
+    leak_checked(|| {
+        let b = Buf::new(64);
+        let (_ob, o) = {
+            let ob = Buf::new(64);
+            let o = dense(aclDataType::ACL_FLOAT, &[2, 2], &ob);
+            (ob, o)
+        };
+        for d in [
+            aclDataType::ACL_HIFLOAT4,
+            aclDataType::ACL_HIFLOAT4_SCALE,
+            aclDataType::ACL_HIFLOAT8,
+            aclDataType::ACL_FLOAT4_E2M1,
+        ] {
+            assert_eq!(npu_sim::aclDataTypeSize(d), 0, "{d:?}");
+            let mut v = [0u8; 8];
+            // SAFETY: a valid value pointer.
+            let s = unsafe { (api().aclCreateScalar)(v.as_mut_ptr().cast(), d) };
+            assert!(s.is_null(), "{d:?}");
+            let x = view(d, &[2, 2], &[2, 1], 0, b.ptr, 4);
+            let (c, m) = slice_plan(&x, 0, 0, 2, 1, &o).err().expect("rejected");
+            assert_eq!(c, ACLNN_ERR_PARAM_INVALID, "{d:?}: {m}");
+            assert!(
+                m.starts_with("AclNN_Parameter_Error(EZ1001): ")
+                    && m.contains("self has data type"),
+                "{d:?}: {m}"
+            );
+        }
+    });
+}
