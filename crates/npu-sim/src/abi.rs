@@ -81,7 +81,7 @@ pub enum Reason<'a> {
         ty: &'a str,
     },
     /// The simulator's own text, naming the function and the rule broken
-    /// (`"npu-sim: aclnnSlice: dim 5 is out of range [-2, 1]"`).
+    /// (`"npu-sim: aclnnSlice: dim 2 is outside [-2, 1]"`).
     Text(&'a str),
 }
 
@@ -119,7 +119,7 @@ fn cann_prefix(code: i32) -> &'static str {
 ///
 /// ```text
 /// AclNN_Parameter_Error(EZ1001): Expected a value of type [aclTensor] for argument [self] but instead found nullptr. [npu-sim: aclnnSliceGetWorkspaceSize: self is null]
-/// AclNN_Parameter_Error(EZ1001): aclnnSlice: dim 5 is out of range [-2, 1] [npu-sim]
+/// AclNN_Parameter_Error(EZ1001): aclnnSlice: dim 2 is outside [-2, 1] [npu-sim]
 /// Invalid_Argument(EE1001): The argument is invalid. Reason: aclrtMemcpy: count 64 exceeds destMax 32 [npu-sim]
 /// EE9999: Inner Error! aclnnIndexSelect: self reads [...) (32 bytes): ... [npu-sim memcheck]
 /// ```

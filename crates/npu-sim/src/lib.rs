@@ -43,8 +43,12 @@
 //! the core count), `NPU_SIM_STRICT_ASYNC` (`1`: every task goes through
 //! its stream's worker thread; by default small work on an idle stream runs
 //! on the submitting thread, see [`set_strict_async`]),
-//! `NPU_SIM_INLINE_BYTES` (the size limit of such work, bytes touched, default 4M), read
-//! by `aclInit`/`aclnnInit`.
+//! `NPU_SIM_INLINE_BYTES` (the size limit of such work, bytes touched, default 4M),
+//! `NPU_SIM_STRICT_MEMORY` (`1`: accesses into the padding CANN's
+//! `aclrtMalloc` adds, past the size asked for, are refused; by default
+//! they succeed as on the device, with a memcheck warning, see
+//! [`set_strict_memory`]), read by `aclInit`/`aclnnInit` (`NPU_SIM_SOC`
+//! also by `aclrtGetSocName` before any initialisation).
 #![deny(missing_docs)]
 // The C entry points keep CANN's names, exported under them only with the
 // `cabi` feature.
@@ -115,8 +119,8 @@ pub struct NpuSimStats {
     pub launches: u64,
     /// Accesses past an allocation's requested size but inside the padding
     /// CANN's `aclrtMalloc` adds, allowed since the process started (the
-    /// memory checker's warnings: [`memory::padding_accesses`]; not a live
-    /// count, ignored by [`NpuSimStats::is_clean`]).
+    /// memory checker's warnings; [`set_strict_memory`] refuses them
+    /// instead; not a live count, ignored by [`NpuSimStats::is_clean`]).
     pub padding_accesses: u64,
 }
 
