@@ -136,6 +136,20 @@ pub(crate) fn is_transient_status(code: i32) -> bool {
 /// assert_eq!(npu_ops::status_name(207001), Some("ACL_ERROR_RT_MEMORY_ALLOCATION"));
 /// assert_eq!(npu_ops::status_name(1), None);
 /// ```
+///
+/// Names follow CANN's current headers; some codes meant something else
+/// in older releases, and a log from such a release must be read with its
+/// own headers:
+///
+/// - `507915` is `ACL_ERROR_RT_CCU_TIMEOUT`; in older CANN it was
+///   `ACL_ERROR_RT_SYMBOL_NOT_FOUND`, which is `107042` now.
+/// - `107045` is `ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING`; for two days
+///   the headers gave it `107046` and named `107045`
+///   `ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA`, since removed, so `107046`
+///   has no name.
+/// - `-1` is `ACL_ERROR_INVALID_EXCEPTION_INFO` (`acl_base_rt.h`: what the
+///   exception-info queries return for an exception that carries none); it
+///   has no class ([`StatusClass::Unknown`]).
 pub fn status_name(code: i32) -> Option<&'static str> {
     macro_rules! names {
         ($($name:ident)*) => {
@@ -191,7 +205,6 @@ pub fn status_name(code: i32) -> Option<&'static str> {
         ACL_ERROR_RT_SYMBOL_NOT_FOUND
         ACL_ERROR_RT_INVALID_SYMBOL
         ACL_ERROR_RT_INVALID_DEVICE_FUNCTION
-        ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA
         ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         ACL_ERROR_RT_MEMORY_ALLOCATION
@@ -214,6 +227,7 @@ pub fn status_name(code: i32) -> Option<&'static str> {
         ACL_ERROR_RT_DEVICE_OOM
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP
         ACL_ERROR_RT_TIMEOUT
+        ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED
         ACL_ERROR_RT_INTERNAL_ERROR
         ACL_ERROR_RT_TS_ERROR
         ACL_ERROR_RT_STREAM_TASK_FULL
@@ -360,6 +374,7 @@ pub fn status_name(code: i32) -> Option<&'static str> {
         ACL_ERROR_RT_FAILURE
         ACL_ERROR_DRV_FAILURE
         ACL_ERROR_PROFILING_FAILURE
+        ACL_ERROR_INVALID_EXCEPTION_INFO
     }
 }
 
@@ -489,7 +504,22 @@ mod tests {
         assert_eq!(status_name(ACLNN_ERR_INNER_NULLPTR), None);
         assert_eq!(status_name(ACLNN_ERR_PARAM_INVALID), None);
         assert_eq!(status_name(1), None);
-        assert_eq!(status_name(-1), None);
+        // CANN's current rt_error_codes.h and acl_base_rt.h.
+        assert_eq!(
+            status_name(107_045),
+            Some("ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING")
+        );
+        assert_eq!(status_name(107_046), None);
+        assert_eq!(status_name(107_042), Some("ACL_ERROR_RT_SYMBOL_NOT_FOUND"));
+        assert_eq!(status_name(507_915), Some("ACL_ERROR_RT_CCU_TIMEOUT"));
+        assert_eq!(
+            status_name(207_021),
+            Some("ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED")
+        );
+        assert_eq!(status_class(207_021), StatusClass::Resource);
+        assert!(!is_transient_status(207_021));
+        assert_eq!(status_name(-1), Some("ACL_ERROR_INVALID_EXCEPTION_INFO"));
+        assert_eq!(status_class(-1), StatusClass::Unknown);
         // Every named code's name is its class's: runtime names are
         // ACL_ERROR_* and the 507xxx ones are device statuses.
         for code in (0..600_000).filter(|&c| status_name(c).is_some()) {

@@ -88,7 +88,9 @@ typedef enum {
     ACL_FLOAT6_E3M2 = 38,
     ACL_FLOAT6_E2M3 = 39,
     ACL_FLOAT4_E2M1 = 40,
-    ACL_FLOAT4_E1M2 = 41
+    ACL_FLOAT4_E1M2 = 41,
+    ACL_HIFLOAT4 = 42,
+    ACL_HIFLOAT4_SCALE = 43
 } aclDataType;
 
 typedef enum {
@@ -278,6 +280,7 @@ static const int ACL_ERROR_GE_FAILURE = 500002;
 static const int ACL_ERROR_RT_FAILURE = 500003;
 static const int ACL_ERROR_DRV_FAILURE = 500004;
 static const int ACL_ERROR_PROFILING_FAILURE = 500005;
+static const int ACL_ERROR_INVALID_EXCEPTION_INFO = -1;
 
 /* @cann acl/error_codes/rt_error_codes.h */
 /* ------------------------------------------------------------------------ */
@@ -330,8 +333,7 @@ static const int ACL_ERROR_PROFILING_FAILURE = 500005;
 #define ACL_ERROR_RT_SYMBOL_NOT_FOUND                107042
 #define ACL_ERROR_RT_INVALID_SYMBOL                  107043
 #define ACL_ERROR_RT_INVALID_DEVICE_FUNCTION         107044
-#define ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA        107045
-#define ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING       107046
+#define ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING       107045
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT             207000
 #define ACL_ERROR_RT_MEMORY_ALLOCATION               207001
 #define ACL_ERROR_RT_MEMORY_FREE                     207002
@@ -353,6 +355,7 @@ static const int ACL_ERROR_PROFILING_FAILURE = 500005;
 #define ACL_ERROR_RT_DEVICE_OOM                      207018
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP   207019
 #define ACL_ERROR_RT_TIMEOUT                         207020
+#define ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED         207021
 #define ACL_ERROR_RT_INTERNAL_ERROR                  507000
 #define ACL_ERROR_RT_TS_ERROR                        507001
 #define ACL_ERROR_RT_STREAM_TASK_FULL                507002
@@ -472,7 +475,6 @@ static const int ACL_ERROR_PROFILING_FAILURE = 500005;
 aclError aclInit(const char *configPath);
 aclError aclFinalize(void);
 const char *aclGetRecentErrMsg(void);
-const char *aclrtGetSocName(void);
 aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
 
 aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
@@ -536,6 +538,9 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 
 /* @cann acl/acl_base.h */
+/* aclrtGetSocName: declared in CANN's acl_base_rt.h (what acl/acl_base.h
+ * stands for here); works before aclInit, as CANN's does. */
+const char *aclrtGetSocName(void);
 size_t aclDataTypeSize(aclDataType dataType);
 aclFloat16 aclFloatToFloat16(float value);
 float aclFloat16ToFloat(aclFloat16 value);

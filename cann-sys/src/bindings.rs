@@ -59,8 +59,7 @@ pub const ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC: i32 = 107041;
 pub const ACL_ERROR_RT_SYMBOL_NOT_FOUND: i32 = 107042;
 pub const ACL_ERROR_RT_INVALID_SYMBOL: i32 = 107043;
 pub const ACL_ERROR_RT_INVALID_DEVICE_FUNCTION: i32 = 107044;
-pub const ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA: i32 = 107045;
-pub const ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING: i32 = 107046;
+pub const ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING: i32 = 107045;
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT: i32 = 207000;
 pub const ACL_ERROR_RT_MEMORY_ALLOCATION: i32 = 207001;
 pub const ACL_ERROR_RT_MEMORY_FREE: i32 = 207002;
@@ -82,6 +81,7 @@ pub const ACL_ERROR_RT_OVER_FLOW: i32 = 207017;
 pub const ACL_ERROR_RT_DEVICE_OOM: i32 = 207018;
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP: i32 = 207019;
 pub const ACL_ERROR_RT_TIMEOUT: i32 = 207020;
+pub const ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED: i32 = 207021;
 pub const ACL_ERROR_RT_INTERNAL_ERROR: i32 = 507000;
 pub const ACL_ERROR_RT_TS_ERROR: i32 = 507001;
 pub const ACL_ERROR_RT_STREAM_TASK_FULL: i32 = 507002;
@@ -266,6 +266,8 @@ impl aclDataType {
     pub const ACL_FLOAT6_E2M3: aclDataType = aclDataType(39);
     pub const ACL_FLOAT4_E2M1: aclDataType = aclDataType(40);
     pub const ACL_FLOAT4_E1M2: aclDataType = aclDataType(41);
+    pub const ACL_HIFLOAT4: aclDataType = aclDataType(42);
+    pub const ACL_HIFLOAT4_SCALE: aclDataType = aclDataType(43);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
@@ -454,6 +456,7 @@ pub const ACL_ERROR_GE_FAILURE: ::core::ffi::c_int = 500002;
 pub const ACL_ERROR_RT_FAILURE: ::core::ffi::c_int = 500003;
 pub const ACL_ERROR_DRV_FAILURE: ::core::ffi::c_int = 500004;
 pub const ACL_ERROR_PROFILING_FAILURE: ::core::ffi::c_int = 500005;
+pub const ACL_ERROR_INVALID_EXCEPTION_INFO: ::core::ffi::c_int = -1;
 unsafe extern "C" {
     pub fn aclInit(configPath: *const ::core::ffi::c_char) -> aclError;
 }
@@ -462,9 +465,6 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclGetRecentErrMsg() -> *const ::core::ffi::c_char;
-}
-unsafe extern "C" {
-    pub fn aclrtGetSocName() -> *const ::core::ffi::c_char;
 }
 unsafe extern "C" {
     pub fn aclrtGetVersion(
@@ -669,6 +669,9 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetSocName() -> *const ::core::ffi::c_char;
 }
 unsafe extern "C" {
     pub fn aclDataTypeSize(dataType: aclDataType) -> usize;

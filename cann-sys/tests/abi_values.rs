@@ -35,8 +35,10 @@ fn acl_data_type_values() {
         (aclDataType::ACL_FLOAT6_E2M3, 39),
         (aclDataType::ACL_FLOAT4_E2M1, 40),
         (aclDataType::ACL_FLOAT4_E1M2, 41),
+        (aclDataType::ACL_HIFLOAT4, 42),
+        (aclDataType::ACL_HIFLOAT4_SCALE, 43),
     ];
-    assert_eq!(expected.len(), 28);
+    assert_eq!(expected.len(), 30);
     for (value, want) in expected {
         assert_eq!(value.0 as i64, *want, "{value:?}");
     }
@@ -224,8 +226,10 @@ fn acl_error_codes() {
         (ACL_ERROR_RT_FAILURE as i64, 500003),
         (ACL_ERROR_DRV_FAILURE as i64, 500004),
         (ACL_ERROR_PROFILING_FAILURE as i64, 500005),
+        // acl_base_rt.h: `static const int ACL_ERROR_INVALID_EXCEPTION_INFO = -1`.
+        (ACL_ERROR_INVALID_EXCEPTION_INFO as i64, -1),
     ];
-    assert_eq!(expected.len(), 71);
+    assert_eq!(expected.len(), 72);
     for (i, (value, want)) in expected.iter().enumerate() {
         assert_eq!(value, want, "entry {i}");
     }
@@ -280,8 +284,9 @@ fn runtime_error_codes() {
         (ACL_ERROR_RT_SYMBOL_NOT_FOUND as i64, 107042),
         (ACL_ERROR_RT_INVALID_SYMBOL as i64, 107043),
         (ACL_ERROR_RT_INVALID_DEVICE_FUNCTION as i64, 107044),
-        (ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA as i64, 107045),
-        (ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING as i64, 107046),
+        // 107045 in CANN's current rt_error_codes.h (107046 for two days, when
+        // ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA, since removed, held 107045).
+        (ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING as i64, 107045),
         (ACL_ERROR_RT_FEATURE_NOT_SUPPORT as i64, 207000),
         (ACL_ERROR_RT_MEMORY_ALLOCATION as i64, 207001),
         (ACL_ERROR_RT_MEMORY_FREE as i64, 207002),
@@ -303,6 +308,7 @@ fn runtime_error_codes() {
         (ACL_ERROR_RT_DEVICE_OOM as i64, 207018),
         (ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP as i64, 207019),
         (ACL_ERROR_RT_TIMEOUT as i64, 207020),
+        (ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED as i64, 207021),
         (ACL_ERROR_RT_INTERNAL_ERROR as i64, 507000),
         (ACL_ERROR_RT_TS_ERROR as i64, 507001),
         (ACL_ERROR_RT_STREAM_TASK_FULL as i64, 507002),
@@ -422,4 +428,30 @@ fn aclnn_status_codes() {
     for (i, (value, want)) in expected.iter().enumerate() {
         assert_eq!(value, want, "entry {i}");
     }
+}
+
+/// Constants CANN's current runtime headers no longer define are not
+/// declared (`ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA` existed for two days).
+#[test]
+fn removed_constants_are_not_declared() {
+    assert!(!cann_sys::headers::CANN_SYS_H.contains("ACL_ERROR_RT_STREAM_NOT_SUPPORT_OPERA"));
+}
+
+/// `aclrtGetSocName` is declared where CANN declares it (`acl_base_rt.h`,
+/// which the generated layout's `acl/acl_base.h` stands for), and
+/// `acl/acl.h` still reaches it.
+#[test]
+fn soc_name_is_declared_in_the_base_header() {
+    let headers = cann_sys::headers::cann_headers();
+    let text = |path: &str| {
+        headers
+            .iter()
+            .find(|h| h.path == path)
+            .map(|h| h.text.clone())
+            .unwrap_or_else(|| panic!("{path} is generated"))
+    };
+    assert!(text("acl/acl_base.h").contains("aclrtGetSocName"));
+    assert!(!text("acl/acl_rt.h").contains("aclrtGetSocName"));
+    assert!(text("acl/acl_rt.h").contains("#include \"acl_base.h\""));
+    assert!(text("acl/acl.h").contains("#include \"acl_rt.h\""));
 }

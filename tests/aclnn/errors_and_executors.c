@@ -27,6 +27,19 @@ static int failures = 0;
         }                                                  \
     } while (0)
 
+/* aclGetRecentErrMsg in CANN's format: the error manager's Title(Code)
+   first (EZ1001 parameter, EZ9999 inner, EE9999 runtime), then the text. */
+static int msg_starts(const char *prefix)
+{
+    const char *m = aclGetRecentErrMsg();
+    return m != NULL && strncmp(m, prefix, strlen(prefix)) == 0;
+}
+static int msg_has(const char *part)
+{
+    const char *m = aclGetRecentErrMsg();
+    return m != NULL && strstr(m, part) != NULL;
+}
+
 static void *device_copy(const void *host, size_t bytes)
 {
     void *p = NULL;
@@ -64,9 +77,13 @@ int main(void)
 
     /* Null pointers first: 161001. */
     EXPECT(aclnnSliceGetWorkspaceSize(NULL, 0, 0, 2, 1, out, &ws, &ex) == PARAM_NULLPTR, "null self");
+    EXPECT(msg_starts("AclNN_Parameter_Error(EZ1001): Expected a value of type [aclTensor] for argument "
+                      "[self] but instead found nullptr.") && msg_has("self is null"),
+           "null self in CANN's words");
     EXPECT(aclnnSliceGetWorkspaceSize(x, 0, 0, 2, 1, out, &ws, NULL) == PARAM_NULLPTR, "null executor");
     /* Bad parameters: 161002. */
     EXPECT(aclnnSliceGetWorkspaceSize(x, 2, 0, 2, 1, out, &ws, &ex) == PARAM_INVALID, "dim 2 of rank 2");
+    EXPECT(msg_starts("AclNN_Parameter_Error(EZ1001): aclnnSlice") && msg_has("dim"), "EZ1001, the rule named");
     EXPECT(aclnnSliceGetWorkspaceSize(x, 0, 0, 2, 0, out, &ws, &ex) == PARAM_INVALID, "step 0");
     EXPECT(aclnnSliceGetWorkspaceSize(x, 0, 0, 3, 1, out, &ws, &ex) == PARAM_INVALID, "out shape");
     EXPECT(aclDestroyTensor(NULL) == ACL_SUCCESS, "destroying NULL");
@@ -111,6 +128,7 @@ int main(void)
         EXPECT(aclDestroyAclOpExecutor(ex) == ACL_SUCCESS, "destroy");
         EXPECT(aclDestroyAclOpExecutor(ex) != ACL_SUCCESS, "destroyed twice");
         EXPECT(aclSetAclOpExecutorRepeatable(NULL) == 561103, "set-repeatable of NULL");
+        EXPECT(msg_starts("AclNN_Inner_Error(EZ9999): "), "561103 is EZ9999");
         aclrtFree(yd);
     }
 
@@ -143,7 +161,7 @@ int main(void)
         EXPECT(aclnnIndexSelect(NULL, 0, ex, stream) == ACL_SUCCESS, "index_select second phase");
         st = aclrtSynchronizeStream(stream);
         EXPECT(st == AICORE_EXCEPTION, "out-of-range index at sync: %d", st);
-        EXPECT(strlen(aclGetRecentErrMsg()) > 0, "an explanation");
+        EXPECT(msg_starts("EE9999: Inner Error! ") && msg_has("out of range"), "an explanation");
         EXPECT(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "the fault is reported once");
         aclDestroyTensor(index);
         aclDestroyTensor(rows);

@@ -21,6 +21,10 @@ typedef struct {
     uint64_t events;
     uint64_t internal_errors;  /* caught panics (simulator bugs) since start */
     uint64_t launches;         /* operator launches since start */
+    uint64_t padding_accesses; /* accesses into aclrtMalloc's padding (past the
+                                  size asked for, inside ALIGN_UP(size, 32) + 32)
+                                  allowed since start: memory-checker warnings;
+                                  NPU_SIM_STRICT_MEMORY=1 refuses them */
 } NpuSimStats;
 
 /* Fills *out; returns 0 (ACL_SUCCESS), or 100000 for a null pointer. */

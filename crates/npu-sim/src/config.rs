@@ -32,18 +32,29 @@ pub fn parse_size(s: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok()?.checked_mul(mult)
 }
 
+/// The SoC `NPU_SIM_SOC` names (the default when it is unset or empty) and
+/// its family; an unknown name is an error message. What `aclInit` uses,
+/// and what `aclrtGetSocName` reports when no runtime is initialised.
+pub fn soc_from_env() -> Result<(String, Family), String> {
+    let soc = std::env::var("NPU_SIM_SOC")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| soc::DEFAULT_SOC.to_string());
+    let family = soc::family_of(&soc).ok_or_else(|| {
+        format!(
+            "NPU_SIM_SOC={soc:?} is not a SoC the simulator knows; use one of: {}",
+            soc::soc_names().collect::<Vec<_>>().join(", ")
+        )
+    })?;
+    Ok((soc, family))
+}
+
 impl Config {
     /// Reads `NPU_SIM_SOC`, `NPU_SIM_DEVICES`, `NPU_SIM_MEM`,
     /// `NPU_SIM_THREADS`; an unknown or malformed value is an error message.
     pub fn from_env() -> Result<Config, String> {
         let var = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
-        let soc = var("NPU_SIM_SOC").unwrap_or_else(|| soc::DEFAULT_SOC.to_string());
-        let family = soc::family_of(&soc).ok_or_else(|| {
-            format!(
-                "NPU_SIM_SOC={soc:?} is not a SoC the simulator knows; use one of: {}",
-                soc::soc_names().collect::<Vec<_>>().join(", ")
-            )
-        })?;
+        let (soc, family) = soc_from_env()?;
         let devices = match var("NPU_SIM_DEVICES") {
             None => 1,
             Some(v) => v

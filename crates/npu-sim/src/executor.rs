@@ -208,10 +208,7 @@ pub fn run(
 ) -> aclnnStatus {
     let api = op.name();
     if executor.is_null() {
-        return fail(
-            ACLNN_ERR_PARAM_NULLPTR,
-            format!("npu-sim: {api}: null executor"),
-        );
+        return crate::abi::fail_null(ACLNN_ERR_PARAM_NULLPTR, api, "executor", "aclOpExecutor");
     }
     let Some(ex) = state::with_handles(|h| h.executors.get(&(executor as usize)).cloned()) else {
         return fail(

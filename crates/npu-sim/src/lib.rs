@@ -43,8 +43,12 @@
 //! the core count), `NPU_SIM_STRICT_ASYNC` (`1`: every task goes through
 //! its stream's worker thread; by default small work on an idle stream runs
 //! on the submitting thread, see [`set_strict_async`]),
-//! `NPU_SIM_INLINE_BYTES` (the size limit of such work, bytes touched, default 4M), read
-//! by `aclInit`/`aclnnInit`.
+//! `NPU_SIM_INLINE_BYTES` (the size limit of such work, bytes touched, default 4M),
+//! `NPU_SIM_STRICT_MEMORY` (`1`: accesses into the padding CANN's
+//! `aclrtMalloc` adds, past the size asked for, are refused; by default
+//! they succeed as on the device, with a memcheck warning, see
+//! [`set_strict_memory`]), read by `aclInit`/`aclnnInit` (`NPU_SIM_SOC`
+//! also by `aclrtGetSocName` before any initialisation).
 #![deny(missing_docs)]
 // The C entry points keep CANN's names, exported under them only with the
 // `cabi` feature.
@@ -67,6 +71,7 @@ mod stream;
 mod work;
 
 pub use lists::*;
+pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
@@ -179,6 +184,11 @@ pub struct NpuSimStats {
     /// process started (not a live count: [`NpuSimStats::is_clean`]
     /// ignores it).
     pub launches: u64,
+    /// Accesses past an allocation's requested size but inside the padding
+    /// CANN's `aclrtMalloc` adds, allowed since the process started (the
+    /// memory checker's warnings; [`set_strict_memory`] refuses them
+    /// instead; not a live count, ignored by [`NpuSimStats::is_clean`]).
+    pub padding_accesses: u64,
 }
 
 impl NpuSimStats {
@@ -186,6 +196,7 @@ impl NpuSimStats {
     pub fn is_clean(&self) -> bool {
         NpuSimStats {
             launches: 0,
+            padding_accesses: 0,
             ..*self
         } == NpuSimStats::default()
     }
@@ -212,6 +223,7 @@ pub fn stats() -> NpuSimStats {
         events: h.events.len() as u64,
         internal_errors: abi::internal_errors(),
         launches: executor::launches(),
+        padding_accesses: memory::padding_accesses(),
     })
 }
 

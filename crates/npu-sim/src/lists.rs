@@ -9,7 +9,7 @@
 //! member destroyed on its own, a member of two lists, one object twice in
 //! a list) is reported with a status and a message instead.
 
-use crate::abi::{fail, guard, set_error};
+use crate::abi::{fail, fail_null, guard, set_error};
 use crate::state;
 use cann_sys::*;
 use std::ptr::null_mut;
@@ -62,24 +62,31 @@ impl Kind {
 /// `value` is NULL or valid for `size` reads.
 unsafe fn create(api: &'static str, kind: Kind, value: *const usize, size: u64) -> usize {
     if size == 0 || size > MAX_MEMBERS {
-        set_error(format!(
-            "npu-sim: {api}: size must be in [1, {MAX_MEMBERS}], got {size}"
-        ));
+        set_error(
+            ACLNN_ERR_PARAM_INVALID,
+            format!("npu-sim: {api}: size must be in [1, {MAX_MEMBERS}], got {size}"),
+        );
         return 0;
     }
     if value.is_null() {
-        set_error(format!("npu-sim: {api}: null value with size {size}"));
+        set_error(
+            ACLNN_ERR_PARAM_NULLPTR,
+            format!("npu-sim: {api}: null value with size {size}"),
+        );
         return 0;
     }
     // SAFETY: non-null and valid for `size` reads by the caller's contract.
     let members = unsafe { std::slice::from_raw_parts(value, size as usize) }.to_vec();
     state::with_handles(|h| {
         if let Some(i) = members.iter().position(|&m| !kind.is_live(h, m)) {
-            set_error(format!(
-                "npu-sim: {api}: value[{i}] ({:#x}) is not a live {} (null, never created, or destroyed)",
-                members[i],
-                kind.member()
-            ));
+            set_error(
+                ACLNN_ERR_PARAM_INVALID,
+                format!(
+                    "npu-sim: {api}: value[{i}] ({:#x}) is not a live {} (null, never created, or destroyed)",
+                    members[i],
+                    kind.member()
+                ),
+            );
             return 0;
         }
         let l = state::new_handle();
@@ -130,12 +137,15 @@ fn destroy(api: &'static str, kind: Kind, list: usize) -> aclnnStatus {
 /// # Safety
 /// `size` is NULL or valid for a write.
 unsafe fn size_of(api: &'static str, kind: Kind, list: usize, size: *mut u64) -> aclnnStatus {
-    if list == 0 || size.is_null() {
-        let which = if list == 0 { "the list" } else { "size" };
-        return fail(
-            ACLNN_ERR_PARAM_NULLPTR,
-            format!("npu-sim: {api}: {which} is null"),
-        );
+    if list == 0 {
+        let (arg, ty) = match kind {
+            Kind::Tensor => ("tensorList", "aclTensorList"),
+            Kind::Scalar => ("scalarList", "aclScalarList"),
+        };
+        return fail_null(ACLNN_ERR_PARAM_NULLPTR, api, arg, ty);
+    }
+    if size.is_null() {
+        return fail_null(ACLNN_ERR_PARAM_NULLPTR, api, "size", "uint64_t *");
     }
     let n = state::with_handles(|h| kind.lists(h).get(&list).map(Vec::len));
     match n {

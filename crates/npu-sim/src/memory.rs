@@ -6,6 +6,17 @@
 //! separate host mapping per allocation (backed lazily by the kernel), which
 //! only the simulator's kernels touch, after the memory checker has proved
 //! every access lies inside a live allocation.
+//!
+//! Sizes are CANN's: `aclrtMalloc` rounds every request up to a multiple
+//! of 32 bytes and adds 32 (CANN's aclrtMalloc reference: "m =
+//! ALIGN_UP[len, 32] + 32"), so a program may touch a little past what it
+//! asked for and still work on the device. Each allocation keeps both its
+//! requested size and that padded size ([`padded_size`]): an access past
+//! the requested size but inside the padded one succeeds, as on the
+//! device, and is counted ([`padding_accesses`]) and reported on stderr as
+//! a memory-checker warning; [`set_strict_memory`] (or
+//! `NPU_SIM_STRICT_MEMORY=1`) refuses it instead, as any access past the
+//! padded size always is.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -15,6 +26,67 @@ use std::sync::Arc;
 /// Alignment of device allocations (aclnn requires 32 bytes; 512 like the
 /// real allocator).
 pub const ALIGN: u64 = 512;
+
+/// The size CANN's `aclrtMalloc` really allocates for a request of `size`
+/// bytes: rounded up to a multiple of 32, plus 32 (`None` on overflow).
+pub fn padded_size(size: u64) -> Option<u64> {
+    size.checked_next_multiple_of(32)?.checked_add(32)
+}
+
+static STRICT_MEMORY: AtomicBool = AtomicBool::new(false);
+static PADDING_ACCESSES: AtomicU64 = AtomicU64::new(0);
+
+/// Warnings printed on stderr at most (every access is still counted).
+const PADDING_WARNINGS: u64 = 32;
+
+/// Refuses (`true`) or allows (`false`, the default unless
+/// `NPU_SIM_STRICT_MEMORY=1`) accesses past an allocation's requested size
+/// that stay inside the padding CANN's `aclrtMalloc` adds.
+pub fn set_strict_memory(on: bool) {
+    STRICT_MEMORY.store(on, Ordering::Relaxed);
+}
+
+/// Whether accesses into an allocation's padding are refused
+/// ([`set_strict_memory`]).
+pub fn strict_memory() -> bool {
+    STRICT_MEMORY.load(Ordering::Relaxed)
+}
+
+/// Accesses into an allocation's padding allowed since the process
+/// started (copies and kernels; each call or launch region counts once).
+pub fn padding_accesses() -> u64 {
+    PADDING_ACCESSES.load(Ordering::Relaxed)
+}
+
+/// Reads `NPU_SIM_STRICT_MEMORY` (at initialisation).
+pub(crate) fn configure_from_env() {
+    if let Ok(v) = std::env::var("NPU_SIM_STRICT_MEMORY") {
+        set_strict_memory(matches!(v.trim(), "1" | "true" | "yes"));
+    }
+}
+
+/// An access past the requested size of an allocation but inside its
+/// padding: `Ok` (counted, and a warning on stderr) unless strict memory
+/// is on. `what` describes the access for the warning.
+pub(crate) fn padding_access(what: impl FnOnce() -> String) -> Result<(), ()> {
+    if strict_memory() {
+        return Err(());
+    }
+    let n = PADDING_ACCESSES.fetch_add(1, Ordering::Relaxed);
+    if n < PADDING_WARNINGS {
+        eprintln!(
+            "npu-sim memcheck: warning: {} (inside the padding aclrtMalloc adds: allowed, as on the \
+             device; NPU_SIM_STRICT_MEMORY=1 refuses it){}",
+            what(),
+            if n + 1 == PADDING_WARNINGS {
+                "; further such accesses are only counted"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}
 
 /// One live (or freed but still referenced) device allocation.
 pub struct Allocation {
@@ -26,6 +98,9 @@ pub struct Allocation {
     pub base: u64,
     /// Size requested by the caller.
     pub size: u64,
+    /// Size CANN's `aclrtMalloc` allocates for it ([`padded_size`]): the
+    /// device lets programs touch up to here.
+    pub padded: u64,
     backing: *mut u8,
     backing_len: usize,
     /// Set by `aclrtFree`; kernels that still hold the allocation fault.
@@ -43,17 +118,26 @@ impl Allocation {
     /// Host pointer to the byte at device address `addr` (inside this
     /// allocation, as checked by the caller).
     pub fn host_ptr(&self, addr: u64) -> *mut u8 {
-        debug_assert!(addr >= self.base && addr - self.base <= self.size);
+        debug_assert!(addr >= self.base && addr - self.base <= self.padded);
         // SAFETY: the offset is within the mapping (checked above by callers).
         unsafe { self.backing.add((addr - self.base) as usize) }
     }
 
-    /// Whether `[addr, addr + len)` lies inside this allocation.
+    /// Whether `[addr, addr + len)` lies inside the size requested.
     pub fn contains(&self, addr: u64, len: u64) -> bool {
         addr >= self.base
             && addr
                 .checked_add(len)
                 .is_some_and(|end| end <= self.base + self.size)
+    }
+
+    /// Whether `[addr, addr + len)` lies inside the padded size (what the
+    /// device allows: [`padded_size`]).
+    pub fn contains_padded(&self, addr: u64, len: u64) -> bool {
+        addr >= self.base
+            && addr
+                .checked_add(len)
+                .is_some_and(|end| end <= self.base + self.padded)
     }
 }
 
@@ -61,11 +145,12 @@ impl fmt::Display for Allocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "allocation #{} [{:#x}, {:#x}) ({} bytes, device {})",
+            "allocation #{} [{:#x}, {:#x}) ({} bytes, {} with aclrtMalloc's padding, device {})",
             self.id,
             self.base,
             self.base + self.size,
             self.size,
+            self.padded,
             self.device
         )
     }
@@ -256,14 +341,19 @@ impl DeviceMemory {
         self.free.insert(off, len);
     }
 
-    /// Allocates `size` bytes.
+    /// Bytes of address space and capacity an allocation of `size`
+    /// takes: its padded size ([`padded_size`]) in [`ALIGN`] blocks.
+    fn charge(size: u64) -> Option<u64> {
+        padded_size(size)?.checked_next_multiple_of(ALIGN)
+    }
+
+    /// Allocates `size` bytes (and the padding CANN adds to them).
     pub fn alloc(&mut self, size: u64) -> Result<Arc<Allocation>, AllocError> {
         if size == 0 {
             return Err(AllocError::ZeroSize);
         }
-        let rounded = size
-            .checked_next_multiple_of(ALIGN)
-            .ok_or(AllocError::OutOfMemory)?;
+        let padded = padded_size(size).ok_or(AllocError::OutOfMemory)?;
+        let rounded = Self::charge(size).ok_or(AllocError::OutOfMemory)?;
         if self
             .used
             .checked_add(rounded)
@@ -282,6 +372,7 @@ impl DeviceMemory {
             device: self.device,
             base: self.range_base + off,
             size,
+            padded,
             backing,
             backing_len,
             freed: AtomicBool::new(false),
@@ -296,7 +387,7 @@ impl DeviceMemory {
     pub fn free(&mut self, addr: u64) -> Option<Arc<Allocation>> {
         let a = self.live.remove(&addr)?;
         a.freed.store(true, Ordering::Release);
-        let rounded = a.size.next_multiple_of(ALIGN);
+        let rounded = Self::charge(a.size).expect("charged when allocated");
         self.used -= rounded;
         self.give_back(a.base - self.range_base, rounded);
         Some(a)
@@ -324,10 +415,10 @@ impl DeviceMemory {
         n
     }
 
-    /// The live allocation containing `addr`, if any.
+    /// The live allocation containing `addr` (in its padded size), if any.
     pub fn find(&self, addr: u64) -> Option<&Arc<Allocation>> {
         let (_, a) = self.live.range(..=addr).next_back()?;
-        (addr < a.base + a.size.max(1)).then_some(a)
+        (addr < a.base + a.padded).then_some(a)
     }
 }
 
@@ -514,23 +605,42 @@ mod tests {
         assert_eq!(a.base % ALIGN, 0);
         assert!(m.owns(a.base) && m.owns(b.base));
         assert_eq!(m.find(a.base + 99).unwrap().id, a.id);
-        assert!(m.find(a.base + 100).is_none(), "past the end of a is not a");
+        // 100 bytes are 128 + 32 on the device: the padding is a's.
+        assert_eq!(a.padded, 160);
+        assert_eq!(m.find(a.base + 159).unwrap().id, a.id);
+        assert!(m.find(a.base + 160).is_none(), "past the padding is not a");
         assert!(a.contains(a.base, 100) && !a.contains(a.base, 101));
-        assert_eq!(m.used(), 512 + 1024);
+        assert!(a.contains_padded(a.base, 160) && !a.contains_padded(a.base, 161));
+        // 1000 bytes: 1024 + 32 padded, three blocks.
+        assert_eq!(m.used(), 512 + 1536);
         m.free(a.base).unwrap();
         assert!(a.freed.load(Ordering::Acquire));
         assert!(m.find(a.base).is_none());
         assert!(m.free(a.base).is_none(), "double free is detected");
-        assert_eq!(m.used(), 1024);
+        assert_eq!(m.used(), 1536);
+    }
+
+    #[test]
+    fn padded_sizes_are_cann_s() {
+        assert_eq!(padded_size(1), Some(64));
+        assert_eq!(padded_size(16), Some(64));
+        assert_eq!(padded_size(32), Some(64));
+        assert_eq!(padded_size(33), Some(96));
+        assert_eq!(padded_size(480), Some(512));
+        assert_eq!(padded_size(481), Some(544));
+        assert_eq!(padded_size(u64::MAX), None);
+        assert_eq!(padded_size(u64::MAX - 40), None);
     }
 
     #[test]
     fn capacity_is_enforced() {
         let mut m = DeviceMemory::new(0, 4096).unwrap();
-        let a = m.alloc(4096).unwrap();
+        // The padding counts: 4064 bytes take 4096 on the device.
+        let a = m.alloc(4064).unwrap();
         assert_eq!(m.alloc(1).unwrap_err(), AllocError::OutOfMemory);
         m.free(a.base);
-        assert!(m.alloc(4096).is_ok());
+        assert_eq!(m.alloc(4065).unwrap_err(), AllocError::OutOfMemory);
+        assert!(m.alloc(4064).is_ok());
         assert_eq!(m.alloc(0).unwrap_err(), AllocError::ZeroSize);
         assert_eq!(m.alloc(u64::MAX).unwrap_err(), AllocError::OutOfMemory);
     }
@@ -538,14 +648,14 @@ mod tests {
     #[test]
     fn freed_addresses_are_not_reused_at_once_and_ranges_coalesce() {
         let mut m = DeviceMemory::new(0, 1 << 16).unwrap();
-        let a = m.alloc(512).unwrap();
+        let a = m.alloc(480).unwrap();
         let base = a.base;
         m.free(base);
-        let b = m.alloc(512).unwrap();
+        let b = m.alloc(480).unwrap();
         assert_ne!(b.base, base, "next fit moves on");
         m.free(b.base);
         // All space coalesced back: a request of the whole range fits.
-        assert!(m.alloc(1 << 16).is_ok());
+        assert!(m.alloc((1 << 16) - 32).is_ok());
     }
 
     #[test]

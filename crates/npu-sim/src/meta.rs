@@ -78,13 +78,14 @@ pub unsafe extern "C" fn aclCreateTensor(
         // SAFETY: forwarded caller contract.
         let Some(view) = (unsafe { read_i64s(view_dims, view_dims_num) }) else {
             crate::abi::set_error(
+                ACLNN_ERR_PARAM_INVALID,
                 "npu-sim: aclCreateTensor: null viewDims with a non-zero count (or more than 64 dims)",
             );
             return std::ptr::null_mut();
         };
         // SAFETY: forwarded caller contract.
         let Some(_storage) = (unsafe { read_i64s(storage_dims, storage_dims_num) }) else {
-            crate::abi::set_error("npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
+            crate::abi::set_error(ACLNN_ERR_PARAM_INVALID, "npu-sim: aclCreateTensor: null storageDims with a non-zero count (or more than 64 dims)");
             return std::ptr::null_mut();
         };
         let strides = if stride.is_null() {
@@ -147,6 +148,7 @@ pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut
             Vec::new()
         } else if value.is_null() || size > (1 << 24) {
             crate::abi::set_error(
+                ACLNN_ERR_PARAM_INVALID,
                 "npu-sim: aclCreateIntArray: null value with a non-zero size (or too large)",
             );
             return std::ptr::null_mut();
@@ -192,14 +194,20 @@ pub unsafe extern "C" fn aclCreateScalar(
 ) -> *mut aclScalar {
     crate::abi::guard("aclCreateScalar", std::ptr::null_mut(), || {
         let Some(size) = soc::dtype_size(data_type) else {
-            crate::abi::set_error(format!(
-                "npu-sim: aclCreateScalar: unsupported data type {}",
-                data_type.0
-            ));
+            crate::abi::set_error(
+                ACLNN_ERR_PARAM_INVALID,
+                format!(
+                    "npu-sim: aclCreateScalar: unsupported data type {}",
+                    data_type.0
+                ),
+            );
             return std::ptr::null_mut();
         };
         if value.is_null() {
-            crate::abi::set_error("npu-sim: aclCreateScalar: null value");
+            crate::abi::set_error(
+                ACLNN_ERR_PARAM_NULLPTR,
+                "npu-sim: aclCreateScalar: null value",
+            );
             return std::ptr::null_mut();
         }
         let mut bytes = [0u8; 16];

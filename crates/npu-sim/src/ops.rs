@@ -4,7 +4,7 @@
 //! kernel for the product `561003`; dtype, then shape `161002`), then a plan
 //! and its real workspace size. Second phase: [`executor::run`].
 
-use crate::abi::fail;
+use crate::abi::{fail, fail_null};
 use crate::executor::{
     self, align, contiguous, elem, is_contiguous, numel, numel_checked, publish, view_range,
 };
@@ -46,9 +46,19 @@ fn preamble<const N: usize>(
     tensors: [(&str, *const aclTensor); N],
 ) -> R<(soc::Family, [Tensor; N])> {
     if let Some((name, _)) = nulls.iter().find(|(_, null)| *null) {
-        return Err(fail(
+        // The type CANN's message names for the argument.
+        let ty = match *name {
+            "workspaceSize" => "uint64_t *",
+            "executor" => "aclOpExecutor **",
+            "pad" => "aclIntArray",
+            "value" => "aclScalar",
+            _ => "aclTensor",
+        };
+        return Err(fail_null(
             ACLNN_ERR_PARAM_NULLPTR,
-            format!("npu-sim: {}GetWorkspaceSize: {name} is null", op.name()),
+            op.first_phase_name(),
+            name,
+            ty,
         ));
     }
     let mut found: [Option<Tensor>; N] = std::array::from_fn(|_| None);

@@ -101,7 +101,7 @@ fn kernel_pool(threads: usize) -> Result<Arc<crate::cores::Cores>, String> {
 }
 
 /// A process-lifetime C string for a (known, finite) SoC name.
-fn intern(name: &str) -> &'static std::ffi::CStr {
+pub(crate) fn intern(name: &str) -> &'static std::ffi::CStr {
     static NAMES: Mutex<Vec<&'static std::ffi::CStr>> = Mutex::new(Vec::new());
     let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(n) = names.iter().find(|n| n.to_bytes() == name.as_bytes()) {

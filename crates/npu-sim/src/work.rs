@@ -133,6 +133,18 @@ impl Launch {
                     })
                 }
                 Some(a) if a.contains(r.addr, r.len) => hosts.push(a.host_ptr(r.addr)),
+                Some(a)
+                    if a.contains_padded(r.addr, r.len)
+                        && crate::memory::padding_access(|| {
+                            format!(
+                                "{}: {} {access} [{:#x}, {end:#x}): it runs past the end of {a}",
+                                self.op, r.what, r.addr
+                            )
+                        })
+                        .is_ok() =>
+                {
+                    hosts.push(a.host_ptr(r.addr))
+                }
                 other => {
                     let code = if r.write {
                         ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW
@@ -140,6 +152,10 @@ impl Launch {
                         ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW
                     };
                     let near = match other {
+                        Some(a) if a.contains_padded(r.addr, r.len) => format!(
+                            "it runs past the end of {a} (into the padding aclrtMalloc adds: \
+                             refused, NPU_SIM_STRICT_MEMORY is on)"
+                        ),
                         Some(a) => format!("it runs past the end of {a}"),
                         None => "no live allocation holds its start".to_string(),
                     };

@@ -63,10 +63,24 @@ fn slice_first_phase_errors_in_order() {
                 (op.get_workspace_size)(null_mut(), 0, 0, 2, 1, o.0, &mut ws, &mut ex),
                 ACLNN_ERR_PARAM_NULLPTR
             );
-            assert!(last_error().contains("self is null"), "{}", last_error());
+            // CANN's format first (opbase: EZ1001 for 161xxx, its nullptr
+            // sentence), the simulator's detail after it.
+            assert!(
+                last_error().starts_with(
+                    "AclNN_Parameter_Error(EZ1001): Expected a value of type [aclTensor] for \
+                     argument [self] but instead found nullptr."
+                ) && last_error().contains("aclnnSliceGetWorkspaceSize: self is null"),
+                "{}",
+                last_error()
+            );
             assert_eq!(
                 (op.get_workspace_size)(x.0, 0, 0, 2, 1, null_mut(), &mut ws, &mut ex),
                 ACLNN_ERR_PARAM_NULLPTR
+            );
+            assert!(
+                last_error().contains("for argument [out] but instead found nullptr"),
+                "{}",
+                last_error()
             );
             assert_eq!(
                 (op.get_workspace_size)(x.0, 0, 0, 2, 1, o.0, null_mut(), &mut ex),
@@ -96,6 +110,12 @@ fn slice_first_phase_errors_in_order() {
         ] {
             let (c, m) = slice_plan(&x, dim, 0, 2, step, &o).err().expect("rejected");
             assert_eq!(c, ACLNN_ERR_PARAM_INVALID, "dim {dim} step {step}: {m}");
+            // EZ1001, then the operator and the rule (the parameter named).
+            let param = if step > 0 { "dim" } else { "step" };
+            assert!(
+                m.starts_with("AclNN_Parameter_Error(EZ1001): aclnnSlice") && m.contains(param),
+                "{m}"
+            );
         }
         assert!(slice_plan(&x, -2, 0, 2, 1, &o).is_ok_and(|p| {
             // A plan that is never run is destroyed by the caller.
@@ -494,7 +514,8 @@ fn out_of_range_index_fails_the_stream_at_synchronisation() {
             let msg = last_error();
             let (pos, val) = if bad[1] == 3 { (1, 3) } else { (2, -1) };
             assert!(
-                msg.contains(&format!("position {pos} value {val} bound 3")),
+                msg.starts_with("EE9999: Inner Error! aclnnIndexSelect")
+                    && msg.contains(&format!("position {pos} value {val} bound 3")),
                 "{msg}"
             );
             // Check on load: the kernel stopped at the bad index; nothing at
@@ -591,14 +612,16 @@ fn memcheck_catches_out_of_range_views_and_touches_nothing() {
     leak_checked(|| {
         let s = Stream::new();
         let xb = Buf::from(&arange(12));
-        // The view claims 16 elements of a 12-element allocation.
-        let x = view(F32, &[4, 4], &[4, 1], 0, xb.ptr, 16);
+        // The view claims 32 elements of a 12-element allocation (48 bytes,
+        // 96 with aclrtMalloc's padding, which the device lets kernels
+        // touch: tests/padding.rs).
+        let x = view(F32, &[8, 4], &[4, 1], 0, xb.ptr, 32);
         let ob = Buf::from(&f32s(&[-1.0; 8]));
         let o = dense(F32, &[2, 4], &ob);
         // Rows 0..2 are inside: fine.
         slice(&x, 0, 0, 2, 1, &o, &s).unwrap();
-        // Rows 2..4 read past the end.
-        let e = slice(&x, 0, 2, 4, 1, &o, &s).unwrap_err();
+        // Rows 5..7 (bytes 80..112) read past the end, padding included.
+        let e = slice(&x, 0, 5, 7, 1, &o, &s).unwrap_err();
         assert_eq!(
             (e.0, e.1),
             ("sync", ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW),
@@ -613,9 +636,10 @@ fn memcheck_catches_out_of_range_views_and_touches_nothing() {
             e.2
         );
         assert_eq!(ob.read(), arange(8), "the failed launch wrote nothing");
-        // An output view that runs past its allocation.
+        // An output view that runs past its allocation (16 bytes, 64 with
+        // the padding; the view writes bytes 48..80).
         let small = Buf::new(16);
-        let o2 = view(F32, &[2, 4], &[4, 1], 0, small.ptr, 8);
+        let o2 = view(F32, &[2, 4], &[4, 1], 12, small.ptr, 20);
         let e = slice(&x, 0, 0, 2, 1, &o2, &s).unwrap_err();
         assert_eq!(
             (e.0, e.1),
@@ -748,7 +772,7 @@ fn b_is_idle(s: &Stream) -> bool {
 fn memcpy_checks_kinds_sizes_and_liveness() {
     leak_checked(|| {
         let d = Buf::new(64);
-        let mut host = vec![0u8; 64];
+        let mut host = vec![0u8; 128];
         let cp = api().aclrtMemcpy;
         // SAFETY: the pointers are valid or deliberately wrong for the kind.
         unsafe {
@@ -778,7 +802,9 @@ fn memcpy_checks_kinds_sizes_and_liveness() {
                 ACL_ERROR_RT_PARAM_INVALID
             );
             assert!(
-                last_error().contains("needs a device destination"),
+                last_error().starts_with(
+                    "Invalid_Argument(EE1001): The argument is invalid. Reason: aclrtMemcpy"
+                ) && last_error().contains("needs a device destination"),
                 "{}",
                 last_error()
             );
@@ -804,11 +830,13 @@ fn memcpy_checks_kinds_sizes_and_liveness() {
                 "destMax"
             );
             assert_eq!(
+                // 64 bytes are 96 on the device (aclrtMalloc's padding):
+                // 97 run past them.
                 cp(
                     d.ptr,
-                    65,
+                    97,
                     host.as_ptr().cast(),
-                    65,
+                    97,
                     K::ACL_MEMCPY_HOST_TO_DEVICE
                 ),
                 ACL_ERROR_RT_PARAM_INVALID,
@@ -865,7 +893,9 @@ fn device_memory_is_not_host_memory() {
             )
         };
         assert_eq!(total, 16 << 30);
-        assert_eq!(total - free, 4096);
+        // 4096 bytes take 4096 + 32 on the device (aclrtMalloc's padding),
+        // in 512-byte blocks.
+        assert_eq!(total - free, 4096 + 512);
     });
 }
 
@@ -1090,7 +1120,9 @@ fn devices_and_capacity_come_from_the_environment() {
             (a.aclrtGetMemInfo)(aclrtMemAttr::ACL_HBM_MEM, &mut free, &mut total),
             0
         );
-        assert_eq!((free, total), ((1 << 20) - 4096, 1 << 20));
+        // The 4096-byte allocation with aclrtMalloc's padding (+32), in
+        // 512-byte blocks.
+        assert_eq!((free, total), ((1 << 20) - 4096 - 512, 1 << 20));
         // Device 0 has its own memory; copies between devices work.
         assert_eq!((a.aclrtSetDevice)(0), 0);
         let mut p0 = null_mut();
@@ -1142,4 +1174,41 @@ fn devices_and_capacity_come_from_the_environment() {
         assert_eq!((a.aclInit)(std::ptr::null()), 0);
     }
     assert_clean();
+}
+
+/// Data types CANN's headers define but no simulated operator takes (the
+/// newest, `ACL_HIFLOAT4` 42 and `ACL_HIFLOAT4_SCALE` 43, included) are
+/// unsupported: `161002` from every first phase, size 0 from
+/// `aclDataTypeSize`, no scalar.
+#[test]
+#[serial]
+fn dtypes_no_operator_takes_are_unsupported() {
+    leak_checked(|| {
+        let b = Buf::new(64);
+        let (_ob, o) = {
+            let ob = Buf::new(64);
+            let o = dense(aclDataType::ACL_FLOAT, &[2, 2], &ob);
+            (ob, o)
+        };
+        for d in [
+            aclDataType::ACL_HIFLOAT4,
+            aclDataType::ACL_HIFLOAT4_SCALE,
+            aclDataType::ACL_HIFLOAT8,
+            aclDataType::ACL_FLOAT4_E2M1,
+        ] {
+            assert_eq!(npu_sim::aclDataTypeSize(d), 0, "{d:?}");
+            let mut v = [0u8; 8];
+            // SAFETY: a valid value pointer.
+            let s = unsafe { (api().aclCreateScalar)(v.as_mut_ptr().cast(), d) };
+            assert!(s.is_null(), "{d:?}");
+            let x = view(d, &[2, 2], &[2, 1], 0, b.ptr, 4);
+            let (c, m) = slice_plan(&x, 0, 0, 2, 1, &o).err().expect("rejected");
+            assert_eq!(c, ACLNN_ERR_PARAM_INVALID, "{d:?}: {m}");
+            assert!(
+                m.starts_with("AclNN_Parameter_Error(EZ1001): ")
+                    && m.contains("self has data type"),
+                "{d:?}: {m}"
+            );
+        }
+    });
 }

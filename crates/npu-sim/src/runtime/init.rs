@@ -1,6 +1,6 @@
 //! Initialisation and finalisation (`aclInit`, `aclFinalize`, `acl.h`),
 //! `aclGetRecentErrMsg`, and what identifies the runtime
-//! (`aclrtGetSocName`, `aclrtGetVersion`, `acl_rt.h`).
+//! (`aclrtGetSocName`, `acl_base_rt.h`; `aclrtGetVersion`, `acl_rt.h`).
 
 use super::lock;
 use crate::abi::fail;
@@ -15,6 +15,7 @@ use std::sync::Arc;
 pub(crate) fn start(init: &mut state::Init) -> Result<(), i32> {
     if init.runtime.is_none() {
         crate::stream::configure_from_env();
+        crate::memory::configure_from_env();
         let cfg = crate::config::Config::from_env()
             .map_err(|m| fail(ACL_ERROR_RT_SOC_VERSION, format!("npu-sim: {m}")))?;
         let rt = state::make_runtime(cfg)
@@ -212,7 +213,13 @@ pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
     crate::abi::last_error_ptr()
 }
 
-/// `aclrtGetSocName`: the simulated SoC, or NULL before initialisation.
+/// `aclrtGetSocName`: the simulated SoC. Like CANN's, it needs no
+/// `aclInit` (CANN's sample build setup calls it first, to find
+/// `SOC_VERSION`): while a runtime is initialised it is that runtime's
+/// SoC; otherwise the one `aclInit` would pick now (`NPU_SIM_SOC`, or
+/// the default). NULL, with the reason, only when `NPU_SIM_SOC` names a
+/// SoC the simulator does not know (`aclInit` refuses it too). The string
+/// stays valid for the life of the process.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtGetSocName() -> *const c_char {
     crate::abi::guard(
@@ -220,7 +227,16 @@ pub extern "C" fn aclrtGetSocName() -> *const c_char {
         std::ptr::null(),
         || match state::runtime() {
             Some(rt) => rt.soc_cstr.as_ptr(),
-            None => std::ptr::null(),
+            None => match crate::config::soc_from_env() {
+                Ok((soc, _)) => state::intern(&soc).as_ptr(),
+                Err(m) => {
+                    fail(
+                        ACL_ERROR_RT_SOC_VERSION,
+                        format!("npu-sim: aclrtGetSocName: {m}"),
+                    );
+                    std::ptr::null()
+                }
+            },
         },
     )
 }

@@ -71,12 +71,25 @@ pub(crate) enum Loc {
 
 /// Classifies `[addr, addr + len)`: host memory, or inside one live device
 /// allocation; a device address outside any live allocation is an error.
+/// A range that ends in the allocation's padding (past the size asked for,
+/// inside what CANN's `aclrtMalloc` really allocates) is allowed with a
+/// memory-checker warning, or refused in strict memory mode.
 pub(crate) fn locate(rt: &Runtime, addr: u64, len: u64) -> Result<Loc, String> {
     for m in &rt.memory {
         let m = lock(m);
         if m.owns(addr) {
             return match m.find(addr) {
                 Some(a) if a.contains(addr, len) => Ok(Loc::Device(a.clone())),
+                Some(a) if a.contains_padded(addr, len) => {
+                    let what = || format!("[{addr:#x}, +{len}) runs past the end of {a}");
+                    match crate::memory::padding_access(what) {
+                        Ok(()) => Ok(Loc::Device(a.clone())),
+                        Err(()) => Err(format!(
+                            "{} (into the padding aclrtMalloc adds: refused, NPU_SIM_STRICT_MEMORY is on)",
+                            what()
+                        )),
+                    }
+                }
                 Some(a) => Err(format!("[{addr:#x}, +{len}) runs past the end of {a}")),
                 None => Err(format!(
                     "{addr:#x} is device memory but not inside a live allocation (freed, or never allocated)"
