@@ -194,6 +194,8 @@ mod generate {
             "aclnn_index_select.h",
             "aclnn_copy.h",
             "aclnn_constant_pad_nd.h",
+            "aclnn_add.h",
+            "aclnn_mul.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

@@ -577,6 +577,19 @@ pub(crate) enum First<'a> {
         &'a AclScalar<'a>,
         &'a AclTensor<'a>,
     ),
+    /// `aclnnAdd(self, other, alpha, out)`.
+    Add(
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+        &'a AclScalar<'a>,
+        &'a AclTensor<'a>,
+    ),
+    /// `aclnnInplaceAdd(selfRef, other, alpha)`.
+    InplaceAdd(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclScalar<'a>),
+    /// `aclnnMul(self, other, out)`.
+    Mul(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnInplaceMul(selfRef, other)`.
+    InplaceMul(&'a AclTensor<'a>, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -589,6 +602,10 @@ impl First<'_> {
             First::ConstantPadNd(..) => {
                 ("aclnnConstantPadNdGetWorkspaceSize", "aclnnConstantPadNd")
             }
+            First::Add(..) => ("aclnnAddGetWorkspaceSize", "aclnnAdd"),
+            First::InplaceAdd(..) => ("aclnnInplaceAddGetWorkspaceSize", "aclnnInplaceAdd"),
+            First::Mul(..) => ("aclnnMulGetWorkspaceSize", "aclnnMul"),
+            First::InplaceMul(..) => ("aclnnInplaceMulGetWorkspaceSize", "aclnnInplaceMul"),
         }
     }
 
@@ -640,6 +657,40 @@ impl First<'_> {
                             x.raw, pad.raw, value.raw, out.raw, &mut ws, &mut ex,
                         )
                     },
+                    op.run,
+                )
+            }
+            First::Add(x, y, alpha, out) => {
+                let op = api.add()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, y.raw, alpha.raw, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::InplaceAdd(x, y, alpha) => {
+                let op = api.inplace_add()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, y.raw, alpha.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Mul(x, y, out) => {
+                let op = api.mul()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, y.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::InplaceMul(x, y) => {
+                let op = api.inplace_mul()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, y.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

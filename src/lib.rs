@@ -36,7 +36,9 @@
 //! - Operators on a [`Stream`]: [`Stream::slice`], [`Stream::index_select`]
 //!   (device or host indices), [`Stream::as_strided`],
 //!   [`Stream::sampled_slice`] (five modes, axes, dynamic parameters), each
-//!   with an `_into` form; prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`]) for hot loops.
+//!   with an `_into` form; the elementwise [`Stream::add`] and
+//!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
+//!   in-place forms); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the
 //!   parameter and the rule.

@@ -21,6 +21,10 @@ pub enum OpKind {
     SampledSlice,
     /// [`crate::Tensor::subtensor`]
     Subtensor,
+    /// [`crate::Stream::add`]
+    Add,
+    /// [`crate::Stream::mul`]
+    Mul,
 }
 
 impl OpKind {
@@ -32,16 +36,23 @@ impl OpKind {
             OpKind::AsStrided => "as_strided",
             OpKind::SampledSlice => "sampled_slice",
             OpKind::Subtensor => "subtensor",
+            OpKind::Add => "add",
+            OpKind::Mul => "mul",
         }
     }
 
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
-    /// ConstantPadNd (not on 200I/500 A2).
+    /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
+    /// series, A2 and A3; Mul everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
-            OpKind::Slice => matches!(family, Family::Training | Family::A2 | Family::A3),
-            OpKind::IndexSelect | OpKind::SampledSlice => family != Family::Atlas200I500A2,
+            OpKind::Slice | OpKind::Add => {
+                matches!(family, Family::Training | Family::A2 | Family::A3)
+            }
+            OpKind::IndexSelect | OpKind::SampledSlice | OpKind::Mul => {
+                family != Family::Atlas200I500A2
+            }
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -62,6 +73,8 @@ impl OpKind {
                     | DType::U8
                     | DType::Bool
             ),
+            // The elementwise list (ops.md §8): no unsigned type wider than 8 bits.
+            OpKind::Add | OpKind::Mul => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             _ => true,
         }
     }

@@ -170,3 +170,134 @@ fn a_runtime_memory_limit_is_an_out_of_memory() {
     // Within the limit is fine.
     assert!(Tensor::empty(&s, DType::U8, &[1 << 19]).is_ok());
 }
+
+// ---------------------------------------------------------------- Add, Mul
+
+fn zeros(s: &Stream, d: DType, shape: &[usize]) -> Tensor {
+    Tensor::zeros(s, d, shape).unwrap()
+}
+
+#[test]
+fn add_other_dtype_not_listed() {
+    let s = stream();
+    let (f, u) = (zeros(&s, DType::F32, &[2]), zeros(&s, DType::U32, &[2]));
+    expect(
+        s.add(&f, &u, Scalar::Int(1)),
+        "unsupported_dtype",
+        "add",
+        "",
+    );
+    expect(s.mul(&u, &f), "unsupported_dtype", "mul", "");
+}
+
+#[test]
+fn add_alpha_not_castable() {
+    let s = stream();
+    let i = zeros(&s, DType::I32, &[2]);
+    expect(
+        s.add(&i, &i, Scalar::Float(0.5)),
+        "invalid_argument",
+        "add",
+        "alpha",
+    );
+    let f = zeros(&s, DType::F16, &[2]);
+    expect(
+        s.add(&f, &f, Scalar::Complex(1.0, 0.0)),
+        "invalid_argument",
+        "add",
+        "alpha",
+    );
+    let b = zeros(&s, DType::Bool, &[2]);
+    expect(
+        s.add(&b, &b, Scalar::Float(1.0)),
+        "invalid_argument",
+        "add",
+        "alpha",
+    );
+}
+
+#[test]
+fn add_alpha_too_large() {
+    let s = stream();
+    let i = zeros(&s, DType::I64, &[2]);
+    expect(
+        s.add(&i, &i, Scalar::UInt(u64::MAX)),
+        "invalid_argument",
+        "add",
+        "alpha",
+    );
+}
+
+#[test]
+fn add_shapes_not_broadcastable() {
+    let s = stream();
+    let (a, b) = (zeros(&s, DType::F32, &[2, 3]), zeros(&s, DType::F32, &[2]));
+    expect(
+        s.add(&a, &b, Scalar::Int(1)),
+        "invalid_argument",
+        "add",
+        "other",
+    );
+    expect(s.mul(&b, &a), "invalid_argument", "mul", "other");
+}
+
+#[test]
+fn mul_merging_limit() {
+    let s = stream();
+    let a = zeros(&s, DType::C64, &[2, 1, 2, 1, 2, 1]);
+    let b = zeros(&s, DType::C64, &[2, 2, 2, 2, 2, 2]);
+    expect(s.mul(&a, &b), "invalid_argument", "mul", "other");
+    expect(
+        s.add(&a, &b, Scalar::Int(1)),
+        "invalid_argument",
+        "add",
+        "other",
+    );
+}
+
+#[test]
+fn add_into_out_dtype_not_castable() {
+    let s = stream();
+    let f = zeros(&s, DType::F32, &[2]);
+    let i = zeros(&s, DType::I32, &[2]);
+    expect(
+        s.add_into(&f, &f, Scalar::Int(1), &i),
+        "invalid_argument",
+        "add",
+        "out",
+    );
+    let u = zeros(&s, DType::U64, &[2]);
+    expect(s.mul_into(&i, &i, &u), "invalid_argument", "mul", "out");
+}
+
+#[test]
+fn add_into_wrong_shape() {
+    let s = stream();
+    let (a, b) = (zeros(&s, DType::F32, &[2, 1]), zeros(&s, DType::F32, &[3]));
+    let out = zeros(&s, DType::F32, &[3, 2]);
+    expect(
+        s.add_into(&a, &b, Scalar::Int(1), &out),
+        "invalid_argument",
+        "add",
+        "out",
+    );
+}
+
+#[test]
+fn add_inplace_broadcast_grows_self() {
+    let s = stream();
+    let (a, b) = (zeros(&s, DType::F32, &[3]), zeros(&s, DType::F32, &[2, 3]));
+    expect(
+        s.add_inplace(&a, &b, Scalar::Int(1)),
+        "invalid_argument",
+        "add",
+        "other",
+    );
+}
+
+#[test]
+fn mul_inplace_result_not_castable() {
+    let s = stream();
+    let (i, f) = (zeros(&s, DType::I32, &[2]), zeros(&s, DType::F32, &[2]));
+    expect(s.mul_inplace(&i, &f), "invalid_argument", "mul", "self");
+}

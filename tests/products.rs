@@ -88,6 +88,12 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::subtensor(soc, &x, &[1], 2),
                 &what("subtensor"),
             );
+            compare(
+                s.add(&dx, &dx, npu_ops::Scalar::Int(2)),
+                cpu_ref::add(soc, &x, &x, cpu_ref::Scalar::Int(2)),
+                &what("add"),
+            );
+            compare(s.mul(&dx, &dx), cpu_ref::mul(soc, &x, &x), &what("mul"));
         }
         drop(s);
         drop(rt); // the last runtime: finalizes, so the next reads NPU_SIM_SOC anew

@@ -612,6 +612,29 @@ aclnnStatus aclnnConstantPadNdGetWorkspaceSize(const aclTensor *self, const aclI
 aclnnStatus aclnnConstantPadNd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                aclrtStream stream);
 
+/* @cann aclnnop/aclnn_add.h */
+aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+                                     const aclScalar *alpha, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnAdd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                     aclrtStream stream);
+aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *other,
+                                            const aclScalar *alpha, uint64_t *workspaceSize,
+                                            aclOpExecutor **executor);
+aclnnStatus aclnnInplaceAdd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                            aclrtStream stream);
+
+/* @cann aclnnop/aclnn_mul.h */
+aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                     aclrtStream stream);
+aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
+                                            uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnInplaceMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                            aclrtStream stream);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

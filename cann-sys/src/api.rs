@@ -248,6 +248,18 @@ api_table! {
         constant_pad_nd: "ConstantPadNd" => fn aclnnConstantPadNdGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *const aclScalar, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnConstantPadNd;
+        add: "Add" => fn aclnnAddGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *const aclScalar, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnAdd;
+        inplace_add: "InplaceAdd" => fn aclnnInplaceAddGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *const aclScalar, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceAdd;
+        mul: "Mul" => fn aclnnMulGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnMul;
+        inplace_mul: "InplaceMul" => fn aclnnInplaceMulGetWorkspaceSize(
+            *mut aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceMul;
     }
 }
 

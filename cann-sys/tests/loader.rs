@@ -45,6 +45,12 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnConstantPadNdGetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, void *d"
                 }
+                "aclnnAddGetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, void *d"
+                }
+                "aclnnInplaceAddGetWorkspaceSize" => "const void *a, const void *b, const void *c",
+                "aclnnMulGetWorkspaceSize" => "const void *a, const void *b, void *c",
+                "aclnnInplaceMulGetWorkspaceSize" => "void *a, const void *b",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -97,7 +103,15 @@ fn fake_cann(lib64: &Path, tag: &str) {
     build_lib(&lib64.join("libnnopbase.so"), &meta_syms(), tag, 0);
     build_lib(
         &lib64.join("libopapi_math.so"),
-        &op_syms(&["Slice", "InplaceCopy", "ConstantPadNd"]),
+        &op_syms(&[
+            "Slice",
+            "InplaceCopy",
+            "ConstantPadNd",
+            "Add",
+            "InplaceAdd",
+            "Mul",
+            "InplaceMul",
+        ]),
         tag,
         1,
     );
@@ -402,7 +416,15 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
     assert!(api.aclnnSliceGetWorkspaceSize.is_some());
     assert_eq!(
         api.available_operators(),
-        vec!["Slice", "InplaceCopy", "ConstantPadNd"]
+        vec![
+            "Slice",
+            "InplaceCopy",
+            "ConstantPadNd",
+            "Add",
+            "InplaceAdd",
+            "Mul",
+            "InplaceMul"
+        ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
     let msg = err.to_string();
@@ -520,7 +542,14 @@ fn legacy_operator_libraries_are_the_last_resort() {
     );
     build_lib(
         &dir.join("libaclnn_math.so"),
-        &op_syms(&["InplaceCopy", "ConstantPadNd"]),
+        &op_syms(&[
+            "InplaceCopy",
+            "ConstantPadNd",
+            "Add",
+            "InplaceAdd",
+            "Mul",
+            "InplaceMul",
+        ]),
         "x",
         6,
     );

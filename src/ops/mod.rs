@@ -2,6 +2,7 @@
 //! output inference and allocation, then aclnn calls on a stream.
 
 pub(crate) mod as_strided;
+pub(crate) mod elementwise;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;

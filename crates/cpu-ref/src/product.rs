@@ -99,7 +99,7 @@ impl Family {
     }
 }
 
-/// The five operators of the contract.
+/// The operators of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `aclnnSlice` (ops.md section 1).
@@ -112,16 +112,22 @@ pub enum Op {
     SampledSlice,
     /// MLI sub-tensor view (section 5).
     Subtensor,
+    /// `aclnnAdd` / `aclnnInplaceAdd` (section 8).
+    Add,
+    /// `aclnnMul` / `aclnnInplaceMul` (section 9).
+    Mul,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 5] = [
+    pub const ALL: [Op; 7] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
         Op::SampledSlice,
         Op::Subtensor,
+        Op::Add,
+        Op::Mul,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -132,6 +138,8 @@ impl Op {
             Op::AsStrided => "as_strided",
             Op::SampledSlice => "sampled_slice",
             Op::Subtensor => "subtensor",
+            Op::Add => "add",
+            Op::Mul => "mul",
         }
     }
 }
@@ -196,6 +204,37 @@ const INDEX_SELECT_NO_BF16: &[DType] = &[
     DType::Complex128,
 ];
 
+/// Add and Mul (sections 8 and 9) on A2 / A3.
+const ELEMENTWISE_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+    DType::BFloat16,
+];
+
+/// Add and Mul elsewhere: the A2/A3 list without bfloat16.
+const ELEMENTWISE_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+];
+
 /// Whether `op` exists on `family`.
 ///
 /// - slice: training, A2, A3.
@@ -206,9 +245,12 @@ const INDEX_SELECT_NO_BF16: &[DType] = &[
 /// - sampled_slice **(project)**: every family but Atlas 200I/500 A2, whose
 ///   lack of IndexSelect and ConstantPadNd rules out the NPU composition.
 /// - subtensor: every family (a pure view, no device work).
+/// - add: training, A2, A3 (CANN's English aclnnAdd page).
+/// - mul: every family but Atlas 200I/500 A2.
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
-        Op::Slice => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::Mul => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -230,6 +272,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
         Op::Subtensor => &DType::ALL,
+        Op::Add | Op::Mul if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::Add | Op::Mul => ELEMENTWISE_NO_BF16,
     }
 }
 
@@ -353,7 +397,9 @@ mod tests {
                 "index_select",
                 "as_strided",
                 "sampled_slice",
-                "subtensor"
+                "subtensor",
+                "add",
+                "mul"
             ]
         );
     }
@@ -367,6 +413,8 @@ mod tests {
                 Op::AsStrided => [true, true, true, true, true],
                 Op::SampledSlice => [true, true, true, true, false],
                 Op::Subtensor => [true, true, true, true, true],
+                Op::Add => [true, true, true, false, false],
+                Op::Mul => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

@@ -1,17 +1,19 @@
-//! Product rules across all five operators: availability, dtypes, unknown
+//! Product rules across all operators: availability, dtypes, unknown
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    as_strided, index_select, sampled_slice, slice, subtensor, DType, Family, RefError, SampleMode,
-    SampledSliceParams, Tensor,
+    add, as_strided, index_select, mul, sampled_slice, slice, subtensor, DType, Family, RefError,
+    SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 5] = [
+const OPS: [&str; 7] = [
     "slice",
     "index_select",
     "as_strided",
     "sampled_slice",
     "subtensor",
+    "add",
+    "mul",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -27,6 +29,8 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
             &SampledSliceParams::new(&[0, 0], &[1, 2], &[1, 1], SampleMode::Wrap),
         ),
         "subtensor" => subtensor(soc, x, &[1], 1),
+        "add" => add(soc, x, x, Scalar::Int(1)),
+        "mul" => mul(soc, x, x),
         _ => unreachable!(),
     }
 }
@@ -35,8 +39,8 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" => matches!(fam, Training | A2 | A3 | Inference),
+        "slice" | "add" => matches!(fam, Training | A2 | A3),
+        "index_select" | "sampled_slice" | "mul" => matches!(fam, Training | A2 | A3 | Inference),
         "as_strided" | "subtensor" => true,
         _ => unreachable!(),
     }
@@ -59,6 +63,11 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         },
         "index_select" | "as_strided" | "sampled_slice" => dtype != DType::BFloat16 || bf16_family,
         "subtensor" => true,
+        "add" | "mul" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
         _ => unreachable!(),
     }
 }
@@ -96,7 +105,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 5 * 28 * 15);
+    assert_eq!(checked, 7 * 28 * 15);
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    as_strided, index_select, sampled_slice, slice, subtensor, SampleMode, SampledSliceParams,
-    Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, index_select, mul, sampled_slice, slice, subtensor, SampleMode,
+    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -334,5 +334,64 @@ proptest! {
         }
         let _ = subtensor(DEFAULT_SOC, &x, &others, a);
         let _ = subtensor(DEFAULT_SOC, &x, &index, b);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// int32 add and mul equal the naive wrapping formulas over the
+    /// broadcast (NumPy's rule restated), and a transposed view gives the
+    /// result of its contiguous copy.
+    #[test]
+    fn int_add_mul_equal_naive_broadcast(
+        shape in shape_strategy(1, 3, 4),
+        ones in prop::collection::vec(any::<bool>(), 3),
+        alpha in any_i64(),
+        seed in any::<i32>(),
+        transpose in any::<bool>(),
+    ) {
+        let n: usize = shape.iter().product();
+        let data: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(seed).wrapping_add(i)).collect();
+        let base = Tensor::from_slice(&shape, &data).unwrap();
+        let x = if transpose { transposed(&base) } else { base };
+        // other: x's shape with some extents set to 1, and one dim fewer.
+        let yshape: Vec<usize> = x.shape().iter().zip(&ones).map(|(&d, &o)| if o { 1 } else { d }).skip(1).collect();
+        let ym: usize = yshape.iter().product();
+        let ydata: Vec<i32> = (0..ym as i32).map(|i| seed.wrapping_sub(i * 7)).collect();
+        let y = Tensor::from_slice(&yshape, &ydata).unwrap();
+        let z = add(DEFAULT_SOC, &x, &y, Scalar::Int(alpha)).unwrap();
+        let m = mul(DEFAULT_SOC, &x, &y).unwrap();
+        prop_assert_eq!(z.shape(), x.shape());
+        let (zv, mv) = (z.to_vec::<i32>().unwrap(), m.to_vec::<i32>().unwrap());
+        for (k, idx) in indices(x.shape()).into_iter().enumerate() {
+            let a = i32::from_ne_bytes(x.element_bytes(&idx).try_into().unwrap());
+            let yi: Vec<usize> = idx[1..].iter().zip(&yshape).map(|(&i, &e)| if e == 1 { 0 } else { i }).collect();
+            let b = i32::from_ne_bytes(y.element_bytes(&yi).try_into().unwrap());
+            prop_assert_eq!(zv[k], a.wrapping_add((alpha as i32).wrapping_mul(b)));
+            prop_assert_eq!(mv[k], a.wrapping_mul(b));
+        }
+        let zc = add(DEFAULT_SOC, &x.to_contiguous(), &y, Scalar::Int(alpha)).unwrap();
+        prop_assert_eq!(zc.contiguous_bytes(), z.contiguous_bytes());
+    }
+
+    /// float32 add is `a + alpha * b` with two f32 roundings (no fused
+    /// multiply-add), NaN canonical; mul is `a * b`.
+    #[test]
+    fn f32_add_mul_equal_two_roundings(
+        a in prop::collection::vec(any::<f32>(), 1..16),
+        alpha in any::<f32>(),
+    ) {
+        let b: Vec<f32> = a.iter().rev().copied().collect();
+        let x = Tensor::from_slice(&[a.len()], &a).unwrap();
+        let y = Tensor::from_slice(&[b.len()], &b).unwrap();
+        let canon = |v: f32| if v.is_nan() { 0x7fc0_0000 } else { v.to_bits() };
+        let z = add(DEFAULT_SOC, &x, &y, Scalar::Float(f64::from(alpha))).unwrap().to_vec::<f32>().unwrap();
+        let m = mul(DEFAULT_SOC, &x, &y).unwrap().to_vec::<f32>().unwrap();
+        for i in 0..a.len() {
+            let t = alpha * b[i];
+            prop_assert_eq!(z[i].to_bits(), canon(a[i] + t));
+            prop_assert_eq!(m[i].to_bits(), canon(a[i] * b[i]));
+        }
     }
 }

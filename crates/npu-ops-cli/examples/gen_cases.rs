@@ -505,6 +505,105 @@ fn main() {
         );
     }
 
+    // Add and Mul: every family x dtype (with itself and with float32),
+    // then random dtype pairs, broadcasts, views, alphas, out dtypes and
+    // in-place forms on A2. Every expectation from cpu-ref.
+    let alpha_json = |a: Scalar| match a {
+        Scalar::Bool(b) => json!(b),
+        Scalar::Int(v) => json!(v),
+        Scalar::UInt(v) => json!(v),
+        Scalar::Float(v) => value(DType::Float64, &v.to_le_bytes()),
+        Scalar::Complex(re, im) => json!([
+            value(DType::Float64, &re.to_le_bytes()),
+            value(DType::Float64, &im.to_le_bytes())
+        ]),
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for dy in [d, DType::Float32] {
+                let st = storage(d, &[3, 2], &mut r);
+                let x = st.view(&[2, 3], &[1, 2], 0).unwrap();
+                let y = storage(dy, &[3], &mut r);
+                let tag = format!("{fam}-{}-{}", d.name(), dy.name());
+                push(
+                    &mut out,
+                    "add",
+                    soc,
+                    (&st, &x),
+                    json!({"other": tensor_json(&y), "alpha": 2}),
+                    expect(cpu_ref::add(soc, &x, &y, Scalar::Int(2))),
+                    &tag,
+                );
+                push(
+                    &mut out,
+                    "mul",
+                    soc,
+                    (&st, &x),
+                    json!({"other": tensor_json(&y)}),
+                    expect(cpu_ref::mul(soc, &x, &y)),
+                    &tag,
+                );
+            }
+        }
+    }
+    for _ in 0..400 {
+        let dx = DType::ALL[r.below(15) as usize];
+        let dy = DType::ALL[r.below(15) as usize];
+        let (st, x) = input(dx, &mut r, 3);
+        // other: a suffix of x's shape, some extents 1, sometimes one wrong.
+        let keep = r.below(x.rank() as u64 + 1) as usize;
+        let yshape: Vec<usize> = x.shape()[x.rank() - keep..]
+            .iter()
+            .map(|&e| match r.below(8) {
+                0 => 1,
+                1 => e + 1,
+                _ => e,
+            })
+            .collect();
+        let y = storage(dy, &yshape, &mut r);
+        let alpha = match r.below(6) {
+            0 => Scalar::Bool(r.below(2) == 1),
+            1 => Scalar::Float(r.range(-8, 8) as f64 / 4.0),
+            2 => Scalar::Complex(0.5, r.range(-2, 2) as f64),
+            3 => Scalar::Int(r.extreme(-3, 3)),
+            _ => Scalar::Int(r.range(-3, 3)),
+        };
+        let mode = r.below(4);
+        let od = DType::ALL[r.below(15) as usize];
+        let (mut ap, mut mp) = (
+            json!({"other": tensor_json(&y), "alpha": alpha_json(alpha)}),
+            json!({"other": tensor_json(&y)}),
+        );
+        let (ea, em, tag) = match mode {
+            0 => {
+                ap["out_dtype"] = json!(od.name());
+                mp["out_dtype"] = json!(od.name());
+                (
+                    cpu_ref::add_cast(a2, &x, &y, alpha, od),
+                    cpu_ref::mul_cast(a2, &x, &y, od),
+                    "random-into",
+                )
+            }
+            1 => {
+                ap["inplace"] = json!(true);
+                mp["inplace"] = json!(true);
+                (
+                    cpu_ref::add_inplace(a2, &x, &y, alpha),
+                    cpu_ref::mul_inplace(a2, &x, &y),
+                    "random-inplace",
+                )
+            }
+            _ => (
+                cpu_ref::add(a2, &x, &y, alpha),
+                cpu_ref::mul(a2, &x, &y),
+                "random",
+            ),
+        };
+        push(&mut out, "add", a2, (&st, &x), ap, expect(ea), tag);
+        push(&mut out, "mul", a2, (&st, &x), mp, expect(em), tag);
+    }
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(

@@ -1,5 +1,6 @@
 /*
- * npu_kernels.h - data-movement kernels of the CPU simulator of Ascend NPUs.
+ * npu_kernels.h - the device kernels of the CPU simulator of Ascend NPUs:
+ * data movement, casts and elementwise arithmetic.
  *
  * Plain C11 over pointers, extents and strides; no knowledge of the caller.
  *
@@ -181,6 +182,39 @@ size_t npu_dtype_size(npu_dtype t);
 int npu_cast_run(const npu_copy_desc *d, npu_dtype dst_type, void *dst,
                  npu_dtype src_type, const void *src,
                  int64_t row_begin, int64_t row_end);
+
+/* ------------------------------------------------------------------------ */
+/* Elementwise arithmetic (Add, Mul)                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef enum { NPU_BINARY_ADD, NPU_BINARY_MUL } npu_binary_op;
+
+/*
+ * For i in [begin, end): dst[i] = a[i] + alpha * b[i] (NPU_BINARY_ADD) or
+ * a[i] * b[i] (NPU_BINARY_MUL), every buffer contiguous and of dtype t;
+ * alpha points at one element of t (NULL: 1; ignored by MUL). dst may be
+ * a or b itself (each element is read before it is written), but must not
+ * overlap them otherwise. Returns 0, or -1 (nothing written) for an
+ * invalid op or dtype. The arithmetic (docs/ops.md sections 8 and 9):
+ *
+ *   - integers: modulo 2^bits (the multiply and the add wrap);
+ *   - BOOL: a OR (alpha AND b), a AND b (any nonzero byte is true; the
+ *     result is 0 or 1);
+ *   - F32, F64: alpha * b rounded, then a + that rounded (never fused);
+ *     a * b rounded;
+ *   - F16, BF16: the same in F32 (operands widened exactly), the F32
+ *     result rounded once to t (nearest, ties to even);
+ *   - C64, C128: (xr yr - xi yi, xr yi + xi yr), each product and sum
+ *     rounded to the part type, for alpha * b and for a * b;
+ *   - when alpha equals 1 (complex: real part 1, imaginary part +-0), ADD
+ *     is a + b, with no multiply;
+ *   - every NaN result (each part) is the canonical quiet NaN: sign +,
+ *     quiet bit, payload 0.
+ *
+ * Distinct [begin, end) ranges write disjoint bytes.
+ */
+int npu_binary_run(npu_binary_op op, npu_dtype t, void *dst, const void *a, const void *b,
+                   const void *alpha, int64_t begin, int64_t end);
 
 /* ------------------------------------------------------------------------ */
 /* Scalar half-precision conversions (the ones npu_cast_run uses)            */

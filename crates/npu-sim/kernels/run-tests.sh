@@ -9,8 +9,8 @@ cc="${CC:-cc}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-srcs=("$here"/copy.c "$here"/fill.c "$here"/gather.c "$here"/cast.c "$here"/test_kernels.c)
-warn=(-std=c11 -Wall -Wextra -Werror -pedantic -I"$here")
+srcs=("$here"/copy.c "$here"/fill.c "$here"/gather.c "$here"/cast.c "$here"/arith.c "$here"/test_kernels.c)
+warn=(-std=c11 -Wall -Wextra -Werror -pedantic -ffp-contract=off -I"$here")
 
 echo "== header compiles as C++"
 if command -v "${CXX:-c++}" >/dev/null 2>&1; then

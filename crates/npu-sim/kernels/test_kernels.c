@@ -1610,6 +1610,82 @@ static void run(const char *name, void (*fn)(void))
     printf("  %-16s %9lld checks, %lld failed\n", name, n_checks - c0, n_fail - f0);
 }
 
+
+/* ---- arithmetic ------------------------------------------------------------ */
+
+static uint32_t bits32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static void test_arith(void)
+{
+    /* int8 wraps; dst may be a. */
+    {
+        int8_t a[3] = {100, -128, 7}, b[3] = {100, -1, 3}, al = 2;
+        CHECK(npu_binary_run(NPU_BINARY_ADD, NPU_I8, a, a, b, &al, 0, 3) == 0, "i8 add");
+        CHECK(a[0] == (int8_t)44 && a[1] == 126 && a[2] == 13, "i8 add wraps: %d %d %d", a[0], a[1], a[2]);
+    }
+    {
+        int64_t a[2] = {INT64_MAX, -3}, b[2] = {2, 5}, r[2];
+        npu_binary_run(NPU_BINARY_MUL, NPU_I64, r, a, b, NULL, 0, 2);
+        CHECK(r[0] == -2 && r[1] == -15, "i64 mul wraps");
+    }
+    /* bool: OR / AND, any nonzero byte is true. */
+    {
+        uint8_t a[4] = {0, 0, 2, 1}, b[4] = {0, 5, 0, 1}, r[4], t = 1, f = 0;
+        npu_binary_run(NPU_BINARY_ADD, NPU_BOOL, r, a, b, &t, 0, 4);
+        CHECK(r[0] == 0 && r[1] == 1 && r[2] == 1 && r[3] == 1, "bool add");
+        npu_binary_run(NPU_BINARY_ADD, NPU_BOOL, r, a, b, &f, 0, 4);
+        CHECK(r[1] == 0 && r[2] == 1, "bool add, alpha false");
+        npu_binary_run(NPU_BINARY_MUL, NPU_BOOL, r, a, b, NULL, 0, 4);
+        CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 1, "bool mul");
+    }
+    /* f32: two roundings, canonical NaN. */
+    {
+        float a[3] = {1.0f, 1.0f, 0.0f}, b[3] = {0x1p-24f, 3.0f, 0.0f}, r[3], al = 1.0f + 0x1p-23f;
+        const float inf = (float)INFINITY;
+        npu_binary_run(NPU_BINARY_ADD, NPU_F32, r, a, b, &al, 0, 3);
+        {
+            const float t0 = al * b[0];
+            CHECK(r[0] == 1.0f + t0, "f32 two roundings");
+        }
+        b[2] = inf;
+        a[2] = -inf;
+        npu_binary_run(NPU_BINARY_ADD, NPU_F32, r, a, b, NULL, 2, 3);
+        CHECK(bits32(r[2]) == 0x7fc00000u, "f32 canonical NaN: %08x", bits32(r[2]));
+    }
+    /* f16: computed in f32, rounded once: 1 + 3 * 2^-11 -> 1 + 2^-9. */
+    {
+        uint16_t a = 0x3c00, b = 0x1000 /* 2^-11 */, al = 0x4200 /* 3 */, r;
+        npu_binary_run(NPU_BINARY_ADD, NPU_F16, &r, &a, &b, &al, 0, 1);
+        CHECK(r == 0x3c02, "f16 add: %04x", r);
+        npu_binary_run(NPU_BINARY_ADD, NPU_F16, &r, &a, &b, NULL, 0, 1);
+        CHECK(r == 0x3c00, "f16 add tie to even: %04x", r);
+    }
+    /* complex: alpha 1 skips the multiply; alpha i multiplies. */
+    {
+        float a[2] = {1.0f, 0.0f}, b[2] = {(float)INFINITY, 0.0f}, r[2], al[2] = {0.0f, 1.0f};
+        npu_binary_run(NPU_BINARY_ADD, NPU_C64, r, a, b, NULL, 0, 1);
+        CHECK(r[0] == (float)INFINITY && r[1] == 0.0f, "c64 alpha 1");
+        npu_binary_run(NPU_BINARY_ADD, NPU_C64, r, a, b, al, 0, 1);
+        CHECK(bits32(r[0]) == 0x7fc00000u && r[1] == (float)INFINITY, "c64 alpha i");
+    }
+    {
+        double a[2] = {1.0, 2.0}, b[2] = {3.0, -1.0}, r[2];
+        npu_binary_run(NPU_BINARY_MUL, NPU_C128, r, a, b, NULL, 0, 1);
+        CHECK(r[0] == 5.0 && r[1] == 5.0, "c128 mul");
+    }
+    {
+        float a = 1.0f, r = 0.0f;
+        CHECK(npu_binary_run((npu_binary_op)7, NPU_F32, &r, &a, &a, NULL, 0, 1) == -1, "bad op");
+        CHECK(npu_binary_run(NPU_BINARY_ADD, (npu_dtype)99, &r, &a, &a, NULL, 0, 1) == -1, "bad dtype");
+        CHECK(r == 0.0f, "nothing written");
+    }
+}
+
 static void copy_random(void) { test_copy_random(4000); }
 static void cast_strided(void) { test_cast_strided(1500); }
 
@@ -1627,6 +1703,7 @@ int main(void)
     run("cast rules", test_cast_rules);
     run("cast values", test_cast_values);
     run("cast strided", cast_strided);
+    run("arithmetic", test_arith);
     printf("%lld checks, %lld failed (%.2f s)\n", n_checks, n_fail,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     return n_fail != 0;

@@ -45,6 +45,16 @@ pub enum KDtype {
     C128,
 }
 
+/// `npu_binary_op`: the elementwise arithmetic of [`binary`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `a + alpha * b`.
+    Add,
+    /// `a * b`.
+    Mul,
+}
+
 unsafe extern "C" {
     /// IEEE half to single precision (exact).
     pub(crate) safe fn npu_f16_to_f32(h: u16) -> f32;
@@ -73,6 +83,16 @@ unsafe extern "C" {
         outer_end: i64,
         bad_value: *mut i64,
     ) -> i64;
+    fn npu_binary_run(
+        op: BinaryOp,
+        t: KDtype,
+        dst: *mut c_void,
+        a: *const c_void,
+        b: *const c_void,
+        alpha: *const c_void,
+        begin: i64,
+        end: i64,
+    ) -> i32;
     fn npu_cast_run(
         d: *const CopyDesc,
         dst_type: KDtype,
@@ -343,4 +363,60 @@ pub unsafe fn gather(
         });
     }
     first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Element size of a kernel dtype.
+pub fn kdtype_size(t: KDtype) -> usize {
+    match t {
+        KDtype::I8 | KDtype::U8 | KDtype::Bool => 1,
+        KDtype::F16 | KDtype::Bf16 | KDtype::I16 | KDtype::U16 => 2,
+        KDtype::F32 | KDtype::I32 | KDtype::U32 => 4,
+        KDtype::F64 | KDtype::I64 | KDtype::U64 | KDtype::C64 => 8,
+        KDtype::C128 => 16,
+    }
+}
+
+/// `dst[i] = a[i] + alpha * b[i]` or `a[i] * b[i]` for `i < n`, contiguous
+/// buffers of dtype `t` (the arithmetic of docs/ops.md §8/§9, in
+/// `kernels/arith.c`); `alpha` is one element of `t` (`None`: 1). `false`
+/// if the kernel refused the op or dtype (nothing written).
+///
+/// # Safety
+/// `dst`, `a` and `b` are valid for `n` elements of `t`; `dst` is `a`,
+/// `b` or disjoint from both.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn binary(
+    pool: &Cores,
+    op: BinaryOp,
+    t: KDtype,
+    dst: *mut u8,
+    a: *const u8,
+    b: *const u8,
+    alpha: Option<&[u8; 16]>,
+    n: i64,
+) -> bool {
+    let es = kdtype_size(t) as u64;
+    let (dp, ap, bp) = (Ptr(dst as usize), Ptr(a as usize), Ptr(b as usize));
+    let al = Ptr(alpha.map_or(0, |v| v.as_ptr() as usize));
+    let ok = std::sync::atomic::AtomicBool::new(true);
+    par_ranges(pool, n, (n as u64).saturating_mul(es * 3), |lo, hi| {
+        // SAFETY: caller's contract; element ranges write disjoint bytes,
+        // and `alpha` (if any) outlives the call.
+        let r = unsafe {
+            npu_binary_run(
+                op,
+                t,
+                dp.0 as *mut c_void,
+                ap.0 as *const c_void,
+                bp.0 as *const c_void,
+                al.0 as *const c_void,
+                lo,
+                hi,
+            )
+        };
+        if r != 0 {
+            ok.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    ok.into_inner()
 }

@@ -2,7 +2,8 @@
 // soc, cores, memory, kernels, config, abi (guard, last error), work (launches,
 // copies, Fault), stream (streams, events, Hold), objects (tensors, scalars,
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
-// (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops).
+// (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
+// elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -57,6 +58,7 @@
 mod abi;
 mod config;
 mod cores;
+mod elementwise;
 mod executor;
 mod kernels;
 mod lists;
@@ -70,6 +72,7 @@ mod state;
 mod stream;
 mod work;
 
+pub use elementwise::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
@@ -333,7 +336,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 4);
+/// assert_eq!(api.available_operators().len(), 8);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -389,6 +392,14 @@ pub fn api() -> Api {
         aclnnInplaceCopy: Some(aclnnInplaceCopy),
         aclnnConstantPadNdGetWorkspaceSize: Some(aclnnConstantPadNdGetWorkspaceSize),
         aclnnConstantPadNd: Some(aclnnConstantPadNd),
+        aclnnAddGetWorkspaceSize: Some(aclnnAddGetWorkspaceSize),
+        aclnnAdd: Some(aclnnAdd),
+        aclnnInplaceAddGetWorkspaceSize: Some(aclnnInplaceAddGetWorkspaceSize),
+        aclnnInplaceAdd: Some(aclnnInplaceAdd),
+        aclnnMulGetWorkspaceSize: Some(aclnnMulGetWorkspaceSize),
+        aclnnMul: Some(aclnnMul),
+        aclnnInplaceMulGetWorkspaceSize: Some(aclnnInplaceMulGetWorkspaceSize),
+        aclnnInplaceMul: Some(aclnnInplaceMul),
         origin: Origin::linked("npu-sim"),
     }
 }

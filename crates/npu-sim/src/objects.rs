@@ -71,6 +71,20 @@ pub enum Plan {
         /// The fill element.
         value: Vec<u8>,
     },
+    /// Elementwise arithmetic (inputs self and other, output out).
+    Binary(BinaryPlan),
+}
+
+/// `out = self + alpha * other` or `self * other` (Add, Mul and their
+/// in-place forms), broadcast to out's shape, computed in `promoted`.
+#[derive(Clone, Debug)]
+pub struct BinaryPlan {
+    /// The arithmetic.
+    pub op: crate::kernels::BinaryOp,
+    /// The promoted dtype the arithmetic runs in.
+    pub promoted: crate::kernels::KDtype,
+    /// Add's alpha, converted to `promoted` (one element).
+    pub alpha: Option<[u8; 16]>,
 }
 
 /// The tensors of an executor, inline (no heap for up to three).

@@ -19,7 +19,7 @@ use std::ffi::c_void;
 
 type R<T> = Result<T, aclnnStatus>;
 
-fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
+pub(crate) fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
     fail(
         ACLNN_ERR_PARAM_INVALID,
         format!("npu-sim: {}: {msg}", op.name()),
@@ -40,7 +40,7 @@ fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
 /// tensor handles, the runtime and the product's kernel (`561003`). Returns
 /// the family and the tensors; each operator then checks dtypes, and
 /// [`structure`] the views.
-fn preamble<const N: usize>(
+pub(crate) fn preamble<const N: usize>(
     op: Op,
     nulls: &[(&str, bool)],
     tensors: [(&str, *const aclTensor); N],
@@ -94,7 +94,7 @@ fn family(op: Op) -> R<soc::Family> {
     Ok(fam)
 }
 
-fn dtype_ok(op: Op, fam: soc::Family, t: &Tensor, name: &str) -> R<()> {
+pub(crate) fn dtype_ok(op: Op, fam: soc::Family, t: &Tensor, name: &str) -> R<()> {
     if soc::dtype_supported(op, fam, t.dtype) {
         Ok(())
     } else {
@@ -114,7 +114,7 @@ fn dtype_ok(op: Op, fam: soc::Family, t: &Tensor, name: &str) -> R<()> {
 /// addressed and the bytes up to it within `i64` (so no later arithmetic
 /// on the view overflows); a 32-byte aligned, non-null base when it has
 /// elements.
-fn structure(op: Op, tensors: &[(&Tensor, &str)]) -> R<()> {
+pub(crate) fn structure(op: Op, tensors: &[(&Tensor, &str)]) -> R<()> {
     tensors
         .iter()
         .try_for_each(|&(t, name)| structure_of(op, t, name))
@@ -190,7 +190,7 @@ fn structure_of(op: Op, t: &Tensor, name: &str) -> R<()> {
 
 /// An output view must not address one element twice (its copy would
 /// race with itself).
-fn writes_once(op: Op, t: &Tensor, name: &str) -> R<()> {
+pub(crate) fn writes_once(op: Op, t: &Tensor, name: &str) -> R<()> {
     if self_overlapping(&t.view, &t.strides) {
         return Err(invalid(
             op,
@@ -239,7 +239,7 @@ fn bytes(t: &Tensor) -> u64 {
 /// # Safety
 /// `ws` and `ex` are valid for writes (non-null, checked by the preamble,
 /// and valid by the first phase's own contract).
-unsafe fn finish(
+pub(crate) unsafe fn finish(
     op: Op,
     plan: Plan,
     inputs: objects::Tensors,
@@ -262,7 +262,7 @@ unsafe fn finish(
 
 /// A first phase, guarded (a panic is a status, never an unwind) and
 /// flattened to its status.
-fn first_phase(op: Op, body: impl FnOnce() -> R<aclnnStatus>) -> aclnnStatus {
+pub(crate) fn first_phase(op: Op, body: impl FnOnce() -> R<aclnnStatus>) -> aclnnStatus {
     crate::abi::guard(op.first_phase_name(), ACLNN_ERR_INNER, || {
         body().unwrap_or_else(|c| c)
     })
@@ -679,7 +679,11 @@ pub fn self_overlapping(shape: &[i64], strides: &[i64]) -> bool {
 }
 
 /// `src`'s strides broadcast to `shape` (right-aligned), or `None`.
-fn broadcast(shape: &[i64], src_shape: &[i64], src_strides: &[i64]) -> Option<executor::Strides> {
+pub(crate) fn broadcast(
+    shape: &[i64],
+    src_shape: &[i64],
+    src_strides: &[i64],
+) -> Option<executor::Strides> {
     if src_shape.len() > shape.len() || shape.len() > crate::kernels::MAX_RANK {
         return None;
     }
@@ -698,7 +702,7 @@ fn broadcast(shape: &[i64], src_shape: &[i64], src_strides: &[i64]) -> Option<ex
     Some(out)
 }
 
-fn kdtype(t: aclDataType) -> Option<KDtype> {
+pub(crate) fn kdtype(t: aclDataType) -> Option<KDtype> {
     use aclDataType as D;
     Some(match t {
         D::ACL_FLOAT => KDtype::F32,

@@ -33,6 +33,14 @@ pub enum Op {
     InplaceCopy,
     /// aclnnConstantPadNd
     ConstantPadNd,
+    /// aclnnAdd
+    Add,
+    /// aclnnInplaceAdd
+    InplaceAdd,
+    /// aclnnMul
+    Mul,
+    /// aclnnInplaceMul
+    InplaceMul,
 }
 
 impl Op {
@@ -43,6 +51,10 @@ impl Op {
             Op::IndexSelect => "aclnnIndexSelect",
             Op::InplaceCopy => "aclnnInplaceCopy",
             Op::ConstantPadNd => "aclnnConstantPadNd",
+            Op::Add => "aclnnAdd",
+            Op::InplaceAdd => "aclnnInplaceAdd",
+            Op::Mul => "aclnnMul",
+            Op::InplaceMul => "aclnnInplaceMul",
         }
     }
 
@@ -53,6 +65,10 @@ impl Op {
             Op::IndexSelect => "aclnnIndexSelectGetWorkspaceSize",
             Op::InplaceCopy => "aclnnInplaceCopyGetWorkspaceSize",
             Op::ConstantPadNd => "aclnnConstantPadNdGetWorkspaceSize",
+            Op::Add => "aclnnAddGetWorkspaceSize",
+            Op::InplaceAdd => "aclnnInplaceAddGetWorkspaceSize",
+            Op::Mul => "aclnnMulGetWorkspaceSize",
+            Op::InplaceMul => "aclnnInplaceMulGetWorkspaceSize",
         }
     }
 }
@@ -64,8 +80,26 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Slice => matches!(family, Training | A2 | A3),
         Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
         Op::InplaceCopy => true,
+        // aclnnAdd's English page: not on the inference series or 200I/500 A2.
+        Op::Add | Op::InplaceAdd => matches!(family, Training | A2 | A3),
+        Op::Mul | Op::InplaceMul => !matches!(family, Atlas200I500A2),
     }
 }
+
+/// Add's and Mul's list (aclnnAdd / aclnnMul pages; BF16 separately).
+const ELEMENTWISE_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_DOUBLE,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_INT16,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_BOOL,
+    aclDataType::ACL_COMPLEX64,
+    aclDataType::ACL_COMPLEX128,
+];
 
 const SLICE_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_FLOAT,
@@ -103,6 +137,7 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     }
     match op {
         Op::Slice => SLICE_DTYPES.contains(&dtype),
+        Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul => ELEMENTWISE_DTYPES.contains(&dtype),
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -141,6 +176,23 @@ mod tests {
         assert!(op_available(Op::InplaceCopy, Family::Atlas200I500A2));
         assert!(!op_available(Op::ConstantPadNd, Family::Atlas200I500A2));
         assert!(op_available(Op::IndexSelect, Family::Inference));
+        assert!(!op_available(Op::Add, Family::Inference));
+        assert!(op_available(Op::Mul, Family::Inference));
+        assert!(!op_available(Op::InplaceMul, Family::Atlas200I500A2));
+        assert!(op_available(Op::InplaceAdd, Family::Training));
+    }
+
+    #[test]
+    fn elementwise_dtypes() {
+        use aclDataType as D;
+        assert!(dtype_supported(Op::Add, Family::A2, D::ACL_BF16));
+        assert!(!dtype_supported(Op::Mul, Family::Training, D::ACL_BF16));
+        assert!(!dtype_supported(Op::Add, Family::A2, D::ACL_UINT16));
+        assert!(dtype_supported(
+            Op::InplaceMul,
+            Family::A3,
+            D::ACL_COMPLEX128
+        ));
     }
 
     #[test]

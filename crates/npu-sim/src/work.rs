@@ -4,7 +4,7 @@
 //! can end in. Built by the layers above (the executor's second phase, the
 //! runtime's copies), run by [`crate::stream`].
 
-use crate::kernels::{self, CopyDesc, KDtype};
+use crate::kernels::{self, BinaryOp, CopyDesc, KDtype};
 use crate::memory::Allocation;
 use cann_sys::*;
 use smallvec::SmallVec;
@@ -59,6 +59,9 @@ pub enum Step {
     /// Gather (each index checked as loaded): dst, src, outer, n_src,
     /// inner bytes, index, 64-bit, n_index.
     Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+    /// Contiguous elementwise arithmetic of one dtype: op, dtype, dst, a,
+    /// b, alpha (one element of the dtype; `None`: 1), count. dst may be a.
+    Binary(BinaryOp, KDtype, Ref, Ref, Ref, Option<[u8; 16]>, i64),
 }
 
 /// The work of one second-phase call, built on the caller's thread and run
@@ -219,6 +222,26 @@ impl Launch {
                         &value[..*len as usize],
                     )
                 },
+                Step::Binary(op, t, dst, a, b, alpha, n) => {
+                    let ok = unsafe {
+                        kernels::binary(
+                            pool,
+                            *op,
+                            *t,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *a),
+                            self.host(&hosts, *b),
+                            alpha.as_ref(),
+                            *n,
+                        )
+                    };
+                    if !ok {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!("npu-sim: {}: no {op:?} kernel for {t:?}", self.op),
+                        });
+                    }
+                }
                 Step::Gather(dst, src, outer, n_src, inner, index, is64, n_index) => {
                     let bad = unsafe {
                         kernels::gather(

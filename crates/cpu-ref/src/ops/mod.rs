@@ -1,11 +1,15 @@
-//! The five operators, and the helpers they share.
+//! The operators (the five data-movement ones, Add and Mul), and the
+//! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
 //! SoC name, operator availability, data dtype, parameters/shapes, index
 //! values. Operators that go to the device take inputs of rank <= 8.
 
+pub mod add;
 pub mod as_strided;
+pub mod elementwise;
 pub mod index_select;
+pub mod mul;
 pub mod sampled_slice;
 pub mod slice;
 pub mod subtensor;

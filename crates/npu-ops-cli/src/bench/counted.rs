@@ -138,6 +138,14 @@ counted! {
         fn aclnnInplaceCopy(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnConstantPadNdGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclScalar, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnConstantPadNd(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnAddGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *const aclScalar, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnAdd(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceAddGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *const aclScalar, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceAdd(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnMulGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnMul(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceMulGetWorkspaceSize(a: *mut aclTensor, b: *const aclTensor, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceMul(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 

@@ -61,12 +61,14 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 5] = [
+const OPS: [&str; 7] = [
     "slice",
     "index_select",
     "as_strided",
     "sampled_slice",
     "subtensor",
+    "add",
+    "mul",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

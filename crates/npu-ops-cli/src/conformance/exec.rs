@@ -323,8 +323,114 @@ fn run_op(
             &ints(get("start_coord")?, &ctx("start_coord"))?,
             int(get("first_out_dim_size")?, &ctx("first_out_dim_size"))?,
         ),
+        "add" | "mul" => {
+            let other = case::tensor(get("other")?, &ctx("other"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&other)), "the other data") {
+                return Ok(Err(e));
+            }
+            let alpha = match p.get("alpha") {
+                None | Some(Value::Null) => Scalar::Int(1),
+                Some(v) => alpha_value(v).ok_or_else(|| {
+                    format!(
+                        "{}: expected a number, true/false, \"nan\"/\"inf\"/\"-inf\" or [re, im]",
+                        ctx("alpha")
+                    )
+                })?,
+            };
+            let out_dtype = match p.get("out_dtype") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(
+                    v.as_str()
+                        .and_then(DType::from_name)
+                        .ok_or_else(|| format!("{}: expected a dtype name", ctx("out_dtype")))?,
+                ),
+            };
+            let inplace = match p.get("inplace") {
+                None | Some(Value::Null) => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| format!("{}: expected true or false", ctx("inplace")))?,
+            };
+            let add = c.op == "add";
+            match upload(s, &other) {
+                Err(e) => Err(e),
+                Ok(y) => elementwise(s, &x, &y, add.then_some(alpha), out_dtype, inplace),
+            }
+        }
         other => return Err(format!("unknown operator {other}")),
     })
+}
+
+/// Add's alpha as a case writes it: an integer, a number, `true`/`false`,
+/// a float special, or a `[re, im]` pair.
+fn alpha_value(v: &Value) -> Option<Scalar> {
+    let float = |v: &Value| {
+        v.as_f64()
+            .or_else(|| v.as_str().and_then(json_float::special))
+    };
+    Some(match v {
+        Value::Bool(b) => Scalar::Bool(*b),
+        Value::Array(a) if a.len() == 2 => Scalar::Complex(float(&a[0])?, float(&a[1])?),
+        _ => match (v.as_i64(), v.as_u64()) {
+            (Some(i), _) => Scalar::Int(i),
+            (_, Some(u)) => Scalar::UInt(u),
+            _ => Scalar::Float(float(v)?),
+        },
+    })
+}
+
+/// One Add (`alpha` given) or Mul case: the new-tensor form, the `_into`
+/// form into a new tensor of `out_dtype`, or the in-place form (whose
+/// result is the input, written through its view).
+fn elementwise(
+    s: &Stream,
+    x: &Tensor,
+    y: &Tensor,
+    alpha: Option<Scalar>,
+    out_dtype: Option<DType>,
+    inplace: bool,
+) -> npu_ops::Result<Tensor> {
+    if inplace {
+        match alpha {
+            Some(a) => s.add_inplace(x, y, a)?,
+            None => s.mul_inplace(x, y)?,
+        }
+        return Ok(x.clone());
+    }
+    let new = || match alpha {
+        Some(a) => s.add(x, y, a),
+        None => s.mul(x, y),
+    };
+    let Some(d) = out_dtype else {
+        return new();
+    };
+    // The broadcast shape; shapes that do not broadcast get the error of
+    // the new-tensor form (the same: out's rules come after).
+    let (a, b) = (x.shape(), y.shape());
+    let r = a.len().max(b.len());
+    let at = |v: &[usize], k: usize| {
+        if k + v.len() < r {
+            1
+        } else {
+            v[k + v.len() - r]
+        }
+    };
+    let shape: Option<Vec<usize>> = (0..r)
+        .map(|k| match (at(a, k), at(b, k)) {
+            (p, q) if p == q || q == 1 => Some(p),
+            (1, q) => Some(q),
+            _ => None,
+        })
+        .collect();
+    let Some(shape) = shape else {
+        return new();
+    };
+    let out = Tensor::empty(s, d, &shape)?;
+    match alpha {
+        Some(a) => s.add_into(x, y, a, &out)?,
+        None => s.mul_into(x, y, &out)?,
+    }
+    Ok(out)
 }
 
 /// The host bytes the checked IndexSelect allocates for `index`: its

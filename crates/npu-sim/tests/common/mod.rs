@@ -450,3 +450,72 @@ pub fn constant_pad(
         s,
     )
 }
+
+pub fn add_op() -> Operator<fns::aclnnAddGetWorkspaceSize> {
+    api().add().unwrap()
+}
+pub fn mul_op() -> Operator<fns::aclnnMulGetWorkspaceSize> {
+    api().mul().unwrap()
+}
+
+/// An `aclScalar`, destroyed on drop.
+pub struct Scalar(pub *mut aclScalar);
+
+impl Scalar {
+    /// A scalar of `dtype` from its little-endian bytes.
+    pub fn new(value: &[u8], dtype: aclDataType) -> Scalar {
+        let mut v = [0u8; 16];
+        v[..value.len()].copy_from_slice(value);
+        // SAFETY: a valid value buffer of 16 bytes.
+        Scalar(unsafe { (api().aclCreateScalar)(v.as_mut_ptr().cast(), dtype) })
+    }
+
+    /// The aclScalar the safe layer makes of a `cpu_ref::Scalar` (ops.md §8).
+    pub fn of(s: cpu_ref::Scalar) -> Scalar {
+        match s {
+            cpu_ref::Scalar::Bool(b) => Scalar::new(&[u8::from(b)], aclDataType::ACL_BOOL),
+            cpu_ref::Scalar::Int(v) => Scalar::new(&v.to_le_bytes(), aclDataType::ACL_INT64),
+            cpu_ref::Scalar::UInt(v) => Scalar::new(&v.to_le_bytes(), aclDataType::ACL_INT64),
+            cpu_ref::Scalar::Float(v) => Scalar::new(&v.to_le_bytes(), aclDataType::ACL_DOUBLE),
+            cpu_ref::Scalar::Complex(re, im) => Scalar::new(
+                &[re.to_le_bytes(), im.to_le_bytes()].concat(),
+                aclDataType::ACL_COMPLEX128,
+            ),
+        }
+    }
+}
+
+impl Drop for Scalar {
+    fn drop(&mut self) {
+        // SAFETY: a live handle (or null).
+        unsafe { (api().aclDestroyScalar)(self.0) };
+    }
+}
+
+/// Runs Add through both phases.
+pub fn add(
+    x: &T,
+    y: &T,
+    alpha: &Scalar,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = add_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, y.0, alpha.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+/// Runs Mul through both phases.
+pub fn mul(x: &T, y: &T, out: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = mul_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, y.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
