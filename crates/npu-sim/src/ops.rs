@@ -51,7 +51,7 @@ pub(crate) fn preamble<const N: usize>(
             "workspaceSize" => "uint64_t *",
             "executor" => "aclOpExecutor **",
             "pad" => "aclIntArray",
-            "value" => "aclScalar",
+            "value" | "alpha" => "aclScalar",
             _ => "aclTensor",
         };
         return Err(fail_null(
