@@ -1,4 +1,5 @@
-//! One random operator call on random views, run on the device through the
+//! One random operator call (the data-movement operators, and Add and Mul
+//! with a second operand that broadcasts or not) on random views, run on the device through the
 //! safe layer and on cpu-ref, compared bit for bit (or error kind for kind).
 //! Shared (through `#[path]`) by the stress test (`examples/stress.rs`,
 //! `tests/stress.rs`) and the `ops` fuzz target, which differ only in where
@@ -216,6 +217,82 @@ enum Call {
     Sampled(SampledSlice, bool),
     Subtensor(Vec<i64>, i64),
     Contiguous,
+    /// `x + alpha * other`.
+    Add(Other, AlphaSpec),
+    /// `x * other`.
+    Mul(Other),
+}
+
+/// The second operand of Add and Mul: a contiguous tensor of its own
+/// dtype whose shape broadcasts against `x`'s (or, sometimes, does not).
+#[derive(Clone, Debug)]
+struct Other {
+    dtype: R,
+    shape: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+/// Add's `alpha`, as both sides spell it.
+#[derive(Clone, Copy, Debug)]
+enum AlphaSpec {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl AlphaSpec {
+    fn ours(self) -> Scalar {
+        match self {
+            AlphaSpec::Bool(b) => Scalar::Bool(b),
+            AlphaSpec::Int(v) => Scalar::Int(v),
+            AlphaSpec::Float(v) => Scalar::Float(v),
+        }
+    }
+
+    fn reference(self) -> cpu_ref::Scalar {
+        match self {
+            AlphaSpec::Bool(b) => cpu_ref::Scalar::Bool(b),
+            AlphaSpec::Int(v) => cpu_ref::Scalar::Int(v),
+            AlphaSpec::Float(v) => cpu_ref::Scalar::Float(v),
+        }
+    }
+}
+
+fn gen_other(src: &mut impl Source, d: R, shape: &[usize]) -> Other {
+    let dtype = if src.chance(2, 3) {
+        d
+    } else {
+        src.pick(&R::ALL)
+    };
+    // Right-aligned broadcast: drop leading dims, set some to 1; now and
+    // then an extent that does not broadcast, or an extra leading dim.
+    let keep = shape.len() - src.below(shape.len() as u64 + 1) as usize;
+    let mut other: Vec<usize> = shape[shape.len() - keep..]
+        .iter()
+        .map(|&e| {
+            if src.chance(1, 4) {
+                1
+            } else if src.chance(1, 24) {
+                e + 1
+            } else {
+                e
+            }
+        })
+        .collect();
+    if other.len() < 8 && src.chance(1, 8) {
+        other.insert(0, src.range(1, 2) as usize);
+    }
+    let n: usize = other.iter().product();
+    let n = n.min(1 << 12);
+    let bytes = element_bytes(src, dtype, n);
+    if n != other.iter().product::<usize>() {
+        other = vec![n];
+    }
+    Other {
+        dtype,
+        shape: other,
+        bytes,
+    }
 }
 
 fn gen_dim(src: &mut impl Source, rank: usize) -> i64 {
@@ -227,7 +304,7 @@ fn gen_dim(src: &mut impl Source, rank: usize) -> i64 {
     }
 }
 
-fn gen_call(src: &mut impl Source, shape: &[usize], faults: bool) -> Call {
+fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call {
     let rank = shape.len();
     match src.below(6) {
         0 => {
@@ -337,7 +414,21 @@ fn gen_call(src: &mut impl Source, shape: &[usize], faults: bool) -> Call {
                 .collect();
             Call::Subtensor(coords, src.range(0, 3))
         }
-        _ => Call::Contiguous,
+        // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
+        _ if src.chance(1, 3) => Call::Contiguous,
+        _ => {
+            let other = gen_other(src, d, shape);
+            if src.chance(1, 2) {
+                Call::Mul(other)
+            } else {
+                let alpha = match src.below(4) {
+                    0 => AlphaSpec::Bool(src.chance(1, 2)),
+                    1 => AlphaSpec::Float(src.pick(&[0.5, -2.0, 1.0e-3, f64::INFINITY])),
+                    _ => AlphaSpec::Int(src.range(-3, 3)),
+                };
+                Call::Add(other, alpha)
+            }
+        }
     }
 }
 
@@ -392,7 +483,17 @@ fn ref_call(
         }
         Call::Subtensor(c, n) => cpu_ref::subtensor(soc, x, c, *n),
         Call::Contiguous => Ok(x.to_contiguous()),
+        Call::Add(o, alpha) => cpu_ref::add(soc, x, &ref_other(o)?, alpha.reference()),
+        Call::Mul(o) => cpu_ref::mul(soc, x, &ref_other(o)?),
     }
+}
+
+fn ref_other(o: &Other) -> Result<cpu_ref::Tensor, cpu_ref::RefError> {
+    cpu_ref::Tensor::from_bytes(o.dtype, &o.shape, o.bytes.clone())
+}
+
+fn our_other(s: &Stream, o: &Other) -> npu_ops::Result<Tensor> {
+    Tensor::from_bytes(s, dtype(o.dtype), &o.shape, &o.bytes)
 }
 
 fn index_tensor(s: &Stream, idx: &[i64], wide: bool) -> npu_ops::Result<Tensor> {
@@ -435,6 +536,8 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         }
         Call::Subtensor(c, n) => x.subtensor(c, *n),
         Call::Contiguous => s.contiguous(x),
+        Call::Add(o, alpha) => s.add(x, &our_other(s, o)?, alpha.ours()),
+        Call::Mul(o) => s.mul(x, &our_other(s, o)?),
     }
 }
 
@@ -467,6 +570,10 @@ fn our_into(
             s.as_strided_into(x, size, stride, *off, out)
         }
         Call::Sampled(p, false) if !prepared => s.sampled_slice_into(x, p, out),
+        Call::Add(o, alpha) if !prepared => {
+            our_other(s, o).and_then(|y| s.add_into(x, &y, alpha.ours(), out))
+        }
+        Call::Mul(o) if !prepared => our_other(s, o).and_then(|y| s.mul_into(x, &y, out)),
         _ => return None,
     })
 }
@@ -564,7 +671,7 @@ fn run_case_on(src: &mut impl Source, s: &Stream, faults: bool, shared: bool) ->
             ))
         }
     };
-    let call = gen_call(src, &v.shape, faults);
+    let call = gen_call(src, d, &v.shape, faults);
     let what = format!("{what}: {call:?}");
     if x.numel() > 1 << 16 {
         // A legal view too large to materialise on the host (a broadcast
@@ -710,7 +817,9 @@ fn error_forms(
             }
             sh
         }
-        Call::Subtensor(..) | Call::Contiguous => return None,
+        // Add and Mul: `out`'s dtype and shape come from both operands
+        // (promotion, broadcasting); their own tests check the forms.
+        Call::Subtensor(..) | Call::Contiguous | Call::Add(..) | Call::Mul(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {
@@ -747,6 +856,10 @@ fn into_case(
     what: &str,
     shared: bool,
 ) -> Option<Verdict> {
+    if dtype(want.dtype()) != x.dtype() {
+        // A promoted result (Add, Mul): the plain form checks it.
+        return None;
+    }
     let shape = want.shape().to_vec();
     let n: usize = shape.iter().product();
     let mut strides = vec![0usize; shape.len()];
