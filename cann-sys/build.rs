@@ -110,6 +110,8 @@ mod generate {
         "aclrtStreamStatus",
         "aclrtRunMode",
         "aclrtCallbackBlockType",
+        "aclmdlRICaptureMode",
+        "aclmdlRICaptureStatus",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -33,8 +33,14 @@ run runtime_calls "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$s
     -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/runtime_calls"
 run runtime_calls_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_calls.cpp" \
     -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/runtime_calls_acl_rt"
+run capture "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/capture.cpp" \
+    -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/capture"
+run capture_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/capture.cpp" \
+    -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/capture_acl_rt"
 # Under strict asynchrony every task goes through its stream's worker.
-NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_calls" | tail -n 1 | grep -qx "runtime_calls: ok" \
-    || fail "runtime_calls under NPU_SIM_STRICT_ASYNC=1"
-echo "== runtime_calls (NPU_SIM_STRICT_ASYNC=1): ok"
+for name in runtime_calls capture; do
+    NPU_SIM_STRICT_ASYNC=1 "$bin/$name" | tail -n 1 | grep -qx "$name: ok" \
+        || fail "$name under NPU_SIM_STRICT_ASYNC=1"
+    echo "== $name (NPU_SIM_STRICT_ASYNC=1): ok"
+done
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"

@@ -196,7 +196,16 @@ impl Allocator {
         // blocks); steady-state loops allocate nothing, so this is rare.
         // SAFETY: `ptr` is a fresh allocation of `block` bytes on the bound
         // device (the caller's), that nothing uses yet.
-        if let Err(e) = unsafe { ffi::zero(api, ptr, block) } {
+        let mut zeroed = unsafe { ffi::zero(api, ptr, block) };
+        if matches!(&zeroed, Err(Error::Runtime { code, .. }) if *code == cann_sys::ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT)
+        {
+            // A graph capture on this thread forbids synchronous fills;
+            // this one touches memory no captured work uses yet: allowed
+            // for it alone (CANN's thread exchange to RELAXED and back).
+            // SAFETY: as above.
+            zeroed = ffi::relaxed(api, || unsafe { ffi::zero(api, ptr, block) });
+        }
+        if let Err(e) = zeroed {
             // SAFETY: just allocated, never handed out, freed once here.
             unsafe { ffi::free(api, ptr) };
             self.unreserve(block);

@@ -986,6 +986,24 @@ pub(crate) fn at_exit(f: extern "C" fn()) {
     let _ = f;
 }
 
+/// Runs `f` with the calling thread's capture mode RELAXED
+/// (`aclmdlRICaptureThreadExchangeMode`), then restores it; `f` alone
+/// when the runtime has no capture.
+pub(crate) fn relaxed<T>(api: &Api, f: impl FnOnce() -> T) -> T {
+    let Some(exchange) = api.aclmdlRICaptureThreadExchangeMode else {
+        return f();
+    };
+    let mut mode = cann_sys::aclmdlRICaptureMode::ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    // SAFETY: a valid pointer to a mode.
+    let swapped = unsafe { exchange(&mut mode) } == 0;
+    let r = f();
+    if swapped {
+        // SAFETY: as above; `mode` holds the thread's previous mode.
+        unsafe { exchange(&mut mode) };
+    }
+    r
+}
+
 /// `aclrtMemset` of `count` device bytes to zero (synchronous).
 ///
 /// # Safety

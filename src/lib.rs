@@ -22,6 +22,7 @@
 //   ops            the operators and the copies and fills they build on
 //   transfer       uploads, downloads, copies and fills; PinnedCopy
 //   prepared       prepared operators
+//   graph          captured graphs, their replay and task group updates
 
 //! `npu-ops`: safe, fast data-movement operators for Huawei Ascend NPUs,
 //! through CANN's aclnn two-phase C API, or through the embedded simulator
@@ -66,6 +67,7 @@ mod error;
 mod event;
 mod fault;
 mod ffi;
+mod graph;
 mod layout;
 mod ops;
 mod pinned;
@@ -82,6 +84,7 @@ mod waiter;
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorKind, Result};
 pub use event::Event;
+pub use graph::{Graph, TaskGroup};
 pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};

@@ -49,6 +49,9 @@ pub(crate) struct Keep {
     _host: SmallVec<[crate::pinned::Staging; 1]>,
     /// Their bytes.
     staged: usize,
+    /// Anything else the work needs alive until it has run (a replayed
+    /// graph's model).
+    _held: Vec<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Keep {
@@ -63,6 +66,7 @@ impl Keep {
         self._waits.extend(other._waits);
         self._host.extend(other._host);
         self.staged += other.staged;
+        self._held.extend(other._held);
     }
 
     /// Whether it alone holds a buffer nobody else does (then releasing
@@ -116,6 +120,49 @@ pub(crate) struct StreamInner {
     /// The launch lock: enqueueing and numbering a launch are one step.
     state: Mutex<State>,
     pub(crate) timeline: Arc<Timeline>,
+    /// A stream private to a graph capture or a task group update
+    /// (`crate::graph`): its launches are recorded by the runtime, not
+    /// run, so none is numbered or tracked; what they use goes here.
+    pub(crate) log: Option<Arc<CaptureLog>>,
+}
+
+/// What the launches on a capture stream used: the graph holds it all
+/// for as long as it can run.
+#[derive(Default)]
+pub(crate) struct Recorded {
+    /// Tensors the launches read.
+    pub(crate) reads: Vec<Tensor>,
+    /// Tensors they write.
+    pub(crate) writes: Vec<Tensor>,
+    /// Workspaces.
+    pub(crate) storages: Vec<Arc<Storage>>,
+    /// Host staging buffers captured copies read.
+    pub(crate) host: Vec<crate::pinned::Staging>,
+}
+
+/// The log of a capture stream (see [`StreamInner::log`]).
+#[derive(Default)]
+pub(crate) struct CaptureLog {
+    /// The launches outside task groups (inside one, while it is open).
+    pub(crate) rec: Mutex<Recorded>,
+    /// Closed task groups: their handle (`aclrtTaskGrp`) and launches.
+    pub(crate) groups: Mutex<Vec<(usize, Recorded)>>,
+}
+
+impl CaptureLog {
+    fn note(
+        &self,
+        reads: &[&Tensor],
+        write: &Tensor,
+        ws: Option<Arc<Storage>>,
+        host: Option<crate::pinned::Staging>,
+    ) {
+        let mut r = self.rec.lock().unwrap_or_else(|e| e.into_inner());
+        r.reads.extend(reads.iter().map(|t| (*t).clone()));
+        r.writes.push(write.clone());
+        r.storages.extend(ws);
+        r.host.extend(host);
+    }
 }
 
 /// An ordered queue of device work (`aclrtStream`). Operators enqueue and
@@ -129,7 +176,15 @@ impl Stream {
     pub(crate) fn new(dev: &Device) -> Result<Stream> {
         dev.rt.bind(dev.id)?;
         let raw = ffi::create_stream(&dev.rt.0.api)?;
-        Ok(Stream::wrap(dev, raw, true))
+        Ok(Stream::wrap(dev, raw, true, None))
+    }
+
+    /// A stream private to a graph capture or update, whose launches are
+    /// recorded in `log` instead of tracked.
+    pub(crate) fn new_logging(dev: &Device, log: Arc<CaptureLog>) -> Result<Stream> {
+        dev.rt.bind(dev.id)?;
+        let raw = ffi::create_stream(&dev.rt.0.api)?;
+        Ok(Stream::wrap(dev, raw, true, Some(log)))
     }
 
     /// Adopts a foreign `aclrtStream` (from torch_npu, ATB, MindIE or any
@@ -148,10 +203,15 @@ impl Stream {
                 "null stream (the default stream is not adopted)",
             ));
         }
-        Ok(Stream::wrap(device, StreamHandle::from_raw(raw), false))
+        Ok(Stream::wrap(
+            device,
+            StreamHandle::from_raw(raw),
+            false,
+            None,
+        ))
     }
 
-    fn wrap(dev: &Device, raw: StreamHandle, owned: bool) -> Stream {
+    fn wrap(dev: &Device, raw: StreamHandle, owned: bool, log: Option<Arc<CaptureLog>>) -> Stream {
         let timeline = Timeline::new();
         let inner = Arc::new(StreamInner {
             rt: dev.rt.clone(),
@@ -166,6 +226,7 @@ impl Stream {
                 dead: SmallVec::new(),
             }),
             timeline: timeline.clone(),
+            log,
         });
         let weak: std::sync::Weak<StreamInner> = Arc::downgrade(&inner);
         timeline.attach(weak);
@@ -752,6 +813,30 @@ impl Stream {
             }
             e
         };
+        if let Some(log) = &self.0.log {
+            // Recorded by the runtime, not run: nothing to order or track
+            // now (the graph's replay is); the graph holds the buffers.
+            let ws = {
+                let mut st = self.state();
+                self.workspace(&mut st, ws_bytes).map_err(release)?
+            };
+            let ws_ptr = ws.as_ref().map_or(ffi::DevicePtr::NULL, |w| w.ptr);
+            // SAFETY: as below; the graph holds every storage the launch
+            // uses (`log`) for as long as it can run.
+            unsafe {
+                ffi::run(
+                    self.api(),
+                    name,
+                    run,
+                    ws_ptr,
+                    ws_bytes,
+                    executor,
+                    self.0.raw,
+                )
+            }?;
+            log.note(reads, write, ws, None);
+            return Ok(0);
+        }
         resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
@@ -818,6 +903,7 @@ impl Stream {
             _waits: waits.events,
             staged: host.as_ref().map_or(0, crate::pinned::Staging::bytes),
             _host: host.into_iter().collect(),
+            _held: Vec::new(),
         };
         self.track(&mut st, keep, Arc::as_ptr(&write.storage) as usize);
         Stream::unlock(st);
@@ -840,6 +926,11 @@ impl Stream {
         host: Option<crate::pinned::Staging>,
     ) -> Result<u64> {
         self.bind()?;
+        if let Some(log) = &self.0.log {
+            enqueue(self.api(), self.0.raw)?;
+            log.note(reads, write, None, host);
+            return Ok(0);
+        }
         resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
@@ -849,6 +940,66 @@ impl Stream {
         self.enqueue_waits(&waits.events)?;
         enqueue(self.api(), self.0.raw)?;
         self.enqueued(st, deps, reads, write, None, host, waits)
+    }
+}
+
+impl Stream {
+    /// Enqueues one replay of a graph (`enqueue` makes the one C call) that
+    /// reads `reads` and writes `writes`: ordered after their pending
+    /// writers (and the writes after their pending readers) on other
+    /// streams, numbered as one launch that is the last writer of every
+    /// tensor of `writes`; `storages` and `held` (the graph) are held until
+    /// it has run.
+    pub(crate) fn launch_graph(
+        &self,
+        enqueue: impl FnOnce(&cann_sys::Api, StreamHandle) -> Result<()>,
+        reads: &[&Tensor],
+        writes: &[&Tensor],
+        storages: &[Arc<Storage>],
+        held: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Result<u64> {
+        self.bind()?;
+        let mut waits = Waits::default();
+        for t in reads.iter().chain(writes) {
+            resolve_deep_chains(&[], t);
+            let w = self.cross_stream_waits(&[], t);
+            waits.events.extend(w.events);
+            waits.ordered.extend(w.ordered);
+        }
+        let mut st = self.state();
+        let deps = self.read_deps(reads).map_err(|f| f.error())?;
+        self.admit(&mut st, 0, 0)?;
+        self.enqueue_waits(&waits.events)?;
+        enqueue(self.api(), self.0.raw)?;
+        let seq = self.0.timeline.advance();
+        for w in writes {
+            self.set_written(seq, seq, deps.clone(), w, &waits.ordered);
+        }
+        for t in reads {
+            if !writes.iter().any(|w| t.shares_storage(w)) {
+                t.storage.note_read(&self.0.timeline, seq);
+            }
+        }
+        let mut kept: SmallVec<[Arc<Storage>; 4]> = SmallVec::new();
+        for s in reads
+            .iter()
+            .chain(writes)
+            .map(|t| &t.storage)
+            .chain(storages)
+        {
+            if !kept.iter().any(|k| Arc::ptr_eq(k, s)) {
+                kept.push(s.clone());
+            }
+        }
+        let keep = Keep {
+            storages: kept,
+            _waits: waits.events,
+            _held: vec![held],
+            ..Keep::default()
+        };
+        self.track(&mut st, keep, 0);
+        Stream::unlock(st);
+        Ok(seq)
     }
 }
 
@@ -870,6 +1021,13 @@ impl Stream {
         host: crate::pinned::Staging,
     ) -> Result<(u64, Vec<Arc<Write>>)> {
         self.bind()?;
+        if self.0.log.is_some() {
+            return Err(Error::invalid(
+                "capture",
+                "stream",
+                "a read to the host cannot be captured into a graph (read after a replay)",
+            ));
+        }
         resolve_deep_chains(&[], src);
         let waits = self.cross_stream_waits(&[], src);
         let mut st = self.state();
@@ -890,6 +1048,7 @@ impl Stream {
             _waits: waits.events,
             staged,
             _host: kept,
+            _held: Vec::new(),
         };
         self.track(&mut st, keep, 0);
         Stream::unlock(st);

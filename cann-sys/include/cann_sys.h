@@ -15,7 +15,7 @@
  * install` writes), so the two cannot drift.
  *
  * Library placement (for the run-time loader):
- *   acl*, aclrt*             libascendcl.so
+ *   acl*, aclrt*, aclmdlRI*  libascendcl.so
  *   aclnnInit, aclCreate*,
  *   aclDestroy*, executor    libnnopbase.so
  *   aclnn<Op>*               libopapi_math.so / libopapi_nn.so (CANN >= 8.5),
@@ -43,6 +43,7 @@ typedef void *aclrtContext;
 typedef int aclError;
 typedef uint16_t aclFloat16;
 typedef struct aclDataBuffer aclDataBuffer;
+typedef void *aclrtTaskGrp;
 
 /* @cann aclnn/acl_meta.h */
 typedef int32_t aclnnStatus;
@@ -186,6 +187,20 @@ typedef enum {
 
 typedef void (*aclrtCallback)(void *userData);
 typedef void (*aclrtHostFunc)(void *args);
+
+typedef void *aclmdlRI;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL = 1,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2
+} aclmdlRICaptureMode;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 1,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED = 2
+} aclmdlRICaptureStatus;
 
 #define ACL_EVENT_SYNC 0x00000001U
 #define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
@@ -536,6 +551,19 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                           aclrtStream stream);
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,
+                                aclmdlRI *modelRI);
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
+aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
+aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
+aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
+aclError aclmdlRIDestroy(aclmdlRI modelRI);
 
 /* @cann acl/acl_base.h */
 /* aclrtGetSocName: declared in CANN's acl_base_rt.h (what acl/acl_base.h

@@ -218,6 +218,17 @@ api_table! {
     }
     runtime_optional {
         fn aclrtLaunchHostFunc(aclrtStream, aclrtHostFunc, *mut c_void) -> aclError;
+        fn aclmdlRICaptureBegin(aclrtStream, aclmdlRICaptureMode) -> aclError;
+        fn aclmdlRICaptureGetInfo(aclrtStream, *mut aclmdlRICaptureStatus, *mut aclmdlRI) -> aclError;
+        fn aclmdlRICaptureEnd(aclrtStream, *mut aclmdlRI) -> aclError;
+        fn aclmdlRICaptureThreadExchangeMode(*mut aclmdlRICaptureMode) -> aclError;
+        fn aclmdlRICaptureTaskGrpBegin(aclrtStream) -> aclError;
+        fn aclmdlRICaptureTaskGrpEnd(aclrtStream, *mut aclrtTaskGrp) -> aclError;
+        fn aclmdlRICaptureTaskUpdateBegin(aclrtStream, aclrtTaskGrp) -> aclError;
+        fn aclmdlRICaptureTaskUpdateEnd(aclrtStream) -> aclError;
+        fn aclmdlRIExecuteAsync(aclmdlRI, aclrtStream) -> aclError;
+        fn aclmdlRIExecute(aclmdlRI, i32) -> aclError;
+        fn aclmdlRIDestroy(aclmdlRI) -> aclError;
     }
     meta {
         fn aclnnInit(*const c_char) -> aclnnStatus;

@@ -196,6 +196,7 @@ pub type aclFloat16 = u16;
 pub struct aclDataBuffer {
     _unused: [u8; 0],
 }
+pub type aclrtTaskGrp = *mut ::core::ffi::c_void;
 pub type aclnnStatus = i32;
 #[repr(C)]
 #[derive(Debug)]
@@ -385,6 +386,24 @@ pub type aclrtCallback =
     ::core::option::Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void)>;
 pub type aclrtHostFunc =
     ::core::option::Option<unsafe extern "C" fn(args: *mut ::core::ffi::c_void)>;
+pub type aclmdlRI = *mut ::core::ffi::c_void;
+impl aclmdlRICaptureMode {
+    pub const ACL_MODEL_RI_CAPTURE_MODE_GLOBAL: aclmdlRICaptureMode = aclmdlRICaptureMode(0);
+    pub const ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL: aclmdlRICaptureMode = aclmdlRICaptureMode(1);
+    pub const ACL_MODEL_RI_CAPTURE_MODE_RELAXED: aclmdlRICaptureMode = aclmdlRICaptureMode(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclmdlRICaptureMode(pub ::core::ffi::c_uint);
+impl aclmdlRICaptureStatus {
+    pub const ACL_MODEL_RI_CAPTURE_STATUS_NONE: aclmdlRICaptureStatus = aclmdlRICaptureStatus(0);
+    pub const ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE: aclmdlRICaptureStatus = aclmdlRICaptureStatus(1);
+    pub const ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED: aclmdlRICaptureStatus =
+        aclmdlRICaptureStatus(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclmdlRICaptureStatus(pub ::core::ffi::c_uint);
 pub const ACL_ERROR_NONE: ::core::ffi::c_int = 0;
 pub const ACL_SUCCESS: ::core::ffi::c_int = 0;
 pub const ACL_ERROR_INVALID_PARAM: ::core::ffi::c_int = 100000;
@@ -669,6 +688,43 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureGetInfo(
+        stream: aclrtStream,
+        status: *mut aclmdlRICaptureStatus,
+        modelRI: *mut aclmdlRI,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureMode) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureTaskGrpBegin(stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureTaskGrpEnd(stream: aclrtStream, handle: *mut aclrtTaskGrp) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureTaskUpdateBegin(stream: aclrtStream, handle: aclrtTaskGrp) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRICaptureTaskUpdateEnd(stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclrtGetSocName() -> *const ::core::ffi::c_char;

@@ -67,9 +67,16 @@ fn launch_figures_allocs_and_c_calls() {
     let j = bench_json(&["--filter", "launch"]);
     assert_eq!(j["cases"].as_array().unwrap().len(), 0);
     let l = &j["launch"];
-    for k in ["prepared_us", "oneshot_us", "first_result_us"] {
+    for k in [
+        "prepared_us",
+        "oneshot_us",
+        "first_result_us",
+        "seq_prepared_us",
+        "seq_graph_replay_us",
+    ] {
         positive(&l[k], k);
     }
+    assert_eq!(l["seq_launches"], 32);
     let worse = l["first_result_idle_us"]
         .as_f64()
         .unwrap()

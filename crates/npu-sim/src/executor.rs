@@ -294,6 +294,11 @@ pub fn run(
     let pool = rt.pool.clone();
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
     let bytes = launch.bytes();
-    s.submit(crate::stream::Job::Launch(launch, pool), bytes);
-    ACLNN_SUCCESS
+    match s.submit(crate::stream::Job::Launch(launch, pool), bytes) {
+        Ok(()) => ACLNN_SUCCESS,
+        Err(f) => fail(
+            ACLNN_ERR_RUNTIME_ERROR,
+            format!("{} (runtime status {})", f.message, f.code),
+        ),
+    }
 }

@@ -1,6 +1,7 @@
 // Modules, lowest first; each uses only modules listed before it:
 // soc, cores, memory, kernels, config, abi (guard, last error), work (launches,
-// copies, Fault), stream (streams, events, Hold), objects (tensors, scalars,
+// copies, Fault), stream (streams, events, Hold, capture
+// into models and their replay), objects (tensors, scalars,
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks).
@@ -372,6 +373,17 @@ pub fn api() -> Api {
         aclrtMemsetAsync,
         aclrtGetMemInfo,
         aclrtLaunchHostFunc: Some(aclrtLaunchHostFunc),
+        aclmdlRICaptureBegin: Some(aclmdlRICaptureBegin),
+        aclmdlRICaptureGetInfo: Some(aclmdlRICaptureGetInfo),
+        aclmdlRICaptureEnd: Some(aclmdlRICaptureEnd),
+        aclmdlRICaptureThreadExchangeMode: Some(aclmdlRICaptureThreadExchangeMode),
+        aclmdlRICaptureTaskGrpBegin: Some(aclmdlRICaptureTaskGrpBegin),
+        aclmdlRICaptureTaskGrpEnd: Some(aclmdlRICaptureTaskGrpEnd),
+        aclmdlRICaptureTaskUpdateBegin: Some(aclmdlRICaptureTaskUpdateBegin),
+        aclmdlRICaptureTaskUpdateEnd: Some(aclmdlRICaptureTaskUpdateEnd),
+        aclmdlRIExecuteAsync: Some(aclmdlRIExecuteAsync),
+        aclmdlRIExecute: Some(aclmdlRIExecute),
+        aclmdlRIDestroy: Some(aclmdlRIDestroy),
         aclnnInit,
         aclnnFinalize,
         aclCreateTensor,

@@ -167,6 +167,11 @@ pub struct Handles {
     /// Contexts: explicit ones (`aclrtCreateContext`) and each device's
     /// default context (made by `aclrtSetDevice`).
     pub contexts: HandleMap<Arc<Context>>,
+    /// Models made by capture (`aclmdlRI`), from `aclmdlRICaptureBegin`
+    /// until `aclmdlRIDestroy` (or a failed `aclmdlRICaptureEnd`).
+    pub models: HandleMap<Arc<crate::stream::capture::Model>>,
+    /// Task groups (`aclrtTaskGrp`): their model and index.
+    pub task_groups: HandleMap<(std::sync::Weak<crate::stream::capture::Model>, usize)>,
 }
 
 /// A context (CANN's `aclrtContext`): it belongs to one device; the

@@ -10,11 +10,12 @@
 //! `NPU_SIM_STRICT_ASYNC=1`) sends everything through the worker, for
 //! tests that hunt races.
 
+pub mod capture;
 mod event;
 
 pub use event::{Event, EventKind};
 
-use crate::work::{Fault, Launch, SendCopy};
+use crate::work::{Fault, Launch, Memset, SendCopy};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -46,7 +47,11 @@ pub(crate) enum Job {
     Launch(Launch, Arc<crate::cores::Cores>),
     /// An asynchronous copy (`aclrtMemcpyAsync`), by value.
     Copy(SendCopy, Arc<crate::cores::Cores>),
-    /// Anything else (a fill, a test gate).
+    /// An asynchronous fill (`aclrtMemsetAsync`), by value.
+    Memset(Memset),
+    /// A captured task of a model, replayed (`aclmdlRIExecuteAsync`).
+    Replay(Arc<capture::Captured>, Arc<crate::cores::Cores>),
+    /// Anything else (a test gate).
     Closure(TaskFn),
 }
 
@@ -55,6 +60,8 @@ impl Job {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || match self {
             Job::Launch(l, pool) => l.run(&pool),
             Job::Copy(c, pool) => c.run(&pool),
+            Job::Memset(m) => m.run("aclrtMemsetAsync"),
+            Job::Replay(t, pool) => t.run(&pool),
             Job::Closure(f) => f(),
         }))
         .unwrap_or_else(|p| {
@@ -132,6 +139,12 @@ struct Queue {
     /// `ACL_STOP_ON_FAILURE`: a fault is never cleared; every later task
     /// is skipped and every synchronisation reports it.
     stop_on_failure: bool,
+    /// The model the stream captures into (began on it, or joined through
+    /// an event): its submissions are recorded, not run.
+    capture: Option<Arc<capture::Model>>,
+    /// A task group update in progress on the stream: its launches are
+    /// collected, not run.
+    update: Option<capture::Update>,
 }
 
 struct Shared {
@@ -225,6 +238,8 @@ impl Stream {
                 running: false,
                 mode_set: false,
                 stop_on_failure: false,
+                capture: None,
+                update: None,
             }),
             enqueued: AtomicU64::new(0),
             done: AtomicU64::new(0),
@@ -301,12 +316,53 @@ impl Stream {
     }
 
     /// Submits device work touching `bytes` bytes: run at once on this
-    /// thread if the stream is idle and the work small, else queued.
-    pub(crate) fn submit(&self, job: Job, bytes: u64) {
+    /// thread if the stream is idle and the work small, else queued. On a
+    /// stream being captured the work is recorded into the model instead,
+    /// and on one updating a task group a launch is collected; `Err` is
+    /// the status of a submission capture refuses.
+    pub(crate) fn submit(&self, job: Job, bytes: u64) -> Result<(), Fault> {
         let mut q = lock(&self.shared.q);
+        if q.capture.is_none() && q.update.is_none() {
+            return self.submit_now(q, job, bytes);
+        }
+        let job = match job {
+            Job::Launch(l, pool) => match capture::try_update(&mut q.update, l)? {
+                None => return Ok(()),
+                Some(l) => Job::Launch(l, pool),
+            },
+            other => other,
+        };
+        let Some(m) = q.capture.clone() else {
+            // Updating a task group: work other than launches runs.
+            return self.submit_now(q, job, bytes);
+        };
+        let task = match job {
+            Job::Launch(l, _) => Arc::new(capture::Captured::Launch(l)),
+            Job::Copy(c, _) => Arc::new(capture::Captured::Copy(c)),
+            Job::Memset(f) => Arc::new(capture::Captured::Memset(f)),
+            // A replay on a capturing stream: its tasks join this model.
+            Job::Replay(t, _) => t,
+            Job::Closure(_) => {
+                return Err(Fault {
+                    code: cann_sys::ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT,
+                    message: "npu-sim: this task cannot be captured".into(),
+                })
+            }
+        };
+        // Under the queue lock: an End on another thread cannot slip in
+        // between (lock order: queue, then model).
+        m.record(Arc::as_ptr(&self.shared) as usize, task).map(drop)
+    }
+
+    fn submit_now(
+        &self,
+        mut q: std::sync::MutexGuard<'_, Queue>,
+        job: Job,
+        bytes: u64,
+    ) -> Result<(), Fault> {
         if !(may_inline(bytes) && self.idle_locked(&q)) {
             self.push(q, Task::Job(TaskKind::Work, job));
-            return;
+            return Ok(());
         }
         // Nothing is queued or running: this is next in stream order.
         let faulted = q.fault.is_some();
@@ -333,6 +389,68 @@ impl Stream {
         if wake_waiters {
             self.shared.idle.notify_all();
         }
+        Ok(())
+    }
+
+    /// Whether the stream is being captured (began a capture, or joined
+    /// one through an event).
+    pub fn capturing(&self) -> bool {
+        lock(&self.shared.q).capture.is_some()
+    }
+
+    /// Enqueues a host function (`aclrtLaunchHostFunc`), or records it on
+    /// a stream being captured (then it runs at every replay).
+    pub(crate) fn submit_host(&self, f: capture::HostFn) -> Result<(), Fault> {
+        let q = lock(&self.shared.q);
+        if let Some(m) = &q.capture {
+            let task = Arc::new(capture::Captured::Host(f));
+            return m.record(Arc::as_ptr(&self.shared) as usize, task).map(drop);
+        }
+        self.push(
+            q,
+            Task::Job(
+                TaskKind::Host,
+                Job::Closure(Box::new(move || {
+                    f();
+                    Ok(())
+                })),
+            ),
+        );
+        Ok(())
+    }
+
+    /// Queues one replay of `tasks` (a model's, `aclmdlRIExecuteAsync`): a
+    /// stream task per captured task, in order, through the same paths as
+    /// direct work (device work is skipped after a fault, event records
+    /// complete carrying it). `guard` ends when the replay has run (or is
+    /// discarded). On a stream being captured the tasks join its model.
+    pub(crate) fn replay(
+        &self,
+        tasks: &[Arc<capture::Captured>],
+        pool: &Arc<crate::cores::Cores>,
+        guard: capture::ReplayGuard,
+    ) -> Result<(), Fault> {
+        use capture::Captured as C;
+        for t in tasks {
+            match &**t {
+                C::Launch(_) | C::Copy(_) | C::Memset(_) => {
+                    self.submit(Job::Replay(t.clone(), pool.clone()), t.bytes())?
+                }
+                C::Host(f) => self.submit_host(f.clone())?,
+                C::Record(ev, external) => ev.record_with(self, *external)?,
+                C::WaitExternal(ev) => {
+                    if capture::try_capture(self, C::WaitExternal(ev.clone()))?.is_some() {
+                        ev.wait_on(self);
+                    }
+                }
+                C::Reset(ev) => ev.reset_on(self)?,
+            }
+        }
+        self.enqueue(TaskKind::Sync, move || {
+            drop(guard);
+            Ok(())
+        });
+        Ok(())
     }
 
     fn idle_locked(&self, q: &Queue) -> bool {

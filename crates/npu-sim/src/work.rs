@@ -116,6 +116,11 @@ impl Launch {
         self.bytes
     }
 
+    /// The operator (its aclnn name) the launch runs.
+    pub(crate) fn op(&self) -> &'static str {
+        self.op
+    }
+
     /// The memory checker: every region must lie inside the allocation that
     /// held it at enqueue time, which must still be live. Returns the host
     /// address of each region's start.
@@ -356,5 +361,34 @@ impl SendCopy {
     /// Runs the copy (on the stream's worker, or inline on an idle stream).
     pub(crate) fn run(&self, cores: &crate::cores::Cores) -> Result<(), Fault> {
         self.0.run("aclrtMemcpyAsync", Some(cores))
+    }
+}
+
+/// A checked asynchronous fill (`aclrtMemsetAsync`), by value: `count`
+/// bytes at `addr` (inside `alloc`, the allocation holding it when the
+/// fill was enqueued; `None` for an empty fill) set to `value`'s low byte.
+/// Plain data, so a captured fill can run again at every replay.
+pub(crate) struct Memset {
+    pub(crate) alloc: Option<Arc<Allocation>>,
+    pub(crate) addr: u64,
+    pub(crate) value: i32,
+    pub(crate) count: usize,
+}
+
+impl Memset {
+    /// Fills; faults instead if the memory was freed in between.
+    pub(crate) fn run(&self, api: &str) -> Result<(), Fault> {
+        let Some(a) = &self.alloc else { return Ok(()) };
+        if let Some(f) = freed_fault(api, &(self.addr, Some(a.clone()))) {
+            return Err(f);
+        }
+        // SAFETY: [addr, addr + count) lay in the allocation `a` when the
+        // fill was planned, `a` is still live (just checked) and kept
+        // mapped by the Arc.
+        unsafe {
+            a.host_ptr(self.addr)
+                .write_bytes(self.value as u8, self.count)
+        };
+        Ok(())
     }
 }

@@ -351,7 +351,13 @@ impl Case {
     /// Enqueues one run (the `_into` form of its operator, or
     /// [`Stream::copy`]); returns once enqueued, without synchronising.
     pub fn run(&self) -> npu_ops::Result<()> {
-        let (s, x, out) = (&self.stream, &self.x, &self.out);
+        self.run_on(&self.stream)
+    }
+
+    /// [`Case::run`] on another stream of the same device (the stream a
+    /// graph capture gives).
+    pub fn run_on(&self, s: &Stream) -> npu_ops::Result<()> {
+        let (x, out) = (&self.x, &self.out);
         match &self.launch {
             Launch::Copy(src) => s.copy(out, src),
             Launch::Slice {

@@ -126,6 +126,17 @@ counted! {
     }
     optional {
         fn aclrtLaunchHostFunc(a: aclrtStream, b: aclrtHostFunc, c: *mut c_void) -> aclError;
+        fn aclmdlRICaptureBegin(a: aclrtStream, b: aclmdlRICaptureMode) -> aclError;
+        fn aclmdlRICaptureGetInfo(a: aclrtStream, b: *mut aclmdlRICaptureStatus, c: *mut aclmdlRI) -> aclError;
+        fn aclmdlRICaptureEnd(a: aclrtStream, b: *mut aclmdlRI) -> aclError;
+        fn aclmdlRICaptureThreadExchangeMode(a: *mut aclmdlRICaptureMode) -> aclError;
+        fn aclmdlRICaptureTaskGrpBegin(a: aclrtStream) -> aclError;
+        fn aclmdlRICaptureTaskGrpEnd(a: aclrtStream, b: *mut aclrtTaskGrp) -> aclError;
+        fn aclmdlRICaptureTaskUpdateBegin(a: aclrtStream, b: aclrtTaskGrp) -> aclError;
+        fn aclmdlRICaptureTaskUpdateEnd(a: aclrtStream) -> aclError;
+        fn aclmdlRIExecuteAsync(a: aclmdlRI, b: aclrtStream) -> aclError;
+        fn aclmdlRIExecute(a: aclmdlRI, b: i32) -> aclError;
+        fn aclmdlRIDestroy(a: aclmdlRI) -> aclError;
         fn aclSetAclOpExecutorRepeatable(a: *mut aclOpExecutor) -> aclnnStatus;
         fn aclDestroyAclOpExecutor(a: *mut aclOpExecutor) -> aclnnStatus;
         fn aclSetInputTensorAddr(a: *mut aclOpExecutor, b: usize, c: *mut aclTensor, d: *mut c_void) -> aclnnStatus;

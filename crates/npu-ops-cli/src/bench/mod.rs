@@ -131,7 +131,17 @@ pub struct LaunchFigures {
     pub first_result_busy_us: f64,
     /// Launches per batch for the amortised figures.
     pub batch: usize,
+    /// Host time to enqueue [`SEQ`] prepared launches of the slice, median.
+    pub seq_prepared_us: f64,
+    /// Host time to replay a captured graph of the same [`SEQ`] launches
+    /// (`Graph::replay`: one `aclmdlRIExecuteAsync`), median; `None` where
+    /// the product or the CANN has no graph capture.
+    pub seq_graph_us: Option<f64>,
 }
+
+/// Launches in the sequence the graph figure compares
+/// ([`LaunchFigures::seq_graph_us`]).
+pub const SEQ: usize = 32;
 
 impl LaunchFigures {
     /// The worse of the idle and busy first-result figures.
@@ -239,6 +249,28 @@ impl LaunchProbe {
     /// Enqueues one one-shot `slice_into`.
     pub fn oneshot(&self) -> npu_ops::Result<()> {
         self.case.run()
+    }
+
+    /// A graph of `n` captured launches of the slice (checked once).
+    pub fn capture(&self, n: usize) -> npu_ops::Result<npu_ops::Graph> {
+        let g = self.stream().capture(|c| {
+            for _ in 0..n {
+                self.case.run_on(c)?;
+            }
+            Ok(())
+        })?;
+        let want = self.case.output().to_bytes()?;
+        self.stream()
+            .upload_bytes(self.case.output(), &vec![0x5a; want.len()])?;
+        g.replay(self.stream())?;
+        if self.case.output().to_bytes()? != want {
+            return Err(npu_ops::Error::InvalidArgument {
+                op: "bench",
+                param: "graph",
+                reason: "a replay of the captured slices gave another output than the slice".into(),
+            });
+        }
+        Ok(g)
     }
 
     /// The stream both run on.
@@ -476,12 +508,36 @@ fn launch_figures(stream: &Stream) -> Result<LaunchFigures, BenchError> {
     let busy = Busy::start();
     let first_result_busy_us = first();
     drop(busy);
+    // Host time of a sequence of SEQ launches: enqueued one by one
+    // (prepared), or replayed as one captured graph; timed without the
+    // synchronisation that follows each.
+    let host = |f: &dyn Fn() -> npu_ops::Result<()>| -> npu_ops::Result<f64> {
+        f()?;
+        stream.synchronize()?;
+        let mut v = Vec::new();
+        let start = Instant::now();
+        while v.len() < 11 || (v.len() < 2001 && start.elapsed() < Duration::from_millis(500)) {
+            let t = Instant::now();
+            f()?;
+            v.push(t.elapsed().as_secs_f64() * 1e6);
+            stream.synchronize()?;
+        }
+        Ok(median(&mut v))
+    };
+    let seq_prepared_us = host(&|| (0..SEQ).try_for_each(|_| probe.prepared())).map_err(npu)?;
+    let seq_graph_us = match probe.capture(SEQ) {
+        Ok(g) => Some(host(&|| g.replay(stream)).map_err(npu)?),
+        Err(npu_ops::Error::UnsupportedOp { .. } | npu_ops::Error::Unavailable { .. }) => None,
+        Err(e) => return Err(npu(e)),
+    };
     Ok(LaunchFigures {
         prepared_us,
         oneshot_us,
         first_result_idle_us,
         first_result_busy_us: first_result_busy_us.map_err(npu)?,
         batch: BATCH,
+        seq_prepared_us,
+        seq_graph_us,
     })
 }
 
@@ -677,6 +733,9 @@ impl Report {
                 "first_result_us": num(l.first_result_us()),
                 "first_result_idle_us": num(l.first_result_idle_us),
                 "first_result_busy_us": num(l.first_result_busy_us),
+                "seq_launches": SEQ,
+                "seq_prepared_us": num(l.seq_prepared_us),
+                "seq_graph_replay_us": l.seq_graph_us.map_or(Value::Null, num),
             }),
             Some(Err(e)) => json!({"error": e.to_string()}),
             None => Value::Null,
@@ -772,6 +831,24 @@ impl Report {
                     l.first_result_idle_us,
                     l.first_result_busy_us
                 );
+                let _ = writeln!(
+                    s,
+                    "  seq{SEQ}_prepared_us {:>8.2}  (host time to enqueue {SEQ} prepared slices, median)",
+                    l.seq_prepared_us
+                );
+                match l.seq_graph_us {
+                    Some(g) => {
+                        let _ = writeln!(
+                            s,
+                            "  seq{SEQ}_graph_us    {:>8.2}  (host time to replay the {SEQ} slices captured as one graph, median; {:.1}x less)",
+                            g,
+                            l.seq_prepared_us / g.max(1e-9)
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(s, "  seq{SEQ}_graph_us    n/a  (no graph capture on this product or CANN)");
+                    }
+                }
             }
             Some(Err(e)) => {
                 let _ = writeln!(s, "launch: FAILED: {e}");

@@ -27,14 +27,19 @@ use std::time::{Duration, Instant};
 const MAX_THREADS: usize = 1024;
 
 /// A C function and its argument, moved to the thread that runs it.
+#[derive(Clone, Copy)]
 struct HostCall {
     f: unsafe extern "C" fn(*mut c_void),
     arg: *mut c_void,
 }
 
 // SAFETY: the argument is the caller's, passed through untouched to its
-// function on another thread, as CANN does (the caller's contract).
+// function on another thread, as CANN does (the caller's contract; a
+// captured host function is called at every replay, on the replaying
+// stream's thread).
 unsafe impl Send for HostCall {}
+// SAFETY: as above: the pair is only read, and called.
+unsafe impl Sync for HostCall {}
 
 impl HostCall {
     fn call(self) {
@@ -264,6 +269,15 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
                 Ok(s) => s,
                 Err(c) => return c,
             };
+            if let (_, Some(m)) = crate::stream::capture::status_of(&s) {
+                // Not capturable (a callback needs its report thread at
+                // replay): the capture is spoiled, as CUDA's callbacks.
+                m.invalidate();
+                return fail(
+                    ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                    "npu-sim: aclrtLaunchCallback: callbacks cannot be captured; the stream's                      capture is invalidated (aclmdlRICaptureEnd will fail); use                      aclrtLaunchHostFunc in a capture",
+                );
+            }
             if with_subs(|x| x.thread_of(&s)).is_none() {
                 return fail(
                     ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -408,11 +422,11 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(
                 Err(c) => return c,
             };
             let call = HostCall { f, arg: args };
-            s.enqueue(TaskKind::Host, move || {
-                call.call();
-                Ok(())
-            });
-            ACL_SUCCESS
+            // Callable at every replay when the stream is being captured.
+            match s.submit_host(Arc::new(move || call.call())) {
+                Ok(()) => ACL_SUCCESS,
+                Err(e) => fail(e.code, e.message),
+            }
         },
     )
 }

@@ -5,7 +5,7 @@ use super::{code_of, locate, report, rt, stream_of, Loc};
 use crate::abi::fail;
 use crate::memory::Allocation;
 use crate::state::{self, Runtime};
-use crate::work::{freed_fault, Copy, Fault, SendCopy};
+use crate::work::{Copy, Memset, SendCopy};
 use cann_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -98,6 +98,17 @@ fn plan_copy(
     })
 }
 
+/// Whether `[addr, addr + len)` lies in one `aclrtMallocHost` block
+/// (page-locked host memory).
+fn is_pinned(addr: u64, len: u64) -> bool {
+    state::with_handles(|h| {
+        h.host
+            .range(..=addr as usize)
+            .next_back()
+            .is_some_and(|(&b, &n)| addr.saturating_add(len) <= (b + n) as u64)
+    })
+}
+
 /// The lowest address a host end may have: nothing is ever mapped in the
 /// first page (a pointer there is NULL plus an offset).
 const HOST_MIN: u64 = 4096;
@@ -179,6 +190,9 @@ pub unsafe extern "C" fn aclrtMemcpy(
             Ok(r) => r,
             Err(c) => return c,
         };
+        if let Err(c) = crate::stream::capture::check_unsafe_call("aclrtMemcpy") {
+            return c;
+        }
         match plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpy") {
             Ok(c) => match c.run("aclrtMemcpy", Some(&rt.pool)) {
                 Ok(()) => ACL_SUCCESS,
@@ -212,12 +226,21 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let c = plan_copy(&rt, dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
+                // A host end outside aclrtMallocHost memory (pageable): CANN
+                // turns the copy into a stream synchronisation and a
+                // synchronous copy, which capture restricts.
+                let pageable = |end: &(u64, Option<Arc<Allocation>>)| {
+                    end.1.is_none() && count > 0 && !is_pinned(end.0, count as u64)
+                };
+                if pageable(&c.dst) || pageable(&c.src) {
+                    crate::stream::capture::check_pageable_async(&s, "aclrtMemcpyAsync")?;
+                }
                 // The raw host pointers are only addresses here; the caller keeps
                 // host buffers alive until the stream has run the copy, as with CANN.
                 // By value in the queue: no allocation per copy.
                 let (c, cores, bytes) = (SendCopy(c), rt.pool.clone(), 2 * count as u64);
-                s.submit(crate::stream::Job::Copy(c, cores), bytes);
-                Ok(())
+                s.submit(crate::stream::Job::Copy(c, cores), bytes)
+                    .map_err(report)
             })())
         },
     )
@@ -250,22 +273,6 @@ fn plan_memset(
     }
 }
 
-fn run_memset(
-    a: &Option<Arc<Allocation>>,
-    addr: u64,
-    value: i32,
-    count: usize,
-    api: &str,
-) -> Result<(), Fault> {
-    let Some(a) = a else { return Ok(()) };
-    if let Some(f) = freed_fault(api, &(addr, Some(a.clone()))) {
-        return Err(f);
-    }
-    // SAFETY: [addr, addr + count) lies in the live allocation `a`.
-    unsafe { a.host_ptr(addr).write_bytes(value as u8, count) };
-    Ok(())
-}
-
 /// `aclrtMemset`: fills `count` bytes with the low byte of `value`.
 ///
 /// # Safety
@@ -281,7 +288,14 @@ pub unsafe extern "C" fn aclrtMemset(
         code_of((|| {
             let rt = rt()?;
             let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemset")?;
-            run_memset(&a, dev_ptr as u64, value, count, "aclrtMemset").map_err(report)
+            crate::stream::capture::check_unsafe_call("aclrtMemset")?;
+            let m = Memset {
+                alloc: a,
+                addr: dev_ptr as u64,
+                value,
+                count,
+            };
+            m.run("aclrtMemset").map_err(report)
         })())
     })
 }
@@ -306,10 +320,14 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemsetAsync")?;
-                let addr = dev_ptr as u64;
-                let job = move || run_memset(&a, addr, value, count, "aclrtMemsetAsync");
-                s.submit(crate::stream::Job::Closure(Box::new(job)), count as u64);
-                Ok(())
+                let m = Memset {
+                    alloc: a,
+                    addr: dev_ptr as u64,
+                    value,
+                    count,
+                };
+                s.submit(crate::stream::Job::Memset(m), count as u64)
+                    .map_err(report)
             })())
         },
     )

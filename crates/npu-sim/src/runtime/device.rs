@@ -215,6 +215,13 @@ pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
                     .collect()
             });
             streams.extend(lock(&rt.default_streams)[dev as usize].clone());
+            // As CANN's context synchronisation: a stream being captured
+            // is refused before anything is waited for.
+            for s in &streams {
+                if let Err(c) = super::stream::not_capturing("aclrtSynchronizeDevice", s.clone()) {
+                    return c;
+                }
+            }
             let mut first = Ok(());
             for s in streams {
                 if let Err(f) = s.synchronize() {

@@ -64,8 +64,7 @@ pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> ac
             code_of((|| {
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
-                event_of(event)?.record(&s);
-                Ok(())
+                event_of(event)?.record(&s).map_err(report)
             })())
         },
     )
@@ -90,7 +89,7 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(
                     "npu-sim: aclrtQueryEventStatus: null output pointer",
                 );
             }
-            match event_of(event) {
+            match event_of(event).and_then(|e| not_captured("aclrtQueryEventStatus", e)) {
                 Ok(e) => {
                     let st = if e.is_complete() {
                         aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
@@ -115,7 +114,7 @@ pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     crate::abi::guard(
         "aclrtSynchronizeEvent",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
-        || match event_of(event) {
+        || match event_of(event).and_then(|e| not_captured("aclrtSynchronizeEvent", e)) {
             Ok(e) => match e.synchronize() {
                 Ok(()) => ACL_SUCCESS,
                 Err(f) => report(f),
@@ -264,6 +263,21 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
     )
 }
 
+/// An event whose latest record is a task of a capture in progress
+/// cannot be queried or synchronised: `ACL_ERROR_RT_EVENT_CAPTURED`.
+fn not_captured(api: &str, e: Arc<Event>) -> Result<Arc<Event>, aclError> {
+    if e.capture_mark().is_some() {
+        return Err(fail(
+            ACL_ERROR_RT_EVENT_CAPTURED,
+            format!(
+                "npu-sim: {api}: the event's latest record is part of a capture in progress (it \
+                 completes only when the model runs)"
+            ),
+        ));
+    }
+    Ok(e)
+}
+
 /// An event that a stream may wait for or reset: one from
 /// `aclrtCreateEvent`, or one created with `ACL_EVENT_SYNC`.
 pub(super) fn check_sync(api: &str, e: &Event) -> Result<(), aclError> {
@@ -303,11 +317,19 @@ pub extern "C" fn aclrtRecordEventWithFlag(
             }
             match flag {
                 f if f == ACL_EVENT_RECORD_DEFAULT as u32 => aclrtRecordEvent(event, stream),
-                f if f == ACL_EVENT_RECORD_EXTERNAL as u32 => fail(
-                    ACL_ERROR_RT_STREAM_NOT_CAPTURED,
-                    "npu-sim: aclrtRecordEventWithFlag: ACL_EVENT_RECORD_EXTERNAL needs a stream \
-                     being captured (aclmdlRICaptureBegin)",
-                ),
+                f if f == ACL_EVENT_RECORD_EXTERNAL as u32 => code_of((|| {
+                    let rt = rt()?;
+                    let s = stream_of(&rt, state::current_device(), stream)?;
+                    let e = event_of(event)?;
+                    if !s.capturing() {
+                        return Err(fail(
+                            ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                            "npu-sim: aclrtRecordEventWithFlag: ACL_EVENT_RECORD_EXTERNAL needs \
+                             a stream being captured (aclmdlRICaptureBegin)",
+                        ));
+                    }
+                    e.record_with(&s, true).map_err(report)
+                })()),
                 f => fail(
                     ACL_ERROR_INVALID_PARAM,
                     format!(
@@ -352,8 +374,7 @@ pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> acl
                 }
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
-                e.reset_on(&s);
-                Ok(())
+                e.reset_on(&s).map_err(report)
             })())
         },
     )
@@ -385,7 +406,8 @@ pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i
                 );
             }
             let limit = (timeout >= 0).then(|| std::time::Duration::from_millis(timeout as u64));
-            match event_of(event) {
+            match event_of(event).and_then(|e| not_captured("aclrtSynchronizeEventWithTimeout", e))
+            {
                 Ok(e) => match e.synchronize_within(limit) {
                     Ok(true) => ACL_SUCCESS,
                     Ok(false) => fail(

@@ -99,6 +99,7 @@ impl Teardown {
                 t.host.extend(std::mem::take(&mut h.host));
             }
         });
+        t.streams.extend(super::model::take_models(&devices, all));
         let mut ds = lock(&rt.default_streams);
         for (d, s) in ds.iter_mut().enumerate() {
             if mine(d as u32) {

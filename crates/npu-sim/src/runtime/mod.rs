@@ -10,6 +10,7 @@ mod device;
 mod event;
 mod init;
 mod memory;
+mod model;
 mod stream;
 mod version;
 
@@ -22,6 +23,7 @@ pub use event::*;
 pub use init::*;
 pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
+pub use model::*;
 pub use stream::*;
 pub use version::*;
 

@@ -58,6 +58,7 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
                 );
             };
             super::callback::forget_stream(&s);
+            super::model::forget_stream(&s);
             s.open_holds();
             let _ = s.synchronize();
             s.shutdown();
@@ -74,7 +75,9 @@ pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
         "aclrtSynchronizeStream",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
         || {
-            let r = rt().and_then(|rt| stream_of(&rt, state::current_device(), stream));
+            let r = rt()
+                .and_then(|rt| stream_of(&rt, state::current_device(), stream))
+                .and_then(|s| not_capturing("aclrtSynchronizeStream", s));
             match r {
                 Ok(s) => match s.synchronize() {
                     Ok(()) => ACL_SUCCESS,
@@ -105,7 +108,9 @@ pub extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout
                     )
                 }
             };
-            let r = rt().and_then(|rt| stream_of(&rt, state::current_device(), stream));
+            let r = rt()
+                .and_then(|rt| stream_of(&rt, state::current_device(), stream))
+                .and_then(|s| not_capturing("aclrtSynchronizeStreamWithTimeout", s));
             match r {
                 Ok(s) => match s.synchronize_within(limit) {
                     Ok(()) => ACL_SUCCESS,
@@ -166,7 +171,11 @@ pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let e = event_of(event)?;
                 super::event::check_sync("aclrtStreamWaitEvent", &e)?;
-                e.wait_on(&s);
+                // Capture: joins a capture through its event, or a wait
+                // inside one.
+                if !crate::stream::capture::wait_event(&s, &e, false).map_err(report)? {
+                    e.wait_on(&s);
+                }
                 Ok(())
             })())
         },
@@ -203,14 +212,19 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
                     return fail(
                         ACL_ERROR_INVALID_PARAM,
                         format!(
-                            "npu-sim: aclrtStreamWaitEventWithFlag: timeout {timeout} must be 0                              with ACL_EVENT_WAIT_EXTERNAL"
+                            "npu-sim: aclrtStreamWaitEventWithFlag: timeout {timeout} must be 0 \
+                             with ACL_EVENT_WAIT_EXTERNAL"
                         ),
                     );
                 }
-                return fail(
-                    ACL_ERROR_RT_STREAM_NOT_CAPTURED,
-                    "npu-sim: aclrtStreamWaitEventWithFlag: ACL_EVENT_WAIT_EXTERNAL needs a                      stream being captured (aclmdlRICaptureBegin)",
-                );
+                return code_of((|| {
+                    let rt = rt()?;
+                    let s = stream_of(&rt, state::current_device(), stream)?;
+                    let e = event_of(event)?;
+                    crate::stream::capture::wait_event(&s, &e, true)
+                        .map(drop)
+                        .map_err(report)
+                })());
             }
             if flag != ACL_EVENT_WAIT_DEFAULT as u32 {
                 return fail(
@@ -226,7 +240,9 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
                 let e = event_of(event)?;
                 super::event::check_sync("aclrtStreamWaitEventWithFlag", &e)?;
                 let limit = (timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64));
-                e.wait_on_within(&s, limit);
+                if !crate::stream::capture::wait_event(&s, &e, false).map_err(report)? {
+                    e.wait_on_within(&s, limit);
+                }
                 Ok(())
             })())
         },
@@ -260,6 +276,7 @@ pub extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
                 );
             };
             super::callback::forget_stream(&s);
+            super::model::forget_stream(&s);
             // Discards before opening the holds: nothing behind a hold runs.
             s.abort();
             ACL_SUCCESS
@@ -307,4 +324,19 @@ pub extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> a
             }
         },
     )
+}
+
+/// A stream being captured cannot be synchronised (CANN: "Not allow to
+/// synchronize captured-stream"): `ACL_ERROR_RT_STREAM_CAPTURED`.
+pub(crate) fn not_capturing(api: &str, s: Arc<Stream>) -> Result<Arc<Stream>, aclError> {
+    if s.capturing() {
+        return Err(fail(
+            ACL_ERROR_RT_STREAM_CAPTURED,
+            format!(
+                "npu-sim: {api}: the stream is being captured (aclmdlRICaptureBegin): it cannot \
+                 be synchronised until aclmdlRICaptureEnd"
+            ),
+        ));
+    }
+    Ok(s)
 }

@@ -1,10 +1,11 @@
 //! Events: tickets recorded on a stream, completed when the stream reaches
 //! them (a child of `stream`: a record and a wait are tasks of its queue).
 
+use super::capture::{self, Model};
 use super::{lock, spin_until, strict_async, Stream, Task};
 use crate::work::Fault;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// An event (ACL/CUDA semantics): each record is a ticket that completes
@@ -27,6 +28,9 @@ pub struct Event {
     /// `aclrtCreateEventWithFlag` (`ex` false) or
     /// `aclrtCreateEventExWithFlag` (`ex` true).
     pub kind: Option<EventKind>,
+    /// When the latest record is a task of a capture in progress: the
+    /// model, its id and the task's index.
+    captured: Mutex<Option<(Weak<Model>, u64, usize)>>,
 }
 
 /// The flags an event was created with.
@@ -59,8 +63,19 @@ impl Event {
     /// Records the event on `stream`: completes at once if the stream is
     /// idle (and not strictly asynchronous), else when the stream reaches
     /// it.
-    pub fn record(self: &Arc<Self>, stream: &Stream) {
+    pub fn record(self: &Arc<Self>, stream: &Stream) -> Result<(), Fault> {
+        self.record_with(stream, false)
+    }
+
+    /// [`Event::record`]; on a stream being captured the record becomes a
+    /// task of the model (`external`: `ACL_EVENT_RECORD_EXTERNAL`, which
+    /// streams outside the capture do not join through).
+    pub fn record_with(self: &Arc<Self>, stream: &Stream, external: bool) -> Result<(), Fault> {
         let q = lock(&stream.shared.q);
+        if let Some(m) = &q.capture {
+            return capture::record_event(m, stream, self, external);
+        }
+        *lock(&self.captured) = None;
         let ticket = {
             let mut st = lock(&self.state);
             st.issued += 1;
@@ -72,9 +87,31 @@ impl Event {
             let fault = q.fault.clone();
             drop(q);
             self.complete(ticket, fault);
-            return;
+            return Ok(());
         }
         stream.push(q, Task::Record(self.clone(), ticket));
+        Ok(())
+    }
+
+    /// The capture whose task the latest record is, if that capture is in
+    /// progress: the model and the task's index.
+    pub fn capture_mark(&self) -> Option<(Arc<Model>, usize)> {
+        let g = lock(&self.captured);
+        let (w, _, i) = g.as_ref()?;
+        let m = w.upgrade()?;
+        m.capturing().then_some((m, *i))
+    }
+
+    pub(super) fn set_capture_mark(&self, m: Weak<Model>, id: u64, i: usize) {
+        *lock(&self.captured) = Some((m, id, i));
+    }
+
+    /// The capture `id` ended: the event is as before it.
+    pub(super) fn clear_capture_mark(&self, id: u64) {
+        let mut g = lock(&self.captured);
+        if g.as_ref().is_some_and(|(_, c, _)| *c == id) {
+            *g = None;
+        }
     }
 
     /// Completes `ticket`, carrying `fault` (the stream's state then).
@@ -128,12 +165,16 @@ impl Event {
     /// reaches it, the event is back in its initial state (as if never
     /// recorded: no completion time, no fault); records issued before the
     /// reset no longer count.
-    pub fn reset_on(self: &Arc<Self>, stream: &Stream) {
+    pub fn reset_on(self: &Arc<Self>, stream: &Stream) -> Result<(), Fault> {
+        if capture::try_capture(stream, capture::Captured::Reset(self.clone()))?.is_none() {
+            return Ok(());
+        }
         let ev = self.clone();
         stream.enqueue(super::TaskKind::Sync, move || {
             ev.reset_now();
             Ok(())
         });
+        Ok(())
     }
 
     fn reset_now(&self) {
