@@ -545,6 +545,15 @@ size_t aclDataTypeSize(aclDataType dataType);
 aclFloat16 aclFloatToFloat16(float value);
 float aclFloat16ToFloat(aclFloat16 value);
 
+/* @cann acl/acl_base.h */
+/* Data buffers (acl_base_rt.h): a host-side record of an address and a
+ * size; creating one needs no aclInit, as CANN's. */
+aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
+void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
 /* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */
 /* aclnn meta API (libnnopbase.so)                                          */

@@ -683,6 +683,25 @@ unsafe extern "C" {
     pub fn aclFloat16ToFloat(value: aclFloat16) -> f32;
 }
 unsafe extern "C" {
+    pub fn aclCreateDataBuffer(data: *mut ::core::ffi::c_void, size: usize) -> *mut aclDataBuffer;
+}
+unsafe extern "C" {
+    pub fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclUpdateDataBuffer(
+        dataBuffer: *mut aclDataBuffer,
+        data: *mut ::core::ffi::c_void,
+        size: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclGetDataBufferAddr(dataBuffer: *const aclDataBuffer) -> *mut ::core::ffi::c_void;
+}
+unsafe extern "C" {
+    pub fn aclGetDataBufferSizeV2(dataBuffer: *const aclDataBuffer) -> usize;
+}
+unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;
 }
 unsafe extern "C" {

@@ -153,6 +153,11 @@ same_type!(
     aclrtResetEvent,
     aclrtStreamWaitEventWithFlag,
     aclrtSynchronizeEventWithTimeout,
+    aclCreateDataBuffer,
+    aclDestroyDataBuffer,
+    aclUpdateDataBuffer,
+    aclGetDataBufferAddr,
+    aclGetDataBufferSizeV2,
 );
 
 /// Live counts of everything the simulator hands out.

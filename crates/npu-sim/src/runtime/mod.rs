@@ -3,6 +3,7 @@
 //! and the handles resolved, where a pointer lives).
 
 mod base;
+mod buffer;
 mod callback;
 mod context;
 mod copy;
@@ -14,6 +15,7 @@ mod stream;
 mod version;
 
 pub use base::*;
+pub use buffer::*;
 pub use callback::*;
 pub use context::*;
 pub use copy::*;
