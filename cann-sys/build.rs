@@ -110,6 +110,10 @@ mod generate {
         "aclrtStreamStatus",
         "aclrtRunMode",
         "aclrtCallbackBlockType",
+        "aclCannAttr",
+        "aclrtLastErrLevel",
+        "aclrtDevFeatureType",
+        "aclrtDevResLimitType",
     ];
 
     /// Names declared by the project's header, read from its text so that

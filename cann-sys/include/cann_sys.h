@@ -554,6 +554,48 @@ aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size)
 void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
 size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
 
+/* CANN attributes (acl_base_rt.h): what the installation and the SoC
+ * support. */
+typedef enum {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+
+/* @cann acl/acl_rt.h */
+/* Error queries: the calling thread's last runtime error code. */
+typedef enum {
+    ACL_RT_THREAD_LEVEL = 0
+} aclrtLastErrLevel;
+
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+aclError aclrtGetLastError(aclrtLastErrLevel level);
+
+/* Device capabilities and SoC compatibility. */
+#define ACL_DEV_FEATURE_SUPPORT 0x00000001
+#define ACL_DEV_FEATURE_NOT_SUPPORT 0x00000000
+
+typedef enum {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21
+} aclrtDevFeatureType;
+
+aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
+                                  int32_t *value);
+aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+
+/* Context queries: the compute resources of the calling thread. */
+typedef enum {
+    ACL_RT_DEV_RES_CUBE_CORE = 0,
+    ACL_RT_DEV_RES_VECTOR_CORE = 1
+} aclrtDevResLimitType;
+
+aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
+
 /* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */
 /* aclnn meta API (libnnopbase.so)                                          */

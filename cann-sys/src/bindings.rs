@@ -186,6 +186,8 @@ pub const ACLNN_ERR_INNER_INPUT_NUM_IN_JSON_TOO_LARGE: i32 = 561116;
 pub const ACLNN_ERR_INNER_INPUT_JSON_IS_NULL: i32 = 561117;
 pub const ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID: i32 = 561118;
 pub const ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID: i32 = 561119;
+pub const ACL_DEV_FEATURE_SUPPORT: i32 = 1;
+pub const ACL_DEV_FEATURE_NOT_SUPPORT: i32 = 0;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -700,6 +702,68 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclGetDataBufferSizeV2(dataBuffer: *const aclDataBuffer) -> usize;
+}
+impl aclCannAttr {
+    pub const ACL_CANN_ATTR_UNDEFINED: aclCannAttr = aclCannAttr(-1);
+    pub const ACL_CANN_ATTR_INF_NAN: aclCannAttr = aclCannAttr(0);
+    pub const ACL_CANN_ATTR_BF16: aclCannAttr = aclCannAttr(1);
+    pub const ACL_CANN_ATTR_JIT_COMPILE: aclCannAttr = aclCannAttr(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclCannAttr(pub ::core::ffi::c_int);
+unsafe extern "C" {
+    pub fn aclGetCannAttributeList(
+        cannAttrList: *mut *const aclCannAttr,
+        num: *mut usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclGetCannAttribute(cannAttr: aclCannAttr, value: *mut i32) -> aclError;
+}
+impl aclrtLastErrLevel {
+    pub const ACL_RT_THREAD_LEVEL: aclrtLastErrLevel = aclrtLastErrLevel(0);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtLastErrLevel(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError;
+}
+impl aclrtDevFeatureType {
+    pub const ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType =
+        aclrtDevFeatureType(1);
+    pub const ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV: aclrtDevFeatureType =
+        aclrtDevFeatureType(21);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevFeatureType(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtGetDeviceCapability(
+        deviceId: i32,
+        devFeatureType: aclrtDevFeatureType,
+        value: *mut i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCheckArchCompatibility(
+        socVersion: *const ::core::ffi::c_char,
+        canCompatible: *mut i32,
+    ) -> aclError;
+}
+impl aclrtDevResLimitType {
+    pub const ACL_RT_DEV_RES_CUBE_CORE: aclrtDevResLimitType = aclrtDevResLimitType(0);
+    pub const ACL_RT_DEV_RES_VECTOR_CORE: aclrtDevResLimitType = aclrtDevResLimitType(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevResLimitType(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;

@@ -53,6 +53,68 @@ void DataBuffers()
     CHECK_ERROR(aclrtFree(other));
     INFO_LOG("data buffers: ok");
 }
+
+// As the error-handling quickstart: a failed call leaves its code for
+// aclrtGetLastError, which hands it out once.
+void ErrorQueries()
+{
+    (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
+    EXPECT(aclrtSetDevice(1000) == ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL) == ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL) == ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL) == ACL_SUCCESS);
+    const char* msg = aclGetRecentErrMsg();
+    EXPECT(msg != nullptr && strstr(msg, "EE1001") != nullptr);
+    INFO_LOG("error queries: ok (%s)", msg);
+}
+
+// As the runtime-compatibility quickstart.
+void Attributes(int32_t deviceId)
+{
+    const aclCannAttr* list = nullptr;
+    size_t num = 0;
+    CHECK_ERROR(aclGetCannAttributeList(&list, &num));
+    INFO_LOG("CANN attribute count: %zu", num);
+    EXPECT(num == 3);
+    for (size_t i = 0; i < num; i++) {
+        int32_t value = 0;
+        CHECK_ERROR(aclGetCannAttribute(list[i], &value));
+        INFO_LOG("CANN attribute %d support value: %d", static_cast<int>(list[i]), value);
+        EXPECT(value == 1);
+    }
+    const char* soc = aclrtGetSocName();
+    EXPECT(soc != nullptr);
+    int32_t compatible = -1;
+    CHECK_ERROR(aclrtCheckArchCompatibility(soc, &compatible));
+    INFO_LOG("Architecture compatibility for %s: %d", soc, compatible);
+    EXPECT(compatible == 1);
+    CHECK_ERROR(aclrtCheckArchCompatibility("Ascend310P3", &compatible));
+    EXPECT(compatible == 0);
+    int32_t capability = -1;
+    CHECK_ERROR(aclrtGetDeviceCapability(deviceId, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &capability));
+    EXPECT(capability == ACL_DEV_FEATURE_SUPPORT);
+    EXPECT(aclrtGetDeviceCapability(64, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &capability) ==
+           ACL_ERROR_RT_INVALID_DEVICEID);
+    INFO_LOG("attributes and capabilities: ok");
+}
+
+// As the context-query example: the current context's default stream and
+// the compute resources of the thread.
+void ContextQueries()
+{
+    aclrtContext context = nullptr;
+    CHECK_ERROR(aclrtGetCurrentContext(&context));
+    aclrtStream defaultStream = reinterpret_cast<aclrtStream>(1);
+    CHECK_ERROR(aclrtCtxGetCurrentDefaultStream(&defaultStream));
+    CHECK_ERROR(aclrtSynchronizeStream(defaultStream));
+    uint32_t cube = 0;
+    uint32_t vector = 0;
+    CHECK_ERROR(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &cube));
+    CHECK_ERROR(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &vector));
+    INFO_LOG("thread resources: %u cube cores, %u vector cores", cube, vector);
+    EXPECT(cube > 0 && vector > 0);
+    INFO_LOG("context queries: ok");
+}
 } // namespace
 
 int main()
@@ -63,6 +125,9 @@ int main()
     aclrtStream stream = nullptr;
     CHECK_ERROR(aclrtCreateStream(&stream));
     DataBuffers();
+    ErrorQueries();
+    Attributes(deviceId);
+    ContextQueries();
     CHECK_ERROR(aclrtDestroyStreamForce(stream));
     CHECK_ERROR(aclrtResetDeviceForce(deviceId));
     CHECK_ERROR(aclFinalize());

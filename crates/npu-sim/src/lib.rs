@@ -158,6 +158,13 @@ same_type!(
     aclUpdateDataBuffer,
     aclGetDataBufferAddr,
     aclGetDataBufferSizeV2,
+    aclrtGetLastError,
+    aclrtPeekAtLastError,
+    aclGetCannAttributeList,
+    aclGetCannAttribute,
+    aclrtCheckArchCompatibility,
+    aclrtGetDeviceCapability,
+    aclrtGetResInCurrentThread,
 );
 
 /// Live counts of everything the simulator hands out.

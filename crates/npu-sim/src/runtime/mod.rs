@@ -11,6 +11,7 @@ mod device;
 mod event;
 mod init;
 mod memory;
+mod query;
 mod stream;
 mod version;
 
@@ -24,6 +25,7 @@ pub use event::*;
 pub use init::*;
 pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
+pub use query::*;
 pub use stream::*;
 pub use version::*;
 
