@@ -114,6 +114,7 @@ mod generate {
         "aclrtLastErrLevel",
         "aclrtDevFeatureType",
         "aclrtDevResLimitType",
+        "aclrtStreamConfigAttr",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -596,6 +596,44 @@ typedef enum {
 
 aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
 
+/* Peer access between devices of the process. */
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+
+/* Stream configuration and queries. */
+#define ACL_STREAM_FAST_LAUNCH 0x00000001U
+#define ACL_STREAM_FAST_SYNC 0x00000002U
+#define ACL_STREAM_PERSISTENT 0x00000004U
+#define ACL_STREAM_HUGE 0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE 0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
+
+typedef enum {
+    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+    ACL_RT_STREAM_WORK_SIZE = 1,
+    ACL_RT_STREAM_FLAG = 2,
+    ACL_RT_STREAM_PRIORITY = 3
+} aclrtStreamConfigAttr;
+
+struct aclrtStreamConfigHandle {
+    void *workptr;
+    size_t workSize;
+    size_t flag;
+    uint32_t priority;
+};
+typedef struct aclrtStreamConfigHandle aclrtStreamConfigHandle;
+
+aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
+aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
+aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+                                 const void *attrValue, size_t valueSize);
+aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+
 /* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */
 /* aclnn meta API (libnnopbase.so)                                          */

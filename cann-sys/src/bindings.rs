@@ -188,6 +188,12 @@ pub const ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID: i32 = 561118;
 pub const ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID: i32 = 561119;
 pub const ACL_DEV_FEATURE_SUPPORT: i32 = 1;
 pub const ACL_DEV_FEATURE_NOT_SUPPORT: i32 = 0;
+pub const ACL_STREAM_FAST_LAUNCH: i32 = 1;
+pub const ACL_STREAM_FAST_SYNC: i32 = 2;
+pub const ACL_STREAM_PERSISTENT: i32 = 4;
+pub const ACL_STREAM_HUGE: i32 = 8;
+pub const ACL_STREAM_CPU_SCHEDULE: i32 = 16;
+pub const ACL_STREAM_DEVICE_USE_ONLY: i32 = 32;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -764,6 +770,87 @@ impl aclrtDevResLimitType {
 pub struct aclrtDevResLimitType(pub ::core::ffi::c_uint);
 unsafe extern "C" {
     pub fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceCanAccessPeer(
+        canAccessPeer: *mut i32,
+        deviceId: i32,
+        peerDeviceId: i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
+}
+impl aclrtStreamConfigAttr {
+    pub const ACL_RT_STREAM_WORK_ADDR_PTR: aclrtStreamConfigAttr = aclrtStreamConfigAttr(0);
+    pub const ACL_RT_STREAM_WORK_SIZE: aclrtStreamConfigAttr = aclrtStreamConfigAttr(1);
+    pub const ACL_RT_STREAM_FLAG: aclrtStreamConfigAttr = aclrtStreamConfigAttr(2);
+    pub const ACL_RT_STREAM_PRIORITY: aclrtStreamConfigAttr = aclrtStreamConfigAttr(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtStreamConfigAttr(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtStreamConfigHandle {
+    pub workptr: *mut ::core::ffi::c_void,
+    pub workSize: usize,
+    pub flag: usize,
+    pub priority: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtStreamConfigHandle"]
+        [::core::mem::size_of::<aclrtStreamConfigHandle>() - 32usize];
+    ["Alignment of aclrtStreamConfigHandle"]
+        [::core::mem::align_of::<aclrtStreamConfigHandle>() - 8usize];
+    ["Offset of field: aclrtStreamConfigHandle::workptr"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, workptr) - 0usize];
+    ["Offset of field: aclrtStreamConfigHandle::workSize"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, workSize) - 8usize];
+    ["Offset of field: aclrtStreamConfigHandle::flag"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, flag) - 16usize];
+    ["Offset of field: aclrtStreamConfigHandle::priority"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, priority) - 24usize];
+};
+unsafe extern "C" {
+    pub fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetStreamConfigOpt(
+        handle: *mut aclrtStreamConfigHandle,
+        attr: aclrtStreamConfigAttr,
+        attrValue: *const ::core::ffi::c_void,
+        valueSize: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateStreamV2(
+        stream: *mut aclrtStream,
+        handle: *const aclrtStreamConfigHandle,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateStreamWithConfig(
+        stream: *mut aclrtStream,
+        priority: u32,
+        flag: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtStreamGetPriority(stream: aclrtStream, priority: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i32) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;

@@ -115,6 +115,77 @@ void ContextQueries()
     EXPECT(cube > 0 && vector > 0);
     INFO_LOG("context queries: ok");
 }
+
+// As the device P2P example: enable access both ways, copy device 0 to
+// device 1, read it back.
+void PeerAccess()
+{
+    uint32_t count = 0;
+    CHECK_ERROR(aclrtGetDeviceCount(&count));
+    EXPECT(count >= 2);
+    int32_t canAccessPeer = 0;
+    CHECK_ERROR(aclrtDeviceCanAccessPeer(&canAccessPeer, 0, 1));
+    EXPECT(canAccessPeer == 1);
+    EXPECT(aclrtDeviceCanAccessPeer(&canAccessPeer, 0, 0) == ACL_ERROR_INVALID_PARAM);
+    CHECK_ERROR(aclrtDeviceEnablePeerAccess(1, 0));
+    const size_t size = 10;
+    void* dev0 = nullptr;
+    CHECK_ERROR(aclrtMalloc(&dev0, size, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+    CHECK_ERROR(aclrtMemset(dev0, size, 42, size));
+    CHECK_ERROR(aclrtSetDevice(1));
+    CHECK_ERROR(aclrtDeviceEnablePeerAccess(0, 0));
+    void* dev1 = nullptr;
+    CHECK_ERROR(aclrtMalloc(&dev1, size, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+    CHECK_ERROR(aclrtMemset(dev1, size, 0, size));
+    CHECK_ERROR(aclrtMemcpy(dev1, size, dev0, size, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    char host[10] = {0};
+    CHECK_ERROR(aclrtMemcpy(host, size, dev1, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(host[0] == 42 && host[9] == 42);
+    CHECK_ERROR(aclrtSynchronizeDevice());
+    CHECK_ERROR(aclrtDeviceDisablePeerAccess(0));
+    CHECK_ERROR(aclrtFree(dev1));
+    CHECK_ERROR(aclrtResetDeviceForce(1));
+    CHECK_ERROR(aclrtSetDevice(0));
+    CHECK_ERROR(aclrtDeviceDisablePeerAccess(1));
+    CHECK_ERROR(aclrtFree(dev0));
+    INFO_LOG("peer access: ok");
+}
+
+// As the stream-config-query example, and a stream made with a priority
+// and flags.
+void StreamConfig()
+{
+    aclrtStreamConfigHandle* config = aclrtCreateStreamConfigHandle();
+    EXPECT(config != nullptr);
+    const uint32_t flags = ACL_STREAM_FAST_LAUNCH;
+    const uint32_t priority = 2;
+    CHECK_ERROR(aclrtSetStreamConfigOpt(config, ACL_RT_STREAM_FLAG, &flags, sizeof(flags)));
+    CHECK_ERROR(aclrtSetStreamConfigOpt(config, ACL_RT_STREAM_PRIORITY, &priority, sizeof(priority)));
+    aclrtStream stream = nullptr;
+    CHECK_ERROR(aclrtCreateStreamV2(&stream, config));
+    int32_t streamId = -1;
+    uint32_t gotFlags = 99;
+    uint32_t gotPriority = 99;
+    CHECK_ERROR(aclrtStreamGetId(stream, &streamId));
+    CHECK_ERROR(aclrtStreamGetFlags(stream, &gotFlags));
+    CHECK_ERROR(aclrtStreamGetPriority(stream, &gotPriority));
+    INFO_LOG("Stream id: %d, flags: %u, priority: %u", streamId, gotFlags, gotPriority);
+    EXPECT(streamId > 0 && gotFlags == flags && gotPriority == priority);
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    CHECK_ERROR(aclrtDestroyStream(stream));
+    CHECK_ERROR(aclrtDestroyStreamConfigHandle(config));
+
+    aclrtStream fast = nullptr;
+    CHECK_ERROR(aclrtCreateStreamWithConfig(&fast, 7, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC));
+    CHECK_ERROR(aclrtStreamGetPriority(fast, &gotPriority));
+    EXPECT(gotPriority == 7);
+    int32_t otherId = -1;
+    CHECK_ERROR(aclrtStreamGetId(fast, &otherId));
+    EXPECT(otherId > 0 && otherId != streamId);
+    EXPECT(aclrtCreateStreamWithConfig(&stream, 8, 0) == ACL_ERROR_INVALID_PARAM);
+    CHECK_ERROR(aclrtDestroyStreamForce(fast));
+    INFO_LOG("stream configuration: ok");
+}
 } // namespace
 
 int main()
@@ -128,6 +199,8 @@ int main()
     ErrorQueries();
     Attributes(deviceId);
     ContextQueries();
+    PeerAccess();
+    StreamConfig();
     CHECK_ERROR(aclrtDestroyStreamForce(stream));
     CHECK_ERROR(aclrtResetDeviceForce(deviceId));
     CHECK_ERROR(aclFinalize());

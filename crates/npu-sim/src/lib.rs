@@ -165,6 +165,17 @@ same_type!(
     aclrtCheckArchCompatibility,
     aclrtGetDeviceCapability,
     aclrtGetResInCurrentThread,
+    aclrtDeviceCanAccessPeer,
+    aclrtDeviceEnablePeerAccess,
+    aclrtDeviceDisablePeerAccess,
+    aclrtCreateStreamConfigHandle,
+    aclrtDestroyStreamConfigHandle,
+    aclrtSetStreamConfigOpt,
+    aclrtCreateStreamV2,
+    aclrtCreateStreamWithConfig,
+    aclrtStreamGetPriority,
+    aclrtStreamGetFlags,
+    aclrtStreamGetId,
 );
 
 /// Live counts of everything the simulator hands out.

@@ -424,3 +424,299 @@ fn attribute_and_capability_misuse_is_a_status() {
     finalize();
     no_internal_errors();
 }
+
+// ------------------------------------------------------------ peer access
+
+#[test]
+#[serial]
+fn peer_access_between_two_devices() {
+    init();
+    let mut can = -1;
+    // SAFETY (block): plain C calls with valid out-pointers and device
+    // pointers of the sizes given.
+    unsafe {
+        assert_eq!(sim::aclrtDeviceCanAccessPeer(&mut can, 0, 1), ACL_SUCCESS);
+        assert_eq!(can, 1);
+        assert_eq!(sim::aclrtDeviceCanAccessPeer(&mut can, 1, 0), ACL_SUCCESS);
+        assert_eq!(sim::aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
+        assert_eq!(sim::aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
+        assert!(sim::peer_access_enabled(0, 1) && !sim::peer_access_enabled(1, 0));
+        let d0 = malloc(64);
+        assert_eq!((api().aclrtMemset)(d0, 64, 0x5a, 64), ACL_SUCCESS);
+        assert_eq!((api().aclrtSetDevice)(1), ACL_SUCCESS);
+        assert_eq!(sim::aclrtDeviceEnablePeerAccess(0, 0), ACL_SUCCESS);
+        assert!(sim::peer_access_enabled(1, 0));
+        let d1 = malloc(64);
+        let kind = aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE;
+        assert_eq!((api().aclrtMemcpy)(d1, 64, d0, 64, kind), ACL_SUCCESS);
+        let mut host = [0u8; 64];
+        let d2h = aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST;
+        let hp = host.as_mut_ptr() as *mut c_void;
+        assert_eq!((api().aclrtMemcpy)(hp, 64, d1, 64, d2h), ACL_SUCCESS);
+        assert_eq!(host, [0x5a; 64]);
+        assert_eq!(sim::aclrtDeviceDisablePeerAccess(0), ACL_SUCCESS);
+        assert!(!sim::peer_access_enabled(1, 0));
+        // Not enabled: nothing to undo.
+        assert_eq!(sim::aclrtDeviceDisablePeerAccess(0), ACL_SUCCESS);
+        // Copies between devices do not need an enabled link (a
+        // documented difference).
+        assert_eq!((api().aclrtMemcpy)(d1, 64, d0, 64, kind), ACL_SUCCESS);
+        (api().aclrtFree)(d1);
+        (api().aclrtFree)(d0);
+    }
+    finalize();
+    // A new runtime starts with no link enabled.
+    init();
+    assert!(!sim::peer_access_enabled(0, 1));
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn peer_access_misuse_is_a_status() {
+    let mut can = 0;
+    // SAFETY (block): NULL pointers are refused, never written.
+    unsafe {
+        assert_eq!(
+            sim::aclrtDeviceCanAccessPeer(&mut can, 0, 1),
+            ACL_ERROR_UNINITIALIZE
+        );
+        assert_eq!(
+            sim::aclrtDeviceEnablePeerAccess(1, 0),
+            ACL_ERROR_UNINITIALIZE
+        );
+        init();
+        assert_eq!(
+            sim::aclrtDeviceCanAccessPeer(null_mut(), 0, 1),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceCanAccessPeer(&mut can, 0, 0),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceCanAccessPeer(&mut can, 0, 2),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtDeviceCanAccessPeer(&mut can, -1, 1),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtDeviceEnablePeerAccess(1, 1),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceEnablePeerAccess(0, 0),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceEnablePeerAccess(5, 0),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtDeviceDisablePeerAccess(-2),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtDeviceDisablePeerAccess(0),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // A thread without a device.
+        let r = std::thread::spawn(|| sim::aclrtDeviceEnablePeerAccess(1, 0))
+            .join()
+            .unwrap();
+        assert_eq!(r, ACL_ERROR_RT_CONTEXT_NULL);
+    }
+    finalize();
+    no_internal_errors();
+}
+
+// ------------------------------------------------------------ stream config
+
+fn priority(s: aclrtStream) -> u32 {
+    let mut p = 99;
+    // SAFETY: valid out-pointer.
+    assert_eq!(
+        unsafe { sim::aclrtStreamGetPriority(s, &mut p) },
+        ACL_SUCCESS
+    );
+    p
+}
+
+fn flags(s: aclrtStream) -> u32 {
+    let mut f = 99;
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { sim::aclrtStreamGetFlags(s, &mut f) }, ACL_SUCCESS);
+    f
+}
+
+fn id(s: aclrtStream) -> i32 {
+    let mut i = -1;
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { sim::aclrtStreamGetId(s, &mut i) }, ACL_SUCCESS);
+    i
+}
+
+#[test]
+#[serial]
+fn streams_keep_their_priority_flags_and_id() {
+    init();
+    let fast = (ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC) as u32;
+    let mut s = null_mut();
+    // SAFETY (block): valid out-pointers and values of the sizes given.
+    unsafe {
+        assert_eq!(
+            sim::aclrtCreateStreamWithConfig(&mut s, 3, fast),
+            ACL_SUCCESS
+        );
+        assert_eq!((priority(s), flags(s)), (3, fast));
+        let plain = misuse_support::stream();
+        assert_eq!((priority(plain), flags(plain)), (0, 0));
+        // The default stream (NULL).
+        assert_eq!((priority(null_mut()), flags(null_mut())), (0, 0));
+        let ids = [id(s), id(plain), id(null_mut())];
+        assert!(ids.iter().all(|&i| i > 0), "{ids:?}");
+        assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+        assert_eq!(id(s), ids[0], "the same id on every call");
+        // Work runs on it as on any stream.
+        let d = malloc(256);
+        assert_eq!((api().aclrtMemsetAsync)(d, 256, 1, 256, s), ACL_SUCCESS);
+        assert_eq!((api().aclrtSynchronizeStream)(s), ACL_SUCCESS);
+        (api().aclrtFree)(d);
+        // A configuration handle, as the stream-config example uses one.
+        let h = sim::aclrtCreateStreamConfigHandle();
+        assert!(!h.is_null());
+        assert_eq!(((*h).priority, (*h).flag), (0, 0));
+        let f: u32 = ACL_STREAM_HUGE as u32;
+        let p: u32 = 7;
+        let work: usize = 4096;
+        type A = aclrtStreamConfigAttr;
+        let set = |a, v: *const c_void, n| sim::aclrtSetStreamConfigOpt(h, a, v, n);
+        assert_eq!(
+            set(A::ACL_RT_STREAM_FLAG, &f as *const u32 as _, 4),
+            ACL_SUCCESS
+        );
+        assert_eq!(
+            set(A::ACL_RT_STREAM_PRIORITY, &p as *const u32 as _, 4),
+            ACL_SUCCESS
+        );
+        assert_eq!(
+            set(A::ACL_RT_STREAM_WORK_SIZE, &work as *const usize as _, 8),
+            ACL_SUCCESS
+        );
+        assert_eq!(
+            ((*h).priority, (*h).flag, (*h).workSize),
+            (7, f as usize, 4096)
+        );
+        let mut v2 = null_mut();
+        assert_eq!(sim::aclrtCreateStreamV2(&mut v2, h), ACL_SUCCESS);
+        assert_eq!((priority(v2), flags(v2)), (7, f));
+        assert_eq!(sim::aclrtDestroyStreamConfigHandle(h), ACL_SUCCESS);
+        for st in [s, plain, v2] {
+            assert_eq!((api().aclrtDestroyStream)(st), ACL_SUCCESS);
+        }
+        // Destroyed: a status.
+        let mut x = 0u32;
+        assert_eq!(
+            sim::aclrtStreamGetPriority(s, &mut x),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        let mut i = 0i32;
+        assert_eq!(
+            sim::aclrtStreamGetId(v2, &mut i),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+    }
+    assert_eq!(npu_sim::stats().streams, 0);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn stream_config_misuse_is_a_status() {
+    init();
+    let mut s = null_mut();
+    // SAFETY (block): NULL and stale pointers are refused, never used.
+    unsafe {
+        assert_eq!(
+            sim::aclrtCreateStreamWithConfig(null_mut(), 0, 0),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtCreateStreamWithConfig(&mut s, 8, 0),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtCreateStreamWithConfig(&mut s, 0, 0x40),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert!(s.is_null());
+        assert_eq!(npu_sim::stats().streams, 0);
+        let mut u = 0u32;
+        assert_eq!(
+            sim::aclrtStreamGetFlags(null_mut(), null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtStreamGetFlags(0x77 as aclrtStream, &mut u),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        let h = sim::aclrtCreateStreamConfigHandle();
+        let p: u32 = 9;
+        type A = aclrtStreamConfigAttr;
+        let pp = &p as *const u32 as *const c_void;
+        assert_eq!(
+            sim::aclrtSetStreamConfigOpt(h, A::ACL_RT_STREAM_PRIORITY, pp, 8),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtSetStreamConfigOpt(h, A::ACL_RT_STREAM_PRIORITY, null(), 4),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtSetStreamConfigOpt(h, aclrtStreamConfigAttr(4), pp, 4),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // Set, then refused when the stream is made.
+        assert_eq!(
+            sim::aclrtSetStreamConfigOpt(h, A::ACL_RT_STREAM_PRIORITY, pp, 4),
+            ACL_SUCCESS
+        );
+        assert_eq!(sim::aclrtCreateStreamV2(&mut s, h), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtCreateStreamV2(null_mut(), h),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtDestroyStreamConfigHandle(h), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclrtDestroyStreamConfigHandle(h),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtSetStreamConfigOpt(h, A::ACL_RT_STREAM_PRIORITY, pp, 4),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtCreateStreamV2(&mut s, h), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtCreateStreamV2(&mut s, null()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDestroyStreamConfigHandle(null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // A thread without a device cannot create one.
+        let r = std::thread::spawn(|| {
+            let mut s = null_mut();
+            sim::aclrtCreateStreamWithConfig(&mut s, 0, 0)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(r, ACL_ERROR_RT_CONTEXT_NULL);
+    }
+    finalize();
+    no_internal_errors();
+}

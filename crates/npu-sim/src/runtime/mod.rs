@@ -11,8 +11,10 @@ mod device;
 mod event;
 mod init;
 mod memory;
+mod peer;
 mod query;
 mod stream;
+mod stream_config;
 mod version;
 
 pub use base::*;
@@ -25,8 +27,10 @@ pub use event::*;
 pub use init::*;
 pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
+pub use peer::*;
 pub use query::*;
 pub use stream::*;
+pub use stream_config::*;
 pub use version::*;
 
 use crate::abi::fail;
