@@ -112,6 +112,11 @@ mod generate {
         "aclrtCallbackBlockType",
         "aclmdlRICaptureMode",
         "aclmdlRICaptureStatus",
+        "aclCannAttr",
+        "aclrtLastErrLevel",
+        "aclrtDevFeatureType",
+        "aclrtDevResLimitType",
+        "aclrtStreamConfigAttr",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -43,4 +43,14 @@ for name in runtime_calls capture; do
         || fail "$name under NPU_SIM_STRICT_ASYNC=1"
     echo "== $name (NPU_SIM_STRICT_ASYNC=1): ok"
 done
+# The rest of the host-only examples' calls, by area (two devices for peer
+# access), with both library names and under strict asynchrony.
+export NPU_SIM_DEVICES=2
+run runtime_tail "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_tail.cpp" \
+    -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/runtime_tail"
+run runtime_tail_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_tail.cpp" \
+    -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/runtime_tail_acl_rt"
+NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_tail" | tail -n 1 | grep -qx "runtime_tail: ok" \
+    || fail "runtime_tail under NPU_SIM_STRICT_ASYNC=1"
+echo "== runtime_tail (NPU_SIM_STRICT_ASYNC=1): ok"
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"

@@ -573,6 +573,95 @@ size_t aclDataTypeSize(aclDataType dataType);
 aclFloat16 aclFloatToFloat16(float value);
 float aclFloat16ToFloat(aclFloat16 value);
 
+/* @cann acl/acl_base.h */
+/* Data buffers (acl_base_rt.h): a host-side record of an address and a
+ * size; creating one needs no aclInit, as CANN's. */
+aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
+void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
+/* CANN attributes (acl_base_rt.h): what the installation and the SoC
+ * support. */
+typedef enum {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+
+/* @cann acl/acl_rt.h */
+/* Error queries: the calling thread's last runtime error code. */
+typedef enum {
+    ACL_RT_THREAD_LEVEL = 0
+} aclrtLastErrLevel;
+
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+aclError aclrtGetLastError(aclrtLastErrLevel level);
+
+/* Device capabilities and SoC compatibility. */
+#define ACL_DEV_FEATURE_SUPPORT 0x00000001
+#define ACL_DEV_FEATURE_NOT_SUPPORT 0x00000000
+
+typedef enum {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21
+} aclrtDevFeatureType;
+
+aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
+                                  int32_t *value);
+aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+
+/* Context queries: the compute resources of the calling thread. */
+typedef enum {
+    ACL_RT_DEV_RES_CUBE_CORE = 0,
+    ACL_RT_DEV_RES_VECTOR_CORE = 1
+} aclrtDevResLimitType;
+
+aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
+
+/* Peer access between devices of the process. */
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+
+/* Stream configuration and queries. */
+#define ACL_STREAM_FAST_LAUNCH 0x00000001U
+#define ACL_STREAM_FAST_SYNC 0x00000002U
+#define ACL_STREAM_PERSISTENT 0x00000004U
+#define ACL_STREAM_HUGE 0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE 0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
+
+typedef enum {
+    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+    ACL_RT_STREAM_WORK_SIZE = 1,
+    ACL_RT_STREAM_FLAG = 2,
+    ACL_RT_STREAM_PRIORITY = 3
+} aclrtStreamConfigAttr;
+
+struct aclrtStreamConfigHandle {
+    void *workptr;
+    size_t workSize;
+    size_t flag;
+    uint32_t priority;
+};
+typedef struct aclrtStreamConfigHandle aclrtStreamConfigHandle;
+
+aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
+aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
+aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+                                 const void *attrValue, size_t valueSize);
+aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+
 /* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */
 /* aclnn meta API (libnnopbase.so)                                          */

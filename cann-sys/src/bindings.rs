@@ -186,6 +186,14 @@ pub const ACLNN_ERR_INNER_INPUT_NUM_IN_JSON_TOO_LARGE: i32 = 561116;
 pub const ACLNN_ERR_INNER_INPUT_JSON_IS_NULL: i32 = 561117;
 pub const ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID: i32 = 561118;
 pub const ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID: i32 = 561119;
+pub const ACL_DEV_FEATURE_SUPPORT: i32 = 1;
+pub const ACL_DEV_FEATURE_NOT_SUPPORT: i32 = 0;
+pub const ACL_STREAM_FAST_LAUNCH: i32 = 1;
+pub const ACL_STREAM_FAST_SYNC: i32 = 2;
+pub const ACL_STREAM_PERSISTENT: i32 = 4;
+pub const ACL_STREAM_HUGE: i32 = 8;
+pub const ACL_STREAM_CPU_SCHEDULE: i32 = 16;
+pub const ACL_STREAM_DEVICE_USE_ONLY: i32 = 32;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -737,6 +745,168 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclFloat16ToFloat(value: aclFloat16) -> f32;
+}
+unsafe extern "C" {
+    pub fn aclCreateDataBuffer(data: *mut ::core::ffi::c_void, size: usize) -> *mut aclDataBuffer;
+}
+unsafe extern "C" {
+    pub fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclUpdateDataBuffer(
+        dataBuffer: *mut aclDataBuffer,
+        data: *mut ::core::ffi::c_void,
+        size: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclGetDataBufferAddr(dataBuffer: *const aclDataBuffer) -> *mut ::core::ffi::c_void;
+}
+unsafe extern "C" {
+    pub fn aclGetDataBufferSizeV2(dataBuffer: *const aclDataBuffer) -> usize;
+}
+impl aclCannAttr {
+    pub const ACL_CANN_ATTR_UNDEFINED: aclCannAttr = aclCannAttr(-1);
+    pub const ACL_CANN_ATTR_INF_NAN: aclCannAttr = aclCannAttr(0);
+    pub const ACL_CANN_ATTR_BF16: aclCannAttr = aclCannAttr(1);
+    pub const ACL_CANN_ATTR_JIT_COMPILE: aclCannAttr = aclCannAttr(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclCannAttr(pub ::core::ffi::c_int);
+unsafe extern "C" {
+    pub fn aclGetCannAttributeList(
+        cannAttrList: *mut *const aclCannAttr,
+        num: *mut usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclGetCannAttribute(cannAttr: aclCannAttr, value: *mut i32) -> aclError;
+}
+impl aclrtLastErrLevel {
+    pub const ACL_RT_THREAD_LEVEL: aclrtLastErrLevel = aclrtLastErrLevel(0);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtLastErrLevel(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError;
+}
+impl aclrtDevFeatureType {
+    pub const ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType =
+        aclrtDevFeatureType(1);
+    pub const ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV: aclrtDevFeatureType =
+        aclrtDevFeatureType(21);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevFeatureType(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtGetDeviceCapability(
+        deviceId: i32,
+        devFeatureType: aclrtDevFeatureType,
+        value: *mut i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCheckArchCompatibility(
+        socVersion: *const ::core::ffi::c_char,
+        canCompatible: *mut i32,
+    ) -> aclError;
+}
+impl aclrtDevResLimitType {
+    pub const ACL_RT_DEV_RES_CUBE_CORE: aclrtDevResLimitType = aclrtDevResLimitType(0);
+    pub const ACL_RT_DEV_RES_VECTOR_CORE: aclrtDevResLimitType = aclrtDevResLimitType(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevResLimitType(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceCanAccessPeer(
+        canAccessPeer: *mut i32,
+        deviceId: i32,
+        peerDeviceId: i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
+}
+impl aclrtStreamConfigAttr {
+    pub const ACL_RT_STREAM_WORK_ADDR_PTR: aclrtStreamConfigAttr = aclrtStreamConfigAttr(0);
+    pub const ACL_RT_STREAM_WORK_SIZE: aclrtStreamConfigAttr = aclrtStreamConfigAttr(1);
+    pub const ACL_RT_STREAM_FLAG: aclrtStreamConfigAttr = aclrtStreamConfigAttr(2);
+    pub const ACL_RT_STREAM_PRIORITY: aclrtStreamConfigAttr = aclrtStreamConfigAttr(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtStreamConfigAttr(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtStreamConfigHandle {
+    pub workptr: *mut ::core::ffi::c_void,
+    pub workSize: usize,
+    pub flag: usize,
+    pub priority: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtStreamConfigHandle"]
+        [::core::mem::size_of::<aclrtStreamConfigHandle>() - 32usize];
+    ["Alignment of aclrtStreamConfigHandle"]
+        [::core::mem::align_of::<aclrtStreamConfigHandle>() - 8usize];
+    ["Offset of field: aclrtStreamConfigHandle::workptr"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, workptr) - 0usize];
+    ["Offset of field: aclrtStreamConfigHandle::workSize"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, workSize) - 8usize];
+    ["Offset of field: aclrtStreamConfigHandle::flag"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, flag) - 16usize];
+    ["Offset of field: aclrtStreamConfigHandle::priority"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, priority) - 24usize];
+};
+unsafe extern "C" {
+    pub fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetStreamConfigOpt(
+        handle: *mut aclrtStreamConfigHandle,
+        attr: aclrtStreamConfigAttr,
+        attrValue: *const ::core::ffi::c_void,
+        valueSize: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateStreamV2(
+        stream: *mut aclrtStream,
+        handle: *const aclrtStreamConfigHandle,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateStreamWithConfig(
+        stream: *mut aclrtStream,
+        priority: u32,
+        flag: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtStreamGetPriority(stream: aclrtStream, priority: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i32) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;

@@ -65,6 +65,31 @@ pub(crate) fn guard<T>(api: &str, on_panic: T, body: impl FnOnce() -> T) -> T {
 
 thread_local! {
     static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+    /// The thread's last runtime status (`aclrtGetLastError`), 0 if none.
+    static LAST_CODE: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
+}
+
+/// Records `code` as the thread's last runtime error (what
+/// `aclrtGetLastError` and `aclrtPeekAtLastError` answer): every failure
+/// the runtime reports through [`fail`] / [`set_error`], but not aclnn's
+/// statuses (`16xxxx`, `36xxxx`, `56xxxx`: the operator library's, not
+/// the runtime's).
+fn record_code(code: i32) {
+    if code != 0 && !matches!(code / 10_000, 16 | 36 | 56) {
+        LAST_CODE.with(|c| c.set(code));
+    }
+}
+
+/// The thread's last runtime error code (0: none since it was last
+/// taken); `take` clears it.
+pub fn last_code(take: bool) -> i32 {
+    LAST_CODE.with(|c| if take { c.replace(0) } else { c.get() })
+}
+
+/// Sets the thread's last runtime error code (restoring one a refused
+/// query must not change).
+pub fn set_last_code(code: i32) {
+    LAST_CODE.with(|c| c.set(code));
 }
 
 /// Why a call failed, for [`message`].
@@ -157,6 +182,7 @@ fn set_raw(mut s: String) {
 /// failure with status `code` (for calls that return no status: a NULL
 /// handle) from the simulator's text ([`message`]).
 pub fn set_error(code: i32, msg: impl Into<String>) {
+    record_code(code);
     set_raw(message(code, Reason::Text(&msg.into())));
 }
 
@@ -176,6 +202,7 @@ pub fn fail(code: i32, msg: impl Into<String>) -> i32 {
 /// Records that argument `arg` (of CANN type `ty`) of `api` was NULL, in
 /// CANN's words ([`Reason::Null`]), and returns `code`.
 pub fn fail_null(code: i32, api: &str, arg: &str, ty: &str) -> i32 {
+    record_code(code);
     set_raw(message(code, Reason::Null { api, arg, ty }));
     code
 }

@@ -3,6 +3,7 @@
 //! and the handles resolved, where a pointer lives).
 
 mod base;
+mod buffer;
 mod callback;
 mod context;
 mod copy;
@@ -11,10 +12,14 @@ mod event;
 mod init;
 mod memory;
 mod model;
+mod peer;
+mod query;
 mod stream;
+mod stream_config;
 mod version;
 
 pub use base::*;
+pub use buffer::*;
 pub use callback::*;
 pub use context::*;
 pub use copy::*;
@@ -24,7 +29,10 @@ pub use init::*;
 pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
 pub use model::*;
+pub use peer::*;
+pub use query::*;
 pub use stream::*;
+pub use stream_config::*;
 pub use version::*;
 
 use crate::abi::fail;
