@@ -9,7 +9,8 @@
 #  - with cmake installed, an aclnn sample (tests/aclnn/slice.cpp) builds
 #    with CANN-style find logic (find_path / find_library under
 #    ${ASCEND_HOME_PATH}/<arch>-linux) and runs, and an AscendC kernel
-#    project's check for its toolchain fails, as the root has none.
+#    project stops at its first kernel target (ascendc.cmake refuses it), and a
+#    host-only project that includes ascendc.cmake builds and runs.
 # Usage: ci/install-layout.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,7 @@ done
 for l in include lib64 bin; do
     [ "$(readlink "$copy/$l")" = "$arch/$l" ] || fail "$l is not a link to $arch/$l"
 done
-for absent in toolkit compiler/tikcpp compiler/bin compiler/version.info; do
+for absent in toolkit compiler/bin compiler/version.info; do
     [ ! -e "$copy/$absent" ] || fail "$absent declares what the simulator does not have"
 done
 echo "== the layout: $arch/ with top-level links, version files, op_errno.h, runtime/, compiler/ (no compiler)"
@@ -122,15 +123,20 @@ message(STATUS "aclnn headers: ${ACL_INCLUDE_DIR}; libraries: ${ACLNN_LIBRARIES}
 add_executable(slice "${SAMPLES}/slice.cpp")
 target_include_directories(slice PRIVATE "${ACL_INCLUDE_DIR}" "${ACL_INCLUDE_DIR}/aclnn")
 target_link_libraries(slice PRIVATE ${ACLNN_LIBRARIES})
-if(ASCENDC_KERNELS)
-    # The check of CANN's AscendC kernel samples.
+if(ASCENDC_KERNELS OR ASCENDC_HOST_ONLY)
+    # As CANN's examples find it (their set_sample_env.sh looks under
+    # <arch>-linux/tikcpp, kernel samples under compiler/ or tools/).
     if(EXISTS "${ASCEND_HOME_PATH}/compiler/tikcpp/ascendc_kernel_cmake")
         set(ASCENDC_CMAKE_DIR "${ASCEND_HOME_PATH}/compiler/tikcpp/ascendc_kernel_cmake")
     elseif(EXISTS "${ASCEND_HOME_PATH}/tools/tikcpp/ascendc_kernel_cmake")
         set(ASCENDC_CMAKE_DIR "${ASCEND_HOME_PATH}/tools/tikcpp/ascendc_kernel_cmake")
     else()
-        message(FATAL_ERROR "ascendc_kernel_cmake does not exist: no AscendC toolchain in this CANN")
+        message(FATAL_ERROR "ascendc_kernel_cmake does not exist ,please check whether the cann package is installed")
     endif()
+    include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)
+endif()
+if(ASCENDC_KERNELS)
+    ascendc_library(kernels STATIC "${SAMPLES}/slice.cpp")
 endif()
 EOF
 (
@@ -147,7 +153,13 @@ EOF
         >"$work/kernels.log" 2>&1; then
         fail "an AscendC kernel project configured against the simulated root"
     fi
-    grep -q "ascendc_kernel_cmake does not exist" "$work/kernels.log" || { cat "$work/kernels.log"; fail "kernel project: $(tail -n 3 "$work/kernels.log")"; }
-    echo "== cmake: an AscendC kernel project stops at its toolchain check (compiler/README says why)"
+    tr -s ' \n' ' ' <"$work/kernels.log" | grep -q "ascendc_library(kernels STATIC .*has no AscendC kernel toolchain" \
+        || { cat "$work/kernels.log"; fail "kernel project: $(tail -n 3 "$work/kernels.log")"; }
+    echo "== cmake: an AscendC kernel project stops at its first kernel target, saying the root has no toolchain"
+    cmake -S "$proj" -B "$work/build-host" -DSAMPLES="$top/tests/aclnn" -DASCENDC_HOST_ONLY=ON \
+        >"$work/host.log" 2>&1 || { cat "$work/host.log"; fail "a host-only project including ascendc.cmake"; }
+    cmake --build "$work/build-host" >"$work/host-build.log" 2>&1 || { cat "$work/host-build.log"; fail "host-only build"; }
+    "$work/build-host/slice" | tail -n 1 | grep -qx "slice: ok" || fail "slice built with ascendc.cmake included failed"
+    echo "== cmake: a host-only project that includes ascendc.cmake (as CANN's examples do) builds and runs"
 )
 echo "install-layout: the layout holds; set_env.sh works from a copy in $shells; a CMake aclnn sample builds"

@@ -53,9 +53,16 @@
 //! `python/site-packages/`, `lib64/cmake/`: CANN ships no package config
 //! for these libraries; the variables name them as CANN's do); no
 //! compiler: `compiler/` holds `lib64` and a `README` that says there is
-//! no AscendC or TBE toolchain (no `ccec`, `bisheng`, `ascendc`, no
-//! `tikcpp/ascendc_kernel_cmake`), so a kernel project stops at its own
-//! check for them, and no stub answers in their place.
+//! no AscendC or TBE toolchain (no `ccec`, `bisheng`, `ascendc`), and no
+//! stub answers in their place. One file is there for host code:
+//! `<arch>-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake` (and
+//! `compiler/tikcpp`, a link to that `tikcpp`), because CANN's runtime
+//! examples find SOC_VERSION and their CMake setup through it and include
+//! it even when they build host code only. It defines AscendC's CMake
+//! functions (`ascendc_library`, `ascendc_fatbin_library`, ...) so that
+//! each stops the configuration with a message saying the root has no
+//! kernel toolchain: a host-only project builds, a kernel project fails at
+//! its first kernel target, by name.
 //!
 //! Hostile paths: nothing is written through a symbolic link planted in
 //! the root (a file or link of the layout that is a link is replaced, a
@@ -176,6 +183,47 @@ pub fn version_info() -> String {
     format!("Version={CANN_VERSION}\n")
 }
 
+/// `<arch>-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake`: AscendC's
+/// CMake functions, each refusing to build device code (see the module
+/// doc).
+pub const ASCENDC_CMAKE: &str = r#"# ascendc.cmake of a simulated CANN root (npu-ops sim install).
+#
+# The root runs host code and CANN's built-in aclnn operators on the CPU.
+# It has no AscendC kernel toolchain (no bisheng, ccec or ascendc), so the
+# functions that build device code stop the configuration here, by name.
+# Including this file is enough for host-only projects, which CANN's
+# examples include it from.
+set(NPU_SIM_ASCENDC_STUB TRUE)
+function(_npu_sim_no_kernels fn)
+    list(JOIN ARGN " " args)
+    message(FATAL_ERROR
+        "${fn}(${args}): this CANN root is npu-ops's simulator (npu-ops sim install): "
+        "it runs host code and CANN's built-in aclnn operators only and has no AscendC "
+        "kernel toolchain (bisheng, ccec). Build device kernels against a real CANN toolkit.")
+endfunction()
+function(ascendc_library)
+    _npu_sim_no_kernels(ascendc_library ${ARGV})
+endfunction()
+function(ascendc_fatbin_library)
+    _npu_sim_no_kernels(ascendc_fatbin_library ${ARGV})
+endfunction()
+function(ascendc_include_directories)
+    _npu_sim_no_kernels(ascendc_include_directories ${ARGV})
+endfunction()
+function(ascendc_compile_definitions)
+    _npu_sim_no_kernels(ascendc_compile_definitions ${ARGV})
+endfunction()
+function(ascendc_compile_options)
+    _npu_sim_no_kernels(ascendc_compile_options ${ARGV})
+endfunction()
+function(ascendc_link_libraries)
+    _npu_sim_no_kernels(ascendc_link_libraries ${ARGV})
+endfunction()
+function(ascendc_pack_kernel)
+    _npu_sim_no_kernels(ascendc_pack_kernel ${ARGV})
+endfunction()
+"#;
+
 /// `compiler/README`: what the folder holds, and what it does not.
 const COMPILER_README: &str = "\
 compiler/ of a simulated CANN root (npu-ops sim install)
@@ -186,10 +234,12 @@ libraries here.
 
 There is no compiler here. The root simulates CANN's runtime and its aclnn
 operators on the CPU; it has no AscendC or TBE kernel toolchain: no ccec,
-bisheng or ascendc, no tikcpp/ascendc_kernel_cmake (ascendc.cmake), no
-tikicpulib, no compiler version.info. A project that compiles device
-kernels (ascendc_library, <<<>>> launches, custom operators) stops at its
-own check for these files: build it against a real CANN toolkit.
+bisheng or ascendc, no tikicpulib, no compiler version.info. tikcpp/ holds
+only ascendc_kernel_cmake/ascendc.cmake, for host code that includes it:
+its ascendc_library, ascendc_fatbin_library, ... stop the configuration
+with a message. A project that compiles device kernels (ascendc_library,
+<<<>>> launches, custom operators) fails there or at its own check for the
+toolchain: build it against a real CANN toolkit.
 ";
 
 /// Makes `dir/name` a symbolic link to `target` (relative, so that a
@@ -772,11 +822,20 @@ pub fn install(dir: &Path, opts: &Options) -> Result<Installed, String> {
     replace_file(&runtime, &runtime.join("version.info"), false, |f| {
         f.write_all(version_info().as_bytes())
     })?;
+    let cmake_dir = folder(&root, &Path::new(&arch).join("tikcpp/ascendc_kernel_cmake"))?;
+    replace_file(&cmake_dir, &cmake_dir.join("ascendc.cmake"), false, |f| {
+        f.write_all(ASCENDC_CMAKE.as_bytes())
+    })?;
     let compiler = folder(&root, Path::new("compiler"))?;
     replace_link(
         &compiler,
         "lib64",
         &Path::new("..").join(&arch).join("lib64"),
+    )?;
+    replace_link(
+        &compiler,
+        "tikcpp",
+        &Path::new("..").join(&arch).join("tikcpp"),
     )?;
     replace_file(&compiler, &compiler.join("README"), false, |f| {
         f.write_all(COMPILER_README.as_bytes())

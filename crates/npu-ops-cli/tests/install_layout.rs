@@ -254,7 +254,8 @@ fn the_layout_holds_cann_folders_links_and_files() {
 }
 
 /// The root declares only what the simulator implements: no compiler, no
-/// toolkit, no Python package, no CMake package, no stub in `bin/`.
+/// toolkit, no Python package, no CMake package, no stub in `bin/`; its
+/// only AscendC file is the `ascendc.cmake` whose functions refuse kernels.
 #[test]
 fn the_layout_declares_no_toolchain() {
     let dir = tempfile::tempdir().unwrap();
@@ -269,10 +270,9 @@ fn the_layout_declares_no_toolchain() {
         "compiler/version.info",
         "compiler/bin",
         "compiler/ccec_compiler",
-        "compiler/tikcpp",
         "tools/tikcpp",
         "tikcpp",
-        &format!("{arch}/tikcpp"),
+        "compiler/tikcpp/tikicpulib",
         "opp/version.info",
         "toolkit/tools/tikicpulib",
     ] {
@@ -294,17 +294,61 @@ fn the_layout_declares_no_toolchain() {
         v.sort();
         v
     };
-    assert_eq!(compiler, ["README", "lib64"]);
+    assert_eq!(compiler, ["README", "lib64", "tikcpp"]);
+    assert_eq!(
+        std::fs::read_link(root.join("compiler/tikcpp")).unwrap(),
+        Path::new("..").join(&arch).join("tikcpp")
+    );
     let readme = std::fs::read_to_string(root.join("compiler/README")).unwrap();
     for word in ["no compiler", "ccec", "bisheng", "ascendc", "tikcpp"] {
         assert!(readme.contains(word), "{word}: {readme}");
     }
-    // A kernel project's own check (CANN's AscendC samples' CMake: the
-    // kernel CMake folder under compiler/ or tools/) finds nothing.
-    let found = ["compiler", "tools"]
-        .iter()
-        .any(|d| root.join(d).join("tikcpp/ascendc_kernel_cmake").exists());
-    assert!(!found);
+    // tikcpp/ holds ascendc.cmake and nothing else, and every function of
+    // it that would build device code stops the configuration.
+    let mut files = Vec::new();
+    for e in files_under(&root.join(&arch).join("tikcpp")) {
+        files.push(e.strip_prefix(root.join(&arch)).unwrap().to_path_buf());
+    }
+    assert_eq!(
+        files,
+        [Path::new("tikcpp/ascendc_kernel_cmake/ascendc.cmake")]
+    );
+    let cmake =
+        std::fs::read_to_string(root.join("compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake"))
+            .unwrap();
+    assert_eq!(cmake, sim_root::ASCENDC_CMAKE);
+    for f in [
+        "ascendc_library",
+        "ascendc_fatbin_library",
+        "ascendc_include_directories",
+    ] {
+        assert!(
+            cmake.contains(&format!(
+                "function({f})\n    _npu_sim_no_kernels({f} ${{ARGV}})"
+            )),
+            "{f}"
+        );
+    }
+    assert!(cmake.contains("message(FATAL_ERROR"));
+    assert!(cmake.contains("no AscendC"));
+}
+
+/// Every file (not folder) under `dir`, depth first, sorted.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// `op_errno.h` declares every aclnn code of `cann_sys.h`, with its value,
