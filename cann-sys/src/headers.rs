@@ -278,7 +278,11 @@ mod tests {
                 }
                 // One operator, or a few of one family (aclnn_add.h holds
                 // Add and InplaceAdd): first phase then second, each pair.
-                assert!(!fns.is_empty() && fns.len().is_multiple_of(2), "{}: {fns:?}", h.path);
+                assert!(
+                    !fns.is_empty() && fns.len().is_multiple_of(2),
+                    "{}: {fns:?}",
+                    h.path
+                );
                 for pair in fns.chunks(2) {
                     let run = pair[0].strip_suffix("GetWorkspaceSize");
                     assert_eq!(run, Some(pair[1]), "{}: {fns:?}", h.path);

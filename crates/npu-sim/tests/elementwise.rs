@@ -200,10 +200,7 @@ fn first_phase_errors_in_cann_order() {
             (&x, &y, std::ptr::null_mut(), &o),
             (&x, &y, one.0, &null),
         ] {
-            assert_eq!(
-                first_add(a, b, al, c).fails().0,
-                ACLNN_ERR_PARAM_NULLPTR
-            );
+            assert_eq!(first_add(a, b, al, c).fails().0, ACLNN_ERR_PARAM_NULLPTR);
         }
         let mut ex = std::ptr::null_mut();
         // SAFETY: a null workspaceSize pointer is the case under test.
@@ -239,8 +236,7 @@ fn first_phase_errors_in_cann_order() {
         let mop = mul_op();
         let u16o = dense(aclDataType::ACL_UINT16, &[2, 3], &buf);
         // SAFETY: live handles, valid out-pointers.
-        let e =
-            plan(|w, e| unsafe { (mop.get_workspace_size)(x.0, y.0, u16o.0, w, e) }).fails();
+        let e = plan(|w, e| unsafe { (mop.get_workspace_size)(x.0, y.0, u16o.0, w, e) }).fails();
         assert!(e.1.contains("out has data type"), "{}", e.1);
     });
 }
