@@ -1,7 +1,7 @@
 //! What Add and Mul share (ops.md sections 8 and 9): broadcasting, dtype
 //! promotion, casts, the merging limit, and the exact arithmetic.
 //!
-//! Values are decoded into [`Val`], which holds every element of every
+//! Values are decoded into `Val`, which holds every element of every
 //! dtype exactly (integers as `i128`, real floats as `f64`), and encoded
 //! with one rounding from that exact value.
 
