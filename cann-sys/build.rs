@@ -114,6 +114,8 @@ mod generate {
         "aclmdlRICaptureStatus",
         "aclCannAttr",
         "aclrtLastErrLevel",
+        "aclrtErrorType",
+        "aclrtAicoreErrorType",
         "aclrtDevFeatureType",
         "aclrtDevResLimitType",
         "aclrtStreamConfigAttr",

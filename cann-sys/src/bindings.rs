@@ -186,6 +186,7 @@ pub const ACLNN_ERR_INNER_INPUT_NUM_IN_JSON_TOO_LARGE: i32 = 561116;
 pub const ACLNN_ERR_INNER_INPUT_JSON_IS_NULL: i32 = 561117;
 pub const ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID: i32 = 561118;
 pub const ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID: i32 = 561119;
+pub const ACL_RT_MEM_UCE_INFO_MAX_NUM: i32 = 20;
 pub const ACL_DEV_FEATURE_SUPPORT: i32 = 1;
 pub const ACL_DEV_FEATURE_NOT_SUPPORT: i32 = 0;
 pub const ACL_STREAM_FAST_LAUNCH: i32 = 1;
@@ -219,16 +220,6 @@ pub struct aclScalar {
 #[repr(C)]
 #[derive(Debug)]
 pub struct aclIntArray {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug)]
-pub struct aclFloatArray {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug)]
-pub struct aclBoolArray {
     _unused: [u8; 0],
 }
 #[repr(C)]
@@ -794,6 +785,100 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemUceInfo {
+    pub addr: *mut ::core::ffi::c_void,
+    pub len: usize,
+    pub reserved: [usize; 14usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemUceInfo"][::core::mem::size_of::<aclrtMemUceInfo>() - 128usize];
+    ["Alignment of aclrtMemUceInfo"][::core::mem::align_of::<aclrtMemUceInfo>() - 8usize];
+    ["Offset of field: aclrtMemUceInfo::addr"]
+        [::core::mem::offset_of!(aclrtMemUceInfo, addr) - 0usize];
+    ["Offset of field: aclrtMemUceInfo::len"]
+        [::core::mem::offset_of!(aclrtMemUceInfo, len) - 8usize];
+    ["Offset of field: aclrtMemUceInfo::reserved"]
+        [::core::mem::offset_of!(aclrtMemUceInfo, reserved) - 16usize];
+};
+impl aclrtErrorType {
+    pub const ACL_RT_NO_ERROR: aclrtErrorType = aclrtErrorType(0);
+    pub const ACL_RT_ERROR_MEMORY: aclrtErrorType = aclrtErrorType(1);
+    pub const ACL_RT_ERROR_L2: aclrtErrorType = aclrtErrorType(2);
+    pub const ACL_RT_ERROR_AICORE: aclrtErrorType = aclrtErrorType(3);
+    pub const ACL_RT_ERROR_LINK: aclrtErrorType = aclrtErrorType(4);
+    pub const ACL_RT_ERROR_OTHERS: aclrtErrorType = aclrtErrorType(65535);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtErrorType(pub ::core::ffi::c_uint);
+impl aclrtAicoreErrorType {
+    pub const ACL_RT_AICORE_ERROR_UNKNOWN: aclrtAicoreErrorType = aclrtAicoreErrorType(0);
+    pub const ACL_RT_AICORE_ERROR_SW: aclrtAicoreErrorType = aclrtAicoreErrorType(1);
+    pub const ACL_RT_AICORE_ERROR_HW_LOCAL: aclrtAicoreErrorType = aclrtAicoreErrorType(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtAicoreErrorType(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemUceInfoArray {
+    pub arraySize: usize,
+    pub memUceInfoArray: [aclrtMemUceInfo; 20usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemUceInfoArray"][::core::mem::size_of::<aclrtMemUceInfoArray>() - 2568usize];
+    ["Alignment of aclrtMemUceInfoArray"][::core::mem::align_of::<aclrtMemUceInfoArray>() - 8usize];
+    ["Offset of field: aclrtMemUceInfoArray::arraySize"]
+        [::core::mem::offset_of!(aclrtMemUceInfoArray, arraySize) - 0usize];
+    ["Offset of field: aclrtMemUceInfoArray::memUceInfoArray"]
+        [::core::mem::offset_of!(aclrtMemUceInfoArray, memUceInfoArray) - 8usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtErrorInfoDetail {
+    pub uceInfo: aclrtMemUceInfoArray,
+    pub aicoreErrType: aclrtAicoreErrorType,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtErrorInfoDetail"][::core::mem::size_of::<aclrtErrorInfoDetail>() - 2568usize];
+    ["Alignment of aclrtErrorInfoDetail"][::core::mem::align_of::<aclrtErrorInfoDetail>() - 8usize];
+    ["Offset of field: aclrtErrorInfoDetail::uceInfo"]
+        [::core::mem::offset_of!(aclrtErrorInfoDetail, uceInfo) - 0usize];
+    ["Offset of field: aclrtErrorInfoDetail::aicoreErrType"]
+        [::core::mem::offset_of!(aclrtErrorInfoDetail, aicoreErrType) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtErrorInfo {
+    pub tryRepair: u8,
+    pub hasDetail: u8,
+    pub reserved: [u8; 2usize],
+    pub errorType: aclrtErrorType,
+    pub detail: aclrtErrorInfoDetail,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtErrorInfo"][::core::mem::size_of::<aclrtErrorInfo>() - 2576usize];
+    ["Alignment of aclrtErrorInfo"][::core::mem::align_of::<aclrtErrorInfo>() - 8usize];
+    ["Offset of field: aclrtErrorInfo::tryRepair"]
+        [::core::mem::offset_of!(aclrtErrorInfo, tryRepair) - 0usize];
+    ["Offset of field: aclrtErrorInfo::hasDetail"]
+        [::core::mem::offset_of!(aclrtErrorInfo, hasDetail) - 1usize];
+    ["Offset of field: aclrtErrorInfo::reserved"]
+        [::core::mem::offset_of!(aclrtErrorInfo, reserved) - 2usize];
+    ["Offset of field: aclrtErrorInfo::errorType"]
+        [::core::mem::offset_of!(aclrtErrorInfo, errorType) - 4usize];
+    ["Offset of field: aclrtErrorInfo::detail"]
+        [::core::mem::offset_of!(aclrtErrorInfo, detail) - 8usize];
+};
+unsafe extern "C" {
+    pub fn aclrtGetErrorVerbose(deviceId: i32, errorInfo: *mut aclrtErrorInfo) -> aclError;
 }
 impl aclrtDevFeatureType {
     pub const ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType =

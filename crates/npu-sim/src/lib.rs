@@ -163,6 +163,7 @@ same_type!(
     aclGetDataBufferAddr,
     aclGetDataBufferSizeV2,
     aclrtGetLastError,
+    aclrtGetErrorVerbose,
     aclrtPeekAtLastError,
     aclGetCannAttributeList,
     aclGetCannAttribute,

@@ -203,6 +203,50 @@ fn last_error_refuses_other_levels_and_keeps_the_code() {
     no_internal_errors();
 }
 
+#[test]
+#[serial]
+fn error_verbose_is_declared_and_answers_not_supported() {
+    let mut info = aclrtErrorInfo {
+        tryRepair: 7,
+        hasDetail: 7,
+        reserved: [0; 2],
+        errorType: aclrtErrorType::ACL_RT_ERROR_OTHERS,
+        detail: aclrtErrorInfoDetail {
+            aicoreErrType: aclrtAicoreErrorType::ACL_RT_AICORE_ERROR_SW,
+        },
+    };
+    // SAFETY (whole block): `info` is writable; NULL is the case under test.
+    unsafe {
+        assert_eq!(
+            sim::aclrtGetErrorVerbose(0, &mut info),
+            ACL_ERROR_UNINITIALIZE
+        );
+        init();
+        assert_eq!(
+            sim::aclrtGetErrorVerbose(0, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtGetErrorVerbose(2, &mut info),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtGetErrorVerbose(-1, &mut info),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtGetErrorVerbose(1, &mut info),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert!(last_error().contains("reserved"), "{}", last_error());
+    }
+    // Nothing written.
+    assert_eq!((info.tryRepair, info.hasDetail), (7, 7));
+    assert_eq!(info.errorType, aclrtErrorType::ACL_RT_ERROR_OTHERS);
+    no_internal_errors();
+    finalize();
+}
+
 // ------------------------------------------------------------ attributes
 
 fn attrs() -> Vec<aclCannAttr> {

@@ -80,6 +80,51 @@ pub extern "C" fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError {
     })
 }
 
+/// `aclrtGetErrorVerbose(deviceId, &info)`: CANN's reference marks it a
+/// reserved interface, not yet supported, for hardware errors (memory UCE,
+/// L2, AI Core, links) between a device fault event and a task abort. The
+/// simulator has no such errors (its device faults are explained by
+/// `aclGetRecentErrMsg`), so after CANN's argument checks (NULL `info`
+/// `ACL_ERROR_INVALID_PARAM`; before `aclInit` `ACL_ERROR_UNINITIALIZE`; a
+/// device that does not exist `ACL_ERROR_RT_INVALID_DEVICEID`) it answers
+/// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and leaves `info` alone.
+///
+/// # Safety
+/// `info` is null or valid for a write (never written).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtGetErrorVerbose(
+    device_id: i32,
+    info: *mut aclrtErrorInfo,
+) -> aclError {
+    crate::abi::guard("aclrtGetErrorVerbose", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        if info.is_null() {
+            return fail(
+                ACL_ERROR_INVALID_PARAM,
+                "npu-sim: aclrtGetErrorVerbose: null errorInfo",
+            );
+        }
+        let rt = match super::rt() {
+            Ok(r) => r,
+            Err(c) => return c,
+        };
+        if !u32::try_from(device_id).is_ok_and(|d| d < rt.config.devices) {
+            return fail(
+                ACL_ERROR_RT_INVALID_DEVICEID,
+                format!(
+                    "npu-sim: aclrtGetErrorVerbose: device {device_id} does not exist ({} device(s))",
+                    rt.config.devices
+                ),
+            );
+        }
+        fail(
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "npu-sim: aclrtGetErrorVerbose: a reserved interface in CANN (hardware error details: \
+             memory UCE, L2, AI Core, links); the simulator has no hardware errors, and \
+             aclGetRecentErrMsg explains its device faults",
+        )
+    })
+}
+
 const ALL_ATTRS: [aclCannAttr; 3] = [
     aclCannAttr::ACL_CANN_ATTR_INF_NAN,
     aclCannAttr::ACL_CANN_ATTR_BF16,
