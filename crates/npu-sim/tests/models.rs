@@ -142,6 +142,52 @@ fn a_built_model_with_two_bound_streams_runs_on_execute_only() {
     ok(sim::aclmdlRIDestroy(m));
 }
 
+#[test]
+#[serial]
+fn events_order_the_bound_streams_of_a_model() {
+    let a = PStream::new();
+    let b = PStream::new();
+    let plain = Stream::new();
+    let x = Buf::from(&[0u8; 16]);
+    let y = Buf::from(&[0u8; 16]);
+    let (mut inner, mut outer) = (null_mut(), null_mut());
+    // SAFETY: valid out-pointers; live streams and events.
+    unsafe {
+        ok((api().aclrtCreateEvent)(&mut inner));
+        ok((api().aclrtCreateEvent)(&mut outer));
+        ok((api().aclrtRecordEvent)(outer, plain.0));
+    }
+    let m = build_begin();
+    ok(sim::aclmdlRIBindStream(m, a.0, HEAD));
+    ok(sim::aclmdlRIBindStream(m, b.0, HEAD));
+    // SAFETY: live streams and events.
+    unsafe {
+        // b waits for an event recorded outside the model: a wait task.
+        ok((api().aclrtStreamWaitEvent)(b.0, outer));
+        ok(memset_async(&x, 0, 16, 0x44, a.0));
+        ok((api().aclrtRecordEvent)(inner, a.0));
+        // A stream outside the model waiting for it does not join it.
+        ok((api().aclrtStreamWaitEvent)(plain.0, inner));
+        ok(memset_async(&y, 0, 4, 1, plain.0));
+        ok(plain.sync());
+        ok((api().aclrtStreamWaitEvent)(b.0, inner));
+    }
+    ok(d2d_async(&y, &x, b.0));
+    ok(sim::aclmdlRIBuildEnd(m, null_mut()));
+    assert_eq!(x.read(), vec![0u8; 16]);
+    ok(sim::aclmdlRIExecute(m, -1));
+    assert_eq!(y.read(), vec![0x44u8; 16]);
+    // SAFETY: the event's record ran with the model.
+    unsafe {
+        ok((api().aclrtSynchronizeEvent)(inner));
+        ok((api().aclrtDestroyEvent)(inner));
+        ok((api().aclrtDestroyEvent)(outer));
+    }
+    ok(sim::aclmdlRIUnbindStream(m, a.0));
+    ok(sim::aclmdlRIUnbindStream(m, b.0));
+    ok(sim::aclmdlRIDestroy(m));
+}
+
 /// switch(idx) -> [L0, L1]; L0: x[0..4] = 0x11; goto Lend; L1: x[4..8] =
 /// 0x22; Lend: x[8..12] = 0x33.
 struct Branchy {

@@ -643,6 +643,10 @@ pub(crate) fn wait_event(s: &Arc<Stream>, ev: &Arc<Event>, external: bool) -> Re
                 .into(),
         )),
         (None, None) => Ok(false),
+        // A stream outside a built model does not join it: the record is
+        // a task of the model, not yet a record, so this is an ordinary
+        // wait.
+        (None, Some((m, _))) if m.is_built() => Ok(false),
         (None, Some((m, i))) => {
             // The stream joins the capture that recorded the event.
             if q.update.is_some() {
@@ -668,6 +672,12 @@ pub(crate) fn wait_event(s: &Arc<Stream>, ev: &Arc<Event>, external: bool) -> Re
         (Some(c), Some((m, i))) if c.id == m.id => {
             lock(&m.st).waited.insert(i);
             Ok(true)
+        }
+        // A bound stream of a built model waiting for an event recorded
+        // outside it: a wait task of the model, a real wait when it runs.
+        (Some(c), None) if c.is_built() => {
+            drop(q);
+            capture_task(s, Captured::WaitExternal(ev.clone())).map(|()| true)
         }
         (Some(_), Some(_)) => Err(refused(
             ACL_ERROR_RT_CAPTURE_DEPENDENCY,
@@ -1169,7 +1179,14 @@ pub fn build_end(m: &Arc<Model>) -> Result<(), Fault> {
             }
         }
     }
-    lock(&m.st).phase = Phase::Ready;
+    let mut st = lock(&m.st);
+    // Events recorded in the model are back to their state before it.
+    for t in &st.tasks {
+        if let Captured::Record(ev, _) = &**t {
+            ev.clear_capture_mark(m.id);
+        }
+    }
+    st.phase = Phase::Ready;
     Ok(())
 }
 
