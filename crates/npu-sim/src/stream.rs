@@ -407,6 +407,13 @@ impl Stream {
         lock(&self.shared.q).capture.is_some()
     }
 
+    /// Whether the stream is bound to a model being built (its tasks are
+    /// recorded, never queued).
+    pub fn building(&self) -> bool {
+        let m = lock(&self.shared.q).capture.clone();
+        m.is_some_and(|m| m.is_built())
+    }
+
     /// Enqueues a host function (`aclrtLaunchHostFunc`), or records it on
     /// a stream being captured (then it runs at every replay).
     pub(crate) fn submit_host(&self, f: capture::HostFn) -> Result<(), Fault> {

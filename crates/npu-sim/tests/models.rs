@@ -113,6 +113,21 @@ fn a_built_model_with_two_bound_streams_runs_on_execute_only() {
     ok(d2d_async(&z, &y, b.0));
     ok(sim::aclmdlRIEndTask(m, a.0));
     ok(sim::aclmdlRIEndTask(m, b.0));
+    // A bound stream cannot be synchronised nor capture-ended while the
+    // model is built; the device can be synchronised.
+    // SAFETY: live stream; valid out-pointer.
+    unsafe {
+        assert_eq!(
+            (api().aclrtSynchronizeStream)(a.0),
+            ACL_ERROR_RT_STREAM_CAPTURED
+        );
+        ok((api().aclrtSynchronizeDevice)());
+        let mut cm = null_mut();
+        assert_eq!(
+            sim::aclmdlRICaptureEnd(a.0, &mut cm),
+            ACL_ERROR_RT_STREAM_NOT_CAPTURED
+        );
+    }
     // Not yet built: it cannot run.
     assert_eq!(sim::aclmdlRIExecute(m, -1), ACL_ERROR_RT_MODEL_CAPTURED);
     ok(sim::aclmdlRIBuildEnd(m, null_mut()));

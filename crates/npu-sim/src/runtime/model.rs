@@ -260,6 +260,13 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(
             }
             let s = stream(&rt, stream_)?;
             let (_, before) = capture::status_of(&s);
+            if before.as_ref().is_some_and(|m| m.is_built()) {
+                return Err(fail(
+                    ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                    "npu-sim: aclmdlRICaptureEnd: the stream is bound to a model being built \
+                     (aclmdlRIBindStream), not captured: end the build with aclmdlRIBuildEnd",
+                ));
+            }
             match capture::end(&s) {
                 Ok(m) => {
                     let h = handle_of(&m).unwrap_or(0);
