@@ -974,24 +974,32 @@ pub extern "C" fn aclrtSetLabel(label: aclrtLabel, stream_: aclrtStream) -> aclE
             }
             let h = label as usize;
             let s = model_stream(&rt, api, stream_)?;
-            let set = with_labels(|l| l.labels.get(&h).map(|x| x.set_in));
-            match set {
-                None => return Err(stale_label(api, "label", h)),
-                Some(Some(id)) => {
-                    return Err(fail(
+            // Claimed under the registry's lock (0: being set), so two
+            // threads cannot both set it.
+            let claim = with_labels(|l| match l.labels.get_mut(&h) {
+                None => Err(stale_label(api, "label", h)),
+                Some(x) => match x.set_in {
+                    Some(id) => Err(fail(
                         ACL_ERROR_RT_PARAM_INVALID,
-                        format!("npu-sim: {api}: the label is already set (in model {id}); a label has one place"),
-                    ))
-                }
-                Some(None) => {}
-            }
-            let m =
-                capture::record_control(&s, None, capture::Captured::Label(h)).map_err(report)?;
+                        format!(
+                            "npu-sim: {api}: the label is already set (in model {id}); a label \
+                             has one place"
+                        ),
+                    )),
+                    None => {
+                        x.set_in = Some(0);
+                        Ok(())
+                    }
+                },
+            });
+            claim?;
+            let r = capture::record_control(&s, None, capture::Captured::Label(h));
             with_labels(|l| {
                 if let Some(x) = l.labels.get_mut(&h) {
-                    x.set_in = Some(m.id);
+                    x.set_in = r.as_ref().ok().map(|m| m.id);
                 }
             });
+            r.map_err(report)?;
             Ok(())
         })())
     })
