@@ -53,4 +53,12 @@ run runtime_tail_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/includ
 NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_tail" | tail -n 1 | grep -qx "runtime_tail: ok" \
     || fail "runtime_tail under NPU_SIM_STRICT_ASYNC=1"
 echo "== runtime_tail (NPU_SIM_STRICT_ASYNC=1): ok"
+# Built models and labels (aclmdlRIBuildBegin, aclrtSwitchLabelByIndex).
+run models "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/models.cpp" \
+    -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/models"
+run models_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/models.cpp" \
+    -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/models_acl_rt"
+NPU_SIM_STRICT_ASYNC=1 "$bin/models" | tail -n 1 | grep -qx "models: ok" \
+    || fail "models under NPU_SIM_STRICT_ASYNC=1"
+echo "== models (NPU_SIM_STRICT_ASYNC=1): ok"
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"

@@ -44,6 +44,8 @@ typedef int aclError;
 typedef uint16_t aclFloat16;
 typedef struct aclDataBuffer aclDataBuffer;
 typedef void *aclrtTaskGrp;
+typedef void *aclrtLabel;
+typedef void *aclrtLabelList;
 
 /* @cann aclnn/acl_meta.h */
 typedef int32_t aclnnStatus;
@@ -564,6 +566,27 @@ aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
 aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 aclError aclmdlRIDestroy(aclmdlRI modelRI);
+
+/* Built models (aclmdlRIBuildBegin .. aclmdlRIBuildEnd) and labels. */
+#define ACL_MODEL_STREAM_FLAG_HEAD 0x00000000U
+#define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
+#define ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY 0x0UL
+#define ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE 0x1UL
+
+aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
+aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag);
+aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream);
+aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve);
+aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream);
+aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
+aclError aclmdlRIDebugPrint(aclmdlRI modelRI);
+aclError aclrtCreateLabel(aclrtLabel *label);
+aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);
+aclError aclrtDestroyLabel(aclrtLabel label);
+aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList);
+aclError aclrtDestroyLabelList(aclrtLabelList labelList);
+aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList,
+                                 aclrtStream stream);
 
 /* @cann acl/acl_base.h */
 /* aclrtGetSocName: declared in CANN's acl_base_rt.h (what acl/acl_base.h

@@ -186,6 +186,10 @@ pub const ACLNN_ERR_INNER_INPUT_NUM_IN_JSON_TOO_LARGE: i32 = 561116;
 pub const ACLNN_ERR_INNER_INPUT_JSON_IS_NULL: i32 = 561117;
 pub const ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID: i32 = 561118;
 pub const ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID: i32 = 561119;
+pub const ACL_MODEL_STREAM_FLAG_HEAD: i32 = 0;
+pub const ACL_MODEL_STREAM_FLAG_DEFAULT: i32 = 2147483647;
+pub const ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY: i32 = 0;
+pub const ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE: i32 = 1;
 pub const ACL_RT_MEM_UCE_INFO_MAX_NUM: i32 = 20;
 pub const ACL_DEV_FEATURE_SUPPORT: i32 = 1;
 pub const ACL_DEV_FEATURE_NOT_SUPPORT: i32 = 0;
@@ -206,6 +210,8 @@ pub struct aclDataBuffer {
     _unused: [u8; 0],
 }
 pub type aclrtTaskGrp = *mut ::core::ffi::c_void;
+pub type aclrtLabel = *mut ::core::ffi::c_void;
+pub type aclrtLabelList = *mut ::core::ffi::c_void;
 pub type aclnnStatus = i32;
 #[repr(C)]
 #[derive(Debug)]
@@ -724,6 +730,58 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIBuildBegin(modelRI: *mut aclmdlRI, flag: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIBindStream(modelRI: aclmdlRI, stream: aclrtStream, flag: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIEndTask(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIBuildEnd(modelRI: aclmdlRI, reserve: *mut ::core::ffi::c_void) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIUnbindStream(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIDebugJsonPrint(
+        modelRI: aclmdlRI,
+        path: *const ::core::ffi::c_char,
+        flags: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIDebugPrint(modelRI: aclmdlRI) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetLabel(label: aclrtLabel, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyLabel(label: aclrtLabel) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateLabelList(
+        labels: *mut aclrtLabel,
+        num: usize,
+        labelList: *mut aclrtLabelList,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyLabelList(labelList: aclrtLabelList) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSwitchLabelByIndex(
+        ptr: *mut ::core::ffi::c_void,
+        maxValue: u32,
+        labelList: aclrtLabelList,
+        stream: aclrtStream,
+    ) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclrtGetSocName() -> *const ::core::ffi::c_char;

@@ -181,6 +181,19 @@ same_type!(
     aclrtStreamGetPriority,
     aclrtStreamGetFlags,
     aclrtStreamGetId,
+    aclmdlRIBuildBegin,
+    aclmdlRIBindStream,
+    aclmdlRIUnbindStream,
+    aclmdlRIEndTask,
+    aclmdlRIBuildEnd,
+    aclmdlRIDebugPrint,
+    aclmdlRIDebugJsonPrint,
+    aclrtCreateLabel,
+    aclrtDestroyLabel,
+    aclrtCreateLabelList,
+    aclrtDestroyLabelList,
+    aclrtSetLabel,
+    aclrtSwitchLabelByIndex,
 );
 
 /// Live counts of everything the simulator hands out.

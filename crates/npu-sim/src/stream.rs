@@ -51,6 +51,14 @@ pub(crate) enum Job {
     Memset(Memset),
     /// A captured task of a model, replayed (`aclmdlRIExecuteAsync`).
     Replay(Arc<capture::Captured>, Arc<crate::cores::Cores>),
+    /// A task of a built model with labels, replayed under its replay's
+    /// control flow (skipped while its stream jumps to a label).
+    Gated(
+        Arc<capture::Flow>,
+        usize,
+        Arc<capture::Captured>,
+        Arc<crate::cores::Cores>,
+    ),
     /// Anything else (a test gate).
     Closure(TaskFn),
 }
@@ -62,6 +70,7 @@ impl Job {
             Job::Copy(c, pool) => c.run(&pool),
             Job::Memset(m) => m.run("aclrtMemsetAsync"),
             Job::Replay(t, pool) => t.run(&pool),
+            Job::Gated(flow, k, t, pool) => flow.run(k, &t, &pool),
             Job::Closure(f) => f(),
         }))
         .unwrap_or_else(|p| {
@@ -341,7 +350,7 @@ impl Stream {
             Job::Copy(c, _) => Arc::new(capture::Captured::Copy(c)),
             Job::Memset(f) => Arc::new(capture::Captured::Memset(f)),
             // A replay on a capturing stream: its tasks join this model.
-            Job::Replay(t, _) => t,
+            Job::Replay(t, _) | Job::Gated(_, _, t, _) => t,
             Job::Closure(_) => {
                 return Err(Fault {
                     code: cann_sys::ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT,
@@ -398,6 +407,13 @@ impl Stream {
         lock(&self.shared.q).capture.is_some()
     }
 
+    /// Whether the stream is bound to a model being built (its tasks are
+    /// recorded, never queued).
+    pub fn building(&self) -> bool {
+        let m = lock(&self.shared.q).capture.clone();
+        m.is_some_and(|m| m.is_built())
+    }
+
     /// Enqueues a host function (`aclrtLaunchHostFunc`), or records it on
     /// a stream being captured (then it runs at every replay).
     pub(crate) fn submit_host(&self, f: capture::HostFn) -> Result<(), Fault> {
@@ -427,12 +443,27 @@ impl Stream {
     pub(crate) fn replay(
         &self,
         tasks: &[Arc<capture::Captured>],
+        flow: Option<(Arc<capture::Flow>, Vec<usize>)>,
         pool: &Arc<crate::cores::Cores>,
         guard: capture::ReplayGuard,
     ) -> Result<(), Fault> {
         use capture::Captured as C;
-        for t in tasks {
+        for (i, t) in tasks.iter().enumerate() {
+            if let Some((flow, keys)) = &flow {
+                // A model with switches: every task but the event
+                // operations runs under the replay's control flow.
+                if !matches!(&**t, C::Record(..) | C::WaitExternal(_) | C::Reset(_)) {
+                    let bytes = match &**t {
+                        C::Host(_) => u64::MAX, // queued, never inline
+                        other => other.bytes(),
+                    };
+                    let k = keys.get(i).copied().unwrap_or(0);
+                    self.submit(Job::Gated(flow.clone(), k, t.clone(), pool.clone()), bytes)?;
+                    continue;
+                }
+            }
             match &**t {
+                C::Label(_) | C::EndTask | C::Switch(_) => {}
                 C::Launch(_) | C::Copy(_) | C::Memset(_) => {
                     self.submit(Job::Replay(t.clone(), pool.clone()), t.bytes())?
                 }

@@ -217,6 +217,9 @@ pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
             streams.extend(lock(&rt.default_streams)[dev as usize].clone());
             // As CANN's context synchronisation: a stream being captured
             // is refused before anything is waited for.
+            // A stream bound to a model being built has nothing queued:
+            // not waited for, not refused.
+            streams.retain(|s| !s.building());
             for s in &streams {
                 if let Err(c) = super::stream::not_capturing("aclrtSynchronizeDevice", s.clone()) {
                     return c;

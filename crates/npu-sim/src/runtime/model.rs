@@ -74,6 +74,7 @@ fn handle_of(m: &Arc<Model>) -> Option<usize> {
 
 /// Removes a model's handles (and its task groups') from the registry.
 fn unregister(m: &Arc<Model>) {
+    capture::release_built(m);
     state::with_handles(|h| {
         h.models.retain(|_, x| !Arc::ptr_eq(x, m));
         h.task_groups
@@ -259,6 +260,13 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(
             }
             let s = stream(&rt, stream_)?;
             let (_, before) = capture::status_of(&s);
+            if before.as_ref().is_some_and(|m| m.is_built()) {
+                return Err(fail(
+                    ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                    "npu-sim: aclmdlRICaptureEnd: the stream is bound to a model being built \
+                     (aclmdlRIBindStream), not captured: end the build with aclmdlRIBuildEnd",
+                ));
+            }
             match capture::end(&s) {
                 Ok(m) => {
                     let h = handle_of(&m).unwrap_or(0);
@@ -404,8 +412,9 @@ fn replay(rt: &Runtime, m: &Arc<Model>, s: &Stream, api: &str) -> Result<(), i32
         ));
     }
     let tasks = m.snapshot();
+    let flow = m.flow();
     let guard = m.start_replay();
-    s.replay(&tasks, &rt.pool, guard).map_err(report)
+    s.replay(&tasks, flow, &rt.pool, guard).map_err(report)
 }
 
 /// `aclmdlRIExecuteAsync`: queues the model's tasks on `stream` (NULL:
@@ -471,6 +480,11 @@ pub extern "C" fn aclmdlRIDestroy(model_ri: aclmdlRI) -> aclError {
     crate::abi::guard("aclmdlRIDestroy", ACL_ERROR_RT_INTERNAL_ERROR, || {
         code((|| {
             let m = model_of("aclmdlRIDestroy", model_ri)?;
+            if m.phase() == capture::Phase::Building {
+                // A model whose build did not end: its streams are freed.
+                unregister(&m);
+                return Ok(());
+            }
             if m.capturing() {
                 return Err(fail(
                     ACL_ERROR_RT_MODEL_CAPTURED,
@@ -506,7 +520,8 @@ pub(crate) fn take_models(devices: &[u32], all: bool) -> Vec<Arc<Stream>> {
     });
     let mut streams = Vec::new();
     for m in models {
-        if m.capturing() {
+        capture::release_built(&m);
+        if m.capturing() && m.phase() != capture::Phase::Building {
             capture::abandon(&m);
         }
         state::with_handles(|h| {
@@ -522,4 +537,542 @@ pub(crate) fn take_models(devices: &[u32], all: bool) -> Vec<Arc<Stream>> {
         );
     }
     streams
+}
+
+/// Built models and labels are on Atlas A2 and A3 (and 950) only (CANN's
+/// product tables of `aclmdlRIBuildBegin` .. and of the label calls):
+/// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` elsewhere.
+fn built_runtime(api: &str) -> Result<Arc<Runtime>, i32> {
+    let rt = rt()?;
+    match crate::soc::family_of(&rt.config.soc) {
+        Some(Family::A2) | Some(Family::A3) => Ok(rt),
+        _ => Err(fail(
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "npu-sim: {api}: built models and labels are not supported on {} (only Atlas A2, \
+                 A3 and 950)",
+                rt.config.soc
+            ),
+        )),
+    }
+}
+
+fn null_param(api: &str, what: &str) -> i32 {
+    fail(
+        ACL_ERROR_INVALID_PARAM,
+        format!("npu-sim: {api}: {what} is null"),
+    )
+}
+
+/// A non-null stream bound (or to be bound) to a model.
+fn model_stream(rt: &Runtime, api: &str, s: aclrtStream) -> Result<Arc<Stream>, i32> {
+    if s.is_null() {
+        return Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: the stream is NULL; a model's stream is a created stream"),
+        ));
+    }
+    stream(rt, s)
+}
+
+/// `aclmdlRIBuildBegin`: a new, empty model being built on the current
+/// device (CANN's API reference, "aclmdlRIBuildBegin"). `flag` is
+/// reserved: 0, else `ACL_ERROR_INVALID_PARAM`; `modelRI` null
+/// `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// `model_ri` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclmdlRIBuildBegin(model_ri: *mut aclmdlRI, flag: u32) -> aclError {
+    crate::abi::guard("aclmdlRIBuildBegin", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRIBuildBegin";
+            built_runtime(api)?;
+            if model_ri.is_null() {
+                return Err(null_param(api, "modelRI"));
+            }
+            if flag != 0 {
+                return Err(fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!("npu-sim: {api}: flag {flag} is reserved and must be 0"),
+                ));
+            }
+            let Some(d) = state::current_device() else {
+                return Err(fail(
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    format!("npu-sim: {api}: no device: call aclrtSetDevice first"),
+                ));
+            };
+            let m = capture::build_begin(d);
+            let h = state::new_handle();
+            state::with_handles(|hs| hs.models.insert(h, m));
+            // SAFETY: checked non-null; the caller's contract.
+            unsafe { *model_ri = h as aclmdlRI };
+            Ok(())
+        })())
+    })
+}
+
+/// `aclmdlRIBindStream`: tasks submitted to `stream` are recorded into
+/// the model being built instead of run. `flag`:
+/// `ACL_MODEL_STREAM_FLAG_HEAD` or `ACL_MODEL_STREAM_FLAG_DEFAULT` (else
+/// `ACL_ERROR_INVALID_PARAM`); the stream must be a created
+/// `ACL_STREAM_PERSISTENT` stream (NULL or another kind
+/// `ACL_ERROR_RT_PARAM_INVALID`), bound to no model
+/// (`ACL_ERROR_RT_STREAM_MODEL`).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclmdlRIBindStream(
+    model_ri: aclmdlRI,
+    stream_: aclrtStream,
+    flag: u32,
+) -> aclError {
+    crate::abi::guard("aclmdlRIBindStream", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRIBindStream";
+            let rt = built_runtime(api)?;
+            let m = model_of(api, model_ri)?;
+            if flag != ACL_MODEL_STREAM_FLAG_HEAD as u32
+                && flag != ACL_MODEL_STREAM_FLAG_DEFAULT as u32
+            {
+                return Err(fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!(
+                        "npu-sim: {api}: flag {flag:#x} is neither ACL_MODEL_STREAM_FLAG_HEAD nor \
+                         ACL_MODEL_STREAM_FLAG_DEFAULT"
+                    ),
+                ));
+            }
+            let s = model_stream(&rt, api, stream_)?;
+            if super::stream_config::flags_of(&s) & ACL_STREAM_PERSISTENT as u32 == 0 {
+                return Err(fail(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    format!(
+                        "npu-sim: {api}: the stream is not persistent (create it with \
+                         aclrtCreateStreamWithConfig(..., ACL_STREAM_PERSISTENT))"
+                    ),
+                ));
+            }
+            capture::bind(&m, &s, flag).map_err(report)
+        })())
+    })
+}
+
+/// `aclmdlRIUnbindStream`: the stream leaves the model (the tasks it
+/// recorded stay in it). Not bound to this model `ACL_ERROR_RT_STREAM_MODEL`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclmdlRIUnbindStream(model_ri: aclmdlRI, stream_: aclrtStream) -> aclError {
+    crate::abi::guard("aclmdlRIUnbindStream", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRIUnbindStream";
+            let rt = built_runtime(api)?;
+            let m = model_of(api, model_ri)?;
+            let s = model_stream(&rt, api, stream_)?;
+            capture::unbind(&m, &s).map_err(report)
+        })())
+    })
+}
+
+/// `aclmdlRIEndTask`: closes the stream's task list in the model; later
+/// submissions to it before `aclmdlRIBuildEnd` are `ACL_ERROR_RT_STREAM_MODEL`,
+/// as is a stream not bound to this model being built.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclmdlRIEndTask(model_ri: aclmdlRI, stream_: aclrtStream) -> aclError {
+    crate::abi::guard("aclmdlRIEndTask", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRIEndTask";
+            let rt = built_runtime(api)?;
+            let m = model_of(api, model_ri)?;
+            let s = model_stream(&rt, api, stream_)?;
+            capture::record_control(&s, Some(&m), capture::Captured::EndTask)
+                .map(drop)
+                .map_err(report)
+        })())
+    })
+}
+
+/// `aclmdlRIBuildEnd`: the model can run (`aclmdlRIExecute`,
+/// `aclmdlRIExecuteAsync`). `reserve` must be NULL
+/// (`ACL_ERROR_INVALID_PARAM`); a model not being built (captured, or
+/// built already) `ACL_ERROR_RT_PARAM_INVALID`; a switch whose label is
+/// not set in the model `ACL_ERROR_RT_PARAM_INVALID`, set on another
+/// stream or before the switch `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`
+/// (simulator limit); then the model stays being built.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclmdlRIBuildEnd(model_ri: aclmdlRI, reserve: *mut std::ffi::c_void) -> aclError {
+    crate::abi::guard("aclmdlRIBuildEnd", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRIBuildEnd";
+            built_runtime(api)?;
+            let m = model_of(api, model_ri)?;
+            if !reserve.is_null() {
+                return Err(fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!("npu-sim: {api}: reserve must be NULL"),
+                ));
+            }
+            capture::build_end(&m).map_err(report)
+        })())
+    })
+}
+
+fn debug_text(m: &Model, h: aclmdlRI) -> String {
+    let mut out = format!(
+        "modelRI {h:p}: model id {}, device {}, {} ({}), {} task(s)\n",
+        m.id,
+        m.device,
+        if m.is_built() { "built" } else { "captured" },
+        match m.phase() {
+            capture::Phase::Ready => "ready",
+            capture::Phase::Building => "building",
+            _ => "capturing",
+        },
+        capture::describe(m).len()
+    );
+    for (s, t, what) in capture::describe(m) {
+        out.push_str(&format!("  stream {s} task {t}: {what}\n"));
+    }
+    out
+}
+
+/// `aclmdlRIDebugPrint`: prints the model's id, device and tasks (by
+/// stream, in order) on stdout. For captured and built models.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclmdlRIDebugPrint(model_ri: aclmdlRI) -> aclError {
+    crate::abi::guard("aclmdlRIDebugPrint", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRIDebugPrint";
+            runtime_for(api)?;
+            let m = model_of(api, model_ri)?;
+            print!("{}", debug_text(&m, model_ri));
+            Ok(())
+        })())
+    })
+}
+
+/// `aclmdlRIDebugJsonPrint`: writes the model's tasks as JSON (a trace
+/// event list, as CANN's for chrome://tracing: model id, stream id, task
+/// id, task type) to the file `path`. `flags`:
+/// `ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY` or `..._VERBOSE` (the same here:
+/// no kernel arguments), else `ACL_ERROR_INVALID_PARAM`; path null
+/// `ACL_ERROR_INVALID_PARAM`; a file that cannot be written
+/// `ACL_ERROR_RT_PARAM_INVALID`.
+///
+/// # Safety
+/// `path` is null or a NUL-terminated string.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclmdlRIDebugJsonPrint(
+    model_ri: aclmdlRI,
+    path: *const std::ffi::c_char,
+    flags: u32,
+) -> aclError {
+    crate::abi::guard(
+        "aclmdlRIDebugJsonPrint",
+        ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code((|| {
+                let api = "aclmdlRIDebugJsonPrint";
+                runtime_for(api)?;
+                let m = model_of(api, model_ri)?;
+                if path.is_null() {
+                    return Err(null_param(api, "path"));
+                }
+                if flags != ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY as u32
+                    && flags != ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE as u32
+                {
+                    return Err(fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!("npu-sim: {api}: flags {flags:#x} is not an ACL_MDLRI_DEBUG_JSON_PRINT_* value"),
+                ));
+                }
+                let p = super::cstr(path);
+                let tasks = capture::describe(&m);
+                let mut j = String::from("{\"traceEvents\":[");
+                for (i, (s, t, what)) in tasks.iter().enumerate() {
+                    if i > 0 {
+                        j.push(',');
+                    }
+                    j.push_str(&format!(
+                    "{{\"name\":\"{what}\",\"ph\":\"X\",\"pid\":{},\"tid\":{s},\"ts\":{i},\"dur\":1,\
+                     \"args\":{{\"model_id\":{},\"device_id\":{},\"stream_id\":{s},\"task_id\":{t},\
+                     \"task_type\":\"{what}\"}}}}",
+                    m.id, m.id, m.device
+                ));
+                }
+                j.push_str("]}\n");
+                std::fs::write(&p, j).map_err(|e| {
+                    fail(
+                        ACL_ERROR_RT_PARAM_INVALID,
+                        format!("npu-sim: {api}: cannot write {p:?}: {e}"),
+                    )
+                })
+            })())
+        },
+    )
+}
+
+/// A label: where it is set (model id), if it is.
+struct Label {
+    set_in: Option<u64>,
+}
+
+/// Live labels and label lists, by handle.
+#[derive(Default)]
+struct Labels {
+    labels: std::collections::HashMap<usize, Label>,
+    lists: std::collections::HashMap<usize, Vec<usize>>,
+}
+
+static LABELS: std::sync::Mutex<Option<Labels>> = std::sync::Mutex::new(None);
+
+fn with_labels<R>(f: impl FnOnce(&mut Labels) -> R) -> R {
+    let mut g = LABELS.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(Labels::default))
+}
+
+/// CANN: at most 65535 labels per process.
+const MAX_LABELS: usize = 65535;
+
+fn stale_label(api: &str, what: &str, h: usize) -> i32 {
+    fail(
+        ACL_ERROR_RT_INVALID_HANDLE,
+        format!("npu-sim: {api}: {h:#x} is not a live {what} (never made, or destroyed)"),
+    )
+}
+
+/// `aclrtCreateLabel`: a new label (CANN's "Label management": at most
+/// 65535 per process, then `ACL_ERROR_RT_RESOURCE_ALLOC_FAIL`). Null
+/// `label` `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// `label` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError {
+    crate::abi::guard("aclrtCreateLabel", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclrtCreateLabel";
+            built_runtime(api)?;
+            if label.is_null() {
+                return Err(null_param(api, "label"));
+            }
+            let h = state::new_handle();
+            with_labels(|l| {
+                if l.labels.len() >= MAX_LABELS {
+                    return Err(fail(
+                        ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+                        format!("npu-sim: {api}: {MAX_LABELS} labels exist (CANN's limit)"),
+                    ));
+                }
+                l.labels.insert(h, Label { set_in: None });
+                Ok(())
+            })?;
+            // SAFETY: checked non-null; the caller's contract.
+            unsafe { *label = h as aclrtLabel };
+            Ok(())
+        })())
+    })
+}
+
+/// `aclrtDestroyLabel`: destroys a label. Null `ACL_ERROR_INVALID_PARAM`,
+/// stale (destroyed already) `ACL_ERROR_RT_INVALID_HANDLE`. A model that
+/// set it keeps its place.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtDestroyLabel(label: aclrtLabel) -> aclError {
+    crate::abi::guard("aclrtDestroyLabel", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclrtDestroyLabel";
+            built_runtime(api)?;
+            if label.is_null() {
+                return Err(null_param(api, "label"));
+            }
+            let h = label as usize;
+            with_labels(|l| l.labels.remove(&h).map(drop))
+                .ok_or_else(|| stale_label(api, "label", h))
+        })())
+    })
+}
+
+/// `aclrtCreateLabelList`: a list of `num` labels (1..=65535, else
+/// `ACL_ERROR_INVALID_PARAM`), each a live label
+/// (`ACL_ERROR_RT_INVALID_HANDLE`). Null pointers `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// `labels` is null or valid for `num` reads; `label_list` null or valid
+/// for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtCreateLabelList(
+    labels: *mut aclrtLabel,
+    num: usize,
+    label_list: *mut aclrtLabelList,
+) -> aclError {
+    crate::abi::guard("aclrtCreateLabelList", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclrtCreateLabelList";
+            built_runtime(api)?;
+            if labels.is_null() {
+                return Err(null_param(api, "labels"));
+            }
+            if label_list.is_null() {
+                return Err(null_param(api, "labelList"));
+            }
+            if num == 0 || num > MAX_LABELS {
+                return Err(fail(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!("npu-sim: {api}: num {num} is outside (0, 65535]"),
+                ));
+            }
+            // SAFETY: non-null, `num` elements by the caller's contract.
+            let ls: Vec<usize> = unsafe { std::slice::from_raw_parts(labels, num) }
+                .iter()
+                .map(|p| *p as usize)
+                .collect();
+            let h = state::new_handle();
+            with_labels(|l| {
+                if let Some(bad) = ls.iter().find(|x| !l.labels.contains_key(x)) {
+                    return Err(stale_label(api, "label", *bad));
+                }
+                l.lists.insert(h, ls);
+                Ok(())
+            })?;
+            // SAFETY: checked non-null; the caller's contract.
+            unsafe { *label_list = h as aclrtLabelList };
+            Ok(())
+        })())
+    })
+}
+
+/// `aclrtDestroyLabelList`: destroys a list (not its labels). Null
+/// `ACL_ERROR_INVALID_PARAM`, stale `ACL_ERROR_RT_INVALID_HANDLE`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtDestroyLabelList(label_list: aclrtLabelList) -> aclError {
+    crate::abi::guard("aclrtDestroyLabelList", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclrtDestroyLabelList";
+            built_runtime(api)?;
+            if label_list.is_null() {
+                return Err(null_param(api, "labelList"));
+            }
+            let h = label_list as usize;
+            with_labels(|l| l.lists.remove(&h).map(drop))
+                .ok_or_else(|| stale_label(api, "label list", h))
+        })())
+    })
+}
+
+/// `aclrtSetLabel`: places the label at this point of the stream's task
+/// sequence in the model being built. Only on a stream bound to a model
+/// being built (CANN: "only streams bound with aclmdlRIBindStream"),
+/// else `ACL_ERROR_RT_STREAM_MODEL`; a label is set once (set already,
+/// in this or another model: `ACL_ERROR_RT_PARAM_INVALID`).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtSetLabel(label: aclrtLabel, stream_: aclrtStream) -> aclError {
+    crate::abi::guard("aclrtSetLabel", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclrtSetLabel";
+            let rt = built_runtime(api)?;
+            if label.is_null() {
+                return Err(null_param(api, "label"));
+            }
+            let h = label as usize;
+            let s = model_stream(&rt, api, stream_)?;
+            // Claimed under the registry's lock (0: being set), so two
+            // threads cannot both set it.
+            let claim = with_labels(|l| match l.labels.get_mut(&h) {
+                None => Err(stale_label(api, "label", h)),
+                Some(x) => match x.set_in {
+                    Some(id) => Err(fail(
+                        ACL_ERROR_RT_PARAM_INVALID,
+                        format!(
+                            "npu-sim: {api}: the label is already set (in model {id}); a label \
+                             has one place"
+                        ),
+                    )),
+                    None => {
+                        x.set_in = Some(0);
+                        Ok(())
+                    }
+                },
+            });
+            claim?;
+            let r = capture::record_control(&s, None, capture::Captured::Label(h));
+            with_labels(|l| {
+                if let Some(x) = l.labels.get_mut(&h) {
+                    x.set_in = r.as_ref().ok().map(|m| m.id);
+                }
+            });
+            r.map_err(report)?;
+            Ok(())
+        })())
+    })
+}
+
+/// `aclrtSwitchLabelByIndex`: at run time, reads the `uint32_t` index at
+/// device address `ptr` and jumps to that label of the list (an index >=
+/// `maxValue` jumps to the last one, label `maxValue - 1`, as CANN
+/// documents): the stream's tasks up to that label are skipped. Only in a
+/// model being built (`ACL_ERROR_RT_STREAM_MODEL` elsewhere). `ptr` null
+/// `ACL_ERROR_INVALID_PARAM`, not 4 bytes of device memory
+/// `ACL_ERROR_RT_PARAM_INVALID`; `maxValue` 0 or more than the list's
+/// labels `ACL_ERROR_INVALID_PARAM`; a stale list
+/// `ACL_ERROR_RT_INVALID_HANDLE`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub extern "C" fn aclrtSwitchLabelByIndex(
+    ptr: *mut std::ffi::c_void,
+    max_value: u32,
+    label_list: aclrtLabelList,
+    stream_: aclrtStream,
+) -> aclError {
+    crate::abi::guard(
+        "aclrtSwitchLabelByIndex",
+        ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code((|| {
+                let api = "aclrtSwitchLabelByIndex";
+                let rt = built_runtime(api)?;
+                if ptr.is_null() {
+                    return Err(null_param(api, "ptr"));
+                }
+                if label_list.is_null() {
+                    return Err(null_param(api, "labelList"));
+                }
+                let lh = label_list as usize;
+                let labels = with_labels(|l| l.lists.get(&lh).cloned())
+                    .ok_or_else(|| stale_label(api, "label list", lh))?;
+                if max_value == 0 || max_value as usize > labels.len() {
+                    return Err(fail(
+                        ACL_ERROR_INVALID_PARAM,
+                        format!(
+                            "npu-sim: {api}: maxValue {max_value} must be the number of labels to \
+                         choose from (1..={})",
+                            labels.len()
+                        ),
+                    ));
+                }
+                let alloc = match super::locate(&rt, ptr as u64, 4) {
+                    Ok(super::Loc::Device(a)) => a,
+                    Ok(super::Loc::Host) => {
+                        return Err(fail(
+                            ACL_ERROR_RT_PARAM_INVALID,
+                            format!("npu-sim: {api}: ptr {ptr:p} is not device memory"),
+                        ))
+                    }
+                    Err(e) => {
+                        return Err(fail(
+                            ACL_ERROR_RT_PARAM_INVALID,
+                            format!("npu-sim: {api}: {e}"),
+                        ))
+                    }
+                };
+                let s = model_stream(&rt, api, stream_)?;
+                let sw = capture::Switch {
+                    alloc,
+                    addr: ptr as u64,
+                    max: max_value,
+                    labels,
+                };
+                capture::record_control(&s, None, capture::Captured::Switch(sw))
+                    .map(drop)
+                    .map_err(report)
+            })())
+        },
+    )
 }

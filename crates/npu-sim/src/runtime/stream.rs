@@ -329,6 +329,15 @@ pub extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> a
 /// A stream being captured cannot be synchronised (CANN: "Not allow to
 /// synchronize captured-stream"): `ACL_ERROR_RT_STREAM_CAPTURED`.
 pub(crate) fn not_capturing(api: &str, s: Arc<Stream>) -> Result<Arc<Stream>, aclError> {
+    if s.building() {
+        return Err(fail(
+            ACL_ERROR_RT_STREAM_CAPTURED,
+            format!(
+                "npu-sim: {api}: the stream is bound to a model being built (aclmdlRIBindStream): \
+                 its tasks are recorded, not run; it cannot be synchronised until aclmdlRIBuildEnd"
+            ),
+        ));
+    }
     if s.capturing() {
         return Err(fail(
             ACL_ERROR_RT_STREAM_CAPTURED,

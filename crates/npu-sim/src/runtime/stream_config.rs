@@ -393,3 +393,8 @@ pub unsafe extern "C" fn aclrtStreamGetId(stream: aclrtStream, stream_id: *mut i
         })
     })
 }
+
+/// The flags `s` was created with (0 for plain streams).
+pub(crate) fn flags_of(s: &Arc<Stream>) -> u32 {
+    with_info(s, |i| i.flags)
+}

@@ -82,6 +82,41 @@ pub(crate) enum Captured {
     WaitExternal(Arc<Event>),
     /// An event reset.
     Reset(Arc<Event>),
+    /// A label's place in a built model's stream (`aclrtSetLabel`): the
+    /// label's handle.
+    Label(usize),
+    /// `aclrtSwitchLabelByIndex`: at run time, jumps to a label of the
+    /// list by the index read from device memory.
+    Switch(Switch),
+    /// `aclmdlRIEndTask`: the end of a bound stream's tasks.
+    EndTask,
+}
+
+/// A switch-by-index task: the `u32` index at `addr` (inside `alloc`)
+/// picks one of `labels` (at most `max`; a larger index picks the last).
+pub(crate) struct Switch {
+    pub(crate) alloc: Arc<crate::memory::Allocation>,
+    pub(crate) addr: u64,
+    pub(crate) max: u32,
+    pub(crate) labels: Vec<usize>,
+}
+
+impl Switch {
+    /// Reads the index and returns the label jumped to.
+    pub(crate) fn target(&self) -> Result<usize, Fault> {
+        let api = "aclrtSwitchLabelByIndex";
+        if let Some(f) = crate::work::freed_fault(api, &(self.addr, Some(self.alloc.clone()))) {
+            return Err(f);
+        }
+        let mut b = [0u8; 4];
+        // SAFETY: [addr, addr + 4) lay in `alloc` when the switch was
+        // submitted; `alloc` is still live (just checked) and kept mapped
+        // by the Arc.
+        unsafe { std::ptr::copy_nonoverlapping(self.alloc.host_ptr(self.addr), b.as_mut_ptr(), 4) };
+        let i = u32::from_ne_bytes(b);
+        let n = (self.max as usize).min(self.labels.len()).max(1);
+        Ok(self.labels[(i as usize).min(n - 1)])
+    }
 }
 
 // SAFETY: every variant is Send + Sync data: a launch and a copy hold
@@ -104,6 +139,9 @@ impl Captured {
             Captured::Record(..) => "aclrtRecordEvent",
             Captured::WaitExternal(_) => "aclrtStreamWaitEventWithFlag",
             Captured::Reset(_) => "aclrtResetEvent",
+            Captured::Label(_) => "aclrtSetLabel",
+            Captured::Switch(_) => "aclrtSwitchLabelByIndex",
+            Captured::EndTask => "aclmdlRIEndTask",
         }
     }
 
@@ -139,6 +177,19 @@ pub enum Phase {
     Invalidated,
     /// Captured: it can run.
     Ready,
+    /// Between `aclmdlRIBuildBegin` and `aclmdlRIBuildEnd`: bound streams
+    /// record their tasks into it.
+    Building,
+}
+
+/// What a built model (`aclmdlRIBuildBegin`) keeps of its streams.
+#[derive(Default)]
+pub(crate) struct Built {
+    /// Bound streams (key, stream, `aclmdlRIBindStream` flag), in bind
+    /// order.
+    pub(crate) bound: Vec<(usize, Weak<Stream>, u32)>,
+    /// Bound streams whose task list is closed (`aclmdlRIEndTask`).
+    pub(crate) ended: HashSet<usize>,
 }
 
 /// A task group's launches, by index into the model's tasks.
@@ -161,6 +212,10 @@ pub(crate) struct ModelState {
     open_groups: HashMap<usize, Vec<usize>>,
     /// Closed task groups.
     pub(crate) groups: Vec<Group>,
+    /// The stream (key) each task was submitted to, by task index.
+    pub(crate) task_stream: Vec<usize>,
+    /// A built model's bindings (`None`: made by capture).
+    pub(crate) built: Option<Built>,
 }
 
 /// A model (`aclmdlRI`) made by capture.
@@ -179,7 +234,8 @@ pub struct Model {
     finished: Condvar,
     /// The stream `aclmdlRIExecute` runs it on (made on first use).
     pub(crate) exec_stream: Mutex<Option<Arc<Stream>>>,
-    id: u64,
+    /// Process-unique model id (`aclmdlRIDebugPrint`).
+    pub id: u64,
 }
 
 fn key(s: &Stream) -> usize {
@@ -303,7 +359,7 @@ impl Model {
     pub(crate) fn record(&self, s: usize, task: Arc<Captured>) -> Result<usize, Fault> {
         let mut st = lock(&self.st);
         match st.phase {
-            Phase::Capturing => {}
+            Phase::Capturing | Phase::Building => {}
             Phase::Invalidated => {
                 return Err(refused(
                     ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
@@ -332,8 +388,18 @@ impl Model {
                 ),
             ));
         }
+        if st.built.as_ref().is_some_and(|b| b.ended.contains(&s)) {
+            return Err(refused(
+                ACL_ERROR_RT_STREAM_MODEL,
+                format!(
+                    "npu-sim: {}: the stream's task list was closed by aclmdlRIEndTask",
+                    task.what()
+                ),
+            ));
+        }
         let i = st.tasks.len();
         st.tasks.push(task);
+        st.task_stream.push(s);
         if let Some(g) = st.open_groups.get_mut(&s) {
             g.push(i);
         }
@@ -445,6 +511,8 @@ pub fn begin(s: &Arc<Stream>, mode: Mode) -> Result<Arc<Model>, Fault> {
             waited: HashSet::new(),
             open_groups: HashMap::new(),
             groups: Vec::new(),
+            task_stream: Vec::new(),
+            built: None,
         }),
         running: Mutex::new(0),
         finished: Condvar::new(),
@@ -575,6 +643,10 @@ pub(crate) fn wait_event(s: &Arc<Stream>, ev: &Arc<Event>, external: bool) -> Re
                 .into(),
         )),
         (None, None) => Ok(false),
+        // A stream outside a built model does not join it: the record is
+        // a task of the model, not yet a record, so this is an ordinary
+        // wait.
+        (None, Some((m, _))) if m.is_built() => Ok(false),
         (None, Some((m, i))) => {
             // The stream joins the capture that recorded the event.
             if q.update.is_some() {
@@ -600,6 +672,12 @@ pub(crate) fn wait_event(s: &Arc<Stream>, ev: &Arc<Event>, external: bool) -> Re
         (Some(c), Some((m, i))) if c.id == m.id => {
             lock(&m.st).waited.insert(i);
             Ok(true)
+        }
+        // A bound stream of a built model waiting for an event recorded
+        // outside it: a wait task of the model, a real wait when it runs.
+        (Some(c), None) if c.is_built() => {
+            drop(q);
+            capture_task(s, Captured::WaitExternal(ev.clone())).map(|()| true)
         }
         (Some(_), Some(_)) => Err(refused(
             ACL_ERROR_RT_CAPTURE_DEPENDENCY,
@@ -828,4 +906,327 @@ pub(crate) fn try_update(u: &mut Option<Update>, l: Launch) -> Result<Option<Lau
         Some(u) => u.push(l).map(|()| None),
         None => Ok(Some(l)),
     }
+}
+
+/// The control flow of one replay of a model with switches: per stream
+/// (key), the label it is jumping to (its tasks are skipped until the
+/// label).
+#[derive(Default)]
+pub(crate) struct Flow {
+    skip: Mutex<HashMap<usize, usize>>,
+}
+
+impl Flow {
+    /// Runs task `t` of stream `k` in this replay (or skips it).
+    pub(crate) fn run(
+        &self,
+        k: usize,
+        t: &Captured,
+        pool: &crate::cores::Cores,
+    ) -> Result<(), Fault> {
+        let mut skip = lock(&self.skip);
+        match t {
+            Captured::Label(id) => {
+                if skip.get(&k) == Some(id) {
+                    skip.remove(&k);
+                }
+                Ok(())
+            }
+            _ if skip.contains_key(&k) => Ok(()),
+            Captured::Switch(sw) => {
+                let target = sw.target()?;
+                skip.insert(k, target);
+                Ok(())
+            }
+            Captured::Host(f) => {
+                drop(skip);
+                f();
+                Ok(())
+            }
+            other => {
+                drop(skip);
+                other.run(pool)
+            }
+        }
+    }
+}
+
+/// Stream key -> (stream, id of the built model it is bound to).
+static BOUND: Mutex<Vec<(usize, Weak<Stream>, u64)>> = Mutex::new(Vec::new());
+
+fn bound_model(s: &Arc<Stream>) -> Option<u64> {
+    let mut b = lock(&BOUND);
+    b.retain(|(_, w, _)| w.strong_count() > 0);
+    b.iter()
+        .find(|(k, w, _)| *k == key(s) && w.upgrade().is_some_and(|x| Arc::ptr_eq(&x, s)))
+        .map(|x| x.2)
+}
+
+/// `aclmdlRIBuildBegin`: a new model being built on `device`.
+pub fn build_begin(device: u32) -> Arc<Model> {
+    Arc::new(Model {
+        device,
+        mode: Mode::Relaxed,
+        thread: std::thread::current().id(),
+        origin: 0,
+        st: Mutex::new(ModelState {
+            phase: Phase::Building,
+            tasks: Vec::new(),
+            members: Vec::new(),
+            waited: HashSet::new(),
+            open_groups: HashMap::new(),
+            groups: Vec::new(),
+            task_stream: Vec::new(),
+            built: Some(Built::default()),
+        }),
+        running: Mutex::new(0),
+        finished: Condvar::new(),
+        exec_stream: Mutex::new(None),
+        id: NEXT_MODEL.fetch_add(1, Ordering::Relaxed),
+    })
+}
+
+impl Model {
+    /// Whether it was made by `aclmdlRIBuildBegin`.
+    pub fn is_built(&self) -> bool {
+        lock(&self.st).built.is_some()
+    }
+
+    /// Whether a replay needs control flow (it has a switch).
+    pub(crate) fn flow(&self) -> Option<(Arc<Flow>, Vec<usize>)> {
+        let st = lock(&self.st);
+        st.tasks
+            .iter()
+            .any(|t| matches!(&**t, Captured::Switch(_)))
+            .then(|| (Arc::new(Flow::default()), st.task_stream.clone()))
+    }
+}
+
+/// `aclmdlRIBindStream`: `s`'s tasks are recorded into `m` until
+/// `aclmdlRIBuildEnd`.
+pub fn bind(m: &Arc<Model>, s: &Arc<Stream>, flag: u32) -> Result<(), Fault> {
+    let api = "aclmdlRIBindStream";
+    if let Some(id) = bound_model(s) {
+        return Err(refused(
+            ACL_ERROR_RT_STREAM_MODEL,
+            if id == m.id {
+                format!("npu-sim: {api}: the stream is already bound to this model")
+            } else {
+                format!(
+                    "npu-sim: {api}: the stream is bound to another model (one stream cannot be \
+                     bound to several models); aclmdlRIUnbindStream it first"
+                )
+            },
+        ));
+    }
+    let mut q = lock(&s.shared.q);
+    if q.capture.is_some() || q.update.is_some() {
+        return Err(refused(
+            ACL_ERROR_RT_STREAM_CAPTURED,
+            format!("npu-sim: {api}: the stream is being captured or is updating a task group"),
+        ));
+    }
+    let mut st = lock(&m.st);
+    if st.phase != Phase::Building {
+        return Err(refused(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!(
+                "npu-sim: {api}: the model is not being built (bind between aclmdlRIBuildBegin \
+                 and aclmdlRIBuildEnd)"
+            ),
+        ));
+    }
+    let Some(b) = st.built.as_mut() else {
+        return Err(refused(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("npu-sim: {api}: the model was made by capture, not by aclmdlRIBuildBegin"),
+        ));
+    };
+    b.bound.push((key(s), Arc::downgrade(s), flag));
+    drop(st);
+    q.capture = Some(m.clone());
+    lock(&BOUND).push((key(s), Arc::downgrade(s), m.id));
+    Ok(())
+}
+
+/// `aclmdlRIUnbindStream`: `s` leaves `m` (its recorded tasks stay).
+pub fn unbind(m: &Arc<Model>, s: &Arc<Stream>) -> Result<(), Fault> {
+    if bound_model(s) != Some(m.id) {
+        return Err(refused(
+            ACL_ERROR_RT_STREAM_MODEL,
+            "npu-sim: aclmdlRIUnbindStream: the stream is not bound to this model \
+             (aclmdlRIBindStream first)"
+                .into(),
+        ));
+    }
+    let mut q = lock(&s.shared.q);
+    if q.capture.as_ref().is_some_and(|c| c.id == m.id) {
+        q.capture = None;
+    }
+    let mut st = lock(&m.st);
+    if let Some(b) = st.built.as_mut() {
+        b.bound.retain(|x| x.0 != key(s));
+        b.ended.remove(&key(s));
+    }
+    drop(st);
+    drop(q);
+    lock(&BOUND).retain(|x| x.0 != key(s));
+    Ok(())
+}
+
+/// Records a control task (`aclrtSetLabel`, `aclrtSwitchLabelByIndex`,
+/// `aclmdlRIEndTask`) on `s`, which must be bound to a model being built
+/// (`want`: that model).
+pub(crate) fn record_control(
+    s: &Arc<Stream>,
+    want: Option<&Arc<Model>>,
+    task: Captured,
+) -> Result<Arc<Model>, Fault> {
+    let what = task.what();
+    let q = lock(&s.shared.q);
+    let m = match &q.capture {
+        Some(m) if m.is_built() && m.phase() == Phase::Building => m.clone(),
+        _ => {
+            return Err(refused(
+                ACL_ERROR_RT_STREAM_MODEL,
+                format!(
+                    "npu-sim: {what}: the stream is not bound to a model being built \
+                     (aclmdlRIBuildBegin, aclmdlRIBindStream; labels and switches exist only in \
+                     built models)"
+                ),
+            ))
+        }
+    };
+    if let Some(w) = want {
+        if w.id != m.id {
+            return Err(refused(
+                ACL_ERROR_RT_STREAM_MODEL,
+                format!("npu-sim: {what}: the stream is bound to another model"),
+            ));
+        }
+    }
+    let end = matches!(task, Captured::EndTask);
+    m.record(key(s), Arc::new(task))?;
+    if end {
+        if let Some(b) = lock(&m.st).built.as_mut() {
+            b.ended.insert(key(s));
+        }
+    }
+    Ok(m)
+}
+
+/// `aclmdlRIBuildEnd`: checks the switches (each label of a switch's list
+/// is set later on the switch's own stream), detaches the bound streams
+/// (they stay bound) and makes the model runnable.
+pub fn build_end(m: &Arc<Model>) -> Result<(), Fault> {
+    let api = "aclmdlRIBuildEnd";
+    let bound = {
+        let st = lock(&m.st);
+        let Some(b) = &st.built else {
+            return Err(refused(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("npu-sim: {api}: the model was made by capture, not aclmdlRIBuildBegin"),
+            ));
+        };
+        if st.phase != Phase::Building {
+            return Err(refused(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("npu-sim: {api}: the model is already built (aclmdlRIBuildEnd twice)"),
+            ));
+        }
+        for (i, t) in st.tasks.iter().enumerate() {
+            let Captured::Switch(sw) = &**t else { continue };
+            let k = st.task_stream[i];
+            let n = (sw.max as usize).min(sw.labels.len());
+            for &l in &sw.labels[..n] {
+                let at = st
+                    .tasks
+                    .iter()
+                    .enumerate()
+                    .find(|(_, x)| matches!(&***x, Captured::Label(y) if *y == l))
+                    .map(|(j, _)| j);
+                match at {
+                    Some(j) if j > i && st.task_stream[j] == k => {}
+                    Some(_) => {
+                        return Err(refused(
+                            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                            format!(
+                                "npu-sim: {api}: switch task {i} may jump to a label set on \
+                                 another stream or before the switch; the simulator runs only \
+                                 forward jumps within the switch's stream"
+                            ),
+                        ))
+                    }
+                    None => {
+                        return Err(refused(
+                            ACL_ERROR_RT_PARAM_INVALID,
+                            format!(
+                                "npu-sim: {api}: switch task {i} may jump to a label that is not \
+                                 set in this model (aclrtSetLabel on a bound stream)"
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        b.bound.clone()
+    };
+    for (_, w, _) in bound {
+        if let Some(s) = w.upgrade() {
+            let mut q = lock(&s.shared.q);
+            if q.capture.as_ref().is_some_and(|c| c.id == m.id) {
+                q.capture = None;
+            }
+        }
+    }
+    let mut st = lock(&m.st);
+    // Events recorded in the model are back to their state before it.
+    for t in &st.tasks {
+        if let Captured::Record(ev, _) = &**t {
+            ev.clear_capture_mark(m.id);
+        }
+    }
+    st.phase = Phase::Ready;
+    Ok(())
+}
+
+/// Detaches a built model's streams (it is destroyed, or its device
+/// reset): they are no longer bound.
+pub(crate) fn release_built(m: &Model) {
+    let bound: Vec<Weak<Stream>> = match &lock(&m.st).built {
+        Some(b) => b.bound.iter().map(|x| x.1.clone()).collect(),
+        None => return,
+    };
+    for w in bound {
+        if let Some(s) = w.upgrade() {
+            let mut q = lock(&s.shared.q);
+            if q.capture.as_ref().is_some_and(|c| c.id == m.id) {
+                q.capture = None;
+            }
+        }
+    }
+    lock(&BOUND).retain(|x| x.2 != m.id);
+}
+
+/// A description of the model's tasks, by stream: (stream index, task
+/// index within the stream, what).
+pub fn describe(m: &Model) -> Vec<(usize, usize, &'static str)> {
+    let st = lock(&m.st);
+    let mut keys: Vec<usize> = Vec::new();
+    let mut counts: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for (i, t) in st.tasks.iter().enumerate() {
+        let k = st.task_stream.get(i).copied().unwrap_or(0);
+        let si = match keys.iter().position(|x| *x == k) {
+            Some(p) => p,
+            None => {
+                keys.push(k);
+                counts.push(0);
+                keys.len() - 1
+            }
+        };
+        out.push((si, counts[si], t.what()));
+        counts[si] += 1;
+    }
+    out
 }
