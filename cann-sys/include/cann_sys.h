@@ -662,6 +662,15 @@ aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
 aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
 aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
 
+/* Stream memory operations: write a 64-bit value, wait for a condition. */
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
+#define ACL_STREAM_WAIT_VALUE_EQ 0x00000001U
+#define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
+aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+
 /* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */
 /* aclnn meta API (libnnopbase.so)                                          */

@@ -194,6 +194,10 @@ pub const ACL_STREAM_PERSISTENT: i32 = 4;
 pub const ACL_STREAM_HUGE: i32 = 8;
 pub const ACL_STREAM_CPU_SCHEDULE: i32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: i32 = 32;
+pub const ACL_STREAM_WAIT_VALUE_GEQ: i32 = 0;
+pub const ACL_STREAM_WAIT_VALUE_EQ: i32 = 1;
+pub const ACL_STREAM_WAIT_VALUE_AND: i32 = 2;
+pub const ACL_STREAM_WAIT_VALUE_NOR: i32 = 3;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -907,6 +911,22 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtValueWrite(
+        devAddr: *mut ::core::ffi::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtValueWait(
+        devAddr: *mut ::core::ffi::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;

@@ -180,6 +180,8 @@ same_type!(
     aclrtStreamGetPriority,
     aclrtStreamGetFlags,
     aclrtStreamGetId,
+    aclrtValueWrite,
+    aclrtValueWait,
 );
 
 /// Live counts of everything the simulator hands out.

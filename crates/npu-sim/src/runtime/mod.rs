@@ -16,6 +16,7 @@ mod peer;
 mod query;
 mod stream;
 mod stream_config;
+mod value;
 mod version;
 
 pub use base::*;
@@ -33,6 +34,7 @@ pub use peer::*;
 pub use query::*;
 pub use stream::*;
 pub use stream_config::*;
+pub use value::*;
 pub use version::*;
 
 use crate::abi::fail;

@@ -1,0 +1,300 @@
+//! The last runtime calls of CANN's host-only examples (issue 19, item 2),
+//! through the C ABI: stream memory operations (`aclrtValueWrite`,
+//! `aclrtValueWait`), each with its misuses: a status, never a crash or a
+//! hang.
+//!
+//! Its own test binary: every test initialises and finalises the
+//! simulator, so the tests run one at a time.
+
+use cann_sys::*;
+use npu_sim as sim;
+use serial_test::serial;
+use std::ffi::c_void;
+use std::ptr::null_mut;
+use std::time::Duration;
+
+mod misuse_support;
+use misuse_support::{api, finalize, last_error, malloc, no_internal_errors, read, returns};
+
+fn init() {
+    std::env::set_var("NPU_SIM_DEVICES", "2");
+    misuse_support::init();
+}
+
+fn stream() -> aclrtStream {
+    misuse_support::stream()
+}
+
+fn word(d: *mut c_void) -> u64 {
+    let (rc, b) = read(d, 8);
+    assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
+    u64::from_le_bytes(b.try_into().unwrap())
+}
+
+fn put(d: *mut c_void, v: u64) {
+    let b = v.to_le_bytes();
+    // SAFETY: a host buffer of 8 bytes; the device end is checked.
+    let rc = unsafe {
+        (api().aclrtMemcpy)(
+            d,
+            8,
+            b.as_ptr().cast(),
+            8,
+            aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
+        )
+    };
+    assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
+}
+
+fn sync(s: aclrtStream) -> i32 {
+    sim::aclrtSynchronizeStream(s)
+}
+
+fn sync_within(s: aclrtStream, ms: i32) -> i32 {
+    sim::aclrtSynchronizeStreamWithTimeout(s, ms)
+}
+
+fn destroy(s: aclrtStream) -> i32 {
+    sim::aclrtDestroyStream(s)
+}
+
+// ------------------------------------------------- stream memory operations
+
+#[test]
+#[serial]
+fn value_write_stores_a_word_in_stream_order() {
+    init();
+    let d = malloc(16);
+    put(d, 1);
+    let s = stream();
+    assert_eq!(
+        sim::aclrtValueWrite(d, 0xdead_beef_0000_0001, 0, s),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(word(d), 0xdead_beef_0000_0001);
+    // NULL is the default stream; the second word of the block.
+    let d2 = (d as usize + 8) as *mut c_void;
+    assert_eq!(
+        sim::aclrtValueWrite(d2, u64::MAX, 0, null_mut()),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(null_mut()), ACL_SUCCESS);
+    assert_eq!(word(d2), u64::MAX);
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn value_wait_holds_the_stream_until_another_stream_writes() {
+    init();
+    let flag = malloc(8);
+    let out = malloc(8);
+    put(flag, 0);
+    put(out, 0);
+    let (a, b) = (stream(), stream());
+    // b: wait until *flag == 5, then fill out.
+    assert_eq!(
+        sim::aclrtValueWait(flag, 5, ACL_STREAM_WAIT_VALUE_EQ as u32, b),
+        ACL_SUCCESS
+    );
+    // SAFETY: a live 8-byte allocation.
+    assert_eq!(
+        unsafe { sim::aclrtMemsetAsync(out, 8, 0x7, 8, b) },
+        ACL_SUCCESS
+    );
+    // Not satisfied: b stays blocked (a timed synchronisation says so).
+    assert_eq!(sync_within(b, 50), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    assert_eq!(word(out), 0);
+    // A value that does not meet the condition does not release it.
+    assert_eq!(sim::aclrtValueWrite(flag, 4, 0, a), ACL_SUCCESS);
+    assert_eq!(sync(a), ACL_SUCCESS);
+    assert_eq!(sync_within(b, 30), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    assert_eq!(sim::aclrtValueWrite(flag, 5, 0, a), ACL_SUCCESS);
+    let bp = b as usize;
+    assert_eq!(
+        returns("the released wait", move || sync(bp as aclrtStream)),
+        ACL_SUCCESS
+    );
+    assert_eq!(word(out), 0x0707_0707_0707_0707);
+    assert_eq!(destroy(a), ACL_SUCCESS);
+    assert_eq!(destroy(b), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn value_wait_sees_a_copy_and_every_mode() {
+    init();
+    let w = malloc(8);
+    let s = stream();
+    for (mode, cur, value, holds) in [
+        (ACL_STREAM_WAIT_VALUE_GEQ, 7u64, 7u64, true),
+        (ACL_STREAM_WAIT_VALUE_GEQ, 8, 7, true),
+        (ACL_STREAM_WAIT_VALUE_GEQ, 6, 7, false),
+        // (int64)(cur - value) >= 0: wrapping, as CANN's cast.
+        (ACL_STREAM_WAIT_VALUE_GEQ, 1, u64::MAX, true),
+        (ACL_STREAM_WAIT_VALUE_EQ, 3, 3, true),
+        (ACL_STREAM_WAIT_VALUE_EQ, 3, 4, false),
+        (ACL_STREAM_WAIT_VALUE_AND, 0b0110, 0b0100, true),
+        (ACL_STREAM_WAIT_VALUE_AND, 0b0010, 0b0100, false),
+        (ACL_STREAM_WAIT_VALUE_NOR, 0b0110, 0b0001, true),
+        (ACL_STREAM_WAIT_VALUE_NOR, u64::MAX, 0, false),
+    ] {
+        assert_eq!(sim::wait_condition(mode as u32, cur, value), holds);
+        put(w, cur);
+        assert_eq!(sim::aclrtValueWait(w, value, mode as u32, s), ACL_SUCCESS);
+        if holds {
+            assert_eq!(sync(s), ACL_SUCCESS, "mode {mode} {cur} {value}");
+        } else {
+            assert_eq!(sync_within(s, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+            // A plain synchronous copy releases it.
+            let fix = match mode {
+                ACL_STREAM_WAIT_VALUE_NOR => 0,
+                _ => value,
+            };
+            put(w, fix);
+            if sim::wait_condition(mode as u32, fix, value) {
+                assert_eq!(sync(s), ACL_SUCCESS);
+            }
+        }
+    }
+    assert_eq!(sim::aclrtDestroyStreamForce(s), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn a_wait_never_satisfied_never_hangs_teardown() {
+    init();
+    let w = malloc(8);
+    put(w, 0);
+    let eq = ACL_STREAM_WAIT_VALUE_EQ as u32;
+    // Plain destruction: the wait is released, later work drains.
+    let s = stream();
+    assert_eq!(sim::aclrtValueWait(w, 1, eq, s), ACL_SUCCESS);
+    let p = s as usize;
+    assert_eq!(
+        returns("aclrtDestroyStream", move || destroy(p as aclrtStream)),
+        ACL_SUCCESS
+    );
+    // Forced destruction.
+    let s = stream();
+    assert_eq!(sim::aclrtValueWait(w, 1, eq, s), ACL_SUCCESS);
+    assert_eq!(sim::aclrtValueWait(w, 2, eq, s), ACL_SUCCESS);
+    let p = s as usize;
+    assert_eq!(
+        returns("aclrtDestroyStreamForce", move || {
+            sim::aclrtDestroyStreamForce(p as aclrtStream)
+        }),
+        ACL_SUCCESS
+    );
+    // A device reset and aclFinalize with blocked streams (the default one
+    // too).
+    let s = stream();
+    assert_eq!(sim::aclrtValueWait(w, 1, eq, s), ACL_SUCCESS);
+    assert_eq!(sim::aclrtValueWait(w, 1, eq, null_mut()), ACL_SUCCESS);
+    assert_eq!(
+        returns("aclrtResetDeviceForce", || sim::aclrtResetDeviceForce(0)),
+        ACL_SUCCESS
+    );
+    init();
+    let w = malloc(8);
+    put(w, 0);
+    let s = stream();
+    assert_eq!(sim::aclrtValueWait(w, 1, eq, s), ACL_SUCCESS);
+    assert_eq!(sim::aclrtValueWait(w, 1, eq, null_mut()), ACL_SUCCESS);
+    // SAFETY: plain C call.
+    assert_eq!(
+        returns("aclFinalize", || unsafe { (api().aclFinalize)() }),
+        ACL_SUCCESS
+    );
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn value_operations_misuse_is_a_status() {
+    let eq = ACL_STREAM_WAIT_VALUE_EQ as u32;
+    // SAFETY: plain C call.
+    unsafe { (api().aclFinalize)() };
+    let mut x = 0u64;
+    let hp = &mut x as *mut u64 as *mut c_void;
+    assert_eq!(
+        sim::aclrtValueWrite(hp, 1, 0, null_mut()),
+        ACL_ERROR_UNINITIALIZE
+    );
+    init();
+    let d = malloc(16);
+    let s = stream();
+    for (what, addr, code) in [
+        ("null", null_mut(), ACL_ERROR_INVALID_PARAM),
+        (
+            "unaligned",
+            (d as usize + 4) as *mut c_void,
+            ACL_ERROR_RT_PARAM_INVALID,
+        ),
+        ("host", hp, ACL_ERROR_RT_PARAM_INVALID),
+        // 8 bytes from the padding's end: beyond what aclrtMalloc gave.
+        (
+            "past the end",
+            (d as usize + 64) as *mut c_void,
+            ACL_ERROR_RT_PARAM_INVALID,
+        ),
+    ] {
+        assert_eq!(sim::aclrtValueWrite(addr, 1, 0, s), code, "{what}");
+        assert!(last_error().contains("aclrtValueWrite"), "{}", last_error());
+        assert_eq!(sim::aclrtValueWait(addr, 1, eq, s), code, "{what}");
+    }
+    assert_eq!(sim::aclrtValueWrite(d, 1, 1, s), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(sim::aclrtValueWait(d, 1, 4, s), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(
+        sim::aclrtValueWait(d, 1, u32::MAX, s),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        sim::aclrtValueWrite(d, 1, 0, 0x77 as aclrtStream),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    // A thread without a device has no default stream.
+    let p = d as usize;
+    let r = std::thread::spawn(move || sim::aclrtValueWrite(p as *mut c_void, 1, 0, null_mut()))
+        .join()
+        .unwrap();
+    assert_eq!(r, ACL_ERROR_RT_CONTEXT_NULL);
+    // Freed while the wait is pending: the stream faults, the wait ends.
+    let f = malloc(8);
+    put(f, 0);
+    assert_eq!(sim::aclrtValueWait(f, 9, eq, s), ACL_SUCCESS);
+    std::thread::sleep(Duration::from_millis(5));
+    // SAFETY: a live allocation.
+    assert_eq!(unsafe { (api().aclrtFree)(f) }, ACL_SUCCESS);
+    let sp = s as usize;
+    assert_eq!(
+        returns("the wait on freed memory", move || sync(sp as aclrtStream)),
+        ACL_ERROR_RT_DEVICE_MEM_ERROR
+    );
+    // Freed: refused when enqueued.
+    assert_eq!(sim::aclrtValueWrite(f, 1, 0, s), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    // Not on the Atlas inference series.
+    std::env::set_var("NPU_SIM_SOC", "Ascend310P3");
+    init();
+    let d = malloc(8);
+    assert_eq!(
+        sim::aclrtValueWrite(d, 1, 0, null_mut()),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    assert_eq!(
+        sim::aclrtValueWait(d, 1, eq, null_mut()),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    finalize();
+    std::env::remove_var("NPU_SIM_SOC");
+    no_internal_errors();
+}

@@ -1,0 +1,104 @@
+// A host-only program in the style of CANN's runtime examples (CHECK_ERROR,
+// INFO_LOG): the last runtime calls the host-only examples use, one
+// function per area (stream memory operations first). It checks every
+// result and exits non-zero on the first mismatch; the last line is
+// "runtime_tail2: ok". C++11.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include "acl/acl.h"
+
+#define INFO_LOG(fmt, ...) fprintf(stdout, "[INFO]  " fmt "\n", ##__VA_ARGS__)
+#define ERROR_LOG(fmt, ...) fprintf(stderr, "[ERROR] " fmt "\n", ##__VA_ARGS__)
+#define CHECK_ERROR(call)                                                           \
+    do {                                                                            \
+        aclError ret_ = (call);                                                     \
+        if (ret_ != ACL_SUCCESS) {                                                  \
+            const char* msg_ = aclGetRecentErrMsg();                                \
+            ERROR_LOG("%s failed: %d (%s)", #call, ret_, msg_ ? msg_ : "");          \
+            exit(1);                                                                \
+        }                                                                           \
+    } while (0)
+#define EXPECT(cond)                                            \
+    do {                                                        \
+        if (!(cond)) {                                          \
+            ERROR_LOG("line %d: expected %s", __LINE__, #cond); \
+            exit(1);                                            \
+        }                                                       \
+    } while (0)
+
+namespace {
+uint64_t ReadWord(void* dev)
+{
+    uint64_t v = 0;
+    CHECK_ERROR(aclrtMemcpy(&v, sizeof(v), dev, sizeof(v), ACL_MEMCPY_DEVICE_TO_HOST));
+    return v;
+}
+
+// A producer stream signals a consumer stream through a word of device
+// memory: the consumer waits for it, then fills its output.
+void ValueWriteWait()
+{
+    void* flag = nullptr;
+    void* out = nullptr;
+    CHECK_ERROR(aclrtMalloc(&flag, sizeof(uint64_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMalloc(&out, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMemset(flag, sizeof(uint64_t), 0, sizeof(uint64_t)));
+    CHECK_ERROR(aclrtMemset(out, 64, 0, 64));
+    aclrtStream producer = nullptr;
+    aclrtStream consumer = nullptr;
+    CHECK_ERROR(aclrtCreateStream(&producer));
+    CHECK_ERROR(aclrtCreateStream(&consumer));
+    CHECK_ERROR(aclrtValueWait(flag, 2, ACL_STREAM_WAIT_VALUE_GEQ, consumer));
+    CHECK_ERROR(aclrtMemsetAsync(out, 64, 0x5a, 64, consumer));
+    // Not yet signalled: the consumer is still blocked.
+    EXPECT(aclrtSynchronizeStreamWithTimeout(consumer, 20) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    CHECK_ERROR(aclrtValueWrite(flag, 1, 0, producer));
+    CHECK_ERROR(aclrtSynchronizeStream(producer));
+    EXPECT(aclrtSynchronizeStreamWithTimeout(consumer, 20) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    CHECK_ERROR(aclrtValueWrite(flag, 2, 0, producer));
+    CHECK_ERROR(aclrtSynchronizeStream(consumer));
+    std::vector<uint8_t> host(64);
+    CHECK_ERROR(aclrtMemcpy(host.data(), 64, out, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (uint8_t b : host) {
+        EXPECT(b == 0x5a);
+    }
+    EXPECT(ReadWord(flag) == 2);
+    // The other modes, each released by the producer.
+    CHECK_ERROR(aclrtValueWait(flag, 6, ACL_STREAM_WAIT_VALUE_EQ, consumer));
+    CHECK_ERROR(aclrtValueWait(flag, 4, ACL_STREAM_WAIT_VALUE_AND, consumer));
+    CHECK_ERROR(aclrtValueWrite(flag, 6, 0, producer));
+    CHECK_ERROR(aclrtSynchronizeStream(consumer));
+    CHECK_ERROR(aclrtValueWait(flag, 6, ACL_STREAM_WAIT_VALUE_NOR, consumer));
+    CHECK_ERROR(aclrtValueWrite(flag, 0, 0, producer));
+    CHECK_ERROR(aclrtSynchronizeStream(consumer));
+    // Misuse: a status, never a crash.
+    uint64_t onHost = 0;
+    EXPECT(aclrtValueWrite(nullptr, 1, 0, producer) == ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtValueWrite(&onHost, 1, 0, producer) == ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtValueWrite(static_cast<uint8_t*>(flag) + 4, 1, 0, producer) == ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtValueWrite(flag, 1, 1, producer) == ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtValueWait(flag, 1, 4, consumer) == ACL_ERROR_RT_PARAM_INVALID);
+    // A wait nobody satisfies: destroying the stream releases it.
+    CHECK_ERROR(aclrtValueWait(flag, 99, ACL_STREAM_WAIT_VALUE_EQ, consumer));
+    CHECK_ERROR(aclrtDestroyStreamForce(consumer));
+    CHECK_ERROR(aclrtDestroyStreamForce(producer));
+    CHECK_ERROR(aclrtFree(flag));
+    CHECK_ERROR(aclrtFree(out));
+    INFO_LOG("stream memory operations: ok");
+}
+} // namespace
+
+int main()
+{
+    int32_t deviceId = 0;
+    CHECK_ERROR(aclInit(nullptr));
+    CHECK_ERROR(aclrtSetDevice(deviceId));
+    ValueWriteWait();
+    CHECK_ERROR(aclrtResetDeviceForce(deviceId));
+    CHECK_ERROR(aclFinalize());
+    printf("runtime_tail2: ok\n");
+    return 0;
+}
