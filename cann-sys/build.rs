@@ -117,6 +117,7 @@ mod generate {
         "aclrtDevFeatureType",
         "aclrtDevResLimitType",
         "aclrtStreamConfigAttr",
+        "aclrtReduceKind",
     ];
 
     /// Names declared by the project's header, read from its text so that

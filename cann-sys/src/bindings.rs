@@ -928,6 +928,26 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclError;
 }
+impl aclrtReduceKind {
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM: aclrtReduceKind = aclrtReduceKind(10);
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX: aclrtReduceKind = aclrtReduceKind(11);
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN: aclrtReduceKind = aclrtReduceKind(12);
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL: aclrtReduceKind = aclrtReduceKind(13);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtReduceKind(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtReduceAsync(
+        dst: *mut ::core::ffi::c_void,
+        src: *const ::core::ffi::c_void,
+        count: u64,
+        kind: aclrtReduceKind,
+        type_: aclDataType,
+        stream: aclrtStream,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;
 }

@@ -89,6 +89,53 @@ void ValueWriteWait()
     CHECK_ERROR(aclrtFree(out));
     INFO_LOG("stream memory operations: ok");
 }
+// As the reduce example: dst = dst + src on a stream, float32 (the
+// example's), then int32 MAX.
+void ReduceTask()
+{
+    aclrtStream stream = nullptr;
+    CHECK_ERROR(aclrtCreateStream(&stream));
+    const float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    const int32_t n[4] = {-5, 7, 100, -1};
+    const int32_t m[4] = {3, 2, -100, -2};
+    void* dst = nullptr;
+    void* src = nullptr;
+    CHECK_ERROR(aclrtMalloc(&dst, sizeof(a), ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMalloc(&src, sizeof(a), ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMemcpy(dst, sizeof(a), a, sizeof(a), ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_ERROR(aclrtMemcpy(src, sizeof(a), a, sizeof(a), ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_ERROR(aclrtReduceAsync(dst, src, sizeof(a), ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, stream, nullptr));
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    float out[4] = {0};
+    CHECK_ERROR(aclrtMemcpy(out, sizeof(out), dst, sizeof(out), ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 4; i++) {
+        INFO_LOG("Reduce SUM result[%d] = %f", i, out[i]);
+        EXPECT(out[i] == 2.0f * a[i]);
+    }
+    CHECK_ERROR(aclrtMemcpy(dst, sizeof(n), n, sizeof(n), ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_ERROR(aclrtMemcpy(src, sizeof(m), m, sizeof(m), ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_ERROR(aclrtReduceAsync(dst, src, sizeof(n), ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX, ACL_INT32, stream, nullptr));
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    int32_t got[4] = {0};
+    CHECK_ERROR(aclrtMemcpy(got, sizeof(got), dst, sizeof(got), ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 4; i++) {
+        EXPECT(got[i] == (n[i] > m[i] ? n[i] : m[i]));
+    }
+    // Misuse.
+    int dummy = 0;
+    EXPECT(aclrtReduceAsync(dst, src, 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, stream, &dummy) ==
+           ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReduceAsync(dst, nullptr, 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, stream, nullptr) ==
+           ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReduceAsync(dst, src, 6, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, stream, nullptr) ==
+           ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtReduceAsync(dst, src, 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL, ACL_FLOAT, stream, nullptr) ==
+           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    CHECK_ERROR(aclrtFree(dst));
+    CHECK_ERROR(aclrtFree(src));
+    CHECK_ERROR(aclrtDestroyStreamForce(stream));
+    INFO_LOG("reduce task: ok");
+}
 } // namespace
 
 int main()
@@ -97,6 +144,7 @@ int main()
     CHECK_ERROR(aclInit(nullptr));
     CHECK_ERROR(aclrtSetDevice(deviceId));
     ValueWriteWait();
+    ReduceTask();
     CHECK_ERROR(aclrtResetDeviceForce(deviceId));
     CHECK_ERROR(aclFinalize());
     printf("runtime_tail2: ok\n");

@@ -182,6 +182,7 @@ same_type!(
     aclrtStreamGetId,
     aclrtValueWrite,
     aclrtValueWait,
+    aclrtReduceAsync,
 );
 
 /// Live counts of everything the simulator hands out.

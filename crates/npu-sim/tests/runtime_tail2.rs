@@ -298,3 +298,268 @@ fn value_operations_misuse_is_a_status() {
     std::env::remove_var("NPU_SIM_SOC");
     no_internal_errors();
 }
+
+// ------------------------------------------------------------ built-in tasks
+
+/// Writes `bytes` to a new device block.
+fn upload(bytes: &[u8]) -> *mut c_void {
+    let d = malloc(bytes.len());
+    // SAFETY: a host buffer of `bytes.len()` bytes; the device end is checked.
+    let rc = unsafe {
+        (api().aclrtMemcpy)(
+            d,
+            bytes.len(),
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
+        )
+    };
+    assert_eq!(rc, ACL_SUCCESS, "{}", last_error());
+    d
+}
+
+fn reduce(
+    dst: *mut c_void,
+    src: *const c_void,
+    count: u64,
+    kind: aclrtReduceKind,
+    t: aclDataType,
+    s: aclrtStream,
+) -> i32 {
+    // SAFETY: the ends are checked by the simulator.
+    unsafe { sim::aclrtReduceAsync(dst, src, count, kind, t, s, null_mut()) }
+}
+
+const SUM: aclrtReduceKind = aclrtReduceKind::ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM;
+const MAX: aclrtReduceKind = aclrtReduceKind::ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX;
+const MIN: aclrtReduceKind = aclrtReduceKind::ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN;
+
+fn le<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|&x| f(x)).collect()
+}
+
+#[test]
+#[serial]
+fn reduce_sums_maxes_and_mins_every_documented_type() {
+    use half::{bf16, f16};
+    init();
+    let s = stream();
+    // float32: dst = dst + src in single precision.
+    let a = [1.5f32, -2.0, 1e30, f32::MAX, 0.1, f32::NAN];
+    let b = [2.25f32, 2.0, 1e30, f32::MAX, 0.2, 1.0];
+    let (d, x) = (
+        upload(&le(&a, f32::to_le_bytes)),
+        upload(&le(&b, f32::to_le_bytes)),
+    );
+    assert_eq!(
+        reduce(d, x, 24, SUM, aclDataType::ACL_FLOAT, s),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let got: Vec<f32> = read(d, 24)
+        .1
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for i in 0..5 {
+        assert_eq!(got[i].to_bits(), (a[i] + b[i]).to_bits(), "{i}");
+    }
+    assert!(got[3].is_infinite() && got[5].is_nan());
+    // MAX then MIN against the sum.
+    assert_eq!(
+        reduce(d, x, 20, MAX, aclDataType::ACL_FLOAT, s),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let (_, m) = read(d, 4);
+    assert_eq!(f32::from_le_bytes(m.try_into().unwrap()), 3.75);
+    assert_eq!(reduce(d, x, 4, MIN, aclDataType::ACL_FLOAT, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let (_, m) = read(d, 4);
+    assert_eq!(f32::from_le_bytes(m.try_into().unwrap()), 2.25);
+    // float16 and bfloat16: the correctly rounded sum (half's own rounding
+    // as the reference).
+    let xs: Vec<f32> = (0..64)
+        .map(|i| (i as f32 - 20.0) * 0.337 + 1e-3 * i as f32)
+        .collect();
+    let ys: Vec<f32> = (0..64).map(|i| 1000.0 / (i as f32 + 0.5)).collect();
+    let h = |v: &[f32]| le(v, |x| f16::from_f32(x).to_bits().to_le_bytes());
+    let (d, x) = (upload(&h(&xs)), upload(&h(&ys)));
+    assert_eq!(
+        reduce(d, x, 128, SUM, aclDataType::ACL_FLOAT16, s),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let got = read(d, 128).1;
+    for i in 0..64 {
+        let want = f16::from_f32(f16::from_f32(xs[i]).to_f32() + f16::from_f32(ys[i]).to_f32());
+        assert_eq!(
+            u16::from_le_bytes([got[2 * i], got[2 * i + 1]]),
+            want.to_bits(),
+            "{i}"
+        );
+    }
+    let bh = |v: &[f32]| le(v, |x| bf16::from_f32(x).to_bits().to_le_bytes());
+    let (d, x) = (upload(&bh(&xs)), upload(&bh(&ys)));
+    assert_eq!(
+        reduce(d, x, 128, SUM, aclDataType::ACL_BF16, s),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let got = read(d, 128).1;
+    for i in 0..64 {
+        let want = bf16::from_f32(bf16::from_f32(xs[i]).to_f32() + bf16::from_f32(ys[i]).to_f32());
+        assert_eq!(
+            u16::from_le_bytes([got[2 * i], got[2 * i + 1]]),
+            want.to_bits(),
+            "{i}"
+        );
+    }
+    // Integers wrap.
+    let d = upload(&le(&[127i8, -128, 5, -7], i8::to_le_bytes));
+    let x = upload(&le(&[1i8, -1, 6, 3], i8::to_le_bytes));
+    assert_eq!(reduce(d, x, 4, SUM, aclDataType::ACL_INT8, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(read(d, 4).1, le(&[-128i8, 127, 11, -4], i8::to_le_bytes));
+    let d = upload(&le(&[i16::MAX, 3], i16::to_le_bytes));
+    let x = upload(&le(&[1i16, -9], i16::to_le_bytes));
+    assert_eq!(reduce(d, x, 4, MIN, aclDataType::ACL_INT16, s), ACL_SUCCESS);
+    assert_eq!(reduce(d, x, 4, SUM, aclDataType::ACL_INT16, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(read(d, 4).1, le(&[2i16, -18], i16::to_le_bytes));
+    let d = upload(&le(&[i32::MIN, 40], i32::to_le_bytes));
+    let x = upload(&le(&[-1i32, 41], i32::to_le_bytes));
+    assert_eq!(
+        reduce(d, x, 8, MAX, aclDataType::ACL_INT32, null_mut()),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        reduce(d, x, 8, SUM, aclDataType::ACL_INT32, null_mut()),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(null_mut()), ACL_SUCCESS);
+    assert_eq!(read(d, 8).1, le(&[-2i32, 82], i32::to_le_bytes));
+    // In place: dst = dst + dst; count 0 does nothing.
+    assert_eq!(reduce(d, d, 8, SUM, aclDataType::ACL_INT32, s), ACL_SUCCESS);
+    assert_eq!(reduce(d, x, 0, SUM, aclDataType::ACL_INT32, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(read(d, 8).1, le(&[-4i32, 164], i32::to_le_bytes));
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn reduce_misuse_is_a_status() {
+    init();
+    let s = stream();
+    let (d, x) = (malloc(64), malloc(64));
+    let t = aclDataType::ACL_FLOAT;
+    assert_eq!(reduce(null_mut(), x, 4, SUM, t, s), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        reduce(d, std::ptr::null(), 4, SUM, t, s),
+        ACL_ERROR_INVALID_PARAM
+    );
+    let mut r = 0u8;
+    // SAFETY: checked by the simulator.
+    let rc = unsafe { sim::aclrtReduceAsync(d, x, 4, SUM, t, s, &mut r as *mut u8 as *mut c_void) };
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
+    assert!(last_error().contains("reserve"), "{}", last_error());
+    assert_eq!(
+        reduce(d, x, 4, SUM, aclDataType::ACL_DOUBLE, s),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        reduce(d, x, 4, SUM, aclDataType(9999), s),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        reduce(d, x, 8, SUM, aclDataType::ACL_INT64, s),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    let eq = aclrtReduceKind::ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL;
+    assert_eq!(reduce(d, x, 4, eq, t, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    assert_eq!(
+        reduce(d, x, 4, aclrtReduceKind(3), t, s),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(reduce(d, x, 6, SUM, t, s), ACL_ERROR_RT_PARAM_INVALID);
+    let mut host = [0f32; 4];
+    let hp = host.as_mut_ptr() as *mut c_void;
+    assert_eq!(reduce(hp, x, 4, SUM, t, s), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(reduce(d, hp, 4, SUM, t, s), ACL_ERROR_RT_PARAM_INVALID);
+    // Past the padded end of the block.
+    assert_eq!(reduce(d, x, 1024, SUM, t, s), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(
+        reduce(d, x, 4, SUM, t, 0x77 as aclrtStream),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    // Memory of device 1 on a stream of device 0.
+    assert_eq!(sim::aclrtSetDevice(1), ACL_SUCCESS);
+    let other = malloc(64);
+    assert_eq!(sim::aclrtSetDevice(0), ACL_SUCCESS);
+    assert_eq!(reduce(d, other, 4, SUM, t, s), ACL_ERROR_RT_PARAM_INVALID);
+    assert!(last_error().contains("device 1"), "{}", last_error());
+    // Freed before the task runs: the stream faults.
+    let h = misuse_support::hold(s);
+    let f = malloc(64);
+    assert_eq!(reduce(d, f, 4, SUM, t, s), ACL_SUCCESS);
+    // SAFETY: a live allocation.
+    assert_eq!(unsafe { (api().aclrtFree)(f) }, ACL_SUCCESS);
+    assert_eq!(misuse_support::release(h), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_ERROR_RT_DEVICE_MEM_ERROR);
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    // The documented types per product.
+    for (soc, ok, refused) in [
+        (
+            "Ascend310P3",
+            &[
+                aclDataType::ACL_FLOAT,
+                aclDataType::ACL_FLOAT16,
+                aclDataType::ACL_INT16,
+            ][..],
+            &[
+                aclDataType::ACL_INT8,
+                aclDataType::ACL_INT32,
+                aclDataType::ACL_BF16,
+            ][..],
+        ),
+        (
+            "Ascend910A",
+            &[aclDataType::ACL_FLOAT][..],
+            &[aclDataType::ACL_FLOAT16, aclDataType::ACL_INT16][..],
+        ),
+        (
+            "Ascend310B1",
+            &[aclDataType::ACL_INT8, aclDataType::ACL_FLOAT16][..],
+            &[aclDataType::ACL_BF16][..],
+        ),
+    ] {
+        std::env::set_var("NPU_SIM_SOC", soc);
+        init();
+        let (d, x) = (malloc(64), malloc(64));
+        for &t in ok {
+            assert_eq!(
+                reduce(d, x, 4, SUM, t, null_mut()),
+                ACL_SUCCESS,
+                "{soc} {t:?}"
+            );
+        }
+        for &t in refused {
+            assert_eq!(
+                reduce(d, x, 4, SUM, t, null_mut()),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "{soc} {t:?}"
+            );
+        }
+        let max_ok = soc == "Ascend310B1";
+        let rc = reduce(d, x, 4, MAX, ok[0], null_mut());
+        assert_eq!(rc == ACL_SUCCESS, max_ok, "{soc}: MAX");
+        assert_eq!(sync(null_mut()), ACL_SUCCESS);
+        finalize();
+    }
+    std::env::remove_var("NPU_SIM_SOC");
+    no_internal_errors();
+}
