@@ -118,6 +118,7 @@ mod generate {
         "aclrtDevResLimitType",
         "aclrtStreamConfigAttr",
         "aclrtReduceKind",
+        "aclrtRandomNumFuncType",
     ];
 
     /// Names declared by the project's header, read from its text so that

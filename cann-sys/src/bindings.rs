@@ -227,16 +227,6 @@ pub struct aclIntArray {
 }
 #[repr(C)]
 #[derive(Debug)]
-pub struct aclFloatArray {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug)]
-pub struct aclBoolArray {
-    _unused: [u8; 0],
-}
-#[repr(C)]
-#[derive(Debug)]
 pub struct aclTensorList {
     _unused: [u8; 0],
 }
@@ -944,6 +934,166 @@ unsafe extern "C" {
         count: u64,
         kind: aclrtReduceKind,
         type_: aclDataType,
+        stream: aclrtStream,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtRandomParaInfo {
+    pub isAddr: u8,
+    pub valueOrAddr: [u8; 8usize],
+    pub size: u8,
+    pub rsv: [u8; 6usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomParaInfo"][::core::mem::size_of::<aclrtRandomParaInfo>() - 16usize];
+    ["Alignment of aclrtRandomParaInfo"][::core::mem::align_of::<aclrtRandomParaInfo>() - 1usize];
+    ["Offset of field: aclrtRandomParaInfo::isAddr"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, isAddr) - 0usize];
+    ["Offset of field: aclrtRandomParaInfo::valueOrAddr"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, valueOrAddr) - 1usize];
+    ["Offset of field: aclrtRandomParaInfo::size"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, size) - 9usize];
+    ["Offset of field: aclrtRandomParaInfo::rsv"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, rsv) - 10usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtDropoutBitmaskInfo {
+    pub dropoutRation: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtDropoutBitmaskInfo"]
+        [::core::mem::size_of::<aclrtDropoutBitmaskInfo>() - 16usize];
+    ["Alignment of aclrtDropoutBitmaskInfo"]
+        [::core::mem::align_of::<aclrtDropoutBitmaskInfo>() - 1usize];
+    ["Offset of field: aclrtDropoutBitmaskInfo::dropoutRation"]
+        [::core::mem::offset_of!(aclrtDropoutBitmaskInfo, dropoutRation) - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUniformDisInfo {
+    pub min: aclrtRandomParaInfo,
+    pub max: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUniformDisInfo"][::core::mem::size_of::<aclrtUniformDisInfo>() - 32usize];
+    ["Alignment of aclrtUniformDisInfo"][::core::mem::align_of::<aclrtUniformDisInfo>() - 1usize];
+    ["Offset of field: aclrtUniformDisInfo::min"]
+        [::core::mem::offset_of!(aclrtUniformDisInfo, min) - 0usize];
+    ["Offset of field: aclrtUniformDisInfo::max"]
+        [::core::mem::offset_of!(aclrtUniformDisInfo, max) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtNormalDisInfo {
+    pub mean: aclrtRandomParaInfo,
+    pub stddev: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtNormalDisInfo"][::core::mem::size_of::<aclrtNormalDisInfo>() - 32usize];
+    ["Alignment of aclrtNormalDisInfo"][::core::mem::align_of::<aclrtNormalDisInfo>() - 1usize];
+    ["Offset of field: aclrtNormalDisInfo::mean"]
+        [::core::mem::offset_of!(aclrtNormalDisInfo, mean) - 0usize];
+    ["Offset of field: aclrtNormalDisInfo::stddev"]
+        [::core::mem::offset_of!(aclrtNormalDisInfo, stddev) - 16usize];
+};
+impl aclrtRandomNumFuncType {
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(0);
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(1);
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(2);
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtRandomNumFuncType(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtRandomNumFuncParaInfo {
+    pub funcType: aclrtRandomNumFuncType,
+    pub paramInfo: aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtRandomNumFuncParaInfo__bindgen_ty_1 {
+    pub dropoutBitmaskInfo: aclrtDropoutBitmaskInfo,
+    pub uniformDisInfo: aclrtUniformDisInfo,
+    pub normalDisInfo: aclrtNormalDisInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumFuncParaInfo__bindgen_ty_1"]
+        [::core::mem::size_of::<aclrtRandomNumFuncParaInfo__bindgen_ty_1>() - 32usize];
+    ["Alignment of aclrtRandomNumFuncParaInfo__bindgen_ty_1"]
+        [::core::mem::align_of::<aclrtRandomNumFuncParaInfo__bindgen_ty_1>() - 1usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::dropoutBitmaskInfo"][::core::mem::offset_of!(
+        aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+        dropoutBitmaskInfo
+    ) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::uniformDisInfo"][::core::mem::offset_of!(
+        aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+        uniformDisInfo
+    ) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::normalDisInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo__bindgen_ty_1, normalDisInfo) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumFuncParaInfo"]
+        [::core::mem::size_of::<aclrtRandomNumFuncParaInfo>() - 36usize];
+    ["Alignment of aclrtRandomNumFuncParaInfo"]
+        [::core::mem::align_of::<aclrtRandomNumFuncParaInfo>() - 4usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo::funcType"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo, funcType) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo::paramInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo, paramInfo) - 4usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtRandomNumTaskInfo {
+    pub dataType: aclDataType,
+    pub randomNumFuncParaInfo: aclrtRandomNumFuncParaInfo,
+    pub randomParaAddr: *mut ::core::ffi::c_void,
+    pub randomResultAddr: *mut ::core::ffi::c_void,
+    pub randomCounterAddr: *mut ::core::ffi::c_void,
+    pub randomSeed: aclrtRandomParaInfo,
+    pub randomNum: aclrtRandomParaInfo,
+    pub rsv: [u8; 8usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumTaskInfo"][::core::mem::size_of::<aclrtRandomNumTaskInfo>() - 104usize];
+    ["Alignment of aclrtRandomNumTaskInfo"]
+        [::core::mem::align_of::<aclrtRandomNumTaskInfo>() - 8usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::dataType"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, dataType) - 0usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomNumFuncParaInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomNumFuncParaInfo) - 4usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomParaAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomParaAddr) - 40usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomResultAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomResultAddr) - 48usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomCounterAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomCounterAddr) - 56usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomSeed"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomSeed) - 64usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomNum"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomNum) - 80usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::rsv"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, rsv) - 96usize];
+};
+unsafe extern "C" {
+    pub fn aclrtRandomNumAsync(
+        taskInfo: *const aclrtRandomNumTaskInfo,
         stream: aclrtStream,
         reserve: *mut ::core::ffi::c_void,
     ) -> aclError;

@@ -136,6 +136,60 @@ void ReduceTask()
     CHECK_ERROR(aclrtDestroyStreamForce(stream));
     INFO_LOG("reduce task: ok");
 }
+// As the random-number example: a task info with immediate parameters,
+// a 16-byte counter in device memory.
+aclError UniformInt32(int32_t lo, int32_t hi, uint64_t seed, uint64_t num, void* counter, void* out,
+                      aclrtStream stream)
+{
+    aclrtRandomNumTaskInfo info;
+    memset(&info, 0, sizeof(info));
+    info.dataType = ACL_INT32;
+    info.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS;
+    info.randomResultAddr = out;
+    info.randomCounterAddr = counter;
+    memcpy(info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.valueOrAddr, &lo, sizeof(lo));
+    info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.size = sizeof(lo);
+    memcpy(info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.valueOrAddr, &hi, sizeof(hi));
+    info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.size = sizeof(hi);
+    memcpy(info.randomSeed.valueOrAddr, &seed, sizeof(seed));
+    info.randomSeed.size = sizeof(seed);
+    memcpy(info.randomNum.valueOrAddr, &num, sizeof(num));
+    info.randomNum.size = sizeof(num);
+    return aclrtRandomNumAsync(&info, stream, nullptr);
+}
+
+void RandomTask()
+{
+    aclrtStream stream = nullptr;
+    CHECK_ERROR(aclrtCreateStream(&stream));
+    const uint64_t num = 128;
+    void* out = nullptr;
+    void* counter = nullptr;
+    CHECK_ERROR(aclrtMalloc(&out, num * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMalloc(&counter, 16, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMemset(counter, 16, 0, 16));
+    std::vector<int32_t> first(num);
+    std::vector<int32_t> again(num);
+    CHECK_ERROR(UniformInt32(1, 100, 0, num, counter, out, stream));
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    CHECK_ERROR(aclrtMemcpy(first.data(), num * 4, out, num * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (uint64_t i = 0; i < num; i++) {
+        EXPECT(first[i] >= 1 && first[i] < 100);
+    }
+    INFO_LOG("Random result[0..3] = %d %d %d", first[0], first[1], first[2]);
+    // The same seed and counter: the same numbers.
+    CHECK_ERROR(UniformInt32(1, 100, 0, num, counter, out, stream));
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    CHECK_ERROR(aclrtMemcpy(again.data(), num * 4, out, num * 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(first == again);
+    EXPECT(aclrtRandomNumAsync(nullptr, stream, nullptr) == ACL_ERROR_INVALID_PARAM);
+    EXPECT(UniformInt32(1, 100, 0, num, nullptr, out, stream) == ACL_ERROR_INVALID_PARAM);
+    EXPECT(UniformInt32(1, 100, 0, 4096, counter, out, stream) == ACL_ERROR_RT_PARAM_INVALID);
+    CHECK_ERROR(aclrtFree(out));
+    CHECK_ERROR(aclrtFree(counter));
+    CHECK_ERROR(aclrtDestroyStreamForce(stream));
+    INFO_LOG("random task: ok");
+}
 } // namespace
 
 int main()
@@ -145,6 +199,7 @@ int main()
     CHECK_ERROR(aclrtSetDevice(deviceId));
     ValueWriteWait();
     ReduceTask();
+    RandomTask();
     CHECK_ERROR(aclrtResetDeviceForce(deviceId));
     CHECK_ERROR(aclFinalize());
     printf("runtime_tail2: ok\n");

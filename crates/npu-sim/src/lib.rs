@@ -183,6 +183,7 @@ same_type!(
     aclrtValueWrite,
     aclrtValueWait,
     aclrtReduceAsync,
+    aclrtRandomNumAsync,
 );
 
 /// Live counts of everything the simulator hands out.

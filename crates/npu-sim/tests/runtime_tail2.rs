@@ -563,3 +563,295 @@ fn reduce_misuse_is_a_status() {
     std::env::remove_var("NPU_SIM_SOC");
     no_internal_errors();
 }
+
+fn para(bytes: &[u8]) -> aclrtRandomParaInfo {
+    let mut p = aclrtRandomParaInfo {
+        isAddr: 0,
+        valueOrAddr: [0; 8],
+        size: bytes.len() as u8,
+        rsv: [0; 6],
+    };
+    p.valueOrAddr[..bytes.len()].copy_from_slice(bytes);
+    p
+}
+
+/// A task info as CANN's example fills one (every field spelled out).
+#[allow(clippy::too_many_arguments)]
+fn task(
+    t: aclDataType,
+    f: aclrtRandomNumFuncType,
+    a: aclrtRandomParaInfo,
+    b: aclrtRandomParaInfo,
+    seed: u64,
+    num: u64,
+    counter: *mut c_void,
+    out: *mut c_void,
+) -> aclrtRandomNumTaskInfo {
+    // SAFETY: a plain C struct: all zeroes is a valid value.
+    let mut ti: aclrtRandomNumTaskInfo = unsafe { std::mem::zeroed() };
+    ti.dataType = t;
+    ti.randomNumFuncParaInfo.funcType = f;
+    ti.randomNumFuncParaInfo.paramInfo.uniformDisInfo = aclrtUniformDisInfo { min: a, max: b };
+    ti.randomResultAddr = out;
+    ti.randomCounterAddr = counter;
+    ti.randomSeed = para(&seed.to_le_bytes());
+    ti.randomNum = para(&num.to_le_bytes());
+    ti
+}
+
+fn random(ti: &aclrtRandomNumTaskInfo, s: aclrtStream) -> i32 {
+    // SAFETY: a valid task info.
+    unsafe { sim::aclrtRandomNumAsync(ti, s, null_mut()) }
+}
+
+const UNIFORM: aclrtRandomNumFuncType =
+    aclrtRandomNumFuncType::ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS;
+const NORMAL: aclrtRandomNumFuncType =
+    aclrtRandomNumFuncType::ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS;
+const TRUNCATED: aclrtRandomNumFuncType =
+    aclrtRandomNumFuncType::ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS;
+const DROPOUT: aclrtRandomNumFuncType =
+    aclrtRandomNumFuncType::ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK;
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+#[serial]
+fn random_numbers_are_philox_and_reproducible() {
+    init();
+    let s = stream();
+    let n = 4096u64;
+    let out = malloc(n as usize * 8);
+    let counter = upload(&[0u8; 16]);
+    let f = |x: f32| para(&x.to_le_bytes());
+    let t = aclDataType::ACL_FLOAT;
+    // Uniform [2, 5): the same seed and counter, the same numbers.
+    let ti = task(t, UNIFORM, f(2.0), f(5.0), 42, n, counter, out);
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let first = f32s(&read(out, n as usize * 4).1);
+    assert!(first.iter().all(|&x| (2.0..5.0).contains(&x)));
+    let mean = first.iter().sum::<f32>() / n as f32;
+    assert!((mean - 3.5).abs() < 0.1, "{mean}");
+    // Element 0 is Philox(counter 0, key 42)'s first word, top 24 bits.
+    let w = sim::philox4x32_10([0; 4], [42, 0])[0];
+    assert_eq!(first[0], 2.0 + ((w >> 8) as f32 / 16_777_216.0) * 3.0);
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(f32s(&read(out, n as usize * 4).1), first);
+    // Counter + 1: the sequence shifted by one element.
+    let mut one = [0u8; 16];
+    one[0] = 1;
+    let counter1 = upload(&one);
+    let ti1 = task(t, UNIFORM, f(2.0), f(5.0), 42, n, counter1, out);
+    assert_eq!(random(&ti1, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(
+        f32s(&read(out, n as usize * 4).1)[..n as usize - 1],
+        first[1..]
+    );
+    // Another seed: other numbers.
+    let ti2 = task(t, UNIFORM, f(2.0), f(5.0), 43, n, counter, out);
+    assert_eq!(random(&ti2, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_ne!(f32s(&read(out, n as usize * 4).1), first);
+    // Normal(3, 2) and truncated normal.
+    let ti = task(t, NORMAL, f(3.0), f(2.0), 7, n, counter, out);
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let v = f32s(&read(out, n as usize * 4).1);
+    let mean = v.iter().sum::<f32>() / n as f32;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / n as f32;
+    assert!(
+        (mean - 3.0).abs() < 0.15 && (var.sqrt() - 2.0).abs() < 0.15,
+        "{mean} {var}"
+    );
+    assert!(v.iter().any(|&x| (x - 3.0).abs() > 4.0));
+    let ti = task(t, TRUNCATED, f(3.0), f(2.0), 7, n, counter, out);
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let v = f32s(&read(out, n as usize * 4).1);
+    assert!(v.iter().all(|&x| (x - 3.0).abs() <= 4.0 + 1e-5));
+    // Integers: uniform in [min, max).
+    let i = |x: i32| para(&x.to_le_bytes());
+    let ti = task(
+        aclDataType::ACL_INT32,
+        UNIFORM,
+        i(-3),
+        i(4),
+        1,
+        n,
+        counter,
+        out,
+    );
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let v: Vec<i32> = read(out, n as usize * 4)
+        .1
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert!(v.iter().all(|x| (-3..4).contains(x)));
+    for k in -3..4 {
+        assert!(v.contains(&k), "{k}");
+    }
+    let u = |x: u64| para(&x.to_le_bytes());
+    let ti = task(
+        aclDataType::ACL_UINT64,
+        UNIFORM,
+        u(1 << 40),
+        u(u64::MAX),
+        1,
+        64,
+        counter,
+        out,
+    );
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let v: Vec<u64> = read(out, 512)
+        .1
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert!(v.iter().all(|&x| x >= 1 << 40));
+    // fp16 uniform [1, 2), and bf16 normal.
+    let h = |x: f32| para(&half::f16::from_f32(x).to_bits().to_le_bytes());
+    let ti = task(
+        aclDataType::ACL_FLOAT16,
+        UNIFORM,
+        h(1.0),
+        h(2.0),
+        5,
+        n,
+        counter,
+        out,
+    );
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let v = read(out, n as usize * 2).1;
+    assert!(v
+        .chunks(2)
+        .map(|c| half::f16::from_bits(u16::from_le_bytes([c[0], c[1]])).to_f32())
+        .all(|x| (1.0..=2.0).contains(&x)));
+    // Dropout bitmask: ratio 0.25 drops about a quarter of the bits.
+    let ti = task(t, DROPOUT, f(0.25), f(0.25), 9, n, counter, out);
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let kept: u32 = read(out, n as usize / 8)
+        .1
+        .iter()
+        .map(|b| b.count_ones())
+        .sum();
+    let frac = kept as f32 / n as f32;
+    assert!((frac - 0.75).abs() < 0.05, "{frac}");
+    // A parameter in device memory (isAddr), read when the task runs.
+    let lo = upload(&10.0f32.to_le_bytes());
+    let mut pa = para(&(lo as u64).to_le_bytes());
+    pa.isAddr = 1;
+    pa.size = 4;
+    let ti = task(t, UNIFORM, pa, f(11.0), 3, 16, counter, out);
+    assert_eq!(random(&ti, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert!(f32s(&read(out, 64).1)
+        .iter()
+        .all(|&x| (10.0..11.0).contains(&x)));
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn random_misuse_is_a_status() {
+    init();
+    let out = malloc(64);
+    let counter = malloc(16);
+    let f = |x: f32| para(&x.to_le_bytes());
+    let t = aclDataType::ACL_FLOAT;
+    let good = task(t, UNIFORM, f(0.0), f(1.0), 1, 16, counter, out);
+    assert_eq!(random(&good, null_mut()), ACL_SUCCESS);
+    // SAFETY: NULL task info, or a valid one with a reserve.
+    unsafe {
+        assert_eq!(
+            sim::aclrtRandomNumAsync(std::ptr::null(), null_mut(), null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let mut r = 0u8;
+        assert_eq!(
+            sim::aclrtRandomNumAsync(&good, null_mut(), &mut r as *mut u8 as *mut c_void),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    let check = |ti: aclrtRandomNumTaskInfo, code: i32, what: &str| {
+        assert_eq!(random(&ti, null_mut()), code, "{what}: {}", last_error());
+    };
+    let mut ti = good;
+    ti.dataType = aclDataType::ACL_INT8;
+    check(ti, ACL_ERROR_INVALID_PARAM, "int8");
+    let mut ti = task(
+        aclDataType::ACL_INT32,
+        NORMAL,
+        f(0.0),
+        f(1.0),
+        1,
+        16,
+        counter,
+        out,
+    );
+    check(ti, ACL_ERROR_INVALID_PARAM, "normal int32");
+    ti = good;
+    ti.randomNumFuncParaInfo.funcType = aclrtRandomNumFuncType(4);
+    check(ti, ACL_ERROR_INVALID_PARAM, "funcType");
+    ti = good;
+    ti.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.size = 2;
+    check(ti, ACL_ERROR_INVALID_PARAM, "min size");
+    ti = good;
+    ti.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.isAddr = 2;
+    check(ti, ACL_ERROR_INVALID_PARAM, "isAddr");
+    ti = good;
+    ti.randomSeed.size = 9;
+    check(ti, ACL_ERROR_INVALID_PARAM, "seed size");
+    ti = good;
+    ti.randomResultAddr = null_mut();
+    check(ti, ACL_ERROR_INVALID_PARAM, "null result");
+    ti = good;
+    ti.randomCounterAddr = null_mut();
+    check(ti, ACL_ERROR_INVALID_PARAM, "null counter");
+    let mut host = [0u8; 64];
+    ti = good;
+    ti.randomResultAddr = host.as_mut_ptr().cast();
+    check(ti, ACL_ERROR_RT_PARAM_INVALID, "host result");
+    ti = good;
+    ti.randomCounterAddr = (counter as usize + 8) as *mut c_void;
+    // 8 bytes into a 16-byte block: within aclrtMalloc's padding.
+    check(ti, ACL_SUCCESS, "counter in the padding");
+    ti = task(t, UNIFORM, f(0.0), f(1.0), 1, 1000, counter, out);
+    check(ti, ACL_ERROR_RT_PARAM_INVALID, "too many results");
+    ti = good;
+    ti.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.isAddr = 1;
+    check(ti, ACL_ERROR_RT_PARAM_INVALID, "isAddr not device memory");
+    ti = good;
+    ti.randomParaAddr = host.as_mut_ptr().cast();
+    check(ti, ACL_ERROR_RT_PARAM_INVALID, "randomParaAddr on the host");
+    // num 0: nothing written, success.
+    ti = task(t, UNIFORM, f(0.0), f(1.0), 1, 0, counter, out);
+    check(ti, ACL_SUCCESS, "num 0");
+    assert_eq!(
+        random(&good, 0x77 as aclrtStream),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    assert_eq!(sync(null_mut()), ACL_SUCCESS);
+    finalize();
+    std::env::set_var("NPU_SIM_SOC", "Ascend310P3");
+    init();
+    let (out, counter) = (malloc(64), malloc(16));
+    let ti = task(t, UNIFORM, f(0.0), f(1.0), 1, 16, counter, out);
+    assert_eq!(random(&ti, null_mut()), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    finalize();
+    std::env::remove_var("NPU_SIM_SOC");
+    no_internal_errors();
+}
