@@ -44,6 +44,10 @@ typedef int aclError;
 typedef uint16_t aclFloat16;
 typedef struct aclDataBuffer aclDataBuffer;
 typedef void *aclrtTaskGrp;
+typedef void *aclrtAllocatorDesc;
+typedef void *aclrtAllocator;
+typedef void *aclrtAllocatorBlock;
+typedef void *aclrtAllocatorAddr;
 
 /* @cann aclnn/acl_meta.h */
 typedef int32_t aclnnStatus;
@@ -733,6 +737,34 @@ typedef struct {
 
 aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
                              void *reserve);
+
+/* @cann acl/acl_rt_allocator.h */
+/* A user allocator registered per stream (CANN calls it for single-op and
+   dynamic-shape model execution; the simulator stores it). */
+typedef void *(*aclrtAllocatorAllocFunc)(aclrtAllocator allocator, size_t size);
+typedef void (*aclrtAllocatorFreeFunc)(aclrtAllocator allocator, aclrtAllocatorBlock block);
+typedef void *(*aclrtAllocatorAllocAdviseFunc)(aclrtAllocator allocator, size_t size,
+                                               aclrtAllocatorAddr addr);
+typedef void *(*aclrtAllocatorGetAddrFromBlockFunc)(aclrtAllocatorBlock block);
+
+aclrtAllocatorDesc aclrtAllocatorCreateDesc(void);
+aclError aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc);
+aclError aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocator allocator);
+aclError aclrtAllocatorSetAllocFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                          aclrtAllocatorAllocFunc func);
+aclError aclrtAllocatorSetFreeFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                         aclrtAllocatorFreeFunc func);
+aclError aclrtAllocatorSetAllocAdviseFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                                aclrtAllocatorAllocAdviseFunc func);
+aclError aclrtAllocatorSetGetAddrFromBlockFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                                     aclrtAllocatorGetAddrFromBlockFunc func);
+aclError aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc);
+aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrtAllocatorDesc *allocatorDesc,
+                                   aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc,
+                                   aclrtAllocatorFreeFunc *freeFunc,
+                                   aclrtAllocatorAllocAdviseFunc *allocAdviseFunc,
+                                   aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc);
+aclError aclrtAllocatorUnregister(aclrtStream stream);
 
 /* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */

@@ -209,6 +209,10 @@ pub struct aclDataBuffer {
     _unused: [u8; 0],
 }
 pub type aclrtTaskGrp = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorDesc = *mut ::core::ffi::c_void;
+pub type aclrtAllocator = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorBlock = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorAddr = *mut ::core::ffi::c_void;
 pub type aclnnStatus = i32;
 #[repr(C)]
 #[derive(Debug)]
@@ -1097,6 +1101,78 @@ unsafe extern "C" {
         stream: aclrtStream,
         reserve: *mut ::core::ffi::c_void,
     ) -> aclError;
+}
+pub type aclrtAllocatorAllocFunc = ::core::option::Option<
+    unsafe extern "C" fn(allocator: aclrtAllocator, size: usize) -> *mut ::core::ffi::c_void,
+>;
+pub type aclrtAllocatorFreeFunc = ::core::option::Option<
+    unsafe extern "C" fn(allocator: aclrtAllocator, block: aclrtAllocatorBlock),
+>;
+pub type aclrtAllocatorAllocAdviseFunc = ::core::option::Option<
+    unsafe extern "C" fn(
+        allocator: aclrtAllocator,
+        size: usize,
+        addr: aclrtAllocatorAddr,
+    ) -> *mut ::core::ffi::c_void,
+>;
+pub type aclrtAllocatorGetAddrFromBlockFunc = ::core::option::Option<
+    unsafe extern "C" fn(block: aclrtAllocatorBlock) -> *mut ::core::ffi::c_void,
+>;
+unsafe extern "C" {
+    pub fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetObjToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        allocator: aclrtAllocator,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetAllocFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetFreeFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorFreeFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetAllocAdviseFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocAdviseFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorRegister(
+        stream: aclrtStream,
+        allocatorDesc: aclrtAllocatorDesc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorGetByStream(
+        stream: aclrtStream,
+        allocatorDesc: *mut aclrtAllocatorDesc,
+        allocator: *mut aclrtAllocator,
+        allocFunc: *mut aclrtAllocatorAllocFunc,
+        freeFunc: *mut aclrtAllocatorFreeFunc,
+        allocAdviseFunc: *mut aclrtAllocatorAllocAdviseFunc,
+        getAddrFromBlockFunc: *mut aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;

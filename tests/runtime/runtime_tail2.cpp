@@ -190,6 +190,58 @@ void RandomTask()
     CHECK_ERROR(aclrtDestroyStreamForce(stream));
     INFO_LOG("random task: ok");
 }
+// A user allocator, as a framework registers one on its stream.
+struct MyAllocator {
+    int allocs;
+};
+void* MyAlloc(aclrtAllocator allocator, size_t size)
+{
+    static_cast<MyAllocator*>(allocator)->allocs++;
+    return malloc(size);
+}
+void MyFree(aclrtAllocator allocator, aclrtAllocatorBlock block)
+{
+    (void)allocator;
+    free(block);
+}
+void* MyBlockAddr(aclrtAllocatorBlock block)
+{
+    return block;
+}
+
+void RegisteredAllocator()
+{
+    aclrtStream stream = nullptr;
+    CHECK_ERROR(aclrtCreateStream(&stream));
+    MyAllocator mine = {0};
+    aclrtAllocatorDesc desc = aclrtAllocatorCreateDesc();
+    EXPECT(desc != nullptr);
+    CHECK_ERROR(aclrtAllocatorSetObjToDesc(desc, &mine));
+    CHECK_ERROR(aclrtAllocatorSetAllocFuncToDesc(desc, MyAlloc));
+    CHECK_ERROR(aclrtAllocatorSetFreeFuncToDesc(desc, MyFree));
+    EXPECT(aclrtAllocatorRegister(stream, desc) == ACL_ERROR_INVALID_PARAM); // no block-address function yet
+    CHECK_ERROR(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(desc, MyBlockAddr));
+    CHECK_ERROR(aclrtAllocatorRegister(stream, desc));
+    aclrtAllocatorDesc gotDesc = nullptr;
+    aclrtAllocator gotObj = nullptr;
+    aclrtAllocatorAllocFunc gotAlloc = nullptr;
+    aclrtAllocatorFreeFunc gotFree = nullptr;
+    aclrtAllocatorAllocAdviseFunc gotAdvise = nullptr;
+    aclrtAllocatorGetAddrFromBlockFunc gotAddr = nullptr;
+    CHECK_ERROR(aclrtAllocatorGetByStream(stream, &gotDesc, &gotObj, &gotAlloc, &gotFree, &gotAdvise, &gotAddr));
+    EXPECT(gotDesc == desc && gotObj == &mine && gotAlloc == MyAlloc && gotFree == MyFree);
+    EXPECT(gotAdvise == nullptr && gotAddr == MyBlockAddr);
+    // The functions handed back are the user's own.
+    void* block = gotAlloc(gotObj, 64);
+    EXPECT(block != nullptr && gotAddr(block) == block && mine.allocs == 1);
+    gotFree(gotObj, block);
+    CHECK_ERROR(aclrtAllocatorUnregister(stream));
+    EXPECT(aclrtAllocatorGetByStream(stream, &gotDesc, nullptr, nullptr, nullptr, nullptr, nullptr) ==
+           ACL_ERROR_INVALID_PARAM);
+    CHECK_ERROR(aclrtAllocatorDestroyDesc(desc));
+    CHECK_ERROR(aclrtDestroyStreamForce(stream));
+    INFO_LOG("registered allocator: ok");
+}
 } // namespace
 
 int main()
@@ -200,6 +252,7 @@ int main()
     ValueWriteWait();
     ReduceTask();
     RandomTask();
+    RegisteredAllocator();
     CHECK_ERROR(aclrtResetDeviceForce(deviceId));
     CHECK_ERROR(aclFinalize());
     printf("runtime_tail2: ok\n");

@@ -184,6 +184,16 @@ same_type!(
     aclrtValueWait,
     aclrtReduceAsync,
     aclrtRandomNumAsync,
+    aclrtAllocatorCreateDesc,
+    aclrtAllocatorDestroyDesc,
+    aclrtAllocatorSetObjToDesc,
+    aclrtAllocatorSetAllocFuncToDesc,
+    aclrtAllocatorSetFreeFuncToDesc,
+    aclrtAllocatorSetAllocAdviseFuncToDesc,
+    aclrtAllocatorSetGetAddrFromBlockFuncToDesc,
+    aclrtAllocatorRegister,
+    aclrtAllocatorGetByStream,
+    aclrtAllocatorUnregister,
 );
 
 /// Live counts of everything the simulator hands out.

@@ -855,3 +855,207 @@ fn random_misuse_is_a_status() {
     std::env::remove_var("NPU_SIM_SOC");
     no_internal_errors();
 }
+
+// ------------------------------------------------------ registered allocator
+
+extern "C" fn my_alloc(_a: aclrtAllocator, _n: usize) -> *mut c_void {
+    null_mut()
+}
+extern "C" fn my_free(_a: aclrtAllocator, _b: aclrtAllocatorBlock) {}
+extern "C" fn my_advise(_a: aclrtAllocator, _n: usize, _p: aclrtAllocatorAddr) -> *mut c_void {
+    null_mut()
+}
+extern "C" fn my_addr(_b: aclrtAllocatorBlock) -> *mut c_void {
+    null_mut()
+}
+
+#[test]
+#[serial]
+fn an_allocator_is_registered_per_stream_and_handed_back() {
+    init();
+    let s = stream();
+    let mut obj = 5u32;
+    let o = &mut obj as *mut u32 as aclrtAllocator;
+    let d = sim::aclrtAllocatorCreateDesc();
+    assert!(!d.is_null());
+    assert_eq!(sim::aclrtAllocatorSetObjToDesc(d, o), ACL_SUCCESS);
+    assert_eq!(
+        sim::aclrtAllocatorSetAllocFuncToDesc(d, Some(my_alloc)),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetFreeFuncToDesc(d, Some(my_free)),
+        ACL_SUCCESS
+    );
+    // Registering needs the block-to-address function too.
+    assert_eq!(sim::aclrtAllocatorRegister(s, d), ACL_ERROR_INVALID_PARAM);
+    assert!(
+        last_error().contains("getAddrFromBlockFunc"),
+        "{}",
+        last_error()
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, Some(my_addr)),
+        ACL_SUCCESS
+    );
+    assert_eq!(sim::aclrtAllocatorRegister(s, d), ACL_SUCCESS);
+    let get = |s: aclrtStream| {
+        let mut out: (
+            aclrtAllocatorDesc,
+            aclrtAllocator,
+            aclrtAllocatorAllocFunc,
+            aclrtAllocatorFreeFunc,
+            aclrtAllocatorAllocAdviseFunc,
+            aclrtAllocatorGetAddrFromBlockFunc,
+        ) = (null_mut(), null_mut(), None, None, None, None);
+        // SAFETY: valid outputs.
+        let rc = unsafe {
+            sim::aclrtAllocatorGetByStream(
+                s, &mut out.0, &mut out.1, &mut out.2, &mut out.3, &mut out.4, &mut out.5,
+            )
+        };
+        (rc, out)
+    };
+    let (rc, out) = get(s);
+    assert_eq!(rc, ACL_SUCCESS);
+    assert_eq!((out.0, out.1), (d, o));
+    assert_eq!(out.2.map(|f| f as usize), Some(my_alloc as *const () as usize));
+    assert_eq!(out.3.map(|f| f as usize), Some(my_free as *const () as usize));
+    assert!(out.4.is_none());
+    assert_eq!(out.5.map(|f| f as usize), Some(my_addr as *const () as usize));
+    // The registration is a copy: later changes and destroying the
+    // description do not touch it.
+    assert_eq!(
+        sim::aclrtAllocatorSetAllocAdviseFuncToDesc(d, Some(my_advise)),
+        ACL_SUCCESS
+    );
+    assert!(get(s).1 .4.is_none());
+    assert_eq!(sim::aclrtAllocatorDestroyDesc(d), ACL_SUCCESS);
+    assert_eq!(get(s).1 .1, o);
+    // Only the description output is required.
+    let mut only = null_mut();
+    // SAFETY: valid output, the others NULL.
+    let rc = unsafe {
+        sim::aclrtAllocatorGetByStream(
+            s,
+            &mut only,
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            null_mut(),
+        )
+    };
+    assert_eq!((rc, only), (ACL_SUCCESS, d));
+    // Another stream has none; unregistering removes it (twice is fine).
+    let s2 = stream();
+    assert_eq!(get(s2).0, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtAllocatorUnregister(s), ACL_SUCCESS);
+    assert_eq!(get(s).0, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtAllocatorUnregister(s), ACL_SUCCESS);
+    // A destroyed stream takes its registration with it.
+    let d2 = sim::aclrtAllocatorCreateDesc();
+    assert_eq!(sim::aclrtAllocatorSetObjToDesc(d2, o), ACL_SUCCESS);
+    assert_eq!(
+        sim::aclrtAllocatorSetAllocFuncToDesc(d2, Some(my_alloc)),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetFreeFuncToDesc(d2, Some(my_free)),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d2, Some(my_addr)),
+        ACL_SUCCESS
+    );
+    assert_eq!(sim::aclrtAllocatorRegister(s2, d2), ACL_SUCCESS);
+    assert_eq!(destroy(s2), ACL_SUCCESS);
+    assert_eq!(get(s2).0, ACL_ERROR_RT_INVALID_HANDLE);
+    assert_eq!(
+        sim::aclrtAllocatorRegister(s2, d2),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    assert_eq!(sim::aclrtAllocatorDestroyDesc(d2), ACL_SUCCESS);
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn allocator_misuse_is_a_status() {
+    init();
+    let s = stream();
+    let d = sim::aclrtAllocatorCreateDesc();
+    let bogus = 0x1234 as aclrtAllocatorDesc;
+    assert_eq!(
+        sim::aclrtAllocatorSetObjToDesc(d, null_mut()),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetAllocFuncToDesc(d, None),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetFreeFuncToDesc(d, None),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetAllocAdviseFuncToDesc(d, None),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, None),
+        ACL_ERROR_INVALID_PARAM
+    );
+    for h in [null_mut(), bogus] {
+        assert_eq!(
+            sim::aclrtAllocatorSetAllocFuncToDesc(h, Some(my_alloc)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtAllocatorRegister(s, h), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(sim::aclrtAllocatorDestroyDesc(h), ACL_ERROR_INVALID_PARAM);
+    }
+    // An empty description: the object first.
+    assert_eq!(sim::aclrtAllocatorRegister(s, d), ACL_ERROR_INVALID_PARAM);
+    assert!(last_error().contains("obj"), "{}", last_error());
+    assert_eq!(
+        sim::aclrtAllocatorRegister(null_mut(), d),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtAllocatorUnregister(null_mut()),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtAllocatorUnregister(0x77 as aclrtStream),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    // SAFETY: NULL outputs are checked.
+    let rc = unsafe {
+        sim::aclrtAllocatorGetByStream(
+            s,
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            null_mut(),
+        )
+    };
+    assert_eq!(rc, ACL_ERROR_INVALID_PARAM);
+    // Destroyed twice.
+    assert_eq!(sim::aclrtAllocatorDestroyDesc(d), ACL_SUCCESS);
+    assert_eq!(sim::aclrtAllocatorDestroyDesc(d), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    // Before aclInit: descriptions work, registration needs the runtime.
+    let d = sim::aclrtAllocatorCreateDesc();
+    assert!(!d.is_null());
+    assert_eq!(
+        sim::aclrtAllocatorRegister(0x77 as aclrtStream, d),
+        ACL_ERROR_UNINITIALIZE
+    );
+    assert_eq!(sim::aclrtAllocatorDestroyDesc(d), ACL_SUCCESS);
+    no_internal_errors();
+}

@@ -2,6 +2,7 @@
 //! per group of CANN's headers; here, what the groups share (the runtime
 //! and the handles resolved, where a pointer lives).
 
+mod allocator;
 mod base;
 mod buffer;
 mod callback;
@@ -21,6 +22,7 @@ mod stream_config;
 mod value;
 mod version;
 
+pub use allocator::*;
 pub use base::*;
 pub use buffer::*;
 pub use callback::*;
