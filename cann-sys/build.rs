@@ -119,6 +119,7 @@ mod generate {
         "aclrtStreamConfigAttr",
         "aclrtReduceKind",
         "aclrtRandomNumFuncType",
+        "aclrtFloatOverflowMode",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -738,6 +738,20 @@ typedef struct {
 aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
                              void *reserve);
 
+/* Saturation and overflow. */
+typedef enum {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN = 1,
+    ACL_RT_OVERFLOW_MODE_UNDEF = 2
+} aclrtFloatOverflowMode;
+
+aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+aclError aclrtResetOverflowStatus(aclrtStream stream);
+
 /* @cann acl/acl_rt_allocator.h */
 /* A user allocator registered per stream (CANN calls it for single-op and
    dynamic-shape model execution; the simulator stores it). */

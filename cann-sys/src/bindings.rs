@@ -1102,6 +1102,36 @@ unsafe extern "C" {
         reserve: *mut ::core::ffi::c_void,
     ) -> aclError;
 }
+impl aclrtFloatOverflowMode {
+    pub const ACL_RT_OVERFLOW_MODE_SATURATION: aclrtFloatOverflowMode = aclrtFloatOverflowMode(0);
+    pub const ACL_RT_OVERFLOW_MODE_INFNAN: aclrtFloatOverflowMode = aclrtFloatOverflowMode(1);
+    pub const ACL_RT_OVERFLOW_MODE_UNDEF: aclrtFloatOverflowMode = aclrtFloatOverflowMode(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtFloatOverflowMode(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetOverflowStatus(
+        outputAddr: *mut ::core::ffi::c_void,
+        outputSize: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
+}
 pub type aclrtAllocatorAllocFunc = ::core::option::Option<
     unsafe extern "C" fn(allocator: aclrtAllocator, size: usize) -> *mut ::core::ffi::c_void,
 >;

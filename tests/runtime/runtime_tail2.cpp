@@ -242,6 +242,62 @@ void RegisteredAllocator()
     CHECK_ERROR(aclrtDestroyStreamForce(stream));
     INFO_LOG("registered allocator: ok");
 }
+// Saturation and overflow, as a training framework checks a step: the
+// status after a float task that overflows, then reset.
+uint64_t OverflowStatus(aclrtStream stream, void* statusDev)
+{
+    CHECK_ERROR(aclrtGetOverflowStatus(statusDev, 64, stream));
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    uint64_t status[8] = {0};
+    CHECK_ERROR(aclrtMemcpy(status, sizeof(status), statusDev, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+    return status[0];
+}
+
+void SaturationAndOverflow()
+{
+    aclrtStream stream = nullptr;
+    CHECK_ERROR(aclrtCreateStream(&stream));
+    aclrtFloatOverflowMode mode = ACL_RT_OVERFLOW_MODE_UNDEF;
+    CHECK_ERROR(aclrtGetDeviceSatMode(&mode));
+    EXPECT(mode == ACL_RT_OVERFLOW_MODE_INFNAN);
+    uint32_t flag = 0;
+    CHECK_ERROR(aclrtSetStreamOverflowSwitch(stream, 1));
+    CHECK_ERROR(aclrtGetStreamOverflowSwitch(stream, &flag));
+    EXPECT(flag == 1);
+    void* status = nullptr;
+    void* a = nullptr;
+    void* b = nullptr;
+    CHECK_ERROR(aclrtMalloc(&status, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMalloc(&a, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtMalloc(&b, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtResetOverflowStatus(stream));
+    EXPECT(OverflowStatus(stream, status) == 0);
+    const float big = 3.0e38f;
+    CHECK_ERROR(aclrtMemcpy(a, 4, &big, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_ERROR(aclrtMemcpy(b, 4, &big, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_ERROR(aclrtReduceAsync(a, b, 4, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, stream, nullptr));
+    EXPECT(OverflowStatus(stream, status) == 1);
+    float out = 0;
+    CHECK_ERROR(aclrtMemcpy(&out, 4, a, 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(out > 3.4e38f); // inf in INF_NAN mode
+    CHECK_ERROR(aclrtResetOverflowStatus(stream));
+    EXPECT(OverflowStatus(stream, status) == 0);
+    // Saturation: the sum is clamped to FLT_MAX.
+    CHECK_ERROR(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION));
+    CHECK_ERROR(aclrtMemcpy(a, 4, &big, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_ERROR(aclrtReduceAsync(a, b, 4, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, stream, nullptr));
+    EXPECT(OverflowStatus(stream, status) == 1);
+    CHECK_ERROR(aclrtMemcpy(&out, 4, a, 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(out > 3.4e38f && out < 3.5e38f);
+    EXPECT(aclrtGetOverflowStatus(status, 32, stream) == ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_UNDEF) == ACL_ERROR_INVALID_PARAM);
+    CHECK_ERROR(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN));
+    CHECK_ERROR(aclrtFree(status));
+    CHECK_ERROR(aclrtFree(a));
+    CHECK_ERROR(aclrtFree(b));
+    CHECK_ERROR(aclrtDestroyStreamForce(stream));
+    INFO_LOG("saturation and overflow: ok");
+}
 } // namespace
 
 int main()
@@ -253,6 +309,7 @@ int main()
     ReduceTask();
     RandomTask();
     RegisteredAllocator();
+    SaturationAndOverflow();
     CHECK_ERROR(aclrtResetDeviceForce(deviceId));
     CHECK_ERROR(aclFinalize());
     printf("runtime_tail2: ok\n");

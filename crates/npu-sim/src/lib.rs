@@ -194,6 +194,12 @@ same_type!(
     aclrtAllocatorRegister,
     aclrtAllocatorGetByStream,
     aclrtAllocatorUnregister,
+    aclrtSetDeviceSatMode,
+    aclrtGetDeviceSatMode,
+    aclrtSetStreamOverflowSwitch,
+    aclrtGetStreamOverflowSwitch,
+    aclrtGetOverflowStatus,
+    aclrtResetOverflowStatus,
 );
 
 /// Live counts of everything the simulator hands out.

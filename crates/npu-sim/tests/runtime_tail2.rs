@@ -919,10 +919,19 @@ fn an_allocator_is_registered_per_stream_and_handed_back() {
     let (rc, out) = get(s);
     assert_eq!(rc, ACL_SUCCESS);
     assert_eq!((out.0, out.1), (d, o));
-    assert_eq!(out.2.map(|f| f as usize), Some(my_alloc as *const () as usize));
-    assert_eq!(out.3.map(|f| f as usize), Some(my_free as *const () as usize));
+    assert_eq!(
+        out.2.map(|f| f as usize),
+        Some(my_alloc as *const () as usize)
+    );
+    assert_eq!(
+        out.3.map(|f| f as usize),
+        Some(my_free as *const () as usize)
+    );
     assert!(out.4.is_none());
-    assert_eq!(out.5.map(|f| f as usize), Some(my_addr as *const () as usize));
+    assert_eq!(
+        out.5.map(|f| f as usize),
+        Some(my_addr as *const () as usize)
+    );
     // The registration is a copy: later changes and destroying the
     // description do not touch it.
     assert_eq!(
@@ -1057,5 +1066,177 @@ fn allocator_misuse_is_a_status() {
         ACL_ERROR_UNINITIALIZE
     );
     assert_eq!(sim::aclrtAllocatorDestroyDesc(d), ACL_SUCCESS);
+    no_internal_errors();
+}
+
+// -------------------------------------------------- saturation and overflow
+
+fn status(s: aclrtStream) -> u64 {
+    let out = malloc(64);
+    assert_eq!(sim::aclrtGetOverflowStatus(out, 64, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    let (_, b) = read(out, 64);
+    assert!(b[8..].iter().all(|&x| x == 0));
+    // SAFETY: a live allocation.
+    assert_eq!(unsafe { (api().aclrtFree)(out) }, ACL_SUCCESS);
+    u64::from_le_bytes(b[..8].try_into().unwrap())
+}
+
+#[test]
+#[serial]
+fn overflow_is_detected_and_saturation_clamps() {
+    use aclrtFloatOverflowMode as M;
+    init();
+    let s = stream();
+    let mut m = M(9);
+    // SAFETY (block): valid outputs.
+    unsafe {
+        assert_eq!(sim::aclrtGetDeviceSatMode(&mut m), ACL_SUCCESS);
+        assert_eq!(m, M::ACL_RT_OVERFLOW_MODE_INFNAN);
+        let mut flag = 9u32;
+        assert_eq!(sim::aclrtGetStreamOverflowSwitch(s, &mut flag), ACL_SUCCESS);
+        assert_eq!(flag, 1);
+    }
+    assert_eq!(status(s), 0);
+    // INF_NAN mode: MAX + MAX is inf, and an overflow.
+    let big = le(&[f32::MAX, 1.0], f32::to_le_bytes);
+    let (d, x) = (upload(&big), upload(&big));
+    assert_eq!(reduce(d, x, 8, SUM, aclDataType::ACL_FLOAT, s), ACL_SUCCESS);
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(f32s(&read(d, 8).1), [f32::INFINITY, 2.0]);
+    assert!(sim::overflow_status());
+    assert_eq!(status(s), 1);
+    // inf + 1 is no new overflow; reset clears the status.
+    assert_eq!(sim::aclrtResetOverflowStatus(s), ACL_SUCCESS);
+    assert_eq!(status(s), 0);
+    assert_eq!(reduce(d, x, 8, SUM, aclDataType::ACL_FLOAT, s), ACL_SUCCESS);
+    assert_eq!(status(s), 0);
+    // Detection off on this stream: not recorded.
+    assert_eq!(sim::aclrtSetStreamOverflowSwitch(s, 0), ACL_SUCCESS);
+    let d = upload(&big);
+    assert_eq!(reduce(d, x, 8, SUM, aclDataType::ACL_FLOAT, s), ACL_SUCCESS);
+    assert_eq!(status(s), 0);
+    assert_eq!(sim::aclrtSetStreamOverflowSwitch(s, 1), ACL_SUCCESS);
+    // Saturation mode: the result is clamped to the largest finite value,
+    // still an overflow; fp16 too.
+    assert_eq!(
+        sim::aclrtSetDeviceSatMode(M::ACL_RT_OVERFLOW_MODE_SATURATION),
+        ACL_SUCCESS
+    );
+    let d = upload(&le(&[f32::MAX, -f32::MAX], f32::to_le_bytes));
+    let x2 = upload(&le(&[f32::MAX, -f32::MAX], f32::to_le_bytes));
+    assert_eq!(
+        reduce(d, x2, 8, SUM, aclDataType::ACL_FLOAT, s),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(f32s(&read(d, 8).1), [f32::MAX, -f32::MAX]);
+    assert_eq!(status(s), 1);
+    let h = |v: &[f32]| le(v, |x| half::f16::from_f32(x).to_bits().to_le_bytes());
+    let (d, x) = (
+        upload(&h(&[60000.0, -60000.0])),
+        upload(&h(&[60000.0, -60000.0])),
+    );
+    assert_eq!(
+        reduce(d, x, 4, SUM, aclDataType::ACL_FLOAT16, s),
+        ACL_SUCCESS
+    );
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(read(d, 4).1, h(&[65504.0, -65504.0]));
+    // SAFETY: valid output.
+    unsafe {
+        assert_eq!(sim::aclrtGetDeviceSatMode(&mut m), ACL_SUCCESS);
+    }
+    assert_eq!(m, M::ACL_RT_OVERFLOW_MODE_SATURATION);
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn overflow_misuse_is_a_status() {
+    use aclrtFloatOverflowMode as M;
+    init();
+    let s = stream();
+    assert_eq!(
+        sim::aclrtSetDeviceSatMode(M::ACL_RT_OVERFLOW_MODE_UNDEF),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtSetDeviceSatMode(M(u32::MAX)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    // SAFETY: NULL outputs are checked.
+    unsafe {
+        assert_eq!(
+            sim::aclrtGetDeviceSatMode(null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtGetStreamOverflowSwitch(s, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    assert_eq!(
+        sim::aclrtSetStreamOverflowSwitch(s, 2),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtSetStreamOverflowSwitch(0x77 as aclrtStream, 1),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    let out = malloc(64);
+    assert_eq!(
+        sim::aclrtGetOverflowStatus(out, 32, s),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtGetOverflowStatus(null_mut(), 64, s),
+        ACL_ERROR_INVALID_PARAM
+    );
+    let mut host = [0u8; 64];
+    assert_eq!(
+        sim::aclrtGetOverflowStatus(host.as_mut_ptr().cast(), 64, s),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    let small = malloc(8);
+    assert_eq!(
+        sim::aclrtGetOverflowStatus((small as usize + 32) as *mut c_void, 64, s),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        sim::aclrtResetOverflowStatus(0x77 as aclrtStream),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    // A thread without a device.
+    let r = std::thread::spawn(|| sim::aclrtSetDeviceSatMode(M::ACL_RT_OVERFLOW_MODE_SATURATION))
+        .join()
+        .unwrap();
+    assert_eq!(r, ACL_ERROR_RT_CONTEXT_NULL);
+    assert_eq!(destroy(s), ACL_SUCCESS);
+    finalize();
+    // Atlas inference series: saturation only, no stream switch.
+    std::env::set_var("NPU_SIM_SOC", "Ascend310P3");
+    init();
+    let mut m = M(9);
+    // SAFETY: valid output.
+    unsafe { assert_eq!(sim::aclrtGetDeviceSatMode(&mut m), ACL_SUCCESS) };
+    assert_eq!(m, M::ACL_RT_OVERFLOW_MODE_SATURATION);
+    assert_eq!(
+        sim::aclrtSetDeviceSatMode(M::ACL_RT_OVERFLOW_MODE_INFNAN),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    assert_eq!(
+        sim::aclrtSetDeviceSatMode(M::ACL_RT_OVERFLOW_MODE_SATURATION),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        sim::aclrtSetStreamOverflowSwitch(null_mut(), 1),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    assert_eq!(status(null_mut()), 0);
+    finalize();
+    std::env::remove_var("NPU_SIM_SOC");
     no_internal_errors();
 }

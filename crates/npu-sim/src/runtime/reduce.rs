@@ -136,6 +136,57 @@ fn reduce_bytes(op: Op, t: aclDataType, dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// The device's float overflow rules, after a reduce of floats: a result
+/// that is not finite although both inputs were is an overflow (recorded
+/// when the stream's detection is on); in saturation mode every result
+/// that is not finite becomes the type's largest finite value of its sign
+/// (NaN: 0).
+fn overflow_rules(
+    t: aclDataType,
+    rules: &super::overflow::Float,
+    before: &[u8],
+    src: &[u8],
+    dst: &mut [u8],
+) {
+    use aclDataType as T;
+    let (n, max): (usize, [u8; 4]) = match t {
+        T::ACL_FLOAT => (4, f32::MAX.to_le_bytes()),
+        T::ACL_FLOAT16 => (2, [0xff, 0x7b, 0, 0]),
+        T::ACL_BF16 => (2, [0x7f, 0x7f, 0, 0]),
+        _ => return,
+    };
+    let get = |b: &[u8]| match t {
+        T::ACL_FLOAT => f32::from_le_bytes(b.try_into().unwrap()),
+        T::ACL_FLOAT16 => npu_f16_to_f32(u16::from_le_bytes([b[0], b[1]])),
+        _ => bf16_to_f32(u16::from_le_bytes([b[0], b[1]])),
+    };
+    let mut overflowed = false;
+    for ((d, a), b) in dst
+        .chunks_exact_mut(n)
+        .zip(before.chunks_exact(n))
+        .zip(src.chunks_exact(n))
+    {
+        let r = get(d);
+        if r.is_finite() {
+            continue;
+        }
+        overflowed |= get(a).is_finite() && get(b).is_finite();
+        if rules.saturate {
+            if r.is_nan() {
+                d.fill(0);
+            } else {
+                d.copy_from_slice(&max[..n]);
+                if r < 0.0 {
+                    d[n - 1] |= 0x80;
+                }
+            }
+        }
+    }
+    if overflowed {
+        rules.overflowed();
+    }
+}
+
 /// One end of a reduce: a device range on the stream's device.
 fn end(
     rt: &Runtime,
@@ -296,6 +347,7 @@ pub unsafe extern "C" fn aclrtReduceAsync(
                     ),
                 ));
             }
+            let float = super::overflow::Float::of(&rt, &s);
             let (d, sp, n) = (dst as u64, src as u64, count as usize);
             s.enqueue(crate::stream::TaskKind::Work, move || {
                 for a in [&d_alloc, &s_alloc] {
@@ -316,7 +368,9 @@ pub unsafe extern "C" fn aclrtReduceAsync(
                 // SAFETY: as above for [d, d + n) in `d_alloc`; no other
                 // reference to it lives in this task.
                 let dst = unsafe { std::slice::from_raw_parts_mut(d_alloc.host_ptr(d), n) };
+                let before = dst.to_vec();
                 reduce_bytes(op, type_, dst, &src);
+                overflow_rules(type_, &float, &before, &src, dst);
                 Ok(())
             });
             Ok(())
