@@ -300,6 +300,26 @@ void SaturationAndOverflow()
     CHECK_ERROR(aclrtDestroyStreamForce(stream));
     INFO_LOG("saturation and overflow: ok");
 }
+// As CANN's P2P example: aclrtMemset clears a host buffer too (CANN decides
+// by the address), plain or pinned.
+void MemsetHost()
+{
+    std::vector<uint8_t> plain(256, 1);
+    CHECK_ERROR(aclrtMemset(plain.data(), plain.size(), 0, plain.size()));
+    for (uint8_t b : plain) {
+        EXPECT(b == 0);
+    }
+    void* pinned = nullptr;
+    CHECK_ERROR(aclrtMallocHost(&pinned, 128));
+    CHECK_ERROR(aclrtMemset(pinned, 128, 0x3c, 128));
+    for (int i = 0; i < 128; i++) {
+        EXPECT(static_cast<uint8_t*>(pinned)[i] == 0x3c);
+    }
+    EXPECT(aclrtMemset(pinned, 256, 0, 256) == ACL_ERROR_RT_PARAM_INVALID); // past its block
+    CHECK_ERROR(aclrtFreeHost(pinned));
+    EXPECT(aclrtMemset(nullptr, 8, 0, 8) == ACL_ERROR_RT_PARAM_INVALID);
+    INFO_LOG("aclrtMemset on host memory: ok");
+}
 } // namespace
 
 int main()
@@ -312,6 +332,7 @@ int main()
     RandomTask();
     RegisteredAllocator();
     SaturationAndOverflow();
+    MemsetHost();
     CHECK_ERROR(aclrtResetDeviceForce(deviceId));
     CHECK_ERROR(aclFinalize());
     printf("runtime_tail2: ok\n");

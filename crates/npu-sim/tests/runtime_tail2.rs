@@ -1240,3 +1240,61 @@ fn overflow_misuse_is_a_status() {
     std::env::remove_var("NPU_SIM_SOC");
     no_internal_errors();
 }
+
+// ------------------------------------------------- aclrtMemset on the host
+
+#[test]
+#[serial]
+fn memset_decides_by_the_address() {
+    init();
+    // Plain host memory, as CANN's P2P example clears its host buffer.
+    let mut plain = vec![1u8; 100];
+    // SAFETY (block): buffers of the sizes given.
+    unsafe {
+        assert_eq!(
+            (api().aclrtMemset)(plain.as_mut_ptr().cast(), 100, 0x5a, 64),
+            ACL_SUCCESS
+        );
+        assert!(plain[..64].iter().all(|&b| b == 0x5a) && plain[64..].iter().all(|&b| b == 1));
+        // Pinned memory.
+        let pinned = misuse_support::malloc_host(256);
+        assert_eq!((api().aclrtMemset)(pinned, 256, 7, 256), ACL_SUCCESS);
+        assert!(std::slice::from_raw_parts(pinned as *const u8, 256)
+            .iter()
+            .all(|&b| b == 7));
+        // Past the end of its pinned block; count above maxCount.
+        assert_eq!(
+            (api().aclrtMemset)(pinned, 512, 7, 512),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            (api().aclrtMemset)(plain.as_mut_ptr().cast(), 10, 0, 64),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // NULL and the first page are no host memory.
+        assert_eq!(
+            (api().aclrtMemset)(null_mut(), 8, 0, 8),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            (api().aclrtMemset)(16 as *mut c_void, 8, 0, 8),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!((api().aclrtFreeHost)(pinned), ACL_SUCCESS);
+        // A freed pinned block is not host memory any more.
+        assert_eq!(
+            (api().aclrtMemset)(pinned, 8, 0, 8),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // Device memory as before, with its checks.
+        let d = malloc(64);
+        assert_eq!((api().aclrtMemset)(d, 64, 3, 64), ACL_SUCCESS);
+        assert_eq!(read(d, 64).1, vec![3u8; 64]);
+        assert_eq!(
+            (api().aclrtMemset)(d, 4096, 3, 4096),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+    }
+    finalize();
+    no_internal_errors();
+}
