@@ -119,6 +119,9 @@ mod generate {
         "aclrtDevFeatureType",
         "aclrtDevResLimitType",
         "aclrtStreamConfigAttr",
+        "aclrtReduceKind",
+        "aclrtRandomNumFuncType",
+        "aclrtFloatOverflowMode",
     ];
 
     /// Names declared by the project's header, read from its text so that

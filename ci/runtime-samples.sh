@@ -61,4 +61,13 @@ run models_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$s
 NPU_SIM_STRICT_ASYNC=1 "$bin/models" | tail -n 1 | grep -qx "models: ok" \
     || fail "models under NPU_SIM_STRICT_ASYNC=1"
 echo "== models (NPU_SIM_STRICT_ASYNC=1): ok"
+# The last areas: stream memory operations, built-in tasks, the registered
+# allocator, saturation and overflow, aclrtMemset on host memory.
+run runtime_tail2 "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_tail2.cpp" \
+    -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/runtime_tail2"
+run runtime_tail2_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_tail2.cpp" \
+    -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/runtime_tail2_acl_rt"
+NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_tail2" | tail -n 1 | grep -qx "runtime_tail2: ok" \
+    || fail "runtime_tail2 under NPU_SIM_STRICT_ASYNC=1"
+echo "== runtime_tail2 (NPU_SIM_STRICT_ASYNC=1): ok"
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"

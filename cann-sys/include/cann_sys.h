@@ -46,6 +46,10 @@ typedef struct aclDataBuffer aclDataBuffer;
 typedef void *aclrtTaskGrp;
 typedef void *aclrtLabel;
 typedef void *aclrtLabelList;
+typedef void *aclrtAllocatorDesc;
+typedef void *aclrtAllocator;
+typedef void *aclrtAllocatorBlock;
+typedef void *aclrtAllocatorAddr;
 
 /* @cann aclnn/acl_meta.h */
 typedef int32_t aclnnStatus;
@@ -727,6 +731,120 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
 aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
 aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
 aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+
+/* Stream memory operations: write a 64-bit value, wait for a condition. */
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
+#define ACL_STREAM_WAIT_VALUE_EQ 0x00000001U
+#define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
+aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+
+/* Built-in tasks: an element-wise reduce of device memory into device memory. */
+typedef enum {
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
+} aclrtReduceKind;
+
+aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind,
+                          aclDataType type, aclrtStream stream, void *reserve);
+
+/* Built-in tasks: random numbers (Philox4x32-10) into device memory. */
+typedef struct {
+    uint8_t isAddr;
+    uint8_t valueOrAddr[8];
+    uint8_t size;
+    uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+typedef struct {
+    aclrtRandomParaInfo dropoutRation;
+} aclrtDropoutBitmaskInfo;
+
+typedef struct {
+    aclrtRandomParaInfo min;
+    aclrtRandomParaInfo max;
+} aclrtUniformDisInfo;
+
+typedef struct {
+    aclrtRandomParaInfo mean;
+    aclrtRandomParaInfo stddev;
+} aclrtNormalDisInfo;
+
+typedef enum {
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS = 1,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS = 2,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS = 3
+} aclrtRandomNumFuncType;
+
+typedef struct {
+    aclrtRandomNumFuncType funcType;
+    union {
+        aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+        aclrtUniformDisInfo uniformDisInfo;
+        aclrtNormalDisInfo normalDisInfo;
+    } paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+typedef struct {
+    aclDataType dataType;
+    aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+    void *randomParaAddr;
+    void *randomResultAddr;
+    void *randomCounterAddr;
+    aclrtRandomParaInfo randomSeed;
+    aclrtRandomParaInfo randomNum;
+    uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
+
+aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
+                             void *reserve);
+
+/* Saturation and overflow. */
+typedef enum {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN = 1,
+    ACL_RT_OVERFLOW_MODE_UNDEF = 2
+} aclrtFloatOverflowMode;
+
+aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/* @cann acl/acl_rt_allocator.h */
+/* A user allocator registered per stream (CANN calls it for single-op and
+   dynamic-shape model execution; the simulator stores it). */
+typedef void *(*aclrtAllocatorAllocFunc)(aclrtAllocator allocator, size_t size);
+typedef void (*aclrtAllocatorFreeFunc)(aclrtAllocator allocator, aclrtAllocatorBlock block);
+typedef void *(*aclrtAllocatorAllocAdviseFunc)(aclrtAllocator allocator, size_t size,
+                                               aclrtAllocatorAddr addr);
+typedef void *(*aclrtAllocatorGetAddrFromBlockFunc)(aclrtAllocatorBlock block);
+
+aclrtAllocatorDesc aclrtAllocatorCreateDesc(void);
+aclError aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc);
+aclError aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocator allocator);
+aclError aclrtAllocatorSetAllocFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                          aclrtAllocatorAllocFunc func);
+aclError aclrtAllocatorSetFreeFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                         aclrtAllocatorFreeFunc func);
+aclError aclrtAllocatorSetAllocAdviseFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                                aclrtAllocatorAllocAdviseFunc func);
+aclError aclrtAllocatorSetGetAddrFromBlockFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                                     aclrtAllocatorGetAddrFromBlockFunc func);
+aclError aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc);
+aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrtAllocatorDesc *allocatorDesc,
+                                   aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc,
+                                   aclrtAllocatorFreeFunc *freeFunc,
+                                   aclrtAllocatorAllocAdviseFunc *allocAdviseFunc,
+                                   aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc);
+aclError aclrtAllocatorUnregister(aclrtStream stream);
 
 /* @cann aclnn/aclnn_base.h */
 /* ------------------------------------------------------------------------ */

@@ -199,6 +199,10 @@ pub const ACL_STREAM_PERSISTENT: i32 = 4;
 pub const ACL_STREAM_HUGE: i32 = 8;
 pub const ACL_STREAM_CPU_SCHEDULE: i32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: i32 = 32;
+pub const ACL_STREAM_WAIT_VALUE_GEQ: i32 = 0;
+pub const ACL_STREAM_WAIT_VALUE_EQ: i32 = 1;
+pub const ACL_STREAM_WAIT_VALUE_AND: i32 = 2;
+pub const ACL_STREAM_WAIT_VALUE_NOR: i32 = 3;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -212,6 +216,10 @@ pub struct aclDataBuffer {
 pub type aclrtTaskGrp = *mut ::core::ffi::c_void;
 pub type aclrtLabel = *mut ::core::ffi::c_void;
 pub type aclrtLabelList = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorDesc = *mut ::core::ffi::c_void;
+pub type aclrtAllocator = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorBlock = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorAddr = *mut ::core::ffi::c_void;
 pub type aclnnStatus = i32;
 #[repr(C)]
 #[derive(Debug)]
@@ -1050,6 +1058,304 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtValueWrite(
+        devAddr: *mut ::core::ffi::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtValueWait(
+        devAddr: *mut ::core::ffi::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+impl aclrtReduceKind {
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM: aclrtReduceKind = aclrtReduceKind(10);
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX: aclrtReduceKind = aclrtReduceKind(11);
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN: aclrtReduceKind = aclrtReduceKind(12);
+    pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL: aclrtReduceKind = aclrtReduceKind(13);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtReduceKind(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtReduceAsync(
+        dst: *mut ::core::ffi::c_void,
+        src: *const ::core::ffi::c_void,
+        count: u64,
+        kind: aclrtReduceKind,
+        type_: aclDataType,
+        stream: aclrtStream,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtRandomParaInfo {
+    pub isAddr: u8,
+    pub valueOrAddr: [u8; 8usize],
+    pub size: u8,
+    pub rsv: [u8; 6usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomParaInfo"][::core::mem::size_of::<aclrtRandomParaInfo>() - 16usize];
+    ["Alignment of aclrtRandomParaInfo"][::core::mem::align_of::<aclrtRandomParaInfo>() - 1usize];
+    ["Offset of field: aclrtRandomParaInfo::isAddr"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, isAddr) - 0usize];
+    ["Offset of field: aclrtRandomParaInfo::valueOrAddr"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, valueOrAddr) - 1usize];
+    ["Offset of field: aclrtRandomParaInfo::size"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, size) - 9usize];
+    ["Offset of field: aclrtRandomParaInfo::rsv"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, rsv) - 10usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtDropoutBitmaskInfo {
+    pub dropoutRation: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtDropoutBitmaskInfo"]
+        [::core::mem::size_of::<aclrtDropoutBitmaskInfo>() - 16usize];
+    ["Alignment of aclrtDropoutBitmaskInfo"]
+        [::core::mem::align_of::<aclrtDropoutBitmaskInfo>() - 1usize];
+    ["Offset of field: aclrtDropoutBitmaskInfo::dropoutRation"]
+        [::core::mem::offset_of!(aclrtDropoutBitmaskInfo, dropoutRation) - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUniformDisInfo {
+    pub min: aclrtRandomParaInfo,
+    pub max: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUniformDisInfo"][::core::mem::size_of::<aclrtUniformDisInfo>() - 32usize];
+    ["Alignment of aclrtUniformDisInfo"][::core::mem::align_of::<aclrtUniformDisInfo>() - 1usize];
+    ["Offset of field: aclrtUniformDisInfo::min"]
+        [::core::mem::offset_of!(aclrtUniformDisInfo, min) - 0usize];
+    ["Offset of field: aclrtUniformDisInfo::max"]
+        [::core::mem::offset_of!(aclrtUniformDisInfo, max) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtNormalDisInfo {
+    pub mean: aclrtRandomParaInfo,
+    pub stddev: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtNormalDisInfo"][::core::mem::size_of::<aclrtNormalDisInfo>() - 32usize];
+    ["Alignment of aclrtNormalDisInfo"][::core::mem::align_of::<aclrtNormalDisInfo>() - 1usize];
+    ["Offset of field: aclrtNormalDisInfo::mean"]
+        [::core::mem::offset_of!(aclrtNormalDisInfo, mean) - 0usize];
+    ["Offset of field: aclrtNormalDisInfo::stddev"]
+        [::core::mem::offset_of!(aclrtNormalDisInfo, stddev) - 16usize];
+};
+impl aclrtRandomNumFuncType {
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(0);
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(1);
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(2);
+    pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS: aclrtRandomNumFuncType =
+        aclrtRandomNumFuncType(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtRandomNumFuncType(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtRandomNumFuncParaInfo {
+    pub funcType: aclrtRandomNumFuncType,
+    pub paramInfo: aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtRandomNumFuncParaInfo__bindgen_ty_1 {
+    pub dropoutBitmaskInfo: aclrtDropoutBitmaskInfo,
+    pub uniformDisInfo: aclrtUniformDisInfo,
+    pub normalDisInfo: aclrtNormalDisInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumFuncParaInfo__bindgen_ty_1"]
+        [::core::mem::size_of::<aclrtRandomNumFuncParaInfo__bindgen_ty_1>() - 32usize];
+    ["Alignment of aclrtRandomNumFuncParaInfo__bindgen_ty_1"]
+        [::core::mem::align_of::<aclrtRandomNumFuncParaInfo__bindgen_ty_1>() - 1usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::dropoutBitmaskInfo"][::core::mem::offset_of!(
+        aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+        dropoutBitmaskInfo
+    ) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::uniformDisInfo"][::core::mem::offset_of!(
+        aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+        uniformDisInfo
+    ) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::normalDisInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo__bindgen_ty_1, normalDisInfo) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumFuncParaInfo"]
+        [::core::mem::size_of::<aclrtRandomNumFuncParaInfo>() - 36usize];
+    ["Alignment of aclrtRandomNumFuncParaInfo"]
+        [::core::mem::align_of::<aclrtRandomNumFuncParaInfo>() - 4usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo::funcType"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo, funcType) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo::paramInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo, paramInfo) - 4usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtRandomNumTaskInfo {
+    pub dataType: aclDataType,
+    pub randomNumFuncParaInfo: aclrtRandomNumFuncParaInfo,
+    pub randomParaAddr: *mut ::core::ffi::c_void,
+    pub randomResultAddr: *mut ::core::ffi::c_void,
+    pub randomCounterAddr: *mut ::core::ffi::c_void,
+    pub randomSeed: aclrtRandomParaInfo,
+    pub randomNum: aclrtRandomParaInfo,
+    pub rsv: [u8; 8usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumTaskInfo"][::core::mem::size_of::<aclrtRandomNumTaskInfo>() - 104usize];
+    ["Alignment of aclrtRandomNumTaskInfo"]
+        [::core::mem::align_of::<aclrtRandomNumTaskInfo>() - 8usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::dataType"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, dataType) - 0usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomNumFuncParaInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomNumFuncParaInfo) - 4usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomParaAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomParaAddr) - 40usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomResultAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomResultAddr) - 48usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomCounterAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomCounterAddr) - 56usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomSeed"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomSeed) - 64usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomNum"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomNum) - 80usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::rsv"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, rsv) - 96usize];
+};
+unsafe extern "C" {
+    pub fn aclrtRandomNumAsync(
+        taskInfo: *const aclrtRandomNumTaskInfo,
+        stream: aclrtStream,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+impl aclrtFloatOverflowMode {
+    pub const ACL_RT_OVERFLOW_MODE_SATURATION: aclrtFloatOverflowMode = aclrtFloatOverflowMode(0);
+    pub const ACL_RT_OVERFLOW_MODE_INFNAN: aclrtFloatOverflowMode = aclrtFloatOverflowMode(1);
+    pub const ACL_RT_OVERFLOW_MODE_UNDEF: aclrtFloatOverflowMode = aclrtFloatOverflowMode(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtFloatOverflowMode(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetOverflowStatus(
+        outputAddr: *mut ::core::ffi::c_void,
+        outputSize: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
+}
+pub type aclrtAllocatorAllocFunc = ::core::option::Option<
+    unsafe extern "C" fn(allocator: aclrtAllocator, size: usize) -> *mut ::core::ffi::c_void,
+>;
+pub type aclrtAllocatorFreeFunc = ::core::option::Option<
+    unsafe extern "C" fn(allocator: aclrtAllocator, block: aclrtAllocatorBlock),
+>;
+pub type aclrtAllocatorAllocAdviseFunc = ::core::option::Option<
+    unsafe extern "C" fn(
+        allocator: aclrtAllocator,
+        size: usize,
+        addr: aclrtAllocatorAddr,
+    ) -> *mut ::core::ffi::c_void,
+>;
+pub type aclrtAllocatorGetAddrFromBlockFunc = ::core::option::Option<
+    unsafe extern "C" fn(block: aclrtAllocatorBlock) -> *mut ::core::ffi::c_void,
+>;
+unsafe extern "C" {
+    pub fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetObjToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        allocator: aclrtAllocator,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetAllocFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetFreeFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorFreeFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetAllocAdviseFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocAdviseFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorRegister(
+        stream: aclrtStream,
+        allocatorDesc: aclrtAllocatorDesc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorGetByStream(
+        stream: aclrtStream,
+        allocatorDesc: *mut aclrtAllocatorDesc,
+        allocator: *mut aclrtAllocator,
+        allocFunc: *mut aclrtAllocatorAllocFunc,
+        freeFunc: *mut aclrtAllocatorFreeFunc,
+        allocAdviseFunc: *mut aclrtAllocatorAllocAdviseFunc,
+        getAddrFromBlockFunc: *mut aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclnnInit(configPath: *const ::core::ffi::c_char) -> aclnnStatus;

@@ -27,7 +27,8 @@ pub struct Header {
 const LAYOUT: &[(&str, &[&str])] = &[
     ("acl/error_codes/rt_error_codes.h", &[]),
     ("acl/acl_base.h", &["error_codes/rt_error_codes.h"]),
-    ("acl/acl_rt.h", &["acl_base.h"]),
+    ("acl/acl_rt_allocator.h", &["acl_base.h"]),
+    ("acl/acl_rt.h", &["acl_base.h", "acl_rt_allocator.h"]),
     ("acl/acl.h", &["acl_rt.h"]),
     ("aclnn/acl_meta.h", &["acl/acl_base.h"]),
     ("aclnn/aclnn_base.h", &["acl_meta.h"]),

@@ -198,6 +198,19 @@ impl Gate {
         self.cv.notify_all();
     }
 
+    /// Waits at most `d` for the gate to open; whether it is open.
+    fn wait_for(&self, d: Duration) -> bool {
+        let open = lock(&self.open);
+        if *open {
+            return true;
+        }
+        *self
+            .cv
+            .wait_timeout(open, d)
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+    }
+
     fn wait(&self) {
         let mut open = lock(&self.open);
         while !*open {
@@ -280,22 +293,53 @@ impl Stream {
     /// [`Hold`] is released or dropped, or the stream destroyed
     /// ([`Stream::open_holds`]).
     pub(crate) fn hold(&self) -> Hold {
-        let gate = Arc::new(Gate::default());
-        {
-            let mut gates = lock(&self.gates);
-            if gates.0 {
-                gate.open();
-            } else {
-                gates.1.retain(|g| g.strong_count() > 0);
-                gates.1.push(Arc::downgrade(&gate));
-            }
-        }
+        let gate = self.gate();
         let g = gate.clone();
         self.enqueue(TaskKind::Sync, move || {
             g.wait();
             Ok(())
         });
         Hold(gate)
+    }
+
+    /// Registers a gate that the stream's destruction opens (open at once
+    /// if the stream is being destroyed already).
+    fn gate(&self) -> Arc<Gate> {
+        let gate = Arc::new(Gate::default());
+        let mut gates = lock(&self.gates);
+        if gates.0 {
+            gate.open();
+        } else {
+            gates.1.retain(|g| g.strong_count() > 0);
+            gates.1.push(Arc::downgrade(&gate));
+        }
+        gate
+    }
+
+    /// Enqueues a task that blocks the stream until `poll` answers
+    /// `Ok(true)` (`aclrtValueWait`): it polls, with a back-off from 20 µs
+    /// up to 1 ms, and ends with `poll`'s fault if it gives one. The
+    /// stream's destruction (plain or forced, a reset, `aclFinalize`)
+    /// releases it, so a condition that never holds cannot make teardown
+    /// hang.
+    pub(crate) fn enqueue_wait_until(
+        &self,
+        mut poll: impl FnMut() -> Result<bool, Fault> + Send + 'static,
+    ) {
+        let gate = self.gate();
+        self.enqueue(TaskKind::Sync, move || {
+            let mut pause = Duration::from_micros(20);
+            loop {
+                if poll()? {
+                    return Ok(());
+                }
+                if gate.wait_for(pause) {
+                    // Released by the stream's destruction.
+                    return Ok(());
+                }
+                pause = (pause * 2).min(Duration::from_millis(1));
+            }
+        });
     }
 
     /// Opens every gate of the stream's holds, and every later one (its

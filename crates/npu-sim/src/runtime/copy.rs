@@ -273,10 +273,15 @@ fn plan_memset(
     }
 }
 
-/// `aclrtMemset`: fills `count` bytes with the low byte of `value`.
+/// `aclrtMemset`: fills `count` bytes with the low byte of `value`. As
+/// CANN's, it decides by the address: device memory (checked against live
+/// allocations) or host memory, plain or `aclrtMallocHost` (given the
+/// checks a host range can get: not NULL's page, not device addresses,
+/// inside its pinned block), filled at once on the calling thread.
 ///
 /// # Safety
-/// Part of the C ABI, with CANN's contract: `dev_ptr` is device memory of `max_count` bytes (checked against live allocations).
+/// Part of the C ABI, with CANN's contract: `dev_ptr` is `max_count` bytes
+/// of device memory, or of writable host memory.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtMemset(
     dev_ptr: *mut c_void,
@@ -287,6 +292,22 @@ pub unsafe extern "C" fn aclrtMemset(
     crate::abi::guard("aclrtMemset", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
         code_of((|| {
             let rt = rt()?;
+            if count > 0 && count <= max_count {
+                if let Ok(Loc::Host) = locate(&rt, dev_ptr as u64, count as u64) {
+                    check_host(dev_ptr as u64, count as u64).map_err(|m| {
+                        fail(
+                            ACL_ERROR_RT_PARAM_INVALID,
+                            format!("npu-sim: aclrtMemset: host memory {m}"),
+                        )
+                    })?;
+                    crate::stream::capture::check_unsafe_call("aclrtMemset")?;
+                    // SAFETY: host memory of at least `count` writable
+                    // bytes by the caller's contract (checked as far as a
+                    // host range can be: see check_host).
+                    unsafe { (dev_ptr as *mut u8).write_bytes(value as u8, count) };
+                    return Ok(());
+                }
+            }
             let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemset")?;
             crate::stream::capture::check_unsafe_call("aclrtMemset")?;
             let m = Memset {

@@ -2,6 +2,7 @@
 //! per group of CANN's headers; here, what the groups share (the runtime
 //! and the handles resolved, where a pointer lives).
 
+mod allocator;
 mod base;
 mod buffer;
 mod callback;
@@ -12,12 +13,17 @@ mod event;
 mod init;
 mod memory;
 mod model;
+mod overflow;
 mod peer;
 mod query;
+mod random;
+mod reduce;
 mod stream;
 mod stream_config;
+mod value;
 mod version;
 
+pub use allocator::*;
 pub use base::*;
 pub use buffer::*;
 pub use callback::*;
@@ -29,10 +35,14 @@ pub use init::*;
 pub(crate) use init::{start, stop_if_unused};
 pub use memory::*;
 pub use model::*;
+pub use overflow::*;
 pub use peer::*;
 pub use query::*;
+pub use random::*;
+pub use reduce::*;
 pub use stream::*;
 pub use stream_config::*;
+pub use value::*;
 pub use version::*;
 
 use crate::abi::fail;
