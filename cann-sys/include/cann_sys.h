@@ -818,6 +818,44 @@ aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor *selfRef, const aclTensor 
 aclnnStatus aclnnInplaceMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                             aclrtStream stream);
 
+/* @cann acl/acl_rt.h */
+/* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
+ * aligned allocation, 32-bit fills, copies through device-resident base
+ * pointers, pitched (2D) copies, device attributes. */
+typedef enum {
+    ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+    ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+    ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+    ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+    ACL_DEV_ATTR_WARP_SIZE = 202,
+    ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+    ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+    ACL_DEV_ATTR_SMP_ID = 401,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 402,
+    ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
+    ACL_DEV_ATTR_SUPER_POD_ID = 405,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406,
+    ACL_DEV_ATTR_MAINBOARD_ID = 407,
+    ACL_DEV_ATTR_IS_VIRTUAL = 501
+} aclrtDevAttr;
+
+aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+                             aclrtStream stream);
+aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset,
+                                    const void **src, size_t count, size_t srcDataOffset,
+                                    aclrtMemcpyKind kind, aclrtStream stream);
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, aclrtMemcpyKind kind);
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                            size_t width, size_t height, aclrtMemcpyKind kind,
+                            aclrtStream stream);
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1268,3 +1268,87 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+impl aclrtDevAttr {
+    pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = aclrtDevAttr(1);
+    pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(101);
+    pub const ACL_DEV_ATTR_CUBE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(102);
+    pub const ACL_DEV_ATTR_VECTOR_CORE_NUM: aclrtDevAttr = aclrtDevAttr(201);
+    pub const ACL_DEV_ATTR_WARP_SIZE: aclrtDevAttr = aclrtDevAttr(202);
+    pub const ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr(203);
+    pub const ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr(204);
+    pub const ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: aclrtDevAttr = aclrtDevAttr(301);
+    pub const ACL_DEV_ATTR_L2_CACHE_SIZE: aclrtDevAttr = aclrtDevAttr(302);
+    pub const ACL_DEV_ATTR_SMP_ID: aclrtDevAttr = aclrtDevAttr(401);
+    pub const ACL_DEV_ATTR_PHY_CHIP_ID: aclrtDevAttr = aclrtDevAttr(402);
+    pub const ACL_DEV_ATTR_SUPER_POD_DEVICE_ID: aclrtDevAttr = aclrtDevAttr(403);
+    pub const ACL_DEV_ATTR_SUPER_POD_SERVER_ID: aclrtDevAttr = aclrtDevAttr(404);
+    pub const ACL_DEV_ATTR_SUPER_POD_ID: aclrtDevAttr = aclrtDevAttr(405);
+    pub const ACL_DEV_ATTR_CUST_OP_PRIVILEGE: aclrtDevAttr = aclrtDevAttr(406);
+    pub const ACL_DEV_ATTR_MAINBOARD_ID: aclrtDevAttr = aclrtDevAttr(407);
+    pub const ACL_DEV_ATTR_IS_VIRTUAL: aclrtDevAttr = aclrtDevAttr(501);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevAttr(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtMallocAlign32(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemsetD32(
+        ptr: *mut ::core::ffi::c_void,
+        memSize: usize,
+        value: u32,
+        N: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemsetD32Async(
+        ptr: *mut ::core::ffi::c_void,
+        memSize: usize,
+        value: u32,
+        N: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyAsyncWithOffset(
+        dst: *mut *mut ::core::ffi::c_void,
+        destMax: usize,
+        dstDataOffset: usize,
+        src: *mut *const ::core::ffi::c_void,
+        count: usize,
+        srcDataOffset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpy2d(
+        dst: *mut ::core::ffi::c_void,
+        dpitch: usize,
+        src: *const ::core::ffi::c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpy2dAsync(
+        dst: *mut ::core::ffi::c_void,
+        dpitch: usize,
+        src: *const ::core::ffi::c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
+}

@@ -194,6 +194,13 @@ same_type!(
     aclrtDestroyLabelList,
     aclrtSetLabel,
     aclrtSwitchLabelByIndex,
+    aclrtMallocAlign32,
+    aclrtMemsetD32,
+    aclrtMemsetD32Async,
+    aclrtMemcpyAsyncWithOffset,
+    aclrtMemcpy2d,
+    aclrtMemcpy2dAsync,
+    aclrtGetDeviceInfo,
 );
 
 /// Live counts of everything the simulator hands out.

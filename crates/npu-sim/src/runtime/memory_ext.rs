@@ -1,0 +1,647 @@
+//! More memory calls (`acl_rt.h`): `aclrtMallocAlign32`, the 32-bit fills
+//! (`aclrtMemsetD32`, `aclrtMemsetD32Async`), copies through
+//! device-resident base pointers (`aclrtMemcpyAsyncWithOffset`), pitched
+//! copies (`aclrtMemcpy2d`, `aclrtMemcpy2dAsync`) and `aclrtGetDeviceInfo`.
+//!
+//! Every copy or fill here is a [`Copy`] with a [`CopyExt`]: it is checked
+//! when called with the checks of `aclrtMemcpy` (where each end lives, the
+//! kind, host ends as far as the simulator can know them), queued and
+//! captured like `aclrtMemcpyAsync`'s, and faults if its device memory was
+//! freed before it ran.
+
+use super::copy::{check_host, is_pinned};
+use super::{code_of, locate, report, rt, rt_device, stream_of, Loc};
+use crate::abi::fail;
+use crate::memory::{AllocError, Allocation};
+use crate::state;
+use crate::work::{Copy, Fault, SendCopy};
+use cann_sys::*;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// The shape of a copy other than `count` contiguous bytes.
+pub(crate) enum CopyExt {
+    /// `height` rows of `count` bytes; rows `dpitch` and `spitch` bytes
+    /// apart (both ends checked over their whole extent when planned).
+    Pitched {
+        height: usize,
+        dpitch: usize,
+        spitch: usize,
+    },
+    /// `count / 4` 32-bit `value`s written at the destination (the source
+    /// is unused).
+    Fill32(u32),
+    /// The ends are 8-byte slots in device memory holding base addresses,
+    /// read when the copy runs (as the device does): `count` bytes from
+    /// `*src + src_off` to `*dst + dst_off`, both inside live device
+    /// allocations of one device.
+    Indirect {
+        dst_off: usize,
+        src_off: usize,
+        api: &'static str,
+    },
+}
+
+type End = (u64, Option<Arc<Allocation>>);
+
+fn end_ptr(end: &End) -> *mut u8 {
+    match &end.1 {
+        Some(a) => a.host_ptr(end.0),
+        None => end.0 as *mut u8,
+    }
+}
+
+/// Runs a copy of another shape (its ends' allocations checked live by
+/// [`Copy::run`] just before).
+pub(crate) fn run_copy_ext(c: &Copy, e: &CopyExt) -> Result<(), Fault> {
+    match *e {
+        CopyExt::Pitched {
+            height,
+            dpitch,
+            spitch,
+        } => {
+            let (dst, src) = (end_ptr(&c.dst), end_ptr(&c.src));
+            for r in 0..height {
+                // SAFETY: both ends were located over their whole extent
+                // ((height - 1) * pitch + width bytes, overflow-checked) when
+                // planned: host ends by the caller's promise, device ends in
+                // a live allocation kept mapped by the Arc. `copy` tolerates
+                // overlap.
+                unsafe { std::ptr::copy(src.add(r * spitch), dst.add(r * dpitch), c.count) };
+            }
+            Ok(())
+        }
+        CopyExt::Fill32(v) => {
+            let dst = end_ptr(&c.dst).cast::<u32>();
+            for i in 0..c.count / 4 {
+                // SAFETY: the destination was located for `count` bytes when
+                // planned (device: in a live allocation kept mapped by the
+                // Arc); unaligned writes are allowed.
+                unsafe { dst.add(i).write_unaligned(v) };
+            }
+            Ok(())
+        }
+        CopyExt::Indirect {
+            dst_off,
+            src_off,
+            api,
+        } => run_indirect(c, dst_off, src_off, api),
+    }
+}
+
+fn run_indirect(c: &Copy, dst_off: usize, src_off: usize, api: &str) -> Result<(), Fault> {
+    let fault = |message: String| Fault {
+        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+        message,
+    };
+    // SAFETY: each slot was located as 8 bytes of a live device
+    // allocation when planned, still live (checked by Copy::run).
+    let read = |end: &End| unsafe { end_ptr(end).cast::<u64>().read_unaligned() };
+    let (db, sb) = (read(&c.dst), read(&c.src));
+    let Some(rt) = state::runtime() else {
+        return Err(fault(format!("npu-sim: {api}: the runtime was finalised")));
+    };
+    let target = |base: u64, off: usize, what: &str| -> Result<Arc<Allocation>, Fault> {
+        let addr = base.checked_add(off as u64).ok_or_else(|| {
+            fault(format!(
+                "npu-sim: {api}: {what} base {base:#x} + offset {off} wraps around"
+            ))
+        })?;
+        match locate(&rt, addr, c.count as u64) {
+            Ok(Loc::Device(a)) => Ok(a),
+            Ok(Loc::Host) => Err(fault(format!(
+                "npu-sim: {api}: {what} [{addr:#x}, +{}) (base {base:#x} read from device \
+                 memory, + offset {off}) is not device memory; no memory was touched",
+                c.count
+            ))),
+            Err(m) => Err(fault(format!(
+                "npu-sim: {api}: {what} (base {base:#x} read from device memory, + offset \
+                 {off}): {m}; no memory was touched"
+            ))),
+        }
+    };
+    let d = target(db, dst_off, "destination")?;
+    let s = target(sb, src_off, "source")?;
+    if d.device != s.device {
+        return Err(fault(format!(
+            "npu-sim: {api}: ACL_MEMCPY_INNER_DEVICE_TO_DEVICE between devices {} and {}",
+            s.device, d.device
+        )));
+    }
+    let (da, sa) = (db + dst_off as u64, sb + src_off as u64);
+    // SAFETY: both ranges were just located in live allocations, kept
+    // mapped by the Arcs held here; `copy` tolerates overlap.
+    unsafe { std::ptr::copy(s.host_ptr(sa), d.host_ptr(da), c.count) };
+    Ok(())
+}
+
+fn invalid(api: &str, what: impl std::fmt::Display) -> i32 {
+    fail(ACL_ERROR_INVALID_PARAM, format!("npu-sim: {api}: {what}"))
+}
+
+/// Locates one end of `len` bytes and checks it is where `want_dev` says
+/// (`ACL_ERROR_INVALID_PARAM` otherwise, as CANN's reference gives for a
+/// kind the call does not support).
+fn plan_end(
+    rt: &state::Runtime,
+    p: u64,
+    len: u64,
+    want_dev: bool,
+    api: &str,
+    what: &str,
+) -> Result<End, i32> {
+    let l = locate(rt, p, len).map_err(|m| invalid(api, format_args!("{what} {m}")))?;
+    match l {
+        Loc::Device(a) if want_dev => Ok((p, Some(a))),
+        Loc::Host if !want_dev => {
+            check_host(p, len).map_err(|m| invalid(api, format_args!("host {what} {m}")))?;
+            Ok((p, None))
+        }
+        _ => Err(invalid(
+            api,
+            format_args!(
+                "the copy kind needs a {} {what}, got a {} pointer",
+                if want_dev { "device" } else { "host" },
+                if want_dev { "host" } else { "device" }
+            ),
+        )),
+    }
+}
+
+/// `aclrtMallocAlign32`: device memory like `aclrtMalloc`, but CANN
+/// allocates only the size rounded up to 32 bytes (no extra 32): touching
+/// past `size` inside that is a padding access (a memory-checker warning,
+/// refused in strict mode), past it an overflow.
+///
+/// # Safety
+/// `dev_ptr` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMallocAlign32(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    _policy: aclrtMemMallocPolicy,
+) -> aclError {
+    crate::abi::guard("aclrtMallocAlign32", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        if dev_ptr.is_null() {
+            return invalid("aclrtMallocAlign32", "null output pointer");
+        }
+        let (rt, dev) = match rt_device() {
+            Ok(x) => x,
+            Err(c) => return c,
+        };
+        let mut m = super::lock(&rt.memory[dev as usize]);
+        match m.alloc_padded(size as u64, |s| s.checked_next_multiple_of(32)) {
+            Ok(a) => {
+                // SAFETY: checked non-null.
+                unsafe { *dev_ptr = a.base as *mut c_void };
+                ACL_SUCCESS
+            }
+            Err(AllocError::ZeroSize) => invalid("aclrtMallocAlign32", "size 0"),
+            Err(AllocError::OutOfMemory) => fail(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                format!(
+                    "npu-sim: aclrtMallocAlign32: out of device memory: {size} bytes requested, \
+                     {} of {} in use on device {dev}",
+                    m.used(),
+                    m.capacity()
+                ),
+            ),
+        }
+    })
+}
+
+/// Plans a 32-bit fill: `n` values in `mem_size` bytes at `ptr`; `None`
+/// for host memory (filled at once by the caller).
+fn plan_d32(
+    rt: &state::Runtime,
+    ptr: *mut c_void,
+    mem_size: usize,
+    value: u32,
+    n: usize,
+    api: &str,
+) -> Result<Option<Copy>, i32> {
+    let bytes = n.checked_mul(4).filter(|&b| b <= mem_size).ok_or_else(|| {
+        invalid(
+            api,
+            format_args!("N {n} values need more than memSize {mem_size} bytes"),
+        )
+    })?;
+    if ptr.is_null() {
+        return Err(invalid(api, "null pointer"));
+    }
+    match locate(rt, ptr as u64, bytes as u64) {
+        Ok(Loc::Device(a)) => Ok(Some(Copy {
+            dst: (ptr as u64, Some(a)),
+            src: (0, None),
+            count: bytes,
+            ext: Some(Box::new(CopyExt::Fill32(value))),
+        })),
+        Ok(Loc::Host) => {
+            check_host(ptr as u64, bytes as u64)
+                .map_err(|m| invalid(api, format_args!("host memory {m}")))?;
+            Ok(None)
+        }
+        Err(m) => Err(invalid(api, m)),
+    }
+}
+
+fn fill_host(ptr: *mut c_void, value: u32, n: usize) {
+    for i in 0..n {
+        // SAFETY: checked by `check_host` as far as the simulator can know
+        // host memory; the caller promises the rest, as with CANN.
+        unsafe { ptr.cast::<u32>().add(i).write_unaligned(value) };
+    }
+}
+
+/// `aclrtMemsetD32`: sets `N` 32-bit values (`N * 4 <= memSize`, else
+/// `ACL_ERROR_INVALID_PARAM`) at `ptr`, device or host memory, at once.
+///
+/// # Safety
+/// A host `ptr` is valid for `N * 4` bytes, as with CANN; device memory is
+/// checked.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemsetD32(
+    ptr: *mut c_void,
+    mem_size: usize,
+    value: u32,
+    n: usize,
+) -> aclError {
+    crate::abi::guard("aclrtMemsetD32", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let plan = plan_d32(&rt, ptr, mem_size, value, n, "aclrtMemsetD32")?;
+            crate::stream::capture::check_unsafe_call("aclrtMemsetD32")?;
+            match plan {
+                Some(c) => c.run("aclrtMemsetD32", None).map_err(report),
+                None => {
+                    fill_host(ptr, value, n);
+                    Ok(())
+                }
+            }
+        })())
+    })
+}
+
+/// `aclrtMemsetD32Async`: as `aclrtMemsetD32`, in stream order for device
+/// memory; host memory is filled at once (CANN: not put on the stream).
+///
+/// # Safety
+/// As `aclrtMemsetD32`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemsetD32Async(
+    ptr: *mut c_void,
+    mem_size: usize,
+    value: u32,
+    n: usize,
+    stream: aclrtStream,
+) -> aclError {
+    crate::abi::guard("aclrtMemsetD32Async", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let s = stream_of(&rt, state::current_device(), stream)?;
+            match plan_d32(&rt, ptr, mem_size, value, n, "aclrtMemsetD32Async")? {
+                Some(c) => {
+                    let bytes = c.count as u64;
+                    s.submit(
+                        crate::stream::Job::Copy(SendCopy(c), rt.pool.clone()),
+                        bytes,
+                    )
+                    .map_err(report)
+                }
+                None => {
+                    fill_host(ptr, value, n);
+                    Ok(())
+                }
+            }
+        })())
+    })
+}
+
+/// `aclrtMemcpyAsyncWithOffset`: `dst` and `src` point to device memory
+/// holding a base address each; when the copy runs, `count` bytes are
+/// copied from `*src + srcDataOffset` to `*dst + dstDataOffset`. Only
+/// `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE` (else `ACL_ERROR_INVALID_PARAM`);
+/// `count > destMax`, a NULL or non-device slot, `ACL_ERROR_INVALID_PARAM`;
+/// a base that does not lead into a live allocation faults the stream
+/// (`ACL_ERROR_RT_DEVICE_MEM_ERROR` at synchronisation).
+///
+/// # Safety
+/// Part of the C ABI; every pointer is checked against device memory.
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtMemcpyAsyncWithOffset(
+    dst: *mut *mut c_void,
+    dest_max: usize,
+    dst_data_offset: usize,
+    src: *mut *const c_void,
+    count: usize,
+    src_data_offset: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    const API: &str = "aclrtMemcpyAsyncWithOffset";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let s = stream_of(&rt, state::current_device(), stream)?;
+            if kind != aclrtMemcpyKind::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE {
+                return Err(invalid(
+                    API,
+                    format_args!(
+                        "copy kind {} is not ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, the only one supported",
+                        kind.0
+                    ),
+                ));
+            }
+            if count > dest_max {
+                return Err(invalid(
+                    API,
+                    format_args!("count {count} exceeds destMax {dest_max}"),
+                ));
+            }
+            if dst.is_null() || src.is_null() {
+                return Err(invalid(API, "null pointer"));
+            }
+            let d = plan_end(&rt, dst as u64, 8, true, API, "destination base slot")?;
+            let sr = plan_end(&rt, src as u64, 8, true, API, "source base slot")?;
+            let c = Copy {
+                dst: d,
+                src: sr,
+                count,
+                ext: Some(Box::new(CopyExt::Indirect {
+                    dst_off: dst_data_offset,
+                    src_off: src_data_offset,
+                    api: API,
+                })),
+            };
+            s.submit(
+                crate::stream::Job::Copy(SendCopy(c), rt.pool.clone()),
+                2 * count as u64,
+            )
+            .map_err(report)
+        })())
+    })
+}
+
+/// The widest row CANN's reference allows a 2D copy.
+pub const MEMCPY_2D_MAX_WIDTH: usize = 5_000_000;
+/// The most rows CANN's reference allows a 2D copy.
+pub const MEMCPY_2D_MAX_HEIGHT: usize = 5 * 1024 * 1024;
+
+#[allow(clippy::too_many_arguments)]
+fn plan_2d(
+    rt: &state::Runtime,
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+    device_to_device: bool,
+    api: &str,
+) -> Result<Copy, i32> {
+    let (dd, sd) = match kind {
+        aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE => (true, false),
+        aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST => (false, true),
+        aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_DEVICE if device_to_device => (true, true),
+        other => {
+            return Err(invalid(
+                api,
+                format_args!(
+                    "copy kind {} is not supported (ACL_MEMCPY_HOST_TO_DEVICE, \
+                     ACL_MEMCPY_DEVICE_TO_HOST{} only)",
+                    other.0,
+                    if device_to_device {
+                        ", ACL_MEMCPY_DEVICE_TO_DEVICE"
+                    } else {
+                        ""
+                    }
+                ),
+            ))
+        }
+    };
+    if dst.is_null() || src.is_null() {
+        return Err(invalid(api, "null pointer"));
+    }
+    if width == 0 || height == 0 {
+        return Err(invalid(
+            api,
+            format_args!("width {width} and height {height} must not be 0"),
+        ));
+    }
+    if width > MEMCPY_2D_MAX_WIDTH || height > MEMCPY_2D_MAX_HEIGHT {
+        return Err(invalid(
+            api,
+            format_args!(
+                "width {width} or height {height} exceeds the limit \
+                 ({MEMCPY_2D_MAX_WIDTH} and {MEMCPY_2D_MAX_HEIGHT})"
+            ),
+        ));
+    }
+    if width > dpitch || width > spitch {
+        return Err(invalid(
+            api,
+            format_args!("width {width} exceeds dpitch {dpitch} or spitch {spitch}"),
+        ));
+    }
+    let extent = |pitch: usize, what: &str| {
+        (height - 1)
+            .checked_mul(pitch)
+            .and_then(|x| x.checked_add(width))
+            .ok_or_else(|| {
+                invalid(
+                    api,
+                    format_args!("{what}: (height - 1) * pitch + width overflows ({height} rows of pitch {pitch})"),
+                )
+            })
+    };
+    let (de, se) = (extent(dpitch, "destination")?, extent(spitch, "source")?);
+    let d = plan_end(rt, dst as u64, de as u64, dd, api, "destination")?;
+    let s = plan_end(rt, src as u64, se as u64, sd, api, "source")?;
+    Ok(Copy {
+        dst: d,
+        src: s,
+        count: width,
+        ext: Some(Box::new(CopyExt::Pitched {
+            height,
+            dpitch,
+            spitch,
+        })),
+    })
+}
+
+/// `aclrtMemcpy2d`: synchronous pitched copy of `height` rows of `width`
+/// bytes (`dpitch`/`spitch` apart); `ACL_MEMCPY_HOST_TO_DEVICE` or
+/// `ACL_MEMCPY_DEVICE_TO_HOST` only. Bad arguments (kind, NULL, zero or
+/// too large width/height, width above a pitch, an extent that overflows
+/// or leaves its allocation): `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// Host ends are valid over their extent, as with CANN; device ends are
+/// checked.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy2d(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    const API: &str = "aclrtMemcpy2d";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let c = plan_2d(
+                &rt, dst, dpitch, src, spitch, width, height, kind, false, API,
+            )?;
+            crate::stream::capture::check_unsafe_call(API)?;
+            c.run(API, None).map_err(report)
+        })())
+    })
+}
+
+/// `aclrtMemcpy2dAsync`: as `aclrtMemcpy2d`, in stream order, and
+/// `ACL_MEMCPY_DEVICE_TO_DEVICE` too; a pageable host end is restricted
+/// under capture as for `aclrtMemcpyAsync`.
+///
+/// # Safety
+/// As `aclrtMemcpy2d`; host ends stay valid until the stream has run the
+/// copy.
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtMemcpy2dAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    const API: &str = "aclrtMemcpy2dAsync";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let s = stream_of(&rt, state::current_device(), stream)?;
+            let c = plan_2d(
+                &rt, dst, dpitch, src, spitch, width, height, kind, true, API,
+            )?;
+            let pageable = |end: &End| end.1.is_none() && !is_pinned(end.0, 1);
+            if pageable(&c.dst) || pageable(&c.src) {
+                crate::stream::capture::check_pageable_async(&s, API)?;
+            }
+            let bytes = 2 * (width as u64).saturating_mul(height as u64);
+            s.submit(
+                crate::stream::Job::Copy(SendCopy(c), rt.pool.clone()),
+                bytes,
+            )
+            .map_err(report)
+        })())
+    })
+}
+
+/// `aclrtGetDeviceInfo(deviceId, attr, &value)`: an attribute of a device
+/// of the simulated product (`NPU_SIM_SOC`): core counts as
+/// `aclrtGetResInCurrentThread` reports them, the simulated device memory
+/// (`ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE`, what `aclrtGetMemInfo` calls
+/// total), L2 and unified-buffer sizes of the family. Attributes of other
+/// products (warp size, super-pod ids off Atlas A3):
+/// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`; an unknown attribute or NULL
+/// `value`: `ACL_ERROR_INVALID_PARAM`; a device that does not exist:
+/// `ACL_ERROR_RT_INVALID_DEVICEID`.
+///
+/// # Safety
+/// `value` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceInfo(
+    device_id: u32,
+    attr: aclrtDevAttr,
+    value: *mut i64,
+) -> aclError {
+    const API: &str = "aclrtGetDeviceInfo";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            if device_id >= rt.config.devices {
+                return Err(fail(
+                    ACL_ERROR_RT_INVALID_DEVICEID,
+                    format!(
+                        "npu-sim: {API}: device {device_id} does not exist ({} device(s))",
+                        rt.config.devices
+                    ),
+                ));
+            }
+            if value.is_null() {
+                return Err(invalid(API, "null output pointer"));
+            }
+            use cann_sys::soc::Family;
+            let fam = rt.config.family;
+            let (cube, vector) = super::query::cores(&rt.config.soc, fam);
+            let unsupported = |what: &str| {
+                fail(
+                    ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                    format!(
+                        "npu-sim: {API}: {what} is not an attribute of {}",
+                        rt.config.soc
+                    ),
+                )
+            };
+            let v: i64 = match attr {
+                aclrtDevAttr::ACL_DEV_ATTR_AICPU_CORE_NUM => match fam {
+                    Family::Training => 14,
+                    Family::Inference | Family::Atlas200I500A2 => 4,
+                    _ => 6,
+                },
+                aclrtDevAttr::ACL_DEV_ATTR_AICORE_CORE_NUM
+                | aclrtDevAttr::ACL_DEV_ATTR_CUBE_CORE_NUM => cube.into(),
+                aclrtDevAttr::ACL_DEV_ATTR_VECTOR_CORE_NUM => vector.into(),
+                aclrtDevAttr::ACL_DEV_ATTR_WARP_SIZE => {
+                    return Err(unsupported("ACL_DEV_ATTR_WARP_SIZE"))
+                }
+                aclrtDevAttr::ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE => {
+                    return Err(unsupported("ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE"))
+                }
+                aclrtDevAttr::ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE => match fam {
+                    Family::A2 | Family::A3 => 192 << 10,
+                    _ => 256 << 10,
+                },
+                aclrtDevAttr::ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE => {
+                    i64::try_from(rt.config.mem).unwrap_or(i64::MAX)
+                }
+                aclrtDevAttr::ACL_DEV_ATTR_L2_CACHE_SIZE => match fam {
+                    Family::A2 | Family::A3 => 192 << 20,
+                    Family::Training => 32 << 20,
+                    _ => 16 << 20,
+                },
+                aclrtDevAttr::ACL_DEV_ATTR_SMP_ID => 0,
+                aclrtDevAttr::ACL_DEV_ATTR_PHY_CHIP_ID => device_id.into(),
+                aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_DEVICE_ID
+                | aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_SERVER_ID
+                | aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_ID
+                    if fam != Family::A3 =>
+                {
+                    return Err(unsupported("a super-pod id"))
+                }
+                aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_DEVICE_ID => device_id.into(),
+                aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_SERVER_ID
+                | aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_ID => 0,
+                aclrtDevAttr::ACL_DEV_ATTR_CUST_OP_PRIVILEGE
+                | aclrtDevAttr::ACL_DEV_ATTR_MAINBOARD_ID
+                | aclrtDevAttr::ACL_DEV_ATTR_IS_VIRTUAL => 0,
+                other => {
+                    return Err(invalid(
+                        API,
+                        format_args!("attribute {} is not an aclrtDevAttr", other.0),
+                    ))
+                }
+            };
+            // SAFETY: checked non-null.
+            unsafe { *value = v };
+            Ok(())
+        })())
+    })
+}
