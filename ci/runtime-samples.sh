@@ -61,4 +61,13 @@ run models_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$s
 NPU_SIM_STRICT_ASYNC=1 "$bin/models" | tail -n 1 | grep -qx "models: ok" \
     || fail "models under NPU_SIM_STRICT_ASYNC=1"
 echo "== models (NPU_SIM_STRICT_ASYNC=1): ok"
+# More memory calls (aclrtMallocAlign32, aclrtMemsetD32, offset and 2D copies,
+# aclrtGetDeviceInfo), with both library names and under strict asynchrony.
+run runtime_memory "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_memory.cpp" \
+    -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/runtime_memory"
+run runtime_memory_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_memory.cpp" \
+    -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/runtime_memory_acl_rt"
+NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_memory" | tail -n 1 | grep -qx "runtime_memory: ok" \
+    || fail "runtime_memory under NPU_SIM_STRICT_ASYNC=1"
+echo "== runtime_memory (NPU_SIM_STRICT_ASYNC=1): ok"
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"
