@@ -856,6 +856,44 @@ aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t sp
                             aclrtStream stream);
 aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
 
+/* Batch copies and memcpy descriptors. */
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE = 1,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2,
+    ACL_MEM_LOCATION_TYPE_MANAGED = 3,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef struct {
+    aclrtMemLocation dstLoc;
+    aclrtMemLocation srcLoc;
+    uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                          size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                          size_t numAttrs, size_t *failIndex);
+aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                            size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                            size_t numAttrs);
+aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                               size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                               size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
+                               aclrtStream stream);
+aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                 size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                 size_t *attrsIndexes, size_t numAttrs, aclrtStream stream);
+aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr,
+                            size_t count, void *config);
+aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

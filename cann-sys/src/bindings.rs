@@ -1352,3 +1352,118 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
 }
+impl aclrtMemLocationType {
+    pub const ACL_MEM_LOCATION_TYPE_HOST: aclrtMemLocationType = aclrtMemLocationType(0);
+    pub const ACL_MEM_LOCATION_TYPE_DEVICE: aclrtMemLocationType = aclrtMemLocationType(1);
+    pub const ACL_MEM_LOCATION_TYPE_UNREGISTERED: aclrtMemLocationType = aclrtMemLocationType(2);
+    pub const ACL_MEM_LOCATION_TYPE_MANAGED: aclrtMemLocationType = aclrtMemLocationType(3);
+    pub const ACL_MEM_LOCATION_TYPE_HOST_NUMA: aclrtMemLocationType = aclrtMemLocationType(4);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtMemLocationType(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemLocation {
+    pub id: u32,
+    pub type_: aclrtMemLocationType,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemLocation"][::core::mem::size_of::<aclrtMemLocation>() - 8usize];
+    ["Alignment of aclrtMemLocation"][::core::mem::align_of::<aclrtMemLocation>() - 4usize];
+    ["Offset of field: aclrtMemLocation::id"]
+        [::core::mem::offset_of!(aclrtMemLocation, id) - 0usize];
+    ["Offset of field: aclrtMemLocation::type_"]
+        [::core::mem::offset_of!(aclrtMemLocation, type_) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemcpyBatchAttr {
+    pub dstLoc: aclrtMemLocation,
+    pub srcLoc: aclrtMemLocation,
+    pub rsv: [u8; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemcpyBatchAttr"][::core::mem::size_of::<aclrtMemcpyBatchAttr>() - 32usize];
+    ["Alignment of aclrtMemcpyBatchAttr"][::core::mem::align_of::<aclrtMemcpyBatchAttr>() - 4usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::dstLoc"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, dstLoc) - 0usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::srcLoc"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, srcLoc) - 8usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::rsv"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, rsv) - 16usize];
+};
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatch(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatchV2(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatchAsync(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatchAsyncV2(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetMemcpyDesc(
+        desc: *mut ::core::ffi::c_void,
+        kind: aclrtMemcpyKind,
+        srcAddr: *mut ::core::ffi::c_void,
+        dstAddr: *mut ::core::ffi::c_void,
+        count: usize,
+        config: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyAsyncWithDesc(
+        desc: *mut ::core::ffi::c_void,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+}

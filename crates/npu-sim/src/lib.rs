@@ -201,6 +201,13 @@ same_type!(
     aclrtMemcpy2d,
     aclrtMemcpy2dAsync,
     aclrtGetDeviceInfo,
+    aclrtMemcpyBatch,
+    aclrtMemcpyBatchV2,
+    aclrtMemcpyBatchAsync,
+    aclrtMemcpyBatchAsyncV2,
+    aclrtGetMemcpyDescSize,
+    aclrtSetMemcpyDesc,
+    aclrtMemcpyAsyncWithDesc,
 );
 
 /// Live counts of everything the simulator hands out.

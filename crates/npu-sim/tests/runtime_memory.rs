@@ -558,3 +558,394 @@ fn device_info_reports_the_simulated_product() {
     );
     no_internal_errors();
 }
+
+fn attr(src: aclrtMemLocationType, dst: aclrtMemLocationType) -> aclrtMemcpyBatchAttr {
+    aclrtMemcpyBatchAttr {
+        dstLoc: aclrtMemLocation { id: 0, type_: dst },
+        srcLoc: aclrtMemLocation { id: 0, type_: src },
+        rsv: [0; 16],
+    }
+}
+
+#[test]
+#[serial]
+fn batch_copies_go_one_way_and_name_the_copy_at_fault() {
+    init();
+    use aclrtMemLocationType as L;
+    let sizes_v = [16usize, 28, 44];
+    let devs: Vec<*mut c_void> = sizes_v.iter().map(|&n| malloc(n)).collect();
+    let inputs: Vec<Vec<u8>> = sizes_v
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (0..n).map(|j| (i * 50 + j) as u8).collect())
+        .collect();
+    let mut outputs: Vec<Vec<u8>> = sizes_v.iter().map(|&n| vec![0u8; n]).collect();
+    let s = stream();
+    let h2d_attr = attr(
+        L::ACL_MEM_LOCATION_TYPE_HOST,
+        L::ACL_MEM_LOCATION_TYPE_DEVICE,
+    );
+    let d2h_attr = attr(
+        L::ACL_MEM_LOCATION_TYPE_DEVICE,
+        L::ACL_MEM_LOCATION_TYPE_HOST,
+    );
+    for mode in 0..4 {
+        let mut dsts: Vec<*mut c_void> = devs.clone();
+        let mut srcs: Vec<*mut c_void> = inputs.iter().map(|v| v.as_ptr() as *mut c_void).collect();
+        let mut sizes = sizes_v;
+        let mut maxs = sizes_v;
+        let (mut a, mut idx, mut fail) = ([h2d_attr], [0usize], 7usize);
+        let run = |dsts: &mut [*mut c_void],
+                   maxs: &mut [usize],
+                   srcs: &mut [*mut c_void],
+                   sizes: &mut [usize],
+                   a: &mut [aclrtMemcpyBatchAttr],
+                   idx: &mut [usize],
+                   fail: &mut usize| {
+            let (d, m, sr, sz, at, ix) = (
+                dsts.as_mut_ptr(),
+                maxs.as_mut_ptr(),
+                srcs.as_mut_ptr(),
+                sizes.as_mut_ptr(),
+                a.as_mut_ptr(),
+                idx.as_mut_ptr(),
+            );
+            // SAFETY: arrays of 3 (copies) and 1 (attributes) elements;
+            // every end is a live buffer of its size.
+            unsafe {
+                match mode {
+                    0 => sim::aclrtMemcpyBatch(d, m, sr, sz, 3, at, ix, 1, fail),
+                    1 => sim::aclrtMemcpyBatchV2(d, m, sr, sz, 3, at, ix, 1),
+                    2 => sim::aclrtMemcpyBatchAsync(d, m, sr, sz, 3, at, ix, 1, fail, s),
+                    _ => sim::aclrtMemcpyBatchAsyncV2(d, m, sr, sz, 3, at, ix, 1, s),
+                }
+            }
+        };
+        let rc = run(
+            &mut dsts, &mut maxs, &mut srcs, &mut sizes, &mut a, &mut idx, &mut fail,
+        );
+        assert_eq!(rc, ACL_SUCCESS, "mode {mode}: {}", last_error());
+        if mode % 2 == 0 {
+            assert_eq!(fail, usize::MAX);
+        }
+        assert_eq!(sync(s), ACL_SUCCESS);
+        let mut dsts: Vec<*mut c_void> = outputs
+            .iter_mut()
+            .map(|v| v.as_mut_ptr() as *mut c_void)
+            .collect();
+        let mut srcs = devs.clone();
+        a = [d2h_attr];
+        let rc = run(
+            &mut dsts, &mut maxs, &mut srcs, &mut sizes, &mut a, &mut idx, &mut fail,
+        );
+        assert_eq!(rc, ACL_SUCCESS, "mode {mode}: {}", last_error());
+        assert_eq!(sync(s), ACL_SUCCESS);
+        assert_eq!(outputs, inputs, "mode {mode}");
+        for o in outputs.iter_mut() {
+            o.fill(0);
+        }
+    }
+    // Misuse, through aclrtMemcpyBatch: failIndex names the copy, or is
+    // SIZE_MAX for an error of no one copy; nothing is copied.
+    let mut dsts = devs.clone();
+    let mut srcs: Vec<*mut c_void> = inputs.iter().map(|v| v.as_ptr() as *mut c_void).collect();
+    let mut sizes = sizes_v;
+    let mut maxs = sizes_v;
+    let mut fail = 0usize;
+    let mut call = |dsts: &mut [*mut c_void],
+                    maxs: &mut [usize],
+                    srcs: &mut [*mut c_void],
+                    sizes: &mut [usize],
+                    n: usize,
+                    a: &mut [aclrtMemcpyBatchAttr],
+                    idx: &mut [usize]| {
+        fail = 0;
+        // SAFETY: arrays of at least `n` (copies) and `a.len()` elements.
+        let rc = unsafe {
+            sim::aclrtMemcpyBatch(
+                dsts.as_mut_ptr(),
+                maxs.as_mut_ptr(),
+                srcs.as_mut_ptr(),
+                sizes.as_mut_ptr(),
+                n,
+                a.as_mut_ptr(),
+                idx.as_mut_ptr(),
+                a.len(),
+                &mut fail,
+            )
+        };
+        (rc, fail)
+    };
+    let inv = ACL_ERROR_INVALID_PARAM;
+    // Copy 1 larger than its destMax.
+    maxs[1] = 4;
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [h2d_attr],
+            &mut [0]
+        ),
+        (inv, 1)
+    );
+    maxs[1] = sizes_v[1];
+    // Copy 2 past its device buffer (and its padding).
+    sizes[2] = 200;
+    maxs[2] = 200;
+    let big = [0u8; 200];
+    srcs[2] = big.as_ptr() as *mut c_void;
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [h2d_attr],
+            &mut [0]
+        ),
+        (inv, 2)
+    );
+    sizes[2] = sizes_v[2];
+    maxs[2] = sizes_v[2];
+    srcs[2] = inputs[2].as_ptr() as *mut c_void;
+    // Attributes: a second set from copy 1 going the other way; a
+    // location that contradicts the pointer; device to device; a device id
+    // that is not the memory's; a type the simulator does not know.
+    let (mut two, mut ix2) = ([h2d_attr, d2h_attr], [0usize, 1]);
+    assert_eq!(
+        call(&mut dsts, &mut maxs, &mut srcs, &mut sizes, 3, &mut two, &mut ix2),
+        (inv, 1)
+    );
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [d2h_attr],
+            &mut [0]
+        ),
+        (inv, 0)
+    );
+    let d2d = attr(
+        L::ACL_MEM_LOCATION_TYPE_DEVICE,
+        L::ACL_MEM_LOCATION_TYPE_DEVICE,
+    );
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [d2d],
+            &mut [0]
+        ),
+        (inv, 0)
+    );
+    let mut other = h2d_attr;
+    other.dstLoc.id = 1;
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [other],
+            &mut [0]
+        ),
+        (inv, 0)
+    );
+    let managed = attr(
+        L::ACL_MEM_LOCATION_TYPE_HOST,
+        L::ACL_MEM_LOCATION_TYPE_MANAGED,
+    );
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [managed],
+            &mut [0]
+        ),
+        (inv, 0)
+    );
+    // No one copy: counts, indexes.
+    let whole = (inv, usize::MAX);
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            0,
+            &mut [h2d_attr],
+            &mut [0]
+        ),
+        whole
+    );
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [],
+            &mut []
+        ),
+        whole
+    );
+    assert_eq!(
+        call(
+            &mut dsts,
+            &mut maxs,
+            &mut srcs,
+            &mut sizes,
+            3,
+            &mut [h2d_attr],
+            &mut [1]
+        ),
+        whole
+    );
+    let (mut two, mut bad) = ([h2d_attr, h2d_attr], [0usize, 3]);
+    assert_eq!(
+        call(&mut dsts, &mut maxs, &mut srcs, &mut sizes, 3, &mut two, &mut bad),
+        whole
+    );
+    let mut same = [0usize, 0];
+    assert_eq!(
+        call(&mut dsts, &mut maxs, &mut srcs, &mut sizes, 3, &mut two, &mut same),
+        whole
+    );
+    // NULL arrays and a NULL failIndex.
+    let (mut a1, mut i1) = ([h2d_attr], [0usize]);
+    // SAFETY: NULL arrays are checked.
+    unsafe {
+        let mut f = 0usize;
+        let rc = sim::aclrtMemcpyBatch(
+            null_mut(),
+            maxs.as_mut_ptr(),
+            srcs.as_mut_ptr(),
+            sizes.as_mut_ptr(),
+            3,
+            a1.as_mut_ptr(),
+            i1.as_mut_ptr(),
+            1,
+            &mut f,
+        );
+        assert_eq!((rc, f), whole);
+        let rc = sim::aclrtMemcpyBatch(
+            dsts.as_mut_ptr(),
+            maxs.as_mut_ptr(),
+            srcs.as_mut_ptr(),
+            sizes.as_mut_ptr(),
+            3,
+            a1.as_mut_ptr(),
+            i1.as_mut_ptr(),
+            1,
+            null_mut(),
+        );
+        assert_eq!(rc, inv);
+    }
+    // Nothing was copied by the refused batches.
+    for (i, &d) in devs.iter().enumerate() {
+        assert_eq!(d2h(d, sizes_v[i]), inputs[i]);
+    }
+    for d in devs {
+        free(d);
+    }
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn memcpy_descriptors_are_read_when_the_copy_runs() {
+    init();
+    let k = K::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE;
+    let mut size = 0usize;
+    // SAFETY: valid out-pointer.
+    assert_eq!(
+        unsafe { sim::aclrtGetMemcpyDescSize(k, &mut size) },
+        ACL_SUCCESS
+    );
+    assert!(size >= 24);
+    let (src, dst, desc) = (malloc(64), malloc(64), malloc(size));
+    let bytes: Vec<u8> = (100..164).collect();
+    h2d(src, &bytes);
+    h2d(dst, &[0; 64]);
+    let s = stream();
+    // SAFETY: device memory; live stream.
+    unsafe {
+        assert_eq!(
+            sim::aclrtSetMemcpyDesc(desc, k, src, dst, 40, null_mut()),
+            ACL_SUCCESS
+        );
+        assert_eq!(sim::aclrtMemcpyAsyncWithDesc(desc, k, s), ACL_SUCCESS);
+    }
+    assert_eq!(sync(s), ACL_SUCCESS, "{}", last_error());
+    let v = d2h(dst, 64);
+    assert_eq!(&v[..40], &bytes[..40]);
+    assert_eq!(&v[40..], &[0u8; 24]);
+    // Misuse: kinds, NULL, reserved config, a host descriptor, a range
+    // that leaves its allocation.
+    let mut host_desc = [0u8; 64];
+    let hd = host_desc.as_mut_ptr().cast::<c_void>();
+    let inv = ACL_ERROR_INVALID_PARAM;
+    // SAFETY: every pointer is checked by the simulator.
+    unsafe {
+        let dd = K::ACL_MEMCPY_DEVICE_TO_DEVICE;
+        assert_eq!(sim::aclrtGetMemcpyDescSize(dd, &mut size), inv);
+        assert_eq!(sim::aclrtGetMemcpyDescSize(k, null_mut()), inv);
+        assert_eq!(
+            sim::aclrtSetMemcpyDesc(desc, dd, src, dst, 8, null_mut()),
+            inv
+        );
+        assert_eq!(sim::aclrtSetMemcpyDesc(desc, k, src, dst, 8, desc), inv);
+        assert_eq!(
+            sim::aclrtSetMemcpyDesc(null_mut(), k, src, dst, 8, null_mut()),
+            inv
+        );
+        assert_eq!(sim::aclrtSetMemcpyDesc(hd, k, src, dst, 8, null_mut()), inv);
+        assert_eq!(
+            sim::aclrtSetMemcpyDesc(desc, k, src, dst, 4096, null_mut()),
+            inv
+        );
+        assert_eq!(sim::aclrtMemcpyAsyncWithDesc(desc, dd, s), inv);
+        assert_eq!(sim::aclrtMemcpyAsyncWithDesc(hd, k, s), inv);
+        assert_eq!(sim::aclrtMemcpyAsyncWithDesc(null_mut(), k, s), inv);
+    }
+    // A descriptor overwritten, or naming memory freed since: a fault at
+    // synchronisation, nothing copied.
+    let junk = malloc(size);
+    h2d(junk, &vec![0x55; size]);
+    let g = malloc(64);
+    // SAFETY: device memory; live stream.
+    unsafe {
+        assert_eq!(sim::aclrtMemcpyAsyncWithDesc(junk, k, s), ACL_SUCCESS);
+        assert_eq!(sync(s), ACL_ERROR_RT_DEVICE_MEM_ERROR);
+        assert!(last_error().contains("no descriptor"), "{}", last_error());
+        assert_eq!(
+            sim::aclrtSetMemcpyDesc(desc, k, g, dst, 8, null_mut()),
+            ACL_SUCCESS
+        );
+        free(g);
+        assert_eq!(sim::aclrtMemcpyAsyncWithDesc(desc, k, s), ACL_SUCCESS);
+        assert_eq!(sync(s), ACL_ERROR_RT_DEVICE_MEM_ERROR);
+    }
+    assert_eq!(&d2h(dst, 64)[..40], &bytes[..40]);
+    for p in [src, dst, desc, junk] {
+        free(p);
+    }
+    finalize();
+    no_internal_errors();
+}

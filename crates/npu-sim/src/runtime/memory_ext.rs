@@ -40,6 +40,10 @@ pub(crate) enum CopyExt {
         src_off: usize,
         api: &'static str,
     },
+    /// The destination end is a memcpy descriptor in device memory
+    /// ([`MEMCPY_DESC_SIZE`] bytes), read when the copy runs: the source,
+    /// destination and length `aclrtSetMemcpyDesc` stored in it.
+    Desc,
 }
 
 type End = (u64, Option<Arc<Allocation>>);
@@ -86,18 +90,33 @@ pub(crate) fn run_copy_ext(c: &Copy, e: &CopyExt) -> Result<(), Fault> {
             src_off,
             api,
         } => run_indirect(c, dst_off, src_off, api),
+        CopyExt::Desc => run_desc(c),
     }
 }
 
 fn run_indirect(c: &Copy, dst_off: usize, src_off: usize, api: &str) -> Result<(), Fault> {
-    let fault = |message: String| Fault {
-        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
-        message,
-    };
     // SAFETY: each slot was located as 8 bytes of a live device
     // allocation when planned, still live (checked by Copy::run).
     let read = |end: &End| unsafe { end_ptr(end).cast::<u64>().read_unaligned() };
     let (db, sb) = (read(&c.dst), read(&c.src));
+    copy_between(db, dst_off, sb, src_off, c.count, api)
+}
+
+/// Copies `count` bytes from `sb + src_off` to `db + dst_off`, addresses
+/// read from device memory by a running copy: both must lie in live
+/// allocations of one device, else a fault and nothing touched.
+fn copy_between(
+    db: u64,
+    dst_off: usize,
+    sb: u64,
+    src_off: usize,
+    count: usize,
+    api: &str,
+) -> Result<(), Fault> {
+    let fault = |message: String| Fault {
+        code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+        message,
+    };
     let Some(rt) = state::runtime() else {
         return Err(fault(format!("npu-sim: {api}: the runtime was finalised")));
     };
@@ -107,12 +126,12 @@ fn run_indirect(c: &Copy, dst_off: usize, src_off: usize, api: &str) -> Result<(
                 "npu-sim: {api}: {what} base {base:#x} + offset {off} wraps around"
             ))
         })?;
-        match locate(&rt, addr, c.count as u64) {
+        match locate(&rt, addr, count as u64) {
             Ok(Loc::Device(a)) => Ok(a),
             Ok(Loc::Host) => Err(fault(format!(
                 "npu-sim: {api}: {what} [{addr:#x}, +{}) (base {base:#x} read from device \
                  memory, + offset {off}) is not device memory; no memory was touched",
-                c.count
+                count
             ))),
             Err(m) => Err(fault(format!(
                 "npu-sim: {api}: {what} (base {base:#x} read from device memory, + offset \
@@ -131,8 +150,35 @@ fn run_indirect(c: &Copy, dst_off: usize, src_off: usize, api: &str) -> Result<(
     let (da, sa) = (db + dst_off as u64, sb + src_off as u64);
     // SAFETY: both ranges were just located in live allocations, kept
     // mapped by the Arcs held here; `copy` tolerates overlap.
-    unsafe { std::ptr::copy(s.host_ptr(sa), d.host_ptr(da), c.count) };
+    unsafe { std::ptr::copy(s.host_ptr(sa), d.host_ptr(da), count) };
     Ok(())
+}
+
+/// Bytes of a memcpy descriptor (`aclrtGetMemcpyDescSize`): the source,
+/// destination and length, and a mark that `aclrtSetMemcpyDesc` wrote it.
+pub const MEMCPY_DESC_SIZE: usize = 32;
+const DESC_MAGIC: u64 = 0x6e70_752d_6465_7363; // "npu-desc"
+
+fn run_desc(c: &Copy) -> Result<(), Fault> {
+    let mut w = [0u64; 4];
+    let p = end_ptr(&c.dst).cast::<u64>();
+    for (i, x) in w.iter_mut().enumerate() {
+        // SAFETY: the descriptor was located as MEMCPY_DESC_SIZE bytes of a
+        // live device allocation when planned, still live (Copy::run).
+        *x = unsafe { p.add(i).read_unaligned() };
+    }
+    if w[3] != DESC_MAGIC {
+        return Err(Fault {
+            code: ACL_ERROR_RT_DEVICE_MEM_ERROR,
+            message: format!(
+                "npu-sim: aclrtMemcpyAsyncWithDesc: {:#x} holds no descriptor set by \
+                 aclrtSetMemcpyDesc (overwritten?); nothing was copied",
+                c.dst.0
+            ),
+        });
+    }
+    let count = usize::try_from(w[2]).unwrap_or(usize::MAX);
+    copy_between(w[1], 0, w[0], 0, count, "aclrtMemcpyAsyncWithDesc")
 }
 
 fn invalid(api: &str, what: impl std::fmt::Display) -> i32 {
@@ -642,6 +688,469 @@ pub unsafe extern "C" fn aclrtGetDeviceInfo(
             // SAFETY: checked non-null.
             unsafe { *value = v };
             Ok(())
+        })())
+    })
+}
+
+/// The arguments of a batch copy, as the C call passes them.
+struct Batch {
+    dsts: *mut *mut c_void,
+    dest_maxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    n: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrs_indexes: *mut usize,
+    num_attrs: usize,
+}
+
+/// Whether a location type names host memory (`Some(false)`), device
+/// memory (`Some(true)`), or neither the simulator knows (`None`).
+fn location_is_device(t: aclrtMemLocationType) -> Option<bool> {
+    match t {
+        aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_HOST
+        | aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_UNREGISTERED => Some(false),
+        aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_DEVICE => Some(true),
+        _ => None,
+    }
+}
+
+/// Checks a batch and plans its copies. `Err((code, failIndex))`: the
+/// index of the copy at fault, `usize::MAX` for an error of no one copy.
+fn plan_batch(rt: &state::Runtime, b: &Batch, api: &str) -> Result<Vec<Copy>, (i32, usize)> {
+    let whole = |m: &str| (invalid(api, m), usize::MAX);
+    if b.n == 0 || b.num_attrs == 0 || b.num_attrs > b.n {
+        return Err(whole(&format!(
+            "numBatches {} and numAttrs {} must be 1 <= numAttrs <= numBatches",
+            b.n, b.num_attrs
+        )));
+    }
+    if b.dsts.is_null()
+        || b.dest_maxs.is_null()
+        || b.srcs.is_null()
+        || b.sizes.is_null()
+        || b.attrs.is_null()
+        || b.attrs_indexes.is_null()
+    {
+        return Err(whole("null array"));
+    }
+    // SAFETY: non-null arrays of numBatches / numAttrs elements, as CANN's
+    // contract has them.
+    let (dsts, maxs, srcs, sizes, attrs, idx) = unsafe {
+        (
+            std::slice::from_raw_parts(b.dsts, b.n),
+            std::slice::from_raw_parts(b.dest_maxs, b.n),
+            std::slice::from_raw_parts(b.srcs, b.n),
+            std::slice::from_raw_parts(b.sizes, b.n),
+            std::slice::from_raw_parts(b.attrs, b.num_attrs),
+            std::slice::from_raw_parts(b.attrs_indexes, b.num_attrs),
+        )
+    };
+    if idx[0] != 0 || idx.windows(2).any(|w| w[1] <= w[0]) || idx[b.num_attrs - 1] >= b.n {
+        return Err(whole(&format!(
+            "attrsIndexes {idx:?} must start at 0, increase, and stay below numBatches {}",
+            b.n
+        )));
+    }
+    let mut plans = Vec::with_capacity(b.n);
+    let mut direction = None;
+    let mut k = 0;
+    for i in 0..b.n {
+        if k + 1 < b.num_attrs && idx[k + 1] == i {
+            k += 1;
+        }
+        let at = |m: String| (invalid(api, format_args!("copy {i}: {m}")), i);
+        let a = &attrs[k];
+        let (Some(dd), Some(sd)) = (
+            location_is_device(a.dstLoc.type_),
+            location_is_device(a.srcLoc.type_),
+        ) else {
+            return Err(at(format!(
+                "location types {} -> {} (attrs[{k}]): only ACL_MEM_LOCATION_TYPE_HOST, \
+                 ACL_MEM_LOCATION_TYPE_UNREGISTERED and ACL_MEM_LOCATION_TYPE_DEVICE are supported",
+                a.srcLoc.type_.0, a.dstLoc.type_.0
+            )));
+        };
+        if dd == sd {
+            return Err(at(format!(
+                "attrs[{k}] is not host to device or device to host (the only directions of a batch)"
+            )));
+        }
+        if *direction.get_or_insert(dd) != dd {
+            return Err(at(
+                "the batch mixes host to device and device to host".into()
+            ));
+        }
+        if sizes[i] > maxs[i] {
+            return Err(at(format!("size {} exceeds destMax {}", sizes[i], maxs[i])));
+        }
+        let n = sizes[i] as u64;
+        let d = plan_end(rt, dsts[i] as u64, n, dd, api, "destination").map_err(|c| (c, i))?;
+        let s = plan_end(rt, srcs[i] as u64, n, sd, api, "source").map_err(|c| (c, i))?;
+        for (end, loc, what) in [(&d, &a.dstLoc, "destination"), (&s, &a.srcLoc, "source")] {
+            if let Some(al) = &end.1 {
+                if al.device != loc.id {
+                    return Err(at(format!(
+                        "the {what} is memory of device {}, attrs[{k}] says device {}",
+                        al.device, loc.id
+                    )));
+                }
+            }
+        }
+        if sizes[i] > 0 && (dsts[i].is_null() || srcs[i].is_null()) {
+            return Err(at("null pointer".into()));
+        }
+        plans.push(Copy {
+            dst: d,
+            src: s,
+            count: sizes[i],
+            ext: None,
+        });
+    }
+    Ok(plans)
+}
+
+fn batch_sync(b: Batch, fail_index: Option<*mut usize>, api: &'static str) -> aclError {
+    crate::abi::guard(api, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        let set = |v: usize| {
+            if let Some(p) = fail_index {
+                // SAFETY: checked non-null by the caller.
+                unsafe { *p = v };
+            }
+        };
+        set(usize::MAX);
+        let r = (|| {
+            let rt = rt().map_err(|c| (c, usize::MAX))?;
+            let plans = plan_batch(&rt, &b, api)?;
+            crate::stream::capture::check_unsafe_call(api).map_err(|c| (c, usize::MAX))?;
+            for (i, c) in plans.iter().enumerate() {
+                c.run(api, Some(&rt.pool)).map_err(|f| (report(f), i))?;
+            }
+            Ok(())
+        })();
+        match r {
+            Ok(()) => ACL_SUCCESS,
+            Err((c, i)) => {
+                set(i);
+                c
+            }
+        }
+    })
+}
+
+fn batch_async(
+    b: Batch,
+    fail_index: Option<*mut usize>,
+    stream: aclrtStream,
+    api: &'static str,
+) -> aclError {
+    crate::abi::guard(api, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        let set = |v: usize| {
+            if let Some(p) = fail_index {
+                // SAFETY: checked non-null by the caller.
+                unsafe { *p = v };
+            }
+        };
+        set(usize::MAX);
+        let r = (|| {
+            let rt = rt().map_err(|c| (c, usize::MAX))?;
+            let s = stream_of(&rt, state::current_device(), stream).map_err(|c| (c, usize::MAX))?;
+            let plans = plan_batch(&rt, &b, api)?;
+            let pageable = |c: &Copy| {
+                [&c.dst, &c.src]
+                    .iter()
+                    .any(|e| e.1.is_none() && c.count > 0 && !is_pinned(e.0, c.count as u64))
+            };
+            if plans.iter().any(pageable) {
+                crate::stream::capture::check_pageable_async(&s, api)
+                    .map_err(|c| (c, usize::MAX))?;
+            }
+            for (i, c) in plans.into_iter().enumerate() {
+                let bytes = 2 * c.count as u64;
+                s.submit(
+                    crate::stream::Job::Copy(SendCopy(c), rt.pool.clone()),
+                    bytes,
+                )
+                .map_err(|f| (report(f), i))?;
+            }
+            Ok(())
+        })();
+        match r {
+            Ok(()) => ACL_SUCCESS,
+            Err((c, i)) => {
+                set(i);
+                c
+            }
+        }
+    })
+}
+
+/// `aclrtMemcpyBatch`: `numBatches` copies, each host to device or device
+/// to host as its attribute says (`attrs[k]` applies from
+/// `attrsIndexes[k]` up to the next index); every copy is checked before
+/// any runs, then all run at once. `*failIndex`: the copy a check refused,
+/// `SIZE_MAX` on success or for an error of no one copy (bad counts or
+/// indexes, NULL arrays: `ACL_ERROR_INVALID_PARAM`). A NULL `failIndex`:
+/// `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// The arrays hold `numBatches` (`numAttrs`) elements; host ends are valid
+/// for their sizes, as with CANN; device ends are checked.
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtMemcpyBatch(
+    dsts: *mut *mut c_void,
+    dest_maxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    num_batches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrs_indexes: *mut usize,
+    num_attrs: usize,
+    fail_index: *mut usize,
+) -> aclError {
+    if fail_index.is_null() {
+        return invalid("aclrtMemcpyBatch", "null failIndex");
+    }
+    let b = Batch {
+        dsts,
+        dest_maxs,
+        srcs,
+        sizes,
+        n: num_batches,
+        attrs,
+        attrs_indexes,
+        num_attrs,
+    };
+    batch_sync(b, Some(fail_index), "aclrtMemcpyBatch")
+}
+
+/// `aclrtMemcpyBatchV2`: `aclrtMemcpyBatch` without `failIndex`.
+///
+/// # Safety
+/// As `aclrtMemcpyBatch`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtMemcpyBatchV2(
+    dsts: *mut *mut c_void,
+    dest_maxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    num_batches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrs_indexes: *mut usize,
+    num_attrs: usize,
+) -> aclError {
+    let b = Batch {
+        dsts,
+        dest_maxs,
+        srcs,
+        sizes,
+        n: num_batches,
+        attrs,
+        attrs_indexes,
+        num_attrs,
+    };
+    batch_sync(b, None, "aclrtMemcpyBatchV2")
+}
+
+/// `aclrtMemcpyBatchAsync`: `aclrtMemcpyBatch` in stream order (each copy
+/// queued, captured and memory-checked as `aclrtMemcpyAsync`'s).
+///
+/// # Safety
+/// As `aclrtMemcpyBatch`; host ends stay valid until the stream has run
+/// the copies.
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtMemcpyBatchAsync(
+    dsts: *mut *mut c_void,
+    dest_maxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    num_batches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrs_indexes: *mut usize,
+    num_attrs: usize,
+    fail_index: *mut usize,
+    stream: aclrtStream,
+) -> aclError {
+    if fail_index.is_null() {
+        return invalid("aclrtMemcpyBatchAsync", "null failIndex");
+    }
+    let b = Batch {
+        dsts,
+        dest_maxs,
+        srcs,
+        sizes,
+        n: num_batches,
+        attrs,
+        attrs_indexes,
+        num_attrs,
+    };
+    batch_async(b, Some(fail_index), stream, "aclrtMemcpyBatchAsync")
+}
+
+/// `aclrtMemcpyBatchAsyncV2`: `aclrtMemcpyBatchAsync` without `failIndex`.
+///
+/// # Safety
+/// As `aclrtMemcpyBatchAsync`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtMemcpyBatchAsyncV2(
+    dsts: *mut *mut c_void,
+    dest_maxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    num_batches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrs_indexes: *mut usize,
+    num_attrs: usize,
+    stream: aclrtStream,
+) -> aclError {
+    let b = Batch {
+        dsts,
+        dest_maxs,
+        srcs,
+        sizes,
+        n: num_batches,
+        attrs,
+        attrs_indexes,
+        num_attrs,
+    };
+    batch_async(b, None, stream, "aclrtMemcpyBatchAsyncV2")
+}
+
+fn check_desc_kind(kind: aclrtMemcpyKind, api: &str) -> Result<(), i32> {
+    if kind == aclrtMemcpyKind::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE {
+        Ok(())
+    } else {
+        Err(invalid(
+            api,
+            format_args!(
+                "copy kind {} is not ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, the only one supported",
+                kind.0
+            ),
+        ))
+    }
+}
+
+/// `aclrtGetMemcpyDescSize(kind, &size)`: [`MEMCPY_DESC_SIZE`] bytes for
+/// `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE`; another kind or NULL
+/// `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// `desc_size` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtGetMemcpyDescSize(
+    kind: aclrtMemcpyKind,
+    desc_size: *mut usize,
+) -> aclError {
+    const API: &str = "aclrtGetMemcpyDescSize";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            rt()?;
+            check_desc_kind(kind, API)?;
+            if desc_size.is_null() {
+                return Err(invalid(API, "null output pointer"));
+            }
+            // SAFETY: checked non-null.
+            unsafe { *desc_size = MEMCPY_DESC_SIZE };
+            Ok(())
+        })())
+    })
+}
+
+/// `aclrtSetMemcpyDesc(desc, kind, src, dst, count, config)`: writes the
+/// source, destination and length into the descriptor, device memory of
+/// at least [`MEMCPY_DESC_SIZE`] bytes. The source and destination must be
+/// `count` bytes of device memory now (they are checked again when a copy
+/// reads the descriptor); `config` is reserved (non-NULL, another kind, a
+/// descriptor not in device memory: `ACL_ERROR_INVALID_PARAM`).
+///
+/// # Safety
+/// Every pointer is checked against device memory.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtSetMemcpyDesc(
+    desc: *mut c_void,
+    kind: aclrtMemcpyKind,
+    src_addr: *mut c_void,
+    dst_addr: *mut c_void,
+    count: usize,
+    config: *mut c_void,
+) -> aclError {
+    const API: &str = "aclrtSetMemcpyDesc";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            check_desc_kind(kind, API)?;
+            if !config.is_null() {
+                return Err(invalid(API, "config is reserved and must be NULL"));
+            }
+            if desc.is_null() || src_addr.is_null() || dst_addr.is_null() {
+                return Err(invalid(API, "null pointer"));
+            }
+            let d = plan_end(
+                &rt,
+                desc as u64,
+                MEMCPY_DESC_SIZE as u64,
+                true,
+                API,
+                "descriptor",
+            )?;
+            plan_end(&rt, src_addr as u64, count as u64, true, API, "source")?;
+            plan_end(&rt, dst_addr as u64, count as u64, true, API, "destination")?;
+            let words = [src_addr as u64, dst_addr as u64, count as u64, DESC_MAGIC];
+            let p = end_ptr(&d).cast::<u64>();
+            for (i, w) in words.iter().enumerate() {
+                // SAFETY: the descriptor was just located as MEMCPY_DESC_SIZE
+                // bytes of a live allocation, kept mapped by the Arc in `d`.
+                unsafe { p.add(i).write_unaligned(*w) };
+            }
+            Ok(())
+        })())
+    })
+}
+
+/// `aclrtMemcpyAsyncWithDesc(desc, kind, stream)`: in stream order, the
+/// copy the descriptor describes, read from device memory when the copy
+/// runs (at every replay when captured). `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE`
+/// only; a descriptor not in device memory `ACL_ERROR_INVALID_PARAM`; one
+/// that `aclrtSetMemcpyDesc` did not write, or whose ends are no longer
+/// live, faults the stream (`ACL_ERROR_RT_DEVICE_MEM_ERROR`).
+///
+/// # Safety
+/// Every pointer is checked against device memory.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpyAsyncWithDesc(
+    desc: *mut c_void,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    const API: &str = "aclrtMemcpyAsyncWithDesc";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let s = stream_of(&rt, state::current_device(), stream)?;
+            check_desc_kind(kind, API)?;
+            if desc.is_null() {
+                return Err(invalid(API, "null descriptor"));
+            }
+            let d = plan_end(
+                &rt,
+                desc as u64,
+                MEMCPY_DESC_SIZE as u64,
+                true,
+                API,
+                "descriptor",
+            )?;
+            let c = Copy {
+                dst: d,
+                src: (0, None),
+                count: 0,
+                ext: Some(Box::new(CopyExt::Desc)),
+            };
+            s.submit(crate::stream::Job::Copy(SendCopy(c), rt.pool.clone()), 64)
+                .map_err(report)
         })())
     })
 }
