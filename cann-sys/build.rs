@@ -121,6 +121,7 @@ mod generate {
         "aclrtStreamConfigAttr",
         "aclrtDevAttr",
         "aclrtMemLocationType",
+        "aclrtMallocAttrType",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -199,6 +199,9 @@ pub const ACL_STREAM_PERSISTENT: i32 = 4;
 pub const ACL_STREAM_HUGE: i32 = 8;
 pub const ACL_STREAM_CPU_SCHEDULE: i32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: i32 = 32;
+pub const ACL_RT_MEM_TYPE_DEV: i32 = 2;
+pub const ACL_RT_MEM_TYPE_DVPP: i32 = 8;
+pub const ACL_RT_MEM_TYPE_RSVD: i32 = 16;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -1466,4 +1469,125 @@ unsafe extern "C" {
         kind: aclrtMemcpyKind,
         stream: aclrtStream,
     ) -> aclError;
+}
+impl aclrtMallocAttrType {
+    pub const ACL_RT_MEM_ATTR_RSV: aclrtMallocAttrType = aclrtMallocAttrType(0);
+    pub const ACL_RT_MEM_ATTR_MODULE_ID: aclrtMallocAttrType = aclrtMallocAttrType(1);
+    pub const ACL_RT_MEM_ATTR_DEVICE_ID: aclrtMallocAttrType = aclrtMallocAttrType(2);
+    pub const ACL_RT_MEM_ATTR_VA_FLAG: aclrtMallocAttrType = aclrtMallocAttrType(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtMallocAttrType(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtMallocAttrValue {
+    pub moduleId: u16,
+    pub deviceId: u32,
+    pub vaFlag: u32,
+    pub rsv: [u8; 8usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocAttrValue"][::core::mem::size_of::<aclrtMallocAttrValue>() - 8usize];
+    ["Alignment of aclrtMallocAttrValue"][::core::mem::align_of::<aclrtMallocAttrValue>() - 4usize];
+    ["Offset of field: aclrtMallocAttrValue::moduleId"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, moduleId) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::deviceId"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, deviceId) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::vaFlag"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, vaFlag) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::rsv"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, rsv) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtMallocAttribute {
+    pub attr: aclrtMallocAttrType,
+    pub value: aclrtMallocAttrValue,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocAttribute"][::core::mem::size_of::<aclrtMallocAttribute>() - 12usize];
+    ["Alignment of aclrtMallocAttribute"][::core::mem::align_of::<aclrtMallocAttribute>() - 4usize];
+    ["Offset of field: aclrtMallocAttribute::attr"]
+        [::core::mem::offset_of!(aclrtMallocAttribute, attr) - 0usize];
+    ["Offset of field: aclrtMallocAttribute::value"]
+        [::core::mem::offset_of!(aclrtMallocAttribute, value) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMallocConfig {
+    pub attrs: *mut aclrtMallocAttribute,
+    pub numAttrs: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocConfig"][::core::mem::size_of::<aclrtMallocConfig>() - 16usize];
+    ["Alignment of aclrtMallocConfig"][::core::mem::align_of::<aclrtMallocConfig>() - 8usize];
+    ["Offset of field: aclrtMallocConfig::attrs"]
+        [::core::mem::offset_of!(aclrtMallocConfig, attrs) - 0usize];
+    ["Offset of field: aclrtMallocConfig::numAttrs"]
+        [::core::mem::offset_of!(aclrtMallocConfig, numAttrs) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtPtrAttributes {
+    pub location: aclrtMemLocation,
+    pub pageSize: u32,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtPtrAttributes"][::core::mem::size_of::<aclrtPtrAttributes>() - 28usize];
+    ["Alignment of aclrtPtrAttributes"][::core::mem::align_of::<aclrtPtrAttributes>() - 4usize];
+    ["Offset of field: aclrtPtrAttributes::location"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, location) - 0usize];
+    ["Offset of field: aclrtPtrAttributes::pageSize"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, pageSize) - 8usize];
+    ["Offset of field: aclrtPtrAttributes::rsv"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, rsv) - 12usize];
+};
+unsafe extern "C" {
+    pub fn aclrtMallocWithCfg(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMallocHostWithCfg(
+        ptr: *mut *mut ::core::ffi::c_void,
+        size: u64,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMallocCached(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCheckMemType(
+        addrList: *mut *mut ::core::ffi::c_void,
+        size: u32,
+        memType: u32,
+        checkResult: *mut u32,
+        reserve: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtPointerGetAttributes(
+        ptr: *const ::core::ffi::c_void,
+        attributes: *mut aclrtPtrAttributes,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtFreeWithDevSync(devPtr: *mut ::core::ffi::c_void) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtFreeHostWithDevSync(ptr: *mut ::core::ffi::c_void) -> aclError;
 }

@@ -208,6 +208,13 @@ same_type!(
     aclrtGetMemcpyDescSize,
     aclrtSetMemcpyDesc,
     aclrtMemcpyAsyncWithDesc,
+    aclrtMallocWithCfg,
+    aclrtMallocHostWithCfg,
+    aclrtMallocCached,
+    aclrtCheckMemType,
+    aclrtPointerGetAttributes,
+    aclrtFreeWithDevSync,
+    aclrtFreeHostWithDevSync,
 );
 
 /// Live counts of everything the simulator hands out.

@@ -949,3 +949,218 @@ fn memcpy_descriptors_are_read_when_the_copy_runs() {
     finalize();
     no_internal_errors();
 }
+
+#[test]
+#[serial]
+fn configured_allocation_and_pointer_attributes() {
+    init();
+    let pol = aclrtMemMallocPolicy::ACL_MEM_MALLOC_NORMAL_ONLY;
+    let mut module = aclrtMallocAttribute {
+        attr: aclrtMallocAttrType::ACL_RT_MEM_ATTR_MODULE_ID,
+        value: aclrtMallocAttrValue { moduleId: 7 },
+    };
+    let mut cfg = aclrtMallocConfig {
+        attrs: &mut module,
+        numAttrs: 1,
+    };
+    let (mut d, mut c, mut h, mut d1) = (null_mut(), null_mut(), null_mut(), null_mut());
+    // SAFETY: valid out-pointers and configuration.
+    unsafe {
+        assert_eq!(
+            sim::aclrtMallocWithCfg(&mut d, 64, pol, &mut cfg),
+            ACL_SUCCESS,
+            "{}",
+            last_error()
+        );
+        assert_eq!(
+            sim::aclrtMallocWithCfg(&mut c, 64, pol, null_mut()),
+            ACL_SUCCESS
+        );
+        free(c);
+        assert_eq!(sim::aclrtMallocCached(&mut c, 3 << 20, pol), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclrtMallocHostWithCfg(&mut h, 64, &mut cfg),
+            ACL_SUCCESS
+        );
+        // A device id in the configuration: the memory is that device's.
+        let mut on1 = aclrtMallocAttribute {
+            attr: aclrtMallocAttrType::ACL_RT_MEM_ATTR_DEVICE_ID,
+            value: aclrtMallocAttrValue { deviceId: 1 },
+        };
+        let mut cfg1 = aclrtMallocConfig {
+            attrs: &mut on1,
+            numAttrs: 1,
+        };
+        assert_eq!(
+            sim::aclrtMallocWithCfg(&mut d1, 64, pol, &mut cfg1),
+            ACL_SUCCESS
+        );
+        // Misuse: size 0, NULL, a bad attribute type, NULL attrs, a device
+        // that does not exist.
+        let mut x = null_mut();
+        assert_eq!(
+            sim::aclrtMallocWithCfg(&mut x, 0, pol, &mut cfg),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtMallocWithCfg(null_mut(), 8, pol, &mut cfg),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtMallocCached(&mut x, 0, pol),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let mut bad = aclrtMallocAttribute {
+            attr: aclrtMallocAttrType(9),
+            value: aclrtMallocAttrValue { vaFlag: 0 },
+        };
+        let mut cfgb = aclrtMallocConfig {
+            attrs: &mut bad,
+            numAttrs: 1,
+        };
+        assert_eq!(
+            sim::aclrtMallocWithCfg(&mut x, 8, pol, &mut cfgb),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtMallocHostWithCfg(&mut x, 8, &mut cfgb),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let mut cfgn = aclrtMallocConfig {
+            attrs: null_mut(),
+            numAttrs: 2,
+        };
+        assert_eq!(
+            sim::aclrtMallocWithCfg(&mut x, 8, pol, &mut cfgn),
+            ACL_ERROR_INVALID_PARAM
+        );
+        (*cfg1.attrs).value.deviceId = 5;
+        assert_eq!(
+            sim::aclrtMallocWithCfg(&mut x, 8, pol, &mut cfg1),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtMallocHostWithCfg(&mut x, 0, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtMallocHostWithCfg(&mut x, u64::MAX, null_mut()),
+            ACL_ERROR_BAD_ALLOC
+        );
+    }
+    // aclrtCheckMemType: both device buffers match ACL_RT_MEM_TYPE_DEV.
+    let dev_type = ACL_RT_MEM_TYPE_DEV as u32;
+    let check = |list: &mut [*mut c_void], t: u32, reserve: u32| {
+        let mut r = 9u32;
+        // SAFETY: `list.len()` addresses; valid out-pointer.
+        let rc = unsafe {
+            sim::aclrtCheckMemType(list.as_mut_ptr(), list.len() as u32, t, &mut r, reserve)
+        };
+        (rc, r)
+    };
+    assert_eq!(check(&mut [d, c], dev_type, 0), (ACL_SUCCESS, 1));
+    assert_eq!(check(&mut [d, h], dev_type, 0), (ACL_SUCCESS, 0));
+    assert_eq!(
+        check(&mut [d], ACL_RT_MEM_TYPE_DVPP as u32, 0),
+        (ACL_SUCCESS, 0)
+    );
+    assert_eq!(check(&mut [d], dev_type, 1).0, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(check(&mut [d], 0x1, 0).0, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(check(&mut [], dev_type, 0).0, ACL_ERROR_INVALID_PARAM);
+    // aclrtPointerGetAttributes: where each lives, and its page size.
+    let attrs = |p: *const c_void| {
+        let mut a = aclrtPtrAttributes {
+            location: aclrtMemLocation {
+                id: 99,
+                type_: aclrtMemLocationType(99),
+            },
+            pageSize: 0,
+            rsv: [0; 4],
+        };
+        // SAFETY: valid out-pointer.
+        let rc = unsafe { sim::aclrtPointerGetAttributes(p, &mut a) };
+        (rc, a.location.type_, a.location.id, a.pageSize)
+    };
+    use aclrtMemLocationType as L;
+    assert_eq!(
+        attrs(d),
+        (ACL_SUCCESS, L::ACL_MEM_LOCATION_TYPE_DEVICE, 0, 4096)
+    );
+    assert_eq!(
+        attrs(c),
+        (ACL_SUCCESS, L::ACL_MEM_LOCATION_TYPE_DEVICE, 0, 2 << 20)
+    );
+    assert_eq!(
+        attrs(d1),
+        (ACL_SUCCESS, L::ACL_MEM_LOCATION_TYPE_DEVICE, 1, 4096)
+    );
+    // SAFETY: inside `d`.
+    let inside = unsafe { d.cast::<u8>().add(10) }.cast::<c_void>();
+    assert_eq!(attrs(inside).1, L::ACL_MEM_LOCATION_TYPE_DEVICE);
+    assert_eq!(
+        attrs(h),
+        (ACL_SUCCESS, L::ACL_MEM_LOCATION_TYPE_HOST, 0, 4096)
+    );
+    let local = 5u64;
+    assert_eq!(
+        attrs((&local as *const u64).cast()).1,
+        L::ACL_MEM_LOCATION_TYPE_UNREGISTERED
+    );
+    assert_eq!(attrs(std::ptr::null()).0, ACL_ERROR_INVALID_PARAM);
+    // SAFETY: NULL out-pointer is checked.
+    assert_eq!(
+        unsafe { sim::aclrtPointerGetAttributes(d, null_mut()) },
+        ACL_ERROR_INVALID_PARAM
+    );
+    // Frees with a device synchronisation: pending work finishes first.
+    let s = stream();
+    // SAFETY: 64 bytes of aclrtMallocHost memory and device memory; the
+    // stream is live.
+    unsafe {
+        std::slice::from_raw_parts_mut(h.cast::<u8>(), 64).fill(3);
+        let hold = sim::hold_stream(s).unwrap();
+        assert_eq!(
+            sim::aclrtMemcpyAsync(d, 64, h, 64, K::ACL_MEMCPY_HOST_TO_DEVICE, s),
+            ACL_SUCCESS
+        );
+        assert_eq!(
+            sim::aclrtMemcpyAsync(c, 64, d, 64, K::ACL_MEMCPY_DEVICE_TO_DEVICE, s),
+            ACL_SUCCESS
+        );
+        // Released from another thread while the free waits.
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            hold.release();
+        });
+        assert_eq!(
+            sim::aclrtFreeWithDevSync(d),
+            ACL_SUCCESS,
+            "{}",
+            last_error()
+        );
+        t.join().unwrap();
+    }
+    // The copies ran before the free: no fault, the data arrived.
+    assert_eq!(sync(s), ACL_SUCCESS);
+    assert_eq!(d2h(c, 64), vec![3u8; 64]);
+    // SAFETY: freed pointers and stale ones are checked.
+    unsafe {
+        assert_eq!(sim::aclrtFreeWithDevSync(d), ACL_ERROR_RT_MEMORY_FREE);
+        assert_eq!(
+            sim::aclrtFreeWithDevSync(null_mut()),
+            ACL_ERROR_RT_MEMORY_FREE
+        );
+        assert_eq!(attrs(d).0, ACL_ERROR_INVALID_PARAM);
+        assert_eq!(sim::aclrtFreeWithDevSync(c), ACL_SUCCESS);
+        assert_eq!(sim::aclrtFreeWithDevSync(d1), ACL_SUCCESS);
+        assert_eq!(sim::aclrtFreeHostWithDevSync(h), ACL_SUCCESS);
+        assert_eq!(sim::aclrtFreeHostWithDevSync(h), ACL_ERROR_INVALID_PARAM);
+        let local = 1u8;
+        assert_eq!(
+            sim::aclrtFreeHostWithDevSync((&local as *const u8).cast_mut().cast()),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    finalize();
+    no_internal_errors();
+}

@@ -1154,3 +1154,377 @@ pub unsafe extern "C" fn aclrtMemcpyAsyncWithDesc(
         })())
     })
 }
+
+/// Checks an allocation configuration (NULL: none); returns the device a
+/// `ACL_RT_MEM_ATTR_DEVICE_ID` attribute names, if any. Other attributes
+/// (module id, VA flag, reserved) are accepted and have no effect.
+fn check_cfg(cfg: *const aclrtMallocConfig, api: &str) -> Result<Option<u32>, i32> {
+    if cfg.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: a non-null configuration, as CANN's contract has it.
+    let c = unsafe { &*cfg };
+    if c.numAttrs == 0 {
+        return Ok(None);
+    }
+    if c.attrs.is_null() {
+        return Err(invalid(
+            api,
+            format_args!("cfg has {} attributes and a NULL attrs", c.numAttrs),
+        ));
+    }
+    if c.numAttrs > 1 << 16 {
+        return Err(invalid(
+            api,
+            format_args!("cfg has {} attributes", c.numAttrs),
+        ));
+    }
+    // SAFETY: `numAttrs` (bounded) attributes, as CANN's contract has it.
+    let attrs = unsafe { std::slice::from_raw_parts(c.attrs, c.numAttrs) };
+    let mut device = None;
+    for (i, a) in attrs.iter().enumerate() {
+        match a.attr {
+            aclrtMallocAttrType::ACL_RT_MEM_ATTR_DEVICE_ID => {
+                // SAFETY: the attribute says which member is meant; every
+                // member is plain data.
+                device = Some(unsafe { a.value.deviceId });
+            }
+            aclrtMallocAttrType::ACL_RT_MEM_ATTR_RSV
+            | aclrtMallocAttrType::ACL_RT_MEM_ATTR_MODULE_ID
+            | aclrtMallocAttrType::ACL_RT_MEM_ATTR_VA_FLAG => {}
+            other => {
+                return Err(invalid(
+                    api,
+                    format_args!(
+                        "cfg attribute {i}: type {} is not an aclrtMallocAttrType",
+                        other.0
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(device)
+}
+
+/// Allocates like `aclrtMalloc` on `device` (else the thread's device).
+fn malloc_on(dev_ptr: *mut *mut c_void, size: usize, device: Option<u32>, api: &str) -> aclError {
+    if dev_ptr.is_null() {
+        return invalid(api, "null output pointer");
+    }
+    let (rt, dev) = match rt_device() {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let dev = match device {
+        None => dev,
+        Some(d) if d < rt.config.devices => d,
+        Some(d) => {
+            return fail(
+                ACL_ERROR_RT_INVALID_DEVICEID,
+                format!(
+                    "npu-sim: {api}: cfg names device {d}, which does not exist ({} device(s))",
+                    rt.config.devices
+                ),
+            )
+        }
+    };
+    let mut m = super::lock(&rt.memory[dev as usize]);
+    match m.alloc(size as u64) {
+        Ok(a) => {
+            // SAFETY: checked non-null.
+            unsafe { *dev_ptr = a.base as *mut c_void };
+            ACL_SUCCESS
+        }
+        Err(AllocError::ZeroSize) => invalid(api, "size 0"),
+        Err(AllocError::OutOfMemory) => fail(
+            ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!(
+                "npu-sim: {api}: out of device memory: {size} bytes requested, {} of {} in use on device {dev}",
+                m.used(),
+                m.capacity()
+            ),
+        ),
+    }
+}
+
+/// `aclrtMallocWithCfg`: `aclrtMalloc` with a configuration (NULL: none):
+/// `ACL_RT_MEM_ATTR_DEVICE_ID` allocates on that device (one that does not
+/// exist: `ACL_ERROR_RT_INVALID_DEVICEID`); module id, VA flag and reserved
+/// attributes are accepted; another attribute type, or attributes with a
+/// NULL array, `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// `dev_ptr` is null or valid for a write; `cfg` is null or a valid
+/// configuration.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMallocWithCfg(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    _policy: aclrtMemMallocPolicy,
+    cfg: *mut aclrtMallocConfig,
+) -> aclError {
+    const API: &str = "aclrtMallocWithCfg";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        match check_cfg(cfg, API) {
+            Ok(d) => malloc_on(dev_ptr, size, d, API),
+            Err(c) => c,
+        }
+    })
+}
+
+/// `aclrtMallocCached`: `aclrtMalloc` (CANN: the two are equivalent, both
+/// cached).
+///
+/// # Safety
+/// `dev_ptr` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMallocCached(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    _policy: aclrtMemMallocPolicy,
+) -> aclError {
+    crate::abi::guard("aclrtMallocCached", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        malloc_on(dev_ptr, size, None, "aclrtMallocCached")
+    })
+}
+
+/// `aclrtMallocHostWithCfg`: `aclrtMallocHost` with a configuration,
+/// checked as for `aclrtMallocWithCfg` (a device id has no effect on host
+/// memory). A size that does not fit the host's address space:
+/// `ACL_ERROR_BAD_ALLOC`.
+///
+/// # Safety
+/// `ptr` is null or valid for a write; `cfg` is null or a valid
+/// configuration.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtMallocHostWithCfg(
+    ptr: *mut *mut c_void,
+    size: u64,
+    cfg: *mut aclrtMallocConfig,
+) -> aclError {
+    const API: &str = "aclrtMallocHostWithCfg";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        if let Err(c) = check_cfg(cfg, API) {
+            return c;
+        }
+        let Ok(n) = usize::try_from(size) else {
+            return fail(
+                ACL_ERROR_BAD_ALLOC,
+                format!("npu-sim: {API}: {size} bytes not available"),
+            );
+        };
+        // SAFETY: `ptr` is passed on as the caller gave it (checked there).
+        unsafe { super::aclrtMallocHost(ptr, n) }
+    })
+}
+
+/// `aclrtCheckMemType(addrList, size, memType, &result, reserve)`: 1 when
+/// every address is device memory of a live allocation (`aclrtMalloc` and
+/// relatives) and `memType` includes `ACL_RT_MEM_TYPE_DEV`, else 0 (the
+/// simulator has no DVPP or reserved virtual memory). NULL, `size` 0,
+/// `memType` with bits other than `ACL_RT_MEM_TYPE_DEV`, `_DVPP`, `_RSVD`,
+/// or `reserve` not 0: `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// `addr_list` holds `size` addresses; `check_result` is null or valid for
+/// a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtCheckMemType(
+    addr_list: *mut *mut c_void,
+    size: u32,
+    mem_type: u32,
+    check_result: *mut u32,
+    reserve: u32,
+) -> aclError {
+    const API: &str = "aclrtCheckMemType";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let known = (ACL_RT_MEM_TYPE_DEV | ACL_RT_MEM_TYPE_DVPP | ACL_RT_MEM_TYPE_RSVD) as u32;
+            if addr_list.is_null() || check_result.is_null() || size == 0 {
+                return Err(invalid(API, "NULL addrList or checkResult, or size 0"));
+            }
+            if mem_type == 0 || mem_type & !known != 0 || reserve != 0 {
+                return Err(invalid(
+                    API,
+                    format_args!(
+                        "memType {mem_type:#x} must be ACL_RT_MEM_TYPE_DEV, _DVPP, _RSVD or'ed; \
+                         reserve {reserve} must be 0"
+                    ),
+                ));
+            }
+            // SAFETY: `size` addresses, as CANN's contract has it.
+            let addrs = unsafe { std::slice::from_raw_parts(addr_list, size as usize) };
+            let dev = mem_type & ACL_RT_MEM_TYPE_DEV as u32 != 0;
+            let all = dev
+                && addrs
+                    .iter()
+                    .all(|&p| super::find_alloc(&rt, p as u64).is_some());
+            // SAFETY: checked non-null.
+            unsafe { *check_result = u32::from(all) };
+            Ok(())
+        })())
+    })
+}
+
+/// `aclrtPointerGetAttributes(ptr, &attrs)`: device memory of a live
+/// allocation: `ACL_MEM_LOCATION_TYPE_DEVICE`, its device, page size 2 MiB
+/// for allocations of 2 MiB or more (huge pages, as `HUGE_FIRST` takes
+/// them) else 4 KiB; `aclrtMallocHost` memory: `ACL_MEM_LOCATION_TYPE_HOST`,
+/// id 0, 4 KiB; other host memory: `ACL_MEM_LOCATION_TYPE_UNREGISTERED`.
+/// NULL, or a device address outside every live allocation (freed):
+/// `ACL_ERROR_INVALID_PARAM`.
+///
+/// # Safety
+/// `attributes` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtPointerGetAttributes(
+    ptr: *const c_void,
+    attributes: *mut aclrtPtrAttributes,
+) -> aclError {
+    const API: &str = "aclrtPointerGetAttributes";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            if ptr.is_null() || attributes.is_null() {
+                return Err(invalid(API, "null pointer"));
+            }
+            let (t, id, page) = match locate(&rt, ptr as u64, 1) {
+                Ok(Loc::Device(a)) => (
+                    aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_DEVICE,
+                    a.device,
+                    if a.size >= 2 << 20 { 2 << 20 } else { 4096 },
+                ),
+                Ok(Loc::Host) if is_pinned(ptr as u64, 1) => {
+                    (aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_HOST, 0, 4096)
+                }
+                Ok(Loc::Host) => (
+                    aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+                    0,
+                    4096,
+                ),
+                Err(m) => return Err(invalid(API, m)),
+            };
+            // SAFETY: checked non-null.
+            unsafe {
+                *attributes = aclrtPtrAttributes {
+                    location: aclrtMemLocation { id, type_: t },
+                    pageSize: page,
+                    rsv: [0; 4],
+                }
+            };
+            Ok(())
+        })())
+    })
+}
+
+/// Waits for the streams of `device` (every device: `None`), as a device
+/// synchronisation does; the first fault found is returned (each stream's
+/// fault is reported once, as by `aclrtSynchronizeDevice`).
+fn sync_streams(rt: &state::Runtime, device: Option<u32>, api: &str) -> Result<(), i32> {
+    let mut streams: Vec<Arc<crate::stream::Stream>> = state::with_handles(|h| {
+        h.streams
+            .values()
+            .filter(|s| device.is_none_or(|d| s.device == d))
+            .cloned()
+            .collect()
+    });
+    for (d, s) in super::lock(&rt.default_streams).iter().enumerate() {
+        if device.is_none_or(|x| x as usize == d) {
+            streams.extend(s.clone());
+        }
+    }
+    streams.retain(|s| !s.building());
+    for s in &streams {
+        super::stream::not_capturing(api, s.clone())?;
+    }
+    let mut first = Ok(());
+    for s in streams {
+        if let Err(f) = s.synchronize() {
+            if first.is_ok() {
+                first = Err(report(f));
+            }
+        }
+    }
+    first
+}
+
+/// `aclrtFreeWithDevSync(devPtr)`: waits for the work of the device that
+/// holds the memory (every stream of it), then frees it as `aclrtFree`.
+/// The memory is freed even if a stream faulted; the fault's status is
+/// returned then. NULL or not the start of a live allocation: as
+/// `aclrtFree` (`ACL_ERROR_RT_MEMORY_FREE`), nothing waited for; a stream
+/// being captured: refused as by `aclrtSynchronizeDevice`, nothing freed.
+///
+/// # Safety
+/// As `aclrtFree`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtFreeWithDevSync(dev_ptr: *mut c_void) -> aclError {
+    const API: &str = "aclrtFreeWithDevSync";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let addr = dev_ptr as u64;
+            let dev = rt
+                .memory
+                .iter()
+                .find_map(|m| {
+                    let m = super::lock(m);
+                    m.find(addr).filter(|a| a.base == addr).map(|a| a.device)
+                })
+                .ok_or_else(|| {
+                    fail(
+                        ACL_ERROR_RT_MEMORY_FREE,
+                        format!(
+                            "npu-sim: {API}({addr:#x}): not the start of a live device allocation"
+                        ),
+                    )
+                })?;
+            let waited = sync_streams(&rt, Some(dev), API);
+            if let Err(c) = waited {
+                if c == ACL_ERROR_RT_STREAM_CAPTURED || c == ACL_ERROR_RT_STREAM_NOT_CAPTURED {
+                    return Err(c);
+                }
+            }
+            // SAFETY: as the caller's contract.
+            match unsafe { super::aclrtFree(dev_ptr) } {
+                ACL_SUCCESS => waited,
+                c => Err(c),
+            }
+        })())
+    })
+}
+
+/// `aclrtFreeHostWithDevSync(ptr)`: waits for the work of every device,
+/// then frees as `aclrtFreeHost` (only `aclrtMallocHost` memory;
+/// another pointer `ACL_ERROR_INVALID_PARAM`, nothing waited for).
+///
+/// # Safety
+/// As `aclrtFreeHost`.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclrtFreeHostWithDevSync(ptr: *mut c_void) -> aclError {
+    const API: &str = "aclrtFreeHostWithDevSync";
+    crate::abi::guard(API, ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code_of((|| {
+            let rt = rt()?;
+            let known = state::with_handles(|h| h.host.contains_key(&(ptr as usize)));
+            if !known {
+                return Err(invalid(
+                    API,
+                    format_args!("{ptr:p} is not from aclrtMallocHost (or freed already)"),
+                ));
+            }
+            let waited = sync_streams(&rt, None, API);
+            if let Err(c) = waited {
+                if c == ACL_ERROR_RT_STREAM_CAPTURED || c == ACL_ERROR_RT_STREAM_NOT_CAPTURED {
+                    return Err(c);
+                }
+            }
+            // SAFETY: as the caller's contract.
+            match unsafe { super::aclrtFreeHost(ptr) } {
+                ACL_SUCCESS => waited,
+                c => Err(c),
+            }
+        })())
+    })
+}
