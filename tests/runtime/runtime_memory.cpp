@@ -1,7 +1,8 @@
 // A host-only program in the style of CANN's memory examples (CHECK_ERROR,
 // INFO_LOG): 32-byte aligned allocation, 32-bit fills, a copy through
-// device-resident base addresses, pitched copies and device attributes,
-// each with a misuse. It checks every result and exits non-zero on the
+// device-resident base addresses, pitched copies, device attributes, batch
+// copies, memcpy descriptors, configured allocation and pointer
+// attributes, each with a misuse. It checks every result and exits non-zero on the
 // first mismatch; the last line is "runtime_memory: ok". C++11.
 #include <cstdint>
 #include <cstdio>
@@ -143,6 +144,100 @@ void PitchedCopies(aclrtStream stream)
     CHECK_ERROR(aclrtFreeHost(pinned));
     INFO_LOG("pitched copies: ok");
 }
+
+// Tensors of three sizes to the device and back in one batch each way, as
+// the batch round-trip example does; then a descriptor copy.
+void BatchesAndDescriptors(aclrtStream stream)
+{
+    const size_t sizes[3] = {16, 28, 44};
+    void* dev[3] = {nullptr, nullptr, nullptr};
+    std::vector<std::vector<uint8_t> > in(3), out(3);
+    for (int i = 0; i < 3; ++i) {
+        CHECK_ERROR(aclrtMalloc(&dev[i], sizes[i], ACL_MEM_MALLOC_HUGE_FIRST));
+        in[i].assign(sizes[i], static_cast<uint8_t>(i + 1));
+        out[i].assign(sizes[i], 0);
+    }
+    aclrtMemcpyBatchAttr h2d = {};
+    h2d.srcLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    h2d.dstLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    aclrtMemcpyBatchAttr d2h = {};
+    d2h.srcLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    d2h.dstLoc.type = ACL_MEM_LOCATION_TYPE_HOST;
+    void* dsts[3] = {dev[0], dev[1], dev[2]};
+    void* srcs[3] = {in[0].data(), in[1].data(), in[2].data()};
+    size_t counts[3] = {sizes[0], sizes[1], sizes[2]};
+    size_t attrIndex = 0;
+    size_t failIndex = 0;
+    CHECK_ERROR(aclrtMemcpyBatch(dsts, counts, srcs, counts, 3, &h2d, &attrIndex, 1, &failIndex));
+    EXPECT(failIndex == SIZE_MAX);
+    void* hostDsts[3] = {out[0].data(), out[1].data(), out[2].data()};
+    CHECK_ERROR(aclrtMemcpyBatchAsyncV2(hostDsts, counts, dev, counts, 3, &d2h, &attrIndex, 1, stream));
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    for (int i = 0; i < 3; ++i) {
+        EXPECT(out[i] == in[i]);
+    }
+    // Misuse: the second copy's destMax is too small.
+    size_t small[3] = {sizes[0], 4, sizes[2]};
+    EXPECT(aclrtMemcpyBatch(dsts, small, srcs, counts, 3, &h2d, &attrIndex, 1, &failIndex) ==
+           ACL_ERROR_INVALID_PARAM);
+    EXPECT(failIndex == 1);
+
+    size_t descSize = 0;
+    CHECK_ERROR(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &descSize));
+    void* desc = nullptr;
+    CHECK_ERROR(aclrtMalloc(&desc, descSize, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ERROR(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, dev[2], dev[1], sizes[1], nullptr));
+    CHECK_ERROR(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, stream));
+    CHECK_ERROR(aclrtSynchronizeStream(stream));
+    CHECK_ERROR(aclrtMemcpy(out[1].data(), sizes[1], dev[1], sizes[1], ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(out[1] == std::vector<uint8_t>(sizes[1], 3));
+    EXPECT(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, dev[2], dev[1], 4, nullptr) ==
+           ACL_ERROR_INVALID_PARAM);
+    CHECK_ERROR(aclrtFree(desc));
+    for (int i = 0; i < 3; ++i) {
+        CHECK_ERROR(aclrtFree(dev[i]));
+    }
+    INFO_LOG("batches and descriptors: ok");
+}
+
+// Configured allocations, checked by type and location, freed after the
+// work that uses them, as the configured-allocation example does.
+void ConfiguredAllocation(aclrtStream stream)
+{
+    aclrtMallocAttribute attribute = {};
+    attribute.attr = ACL_RT_MEM_ATTR_MODULE_ID;
+    attribute.value.moduleId = 7;
+    aclrtMallocConfig config = {&attribute, 1};
+    void *host = nullptr, *dev = nullptr, *cached = nullptr;
+    CHECK_ERROR(aclrtMallocHostWithCfg(&host, 256, &config));
+    CHECK_ERROR(aclrtMallocWithCfg(&dev, 256, ACL_MEM_MALLOC_NORMAL_ONLY, &config));
+    CHECK_ERROR(aclrtMallocCached(&cached, 256, ACL_MEM_MALLOC_NORMAL_ONLY));
+    void* both[2] = {dev, cached};
+    uint32_t matched = 0;
+    CHECK_ERROR(aclrtCheckMemType(both, 2, ACL_RT_MEM_TYPE_DEV, &matched, 0));
+    EXPECT(matched == 1);
+    void* mixed[2] = {dev, host};
+    CHECK_ERROR(aclrtCheckMemType(mixed, 2, ACL_RT_MEM_TYPE_DEV, &matched, 0));
+    EXPECT(matched == 0);
+    aclrtPtrAttributes attrs = {};
+    CHECK_ERROR(aclrtPointerGetAttributes(dev, &attrs));
+    EXPECT(attrs.location.type == ACL_MEM_LOCATION_TYPE_DEVICE && attrs.location.id == 0);
+    CHECK_ERROR(aclrtPointerGetAttributes(host, &attrs));
+    EXPECT(attrs.location.type == ACL_MEM_LOCATION_TYPE_HOST);
+    EXPECT(aclrtPointerGetAttributes(nullptr, &attrs) == ACL_ERROR_INVALID_PARAM);
+    std::memset(host, 9, 256);
+    CHECK_ERROR(aclrtMemcpyAsync(dev, 256, host, 256, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+    CHECK_ERROR(aclrtMemcpyAsync(cached, 256, dev, 256, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
+    CHECK_ERROR(aclrtFreeWithDevSync(dev));
+    std::vector<uint8_t> back(256, 0);
+    CHECK_ERROR(aclrtMemcpy(back.data(), 256, cached, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT(back == std::vector<uint8_t>(256, 9));
+    EXPECT(aclrtFreeWithDevSync(dev) == ACL_ERROR_RT_MEMORY_FREE);
+    CHECK_ERROR(aclrtFreeWithDevSync(cached));
+    CHECK_ERROR(aclrtFreeHostWithDevSync(host));
+    EXPECT(aclrtFreeHostWithDevSync(host) == ACL_ERROR_INVALID_PARAM);
+    INFO_LOG("configured allocation: ok");
+}
 }  // namespace
 
 int main()
@@ -154,6 +249,8 @@ int main()
     AlignedAllocation();
     GuardedSlice(stream);
     PitchedCopies(stream);
+    BatchesAndDescriptors(stream);
+    ConfiguredAllocation(stream);
     CHECK_ERROR(aclrtDestroyStream(stream));
     CHECK_ERROR(aclrtResetDevice(0));
     CHECK_ERROR(aclFinalize());
