@@ -122,6 +122,9 @@ mod generate {
         "aclrtReduceKind",
         "aclrtRandomNumFuncType",
         "aclrtFloatOverflowMode",
+        "aclrtDevAttr",
+        "aclrtMemLocationType",
+        "aclrtMallocAttrType",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -70,4 +70,13 @@ run runtime_tail2_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/inclu
 NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_tail2" | tail -n 1 | grep -qx "runtime_tail2: ok" \
     || fail "runtime_tail2 under NPU_SIM_STRICT_ASYNC=1"
 echo "== runtime_tail2 (NPU_SIM_STRICT_ASYNC=1): ok"
+# More memory calls (aclrtMallocAlign32, aclrtMemsetD32, offset and 2D copies,
+# aclrtGetDeviceInfo), with both library names and under strict asynchrony.
+run runtime_memory "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_memory.cpp" \
+    -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/runtime_memory"
+run runtime_memory_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_memory.cpp" \
+    -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/runtime_memory_acl_rt"
+NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_memory" | tail -n 1 | grep -qx "runtime_memory: ok" \
+    || fail "runtime_memory under NPU_SIM_STRICT_ASYNC=1"
+echo "== runtime_memory (NPU_SIM_STRICT_ASYNC=1): ok"
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"

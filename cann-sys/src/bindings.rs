@@ -203,6 +203,9 @@ pub const ACL_STREAM_WAIT_VALUE_GEQ: i32 = 0;
 pub const ACL_STREAM_WAIT_VALUE_EQ: i32 = 1;
 pub const ACL_STREAM_WAIT_VALUE_AND: i32 = 2;
 pub const ACL_STREAM_WAIT_VALUE_NOR: i32 = 3;
+pub const ACL_RT_MEM_TYPE_DEV: i32 = 2;
+pub const ACL_RT_MEM_TYPE_DVPP: i32 = 8;
+pub const ACL_RT_MEM_TYPE_RSVD: i32 = 16;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -1573,4 +1576,324 @@ unsafe extern "C" {
         executor: *mut aclOpExecutor,
         stream: aclrtStream,
     ) -> aclnnStatus;
+}
+impl aclrtDevAttr {
+    pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = aclrtDevAttr(1);
+    pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(101);
+    pub const ACL_DEV_ATTR_CUBE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(102);
+    pub const ACL_DEV_ATTR_VECTOR_CORE_NUM: aclrtDevAttr = aclrtDevAttr(201);
+    pub const ACL_DEV_ATTR_WARP_SIZE: aclrtDevAttr = aclrtDevAttr(202);
+    pub const ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr(203);
+    pub const ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr(204);
+    pub const ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: aclrtDevAttr = aclrtDevAttr(301);
+    pub const ACL_DEV_ATTR_L2_CACHE_SIZE: aclrtDevAttr = aclrtDevAttr(302);
+    pub const ACL_DEV_ATTR_SMP_ID: aclrtDevAttr = aclrtDevAttr(401);
+    pub const ACL_DEV_ATTR_PHY_CHIP_ID: aclrtDevAttr = aclrtDevAttr(402);
+    pub const ACL_DEV_ATTR_SUPER_POD_DEVICE_ID: aclrtDevAttr = aclrtDevAttr(403);
+    pub const ACL_DEV_ATTR_SUPER_POD_SERVER_ID: aclrtDevAttr = aclrtDevAttr(404);
+    pub const ACL_DEV_ATTR_SUPER_POD_ID: aclrtDevAttr = aclrtDevAttr(405);
+    pub const ACL_DEV_ATTR_CUST_OP_PRIVILEGE: aclrtDevAttr = aclrtDevAttr(406);
+    pub const ACL_DEV_ATTR_MAINBOARD_ID: aclrtDevAttr = aclrtDevAttr(407);
+    pub const ACL_DEV_ATTR_IS_VIRTUAL: aclrtDevAttr = aclrtDevAttr(501);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtDevAttr(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtMallocAlign32(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemsetD32(
+        ptr: *mut ::core::ffi::c_void,
+        memSize: usize,
+        value: u32,
+        N: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemsetD32Async(
+        ptr: *mut ::core::ffi::c_void,
+        memSize: usize,
+        value: u32,
+        N: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyAsyncWithOffset(
+        dst: *mut *mut ::core::ffi::c_void,
+        destMax: usize,
+        dstDataOffset: usize,
+        src: *mut *const ::core::ffi::c_void,
+        count: usize,
+        srcDataOffset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpy2d(
+        dst: *mut ::core::ffi::c_void,
+        dpitch: usize,
+        src: *const ::core::ffi::c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpy2dAsync(
+        dst: *mut ::core::ffi::c_void,
+        dpitch: usize,
+        src: *const ::core::ffi::c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
+}
+impl aclrtMemLocationType {
+    pub const ACL_MEM_LOCATION_TYPE_HOST: aclrtMemLocationType = aclrtMemLocationType(0);
+    pub const ACL_MEM_LOCATION_TYPE_DEVICE: aclrtMemLocationType = aclrtMemLocationType(1);
+    pub const ACL_MEM_LOCATION_TYPE_UNREGISTERED: aclrtMemLocationType = aclrtMemLocationType(2);
+    pub const ACL_MEM_LOCATION_TYPE_MANAGED: aclrtMemLocationType = aclrtMemLocationType(3);
+    pub const ACL_MEM_LOCATION_TYPE_HOST_NUMA: aclrtMemLocationType = aclrtMemLocationType(4);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtMemLocationType(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemLocation {
+    pub id: u32,
+    pub type_: aclrtMemLocationType,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemLocation"][::core::mem::size_of::<aclrtMemLocation>() - 8usize];
+    ["Alignment of aclrtMemLocation"][::core::mem::align_of::<aclrtMemLocation>() - 4usize];
+    ["Offset of field: aclrtMemLocation::id"]
+        [::core::mem::offset_of!(aclrtMemLocation, id) - 0usize];
+    ["Offset of field: aclrtMemLocation::type_"]
+        [::core::mem::offset_of!(aclrtMemLocation, type_) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemcpyBatchAttr {
+    pub dstLoc: aclrtMemLocation,
+    pub srcLoc: aclrtMemLocation,
+    pub rsv: [u8; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemcpyBatchAttr"][::core::mem::size_of::<aclrtMemcpyBatchAttr>() - 32usize];
+    ["Alignment of aclrtMemcpyBatchAttr"][::core::mem::align_of::<aclrtMemcpyBatchAttr>() - 4usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::dstLoc"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, dstLoc) - 0usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::srcLoc"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, srcLoc) - 8usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::rsv"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, rsv) - 16usize];
+};
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatch(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatchV2(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatchAsync(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyBatchAsyncV2(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetMemcpyDesc(
+        desc: *mut ::core::ffi::c_void,
+        kind: aclrtMemcpyKind,
+        srcAddr: *mut ::core::ffi::c_void,
+        dstAddr: *mut ::core::ffi::c_void,
+        count: usize,
+        config: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMemcpyAsyncWithDesc(
+        desc: *mut ::core::ffi::c_void,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+}
+impl aclrtMallocAttrType {
+    pub const ACL_RT_MEM_ATTR_RSV: aclrtMallocAttrType = aclrtMallocAttrType(0);
+    pub const ACL_RT_MEM_ATTR_MODULE_ID: aclrtMallocAttrType = aclrtMallocAttrType(1);
+    pub const ACL_RT_MEM_ATTR_DEVICE_ID: aclrtMallocAttrType = aclrtMallocAttrType(2);
+    pub const ACL_RT_MEM_ATTR_VA_FLAG: aclrtMallocAttrType = aclrtMallocAttrType(3);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtMallocAttrType(pub ::core::ffi::c_uint);
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtMallocAttrValue {
+    pub moduleId: u16,
+    pub deviceId: u32,
+    pub vaFlag: u32,
+    pub rsv: [u8; 8usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocAttrValue"][::core::mem::size_of::<aclrtMallocAttrValue>() - 8usize];
+    ["Alignment of aclrtMallocAttrValue"][::core::mem::align_of::<aclrtMallocAttrValue>() - 4usize];
+    ["Offset of field: aclrtMallocAttrValue::moduleId"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, moduleId) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::deviceId"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, deviceId) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::vaFlag"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, vaFlag) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::rsv"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, rsv) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtMallocAttribute {
+    pub attr: aclrtMallocAttrType,
+    pub value: aclrtMallocAttrValue,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocAttribute"][::core::mem::size_of::<aclrtMallocAttribute>() - 12usize];
+    ["Alignment of aclrtMallocAttribute"][::core::mem::align_of::<aclrtMallocAttribute>() - 4usize];
+    ["Offset of field: aclrtMallocAttribute::attr"]
+        [::core::mem::offset_of!(aclrtMallocAttribute, attr) - 0usize];
+    ["Offset of field: aclrtMallocAttribute::value"]
+        [::core::mem::offset_of!(aclrtMallocAttribute, value) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMallocConfig {
+    pub attrs: *mut aclrtMallocAttribute,
+    pub numAttrs: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocConfig"][::core::mem::size_of::<aclrtMallocConfig>() - 16usize];
+    ["Alignment of aclrtMallocConfig"][::core::mem::align_of::<aclrtMallocConfig>() - 8usize];
+    ["Offset of field: aclrtMallocConfig::attrs"]
+        [::core::mem::offset_of!(aclrtMallocConfig, attrs) - 0usize];
+    ["Offset of field: aclrtMallocConfig::numAttrs"]
+        [::core::mem::offset_of!(aclrtMallocConfig, numAttrs) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtPtrAttributes {
+    pub location: aclrtMemLocation,
+    pub pageSize: u32,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtPtrAttributes"][::core::mem::size_of::<aclrtPtrAttributes>() - 28usize];
+    ["Alignment of aclrtPtrAttributes"][::core::mem::align_of::<aclrtPtrAttributes>() - 4usize];
+    ["Offset of field: aclrtPtrAttributes::location"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, location) - 0usize];
+    ["Offset of field: aclrtPtrAttributes::pageSize"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, pageSize) - 8usize];
+    ["Offset of field: aclrtPtrAttributes::rsv"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, rsv) - 12usize];
+};
+unsafe extern "C" {
+    pub fn aclrtMallocWithCfg(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMallocHostWithCfg(
+        ptr: *mut *mut ::core::ffi::c_void,
+        size: u64,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtMallocCached(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCheckMemType(
+        addrList: *mut *mut ::core::ffi::c_void,
+        size: u32,
+        memType: u32,
+        checkResult: *mut u32,
+        reserve: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtPointerGetAttributes(
+        ptr: *const ::core::ffi::c_void,
+        attributes: *mut aclrtPtrAttributes,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtFreeWithDevSync(devPtr: *mut ::core::ffi::c_void) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtFreeHostWithDevSync(ptr: *mut ::core::ffi::c_void) -> aclError;
 }

@@ -343,17 +343,30 @@ impl DeviceMemory {
 
     /// Bytes of address space and capacity an allocation of `size`
     /// takes: its padded size ([`padded_size`]) in [`ALIGN`] blocks.
-    fn charge(size: u64) -> Option<u64> {
-        padded_size(size)?.checked_next_multiple_of(ALIGN)
+    fn charge(padded: u64) -> Option<u64> {
+        padded.checked_next_multiple_of(ALIGN)
     }
 
     /// Allocates `size` bytes (and the padding CANN adds to them).
     pub fn alloc(&mut self, size: u64) -> Result<Arc<Allocation>, AllocError> {
+        self.alloc_padded(size, padded_size)
+    }
+
+    /// Allocates `size` bytes of which programs may touch `pad(size)`
+    /// (`None`: too large): [`padded_size`] for `aclrtMalloc`, the size
+    /// rounded up to 32 for `aclrtMallocAlign32`.
+    pub fn alloc_padded(
+        &mut self,
+        size: u64,
+        pad: impl FnOnce(u64) -> Option<u64>,
+    ) -> Result<Arc<Allocation>, AllocError> {
         if size == 0 {
             return Err(AllocError::ZeroSize);
         }
-        let padded = padded_size(size).ok_or(AllocError::OutOfMemory)?;
-        let rounded = Self::charge(size).ok_or(AllocError::OutOfMemory)?;
+        let padded = pad(size)
+            .filter(|&p| p >= size)
+            .ok_or(AllocError::OutOfMemory)?;
+        let rounded = Self::charge(padded).ok_or(AllocError::OutOfMemory)?;
         if self
             .used
             .checked_add(rounded)
@@ -387,7 +400,7 @@ impl DeviceMemory {
     pub fn free(&mut self, addr: u64) -> Option<Arc<Allocation>> {
         let a = self.live.remove(&addr)?;
         a.freed.store(true, Ordering::Release);
-        let rounded = Self::charge(a.size).expect("charged when allocated");
+        let rounded = Self::charge(a.padded).expect("charged when allocated");
         self.used -= rounded;
         self.give_back(a.base - self.range_base, rounded);
         Some(a)

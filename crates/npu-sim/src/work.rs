@@ -305,6 +305,9 @@ pub(crate) struct Copy {
     pub(crate) src: (u64, Option<Arc<Allocation>>),
     /// Bytes to copy.
     pub(crate) count: usize,
+    /// A copy of another shape (pitched, through device-resident base
+    /// pointers, a 32-bit fill): `None` for `count` contiguous bytes.
+    pub(crate) ext: Option<Box<crate::runtime::CopyExt>>,
 }
 
 fn host_ptr(end: &(u64, Option<Arc<Allocation>>)) -> *mut u8 {
@@ -334,6 +337,9 @@ impl Copy {
     pub(crate) fn run(&self, api: &str, cores: Option<&crate::cores::Cores>) -> Result<(), Fault> {
         if let Some(f) = freed_fault(api, &self.dst).or_else(|| freed_fault(api, &self.src)) {
             return Err(f);
+        }
+        if let Some(e) = &self.ext {
+            return crate::runtime::run_copy_ext(self, e);
         }
         let (src, dst) = (host_ptr(&self.src), host_ptr(&self.dst));
         let apart = (dst as usize).abs_diff(src as usize) >= self.count;

@@ -95,12 +95,13 @@ fn plan_copy(
         dst: (dst as u64, alloc(d)),
         src: (src as u64, alloc(s)),
         count,
+        ext: None,
     })
 }
 
 /// Whether `[addr, addr + len)` lies in one `aclrtMallocHost` block
 /// (page-locked host memory).
-fn is_pinned(addr: u64, len: u64) -> bool {
+pub(crate) fn is_pinned(addr: u64, len: u64) -> bool {
     state::with_handles(|h| {
         h.host
             .range(..=addr as usize)
@@ -120,7 +121,7 @@ const HOST_MIN: u64 = 4096;
 /// (this runtime's or an earlier one's: device memory is never host
 /// memory), and, if it starts inside an `aclrtMallocHost` block, ends
 /// inside it.
-fn check_host(addr: u64, len: u64) -> Result<(), String> {
+pub(crate) fn check_host(addr: u64, len: u64) -> Result<(), String> {
     let Some(end) = addr.checked_add(len) else {
         return Err(format!(
             "[{addr:#x}, +{len}) wraps around the address space"
