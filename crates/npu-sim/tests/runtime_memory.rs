@@ -441,6 +441,9 @@ fn async_copies_are_captured_and_replayed() {
     let (a, b, base_a, base_b) = (malloc(32), malloc(32), malloc(8), malloc(8));
     h2d(base_a, &(a as u64).to_ne_bytes());
     h2d(base_b, &(b as u64).to_ne_bytes());
+    // aclrtMalloc does not clear memory (an earlier test's freed block may
+    // come back): zero `b`, so that an untouched `b` reads as zeros.
+    h2d(b, &[0u8; 32]);
     let s = stream();
     let mut m: aclmdlRI = null_mut();
     // SAFETY: live stream and device memory.
