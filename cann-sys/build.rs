@@ -119,6 +119,7 @@ mod generate {
         "aclrtDevFeatureType",
         "aclrtDevResLimitType",
         "aclrtStreamConfigAttr",
+        "aclRegisterCallbackType",
     ];
 
     /// Names declared by the project's header, read from its text so that

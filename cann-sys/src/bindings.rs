@@ -1268,3 +1268,55 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+impl aclRegisterCallbackType {
+    pub const ACL_REG_TYPE_ACL_MODEL: aclRegisterCallbackType = aclRegisterCallbackType(0);
+    pub const ACL_REG_TYPE_ACL_OP_EXECUTOR: aclRegisterCallbackType = aclRegisterCallbackType(1);
+    pub const ACL_REG_TYPE_ACL_OP_CBLAS: aclRegisterCallbackType = aclRegisterCallbackType(2);
+    pub const ACL_REG_TYPE_ACL_OP_COMPILER: aclRegisterCallbackType = aclRegisterCallbackType(3);
+    pub const ACL_REG_TYPE_ACL_TDT_CHANNEL: aclRegisterCallbackType = aclRegisterCallbackType(4);
+    pub const ACL_REG_TYPE_ACL_TDT_QUEUE: aclRegisterCallbackType = aclRegisterCallbackType(5);
+    pub const ACL_REG_TYPE_ACL_DVPP: aclRegisterCallbackType = aclRegisterCallbackType(6);
+    pub const ACL_REG_TYPE_ACL_RETR: aclRegisterCallbackType = aclRegisterCallbackType(7);
+    pub const ACL_REG_TYPE_OTHER: aclRegisterCallbackType = aclRegisterCallbackType(65535);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclRegisterCallbackType(pub ::core::ffi::c_uint);
+pub type aclInitCallbackFunc = ::core::option::Option<
+    unsafe extern "C" fn(
+        configStr: *const ::core::ffi::c_char,
+        len: usize,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError,
+>;
+pub type aclFinalizeCallbackFunc =
+    ::core::option::Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void) -> aclError>;
+unsafe extern "C" {
+    pub fn aclFinalizeReference(refCount: *mut u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclInitCallbackRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclInitCallbackUnRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclFinalizeCallbackRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclFinalizeCallbackUnRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+    ) -> aclError;
+}

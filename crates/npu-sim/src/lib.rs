@@ -194,6 +194,11 @@ same_type!(
     aclrtDestroyLabelList,
     aclrtSetLabel,
     aclrtSwitchLabelByIndex,
+    aclFinalizeReference,
+    aclInitCallbackRegister,
+    aclInitCallbackUnRegister,
+    aclFinalizeCallbackRegister,
+    aclFinalizeCallbackUnRegister,
 );
 
 /// Live counts of everything the simulator hands out.

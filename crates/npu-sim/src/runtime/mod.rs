@@ -17,6 +17,7 @@ mod query;
 mod stream;
 mod stream_config;
 mod version;
+mod lifecycle;
 
 pub use base::*;
 pub use buffer::*;
@@ -34,6 +35,7 @@ pub use query::*;
 pub use stream::*;
 pub use stream_config::*;
 pub use version::*;
+pub use lifecycle::*;
 
 use crate::abi::fail;
 use crate::memory::Allocation;

@@ -1,0 +1,202 @@
+//! The device, system and synchronisation extras (docs/runtime.md,
+//! "Device, system and synchronisation extras"), through the C ABI: init
+//! and finalize callbacks and the reference-counted finalisation, with
+//! their misuses (NULL, unknown registrations, finalising twice): a
+//! status, never a crash or a hang.
+//!
+//! Its own test binary: the tests initialise and finalise the simulator
+//! (two devices), so they run one at a time.
+
+use cann_sys::*;
+use npu_sim as sim;
+use serial_test::serial;
+use std::ffi::{c_char, c_void};
+use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod misuse_support;
+use misuse_support::{api, finalize, last_error, no_internal_errors};
+
+fn init() {
+    std::env::set_var("NPU_SIM_DEVICES", "2");
+    misuse_support::init();
+}
+
+const OTHER: aclRegisterCallbackType = aclRegisterCallbackType::ACL_REG_TYPE_OTHER;
+
+static INITS: AtomicUsize = AtomicUsize::new(0);
+static FINIS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn on_init(_c: *const c_char, _len: usize, data: *mut c_void) -> aclError {
+    assert!(!data.is_null());
+    INITS.fetch_add(1, Ordering::SeqCst);
+    ACL_SUCCESS
+}
+unsafe extern "C" fn on_init_other(_c: *const c_char, _len: usize, _d: *mut c_void) -> aclError {
+    ACL_SUCCESS
+}
+unsafe extern "C" fn on_init_fails(_c: *const c_char, _len: usize, _d: *mut c_void) -> aclError {
+    ACL_ERROR_INVALID_PARAM
+}
+unsafe extern "C" fn on_fini(data: *mut c_void) -> aclError {
+    assert!(!data.is_null());
+    // The runtime is still up while the finalize callbacks run.
+    let mut n = 0u32;
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { sim::aclrtGetDeviceCount(&mut n) }, ACL_SUCCESS);
+    FINIS.fetch_add(1, Ordering::SeqCst);
+    ACL_SUCCESS
+}
+
+fn data() -> *mut c_void {
+    &INITS as *const AtomicUsize as *mut c_void
+}
+
+#[test]
+#[serial]
+fn init_and_finalize_callbacks_run_with_the_lifecycle() {
+    // SAFETY: plain C call.
+    unsafe { (api().aclFinalize)() };
+    INITS.store(0, Ordering::SeqCst);
+    FINIS.store(0, Ordering::SeqCst);
+    // Before aclInit: runs during it; a cancelled one never runs.
+    assert_eq!(
+        sim::aclInitCallbackRegister(OTHER, Some(on_init), data()),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        sim::aclInitCallbackRegister(OTHER, Some(on_init_other), data()),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        sim::aclInitCallbackUnRegister(OTHER, Some(on_init_other)),
+        ACL_SUCCESS
+    );
+    init();
+    assert_eq!(INITS.load(Ordering::SeqCst), 1);
+    // After aclInit: runs at once.
+    let model = aclRegisterCallbackType::ACL_REG_TYPE_ACL_MODEL;
+    assert_eq!(
+        sim::aclInitCallbackRegister(model, Some(on_init), data()),
+        ACL_SUCCESS
+    );
+    assert_eq!(INITS.load(Ordering::SeqCst), 2);
+    // One per type except OTHER.
+    assert_eq!(
+        sim::aclInitCallbackRegister(model, Some(on_init_other), data()),
+        ACL_ERROR_INTERNAL_ERROR
+    );
+    assert!(last_error().contains("already has a callback"));
+    assert_eq!(
+        sim::aclInitCallbackUnRegister(model, Some(on_init)),
+        ACL_SUCCESS
+    );
+    // Finalize callbacks run at aclFinalize, the runtime still up.
+    assert_eq!(
+        sim::aclFinalizeCallbackRegister(OTHER, Some(on_fini), data()),
+        ACL_SUCCESS
+    );
+    finalize();
+    assert_eq!(FINIS.load(Ordering::SeqCst), 1);
+    // Registrations outlive the finalisation.
+    assert_eq!(
+        sim::aclFinalizeCallbackUnRegister(OTHER, Some(on_fini)),
+        ACL_SUCCESS
+    );
+    assert_eq!(
+        sim::aclInitCallbackUnRegister(OTHER, Some(on_init)),
+        ACL_SUCCESS
+    );
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn callback_registration_misuse_is_a_status() {
+    assert_eq!(
+        sim::aclInitCallbackRegister(OTHER, None, null_mut()),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclInitCallbackUnRegister(OTHER, None),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclFinalizeCallbackRegister(OTHER, None, null_mut()),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclFinalizeCallbackUnRegister(OTHER, None),
+        ACL_ERROR_INVALID_PARAM
+    );
+    // Never registered.
+    assert_eq!(
+        sim::aclInitCallbackUnRegister(OTHER, Some(on_init)),
+        ACL_ERROR_INTERNAL_ERROR
+    );
+    assert_eq!(
+        sim::aclFinalizeCallbackUnRegister(OTHER, Some(on_fini)),
+        ACL_ERROR_INTERNAL_ERROR
+    );
+    // A failing init callback fails aclInit and leaves it uninitialised.
+    // SAFETY: plain C calls.
+    unsafe { (api().aclFinalize)() };
+    assert_eq!(
+        sim::aclInitCallbackRegister(OTHER, Some(on_init_fails), null_mut()),
+        ACL_SUCCESS
+    );
+    // SAFETY: plain C call.
+    assert_eq!(unsafe { (api().aclInit)(null()) }, ACL_ERROR_INVALID_PARAM);
+    let mut n = 0u32;
+    // SAFETY: a valid out-pointer.
+    assert_eq!(
+        unsafe { sim::aclrtGetDeviceCount(&mut n) },
+        ACL_ERROR_UNINITIALIZE
+    );
+    assert_eq!(
+        sim::aclInitCallbackUnRegister(OTHER, Some(on_init_fails)),
+        ACL_SUCCESS
+    );
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn finalize_reference_counts_the_inits() {
+    init();
+    // A repeated aclInit is refused but takes a reference.
+    // SAFETY: plain C calls; valid out-pointers.
+    unsafe {
+        assert_eq!((api().aclInit)(null()), ACL_ERROR_REPEAT_INITIALIZE);
+        let mut left = 99u64;
+        assert_eq!(sim::aclFinalizeReference(&mut left), ACL_SUCCESS);
+        assert_eq!(left, 1);
+        let mut n = 0u32;
+        assert_eq!(
+            sim::aclrtGetDeviceCount(&mut n),
+            ACL_SUCCESS,
+            "still initialised"
+        );
+        // The last reference finalises (NULL count allowed).
+        assert_eq!(sim::aclFinalizeReference(null_mut()), ACL_SUCCESS);
+        assert_eq!(sim::aclrtGetDeviceCount(&mut n), ACL_ERROR_UNINITIALIZE);
+        // Nothing left to give back.
+        assert_eq!(
+            sim::aclFinalizeReference(&mut left),
+            ACL_ERROR_REPEAT_FINALIZE
+        );
+        assert_eq!((api().aclFinalize)(), ACL_ERROR_REPEAT_FINALIZE);
+    }
+    // aclFinalize clears every reference at once.
+    init();
+    // SAFETY: plain C calls.
+    unsafe {
+        assert_eq!((api().aclInit)(null()), ACL_ERROR_REPEAT_INITIALIZE);
+        assert_eq!((api().aclFinalize)(), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclFinalizeReference(null_mut()),
+            ACL_ERROR_REPEAT_FINALIZE
+        );
+    }
+    no_internal_errors();
+}
