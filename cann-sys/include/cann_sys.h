@@ -844,6 +844,20 @@ aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type, aclFinalizeCa
 aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
                                        aclFinalizeCallbackFunc cbFunc);
 
+/* @cann acl/acl_rt.h */
+/* Device identity: ID mappings, UUID, PCI bus ID. */
+typedef struct aclrtUuid {
+    char bytes[16];
+} aclrtUuid;
+
+aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid);
+aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
+aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId);
+aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+aclError aclrtDeviceGetPCIBusId(int32_t devId, char *pciBusId, int32_t len);
+aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *devId);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1320,3 +1320,42 @@ unsafe extern "C" {
         cbFunc: aclFinalizeCallbackFunc,
     ) -> aclError;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUuid {
+    pub bytes: [::core::ffi::c_char; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUuid"][::core::mem::size_of::<aclrtUuid>() - 16usize];
+    ["Alignment of aclrtUuid"][::core::mem::align_of::<aclrtUuid>() - 1usize];
+    ["Offset of field: aclrtUuid::bytes"][::core::mem::offset_of!(aclrtUuid, bytes) - 0usize];
+};
+unsafe extern "C" {
+    pub fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetPCIBusId(
+        devId: i32,
+        pciBusId: *mut ::core::ffi::c_char,
+        len: i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetByPCIBusId(
+        pciBusId: *const ::core::ffi::c_char,
+        devId: *mut i32,
+    ) -> aclError;
+}

@@ -199,6 +199,13 @@ same_type!(
     aclInitCallbackUnRegister,
     aclFinalizeCallbackRegister,
     aclFinalizeCallbackUnRegister,
+    aclrtGetLogicDevIdByUserDevId,
+    aclrtGetUserDevIdByLogicDevId,
+    aclrtGetPhyDevIdByUserDevId,
+    aclrtGetUserDevIdByPhyDevId,
+    aclrtDeviceGetUuid,
+    aclrtDeviceGetPCIBusId,
+    aclrtDeviceGetByPCIBusId,
 );
 
 /// Live counts of everything the simulator hands out.

@@ -200,3 +200,148 @@ fn finalize_reference_counts_the_inits() {
     }
     no_internal_errors();
 }
+
+// --------------------------------------------------------- device identity
+
+#[test]
+#[serial]
+fn device_ids_map_to_themselves() {
+    init();
+    // SAFETY: valid out-pointers.
+    unsafe {
+        for d in 0..2 {
+            let (mut l, mut u, mut p, mut u2) = (-1, -1, -1, -1);
+            assert_eq!(sim::aclrtGetLogicDevIdByUserDevId(d, &mut l), ACL_SUCCESS);
+            assert_eq!(sim::aclrtGetUserDevIdByLogicDevId(l, &mut u), ACL_SUCCESS);
+            assert_eq!(sim::aclrtGetPhyDevIdByUserDevId(d, &mut p), ACL_SUCCESS);
+            assert_eq!(sim::aclrtGetUserDevIdByPhyDevId(p, &mut u2), ACL_SUCCESS);
+            assert_eq!((l, u, p, u2), (d, d, d, d));
+        }
+        let mut x = -1;
+        for bad in [-1, 2, i32::MAX] {
+            assert_eq!(
+                sim::aclrtGetLogicDevIdByUserDevId(bad, &mut x),
+                ACL_ERROR_RT_INVALID_DEVICEID
+            );
+            assert_eq!(
+                sim::aclrtGetUserDevIdByPhyDevId(bad, &mut x),
+                ACL_ERROR_RT_INVALID_DEVICEID
+            );
+        }
+        assert_eq!(x, -1);
+        assert_eq!(
+            sim::aclrtGetPhyDevIdByUserDevId(0, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    finalize();
+    let mut x = 0;
+    // SAFETY: a valid out-pointer.
+    assert_eq!(
+        unsafe { sim::aclrtGetLogicDevIdByUserDevId(0, &mut x) },
+        ACL_ERROR_UNINITIALIZE
+    );
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn uuids_are_stable_and_distinct() {
+    init();
+    let get = |d| {
+        let mut u = aclrtUuid { bytes: [0; 16] };
+        // SAFETY: a valid out-pointer.
+        assert_eq!(unsafe { sim::aclrtDeviceGetUuid(d, &mut u) }, ACL_SUCCESS);
+        u.bytes
+    };
+    let (a, b) = (get(0), get(1));
+    assert_ne!(a, b);
+    assert_ne!(a, [0; 16]);
+    assert_eq!(a, get(0));
+    // Stable across a finalisation.
+    finalize();
+    init();
+    assert_eq!(a, get(0));
+    // SAFETY: a null or valid out-pointer.
+    unsafe {
+        assert_eq!(
+            sim::aclrtDeviceGetUuid(0, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let mut u = aclrtUuid { bytes: [0; 16] };
+        assert_eq!(
+            sim::aclrtDeviceGetUuid(2, &mut u),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(u.bytes, [0; 16]);
+    }
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn pci_bus_ids_round_trip() {
+    init();
+    // SAFETY: valid buffers of the given sizes; C strings.
+    unsafe {
+        for d in 0..2 {
+            let mut buf = [0 as c_char; 64];
+            assert_eq!(
+                sim::aclrtDeviceGetPCIBusId(d, buf.as_mut_ptr(), 64),
+                ACL_SUCCESS
+            );
+            let s = std::ffi::CStr::from_ptr(buf.as_ptr())
+                .to_str()
+                .unwrap()
+                .to_owned();
+            assert_eq!(s.len(), 12, "{s}");
+            let mut back = -1;
+            assert_eq!(
+                sim::aclrtDeviceGetByPCIBusId(buf.as_ptr(), &mut back),
+                ACL_SUCCESS
+            );
+            assert_eq!(back, d);
+        }
+        // Too small (the NUL counts), NULL, negative, no such device.
+        let mut small = [0x7f as c_char; 12];
+        assert_eq!(
+            sim::aclrtDeviceGetPCIBusId(0, small.as_mut_ptr(), 12),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert!(small.iter().all(|&c| c == 0x7f));
+        assert_eq!(
+            sim::aclrtDeviceGetPCIBusId(0, null_mut(), 64),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceGetPCIBusId(0, small.as_mut_ptr(), -1),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let mut buf = [0 as c_char; 64];
+        assert_eq!(
+            sim::aclrtDeviceGetPCIBusId(5, buf.as_mut_ptr(), 64),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        let mut d = -1;
+        assert_eq!(
+            sim::aclrtDeviceGetByPCIBusId(c"0000:7f:00.0".as_ptr(), &mut d),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceGetByPCIBusId(c"garbage".as_ptr(), &mut d),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceGetByPCIBusId(null(), &mut d),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtDeviceGetByPCIBusId(c"0000:01:00.0".as_ptr(), null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(d, -1);
+    }
+    finalize();
+    no_internal_errors();
+}
