@@ -858,6 +858,15 @@ aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
 aclError aclrtDeviceGetPCIBusId(int32_t devId, char *pciBusId, int32_t len);
 aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *devId);
 
+/* @cann acl/acl_rt.h */
+/* Operator timeouts and a device synchronisation with a timeout. */
+aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs);
+aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

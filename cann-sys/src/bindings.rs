@@ -1359,3 +1359,21 @@ unsafe extern "C" {
         devId: *mut i32,
     ) -> aclError;
 }
+unsafe extern "C" {
+    pub fn aclrtGetOpTimeOutInterval(interval: *mut u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetOpExecuteTimeout(timeoutMs: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: *mut u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
+}

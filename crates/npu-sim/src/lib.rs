@@ -206,6 +206,12 @@ same_type!(
     aclrtDeviceGetUuid,
     aclrtDeviceGetPCIBusId,
     aclrtDeviceGetByPCIBusId,
+    aclrtGetOpTimeOutInterval,
+    aclrtSetOpExecuteTimeOut,
+    aclrtGetOpExecuteTimeout,
+    aclrtSetOpExecuteTimeOutV2,
+    aclrtSetOpWaitTimeout,
+    aclrtSynchronizeDeviceWithTimeout,
 );
 
 /// Live counts of everything the simulator hands out.

@@ -345,3 +345,99 @@ fn pci_bus_ids_round_trip() {
     finalize();
     no_internal_errors();
 }
+
+// ----------------------------------------------------------------- timeouts
+
+#[test]
+#[serial]
+fn op_timeouts_align_to_the_interval() {
+    init();
+    // SAFETY: valid out-pointers.
+    unsafe {
+        let mut iv = 0u64;
+        assert_eq!(sim::aclrtGetOpTimeOutInterval(&mut iv), ACL_SUCCESS);
+        assert!(iv > 0);
+        // Default: the maximum, 254 intervals.
+        let mut ms = 0u32;
+        assert_eq!(sim::aclrtGetOpExecuteTimeout(&mut ms), ACL_SUCCESS);
+        assert_eq!(u64::from(ms), iv * 254 / 1000);
+        // Seconds, rounded up to intervals.
+        assert_eq!(sim::aclrtSetOpExecuteTimeOut(1), ACL_SUCCESS);
+        assert_eq!(sim::aclrtGetOpExecuteTimeout(&mut ms), ACL_SUCCESS);
+        assert_eq!(u64::from(ms), 1_000_000u64.div_ceil(iv) * iv / 1000);
+        // Microseconds: interval + 1 is two intervals; 0 and huge the maximum.
+        let mut actual = 0u64;
+        assert_eq!(
+            sim::aclrtSetOpExecuteTimeOutV2(iv + 1, &mut actual),
+            ACL_SUCCESS
+        );
+        assert_eq!(actual, 2 * iv);
+        assert_eq!(sim::aclrtSetOpExecuteTimeOutV2(0, &mut actual), ACL_SUCCESS);
+        assert_eq!(actual, 254 * iv);
+        assert_eq!(
+            sim::aclrtSetOpExecuteTimeOutV2(u64::MAX, &mut actual),
+            ACL_SUCCESS
+        );
+        assert_eq!(actual, 254 * iv);
+        assert_eq!(sim::aclrtSetOpExecuteTimeOutV2(1, &mut actual), ACL_SUCCESS);
+        assert_eq!(actual, iv);
+        assert_eq!(sim::aclrtGetOpExecuteTimeout(&mut ms), ACL_SUCCESS);
+        assert_eq!(u64::from(ms), iv / 1000);
+        // Misuse.
+        assert_eq!(
+            sim::aclrtGetOpTimeOutInterval(null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtGetOpExecuteTimeout(null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtSetOpExecuteTimeOutV2(5, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtGetOpExecuteTimeout(&mut ms), ACL_SUCCESS);
+        assert_eq!(u64::from(ms), iv / 1000, "a refused call sets nothing");
+        assert_eq!(sim::aclrtSetOpWaitTimeout(5), ACL_SUCCESS);
+        assert_eq!(sim::op_wait_timeout(), 5);
+        assert_eq!(sim::aclrtSetOpWaitTimeout(0), ACL_SUCCESS);
+        assert_eq!(sim::aclrtSetOpExecuteTimeOutV2(0, &mut actual), ACL_SUCCESS);
+    }
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn device_sync_with_timeout_gives_up_and_then_succeeds() {
+    init();
+    let s = misuse_support::stream();
+    let mut hold = null_mut();
+    // SAFETY: a live stream, a valid out-pointer.
+    assert_eq!(unsafe { sim::npuSimHoldStream(s, &mut hold) }, ACL_SUCCESS);
+    let t = std::time::Instant::now();
+    assert_eq!(
+        sim::aclrtSynchronizeDeviceWithTimeout(50),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    );
+    assert!(t.elapsed() >= std::time::Duration::from_millis(50));
+    assert!(last_error().contains("within 50 ms"), "{}", last_error());
+    // SAFETY: a live hold.
+    assert_eq!(unsafe { sim::npuSimReleaseHold(hold) }, ACL_SUCCESS);
+    assert_eq!(sim::aclrtSynchronizeDeviceWithTimeout(1000), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSynchronizeDeviceWithTimeout(-1), ACL_SUCCESS);
+    for bad in [0, -2, i32::MIN] {
+        assert_eq!(
+            sim::aclrtSynchronizeDeviceWithTimeout(bad),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    // SAFETY: a live stream.
+    assert_eq!(unsafe { (api().aclrtDestroyStream)(s) }, ACL_SUCCESS);
+    finalize();
+    assert_eq!(
+        sim::aclrtSynchronizeDeviceWithTimeout(10),
+        ACL_ERROR_UNINITIALIZE
+    );
+    no_internal_errors();
+}

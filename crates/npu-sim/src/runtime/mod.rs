@@ -18,6 +18,7 @@ mod peer;
 mod query;
 mod stream;
 mod stream_config;
+mod timeout;
 mod version;
 
 pub use base::*;
@@ -37,6 +38,7 @@ pub use peer::*;
 pub use query::*;
 pub use stream::*;
 pub use stream_config::*;
+pub use timeout::*;
 pub use version::*;
 
 use crate::abi::fail;
