@@ -120,6 +120,7 @@ mod generate {
         "aclrtDevResLimitType",
         "aclrtStreamConfigAttr",
         "aclRegisterCallbackType",
+        "aclSysParamOpt",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -867,6 +867,22 @@ aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
 aclError aclrtSetOpWaitTimeout(uint32_t timeout);
 aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
 
+/* @cann acl/acl_base.h */
+/* System parameters (acl_base_rt.h). */
+typedef enum {
+    ACL_OPT_DETERMINISTIC = 0,
+    ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+    ACL_OPT_STRONG_CONSISTENCY = 2
+} aclSysParamOpt;
+
+/* @cann acl/acl_rt.h */
+/* System parameters per process and per context; the default context. */
+aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1377,3 +1377,26 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
 }
+impl aclSysParamOpt {
+    pub const ACL_OPT_DETERMINISTIC: aclSysParamOpt = aclSysParamOpt(0);
+    pub const ACL_OPT_ENABLE_DEBUG_KERNEL: aclSysParamOpt = aclSysParamOpt(1);
+    pub const ACL_OPT_STRONG_CONSISTENCY: aclSysParamOpt = aclSysParamOpt(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclSysParamOpt(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
+}

@@ -212,6 +212,11 @@ same_type!(
     aclrtSetOpExecuteTimeOutV2,
     aclrtSetOpWaitTimeout,
     aclrtSynchronizeDeviceWithTimeout,
+    aclrtGetSysParamOpt,
+    aclrtSetSysParamOpt,
+    aclrtCtxGetSysParamOpt,
+    aclrtCtxSetSysParamOpt,
+    aclrtGetPrimaryCtxState,
 );
 
 /// Live counts of everything the simulator hands out.

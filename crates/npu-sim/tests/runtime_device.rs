@@ -441,3 +441,132 @@ fn device_sync_with_timeout_gives_up_and_then_succeeds() {
     );
     no_internal_errors();
 }
+
+// ------------------------------------------------------- system parameters
+
+const DET: aclSysParamOpt = aclSysParamOpt::ACL_OPT_DETERMINISTIC;
+
+#[test]
+#[serial]
+fn sys_params_per_process_and_per_context() {
+    init();
+    // SAFETY: valid out-pointers; contexts made here.
+    unsafe {
+        let mut v = -1i64;
+        assert_eq!(sim::aclrtSetSysParamOpt(DET, 0), ACL_SUCCESS);
+        assert_eq!(sim::aclrtGetSysParamOpt(DET, &mut v), ACL_SUCCESS);
+        assert_eq!(v, 0);
+        assert_eq!(sim::aclrtSetSysParamOpt(DET, 2), ACL_SUCCESS);
+        assert_eq!(sim::aclrtGetSysParamOpt(DET, &mut v), ACL_SUCCESS);
+        assert_eq!(v, 2);
+        // A context without its own value reads the process's.
+        let (mut a, mut b) = (null_mut(), null_mut());
+        assert_eq!(sim::aclrtCreateContext(&mut a, 0), ACL_SUCCESS);
+        assert_eq!(sim::aclrtCtxGetSysParamOpt(DET, &mut v), ACL_SUCCESS);
+        assert_eq!(v, 2);
+        assert_eq!(sim::aclrtCtxSetSysParamOpt(DET, 1), ACL_SUCCESS);
+        assert_eq!(sim::aclrtCreateContext(&mut b, 0), ACL_SUCCESS);
+        assert_eq!(sim::aclrtCtxSetSysParamOpt(DET, 0), ACL_SUCCESS);
+        assert_eq!(sim::aclrtSetCurrentContext(a), ACL_SUCCESS);
+        assert_eq!(sim::aclrtCtxGetSysParamOpt(DET, &mut v), ACL_SUCCESS);
+        assert_eq!(v, 1);
+        assert_eq!(sim::aclrtSetCurrentContext(b), ACL_SUCCESS);
+        assert_eq!(sim::aclrtCtxGetSysParamOpt(DET, &mut v), ACL_SUCCESS);
+        assert_eq!(v, 0);
+        // The process value is untouched by the contexts'.
+        assert_eq!(sim::aclrtGetSysParamOpt(DET, &mut v), ACL_SUCCESS);
+        assert_eq!(v, 2);
+        // Misuse.
+        let bad = aclSysParamOpt(7);
+        assert_eq!(sim::aclrtSetSysParamOpt(bad, 1), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtGetSysParamOpt(bad, &mut v),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtCtxSetSysParamOpt(bad, 1), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtGetSysParamOpt(DET, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtCtxGetSysParamOpt(DET, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // A destroyed current context is no context.
+        assert_eq!(sim::aclrtDestroyContext(b), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclrtCtxSetSysParamOpt(DET, 1),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        assert_eq!(
+            sim::aclrtCtxGetSysParamOpt(DET, &mut v),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        assert_eq!(sim::aclrtDestroyContext(a), ACL_SUCCESS);
+        // A thread with no context at all.
+        let t = std::thread::spawn(|| {
+            let mut v = 0i64;
+            (
+                sim::aclrtCtxSetSysParamOpt(DET, 1),
+                sim::aclrtCtxGetSysParamOpt(DET, &mut v),
+            )
+        });
+        assert_eq!(
+            t.join().unwrap(),
+            (ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_CONTEXT_NULL)
+        );
+        assert_eq!(sim::aclrtSetSysParamOpt(DET, 0), ACL_SUCCESS);
+    }
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn primary_context_follows_set_and_reset_device() {
+    // SAFETY: plain C calls; valid out-pointers.
+    unsafe {
+        (api().aclFinalize)();
+        std::env::set_var("NPU_SIM_DEVICES", "2");
+        assert_eq!((api().aclInit)(null()), ACL_SUCCESS);
+        let (mut flags, mut active) = (9u32, 9i32);
+        assert_eq!(
+            sim::aclrtGetPrimaryCtxState(0, null_mut(), &mut active),
+            ACL_SUCCESS
+        );
+        assert_eq!(active, 0);
+        assert_eq!((api().aclrtSetDevice)(0), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclrtGetPrimaryCtxState(0, &mut flags, &mut active),
+            ACL_SUCCESS
+        );
+        assert_eq!((flags, active), (0, 1));
+        assert_eq!(
+            sim::aclrtGetPrimaryCtxState(1, null_mut(), &mut active),
+            ACL_SUCCESS
+        );
+        assert_eq!(active, 0);
+        assert_eq!(sim::aclrtResetDeviceForce(0), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclrtGetPrimaryCtxState(0, null_mut(), &mut active),
+            ACL_SUCCESS
+        );
+        assert_eq!(active, 0);
+        assert_eq!(
+            sim::aclrtGetPrimaryCtxState(2, null_mut(), &mut active),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            sim::aclrtGetPrimaryCtxState(0, null_mut(), null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    finalize();
+    let mut active = 0;
+    // SAFETY: a valid out-pointer.
+    assert_eq!(
+        unsafe { sim::aclrtGetPrimaryCtxState(0, null_mut(), &mut active) },
+        ACL_ERROR_UNINITIALIZE
+    );
+    no_internal_errors();
+}

@@ -18,6 +18,7 @@ mod peer;
 mod query;
 mod stream;
 mod stream_config;
+mod sysparam;
 mod timeout;
 mod version;
 
@@ -38,6 +39,7 @@ pub use peer::*;
 pub use query::*;
 pub use stream::*;
 pub use stream_config::*;
+pub use sysparam::*;
 pub use timeout::*;
 pub use version::*;
 
