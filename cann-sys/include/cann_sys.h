@@ -883,6 +883,22 @@ aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
 aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
 aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active);
 
+/* @cann acl/acl_base.h */
+typedef void *aclrtNotify;
+
+/* @cann acl/acl_rt.h */
+/* Notifies: stream-ordered flags, recorded on one stream, waited for
+ * (and reset) on another. */
+#define ACL_NOTIFY_DEFAULT 0x00000000U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
+aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+aclError aclrtDestroyNotify(aclrtNotify notify);
+aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

@@ -199,6 +199,8 @@ pub const ACL_STREAM_PERSISTENT: i32 = 4;
 pub const ACL_STREAM_HUGE: i32 = 8;
 pub const ACL_STREAM_CPU_SCHEDULE: i32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: i32 = 32;
+pub const ACL_NOTIFY_DEFAULT: i32 = 0;
+pub const ACL_NOTIFY_DEVICE_USE_ONLY: i32 = 1;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -1399,4 +1401,27 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
+}
+pub type aclrtNotify = *mut ::core::ffi::c_void;
+unsafe extern "C" {
+    pub fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtWaitAndResetNotify(
+        notify: aclrtNotify,
+        stream: aclrtStream,
+        timeout: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError;
 }

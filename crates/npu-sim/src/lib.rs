@@ -217,6 +217,12 @@ same_type!(
     aclrtCtxGetSysParamOpt,
     aclrtCtxSetSysParamOpt,
     aclrtGetPrimaryCtxState,
+    aclrtCreateNotify,
+    aclrtDestroyNotify,
+    aclrtRecordNotify,
+    aclrtWaitAndResetNotify,
+    aclrtGetNotifyId,
+    aclrtNotifyBatchReset,
 );
 
 /// Live counts of everything the simulator hands out.

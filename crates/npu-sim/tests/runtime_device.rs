@@ -570,3 +570,173 @@ fn primary_context_follows_set_and_reset_device() {
     );
     no_internal_errors();
 }
+
+// ------------------------------------------------------------------ notify
+
+fn notify() -> aclrtNotify {
+    let mut n = null_mut();
+    // SAFETY: a valid out-pointer.
+    assert_eq!(
+        unsafe { sim::aclrtCreateNotify(&mut n, ACL_NOTIFY_DEFAULT as u64) },
+        ACL_SUCCESS
+    );
+    n
+}
+
+#[test]
+#[serial]
+fn notify_orders_two_streams() {
+    init();
+    let (producer, consumer) = (misuse_support::stream(), misuse_support::stream());
+    let n = notify();
+    let (mut id, mut id2) = (0u32, 0u32);
+    // SAFETY: valid out-pointers; live handles.
+    unsafe {
+        assert_eq!(sim::aclrtGetNotifyId(n, &mut id), ACL_SUCCESS);
+        assert_eq!(sim::aclrtGetNotifyId(n, &mut id2), ACL_SUCCESS);
+        assert_eq!(id, id2);
+        let other = notify();
+        assert_eq!(sim::aclrtGetNotifyId(other, &mut id2), ACL_SUCCESS);
+        assert_ne!(id, id2);
+        assert_eq!(sim::aclrtDestroyNotify(other), ACL_SUCCESS);
+    }
+    for _round in 0..3 {
+        // The producer is held: the consumer's later work must wait for
+        // the record behind the hold.
+        let mut hold = null_mut();
+        // SAFETY: a live stream, a valid out-pointer.
+        assert_eq!(
+            unsafe { sim::npuSimHoldStream(producer, &mut hold) },
+            ACL_SUCCESS
+        );
+        assert_eq!(sim::aclrtRecordNotify(n, producer), ACL_SUCCESS);
+        assert_eq!(sim::aclrtWaitAndResetNotify(n, consumer, 0), ACL_SUCCESS);
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let mut st = aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE;
+        // SAFETY: a valid out-pointer.
+        assert_eq!(
+            unsafe { (api().aclrtStreamQuery)(consumer, &mut st) },
+            ACL_SUCCESS
+        );
+        assert_eq!(st, aclrtStreamStatus::ACL_STREAM_STATUS_NOT_READY);
+        // SAFETY: a live hold.
+        assert_eq!(unsafe { sim::npuSimReleaseHold(hold) }, ACL_SUCCESS);
+        // SAFETY: live streams.
+        unsafe {
+            assert_eq!((api().aclrtSynchronizeStream)(producer), ACL_SUCCESS);
+            assert_eq!((api().aclrtSynchronizeStream)(consumer), ACL_SUCCESS);
+        }
+        let mut ns = [n];
+        // SAFETY: an array of one live notify.
+        assert_eq!(
+            unsafe { sim::aclrtNotifyBatchReset(ns.as_mut_ptr(), 1) },
+            ACL_SUCCESS
+        );
+    }
+    // A record reached before the wait is consumed by it.
+    assert_eq!(sim::aclrtRecordNotify(n, producer), ACL_SUCCESS);
+    // SAFETY: a live stream.
+    assert_eq!(
+        unsafe { (api().aclrtSynchronizeStream)(producer) },
+        ACL_SUCCESS
+    );
+    assert_eq!(sim::aclrtWaitAndResetNotify(n, consumer, 0), ACL_SUCCESS);
+    // SAFETY: a live stream.
+    assert_eq!(
+        unsafe { (api().aclrtSynchronizeStream)(consumer) },
+        ACL_SUCCESS
+    );
+    // A batch reset clears a record not yet waited for: the next wait
+    // times out (1 s) and faults the stream.
+    assert_eq!(sim::aclrtRecordNotify(n, producer), ACL_SUCCESS);
+    // SAFETY: a live stream; an array of one live notify.
+    unsafe {
+        assert_eq!((api().aclrtSynchronizeStream)(producer), ACL_SUCCESS);
+        let mut ns = [n];
+        assert_eq!(sim::aclrtNotifyBatchReset(ns.as_mut_ptr(), 1), ACL_SUCCESS);
+    }
+    assert_eq!(sim::aclrtWaitAndResetNotify(n, consumer, 1), ACL_SUCCESS);
+    // SAFETY: a live stream.
+    assert_eq!(
+        unsafe { (api().aclrtSynchronizeStream)(consumer) },
+        ACL_ERROR_RT_WAIT_TIMEOUT
+    );
+    assert!(
+        last_error().contains("not recorded within 1 s"),
+        "{}",
+        last_error()
+    );
+    assert_eq!(sim::aclrtDestroyNotify(n), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn notify_teardown_never_hangs_and_misuse_is_a_status() {
+    init();
+    let s = misuse_support::stream();
+    let n = notify();
+    // A wait nobody records: destroying the notify lets the stream go on.
+    assert_eq!(sim::aclrtWaitAndResetNotify(n, s, 0), ACL_SUCCESS);
+    assert_eq!(sim::aclrtDestroyNotify(n), ACL_SUCCESS);
+    let sa = s as usize;
+    misuse_support::returns("sync after destroy", move || {
+        // SAFETY: a live stream.
+        unsafe { (api().aclrtSynchronizeStream)(sa as aclrtStream) }
+    });
+    // Stale and bogus handles.
+    let mut id = 0u32;
+    // SAFETY: valid out-pointers and arrays; bogus handles are only looked up.
+    unsafe {
+        assert_eq!(sim::aclrtDestroyNotify(n), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(sim::aclrtRecordNotify(n, s), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtWaitAndResetNotify(n, s, 0),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtGetNotifyId(n, &mut id), ACL_ERROR_INVALID_PARAM);
+        let bogus = 0x1234usize as aclrtNotify;
+        assert_eq!(sim::aclrtDestroyNotify(bogus), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(sim::aclrtDestroyNotify(null_mut()), ACL_ERROR_INVALID_PARAM);
+        let live = notify();
+        assert_eq!(
+            sim::aclrtGetNotifyId(live, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtRecordNotify(live, 0x4321usize as aclrtStream),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        let mut ns = [live, n];
+        assert_eq!(
+            sim::aclrtNotifyBatchReset(ns.as_mut_ptr(), 2),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtNotifyBatchReset(null_mut(), 1),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtNotifyBatchReset(null_mut(), 0), ACL_SUCCESS);
+        let mut out = null_mut();
+        assert_eq!(sim::aclrtCreateNotify(&mut out, 4), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtCreateNotify(null_mut(), 0),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // A wait nobody records, then aclFinalize: it returns.
+        assert_eq!(sim::aclrtWaitAndResetNotify(live, s, 0), ACL_SUCCESS);
+        // (The enclosing unsafe block covers the plain C call.)
+        misuse_support::returns("aclFinalize with a pending notify wait", || {
+            (api().aclFinalize)()
+        });
+        // Stale after aclFinalize.
+        init();
+        assert_eq!(
+            sim::aclrtGetNotifyId(live, &mut id),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    finalize();
+    no_internal_errors();
+}
