@@ -121,6 +121,7 @@ mod generate {
         "aclrtStreamConfigAttr",
         "aclRegisterCallbackType",
         "aclSysParamOpt",
+        "aclrtGroupAttr",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -899,6 +899,29 @@ aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_
 aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
 aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
 
+/* @cann acl/acl_base.h */
+typedef struct aclrtGroupInfo aclrtGroupInfo;
+
+/* @cann acl/acl_rt.h */
+/* Compute groups. */
+typedef enum aclrtGroupAttr {
+    ACL_GROUP_AICORE_INT,
+    ACL_GROUP_AIV_INT,
+    ACL_GROUP_AIC_INT,
+    ACL_GROUP_SDMANUM_INT,
+    ACL_GROUP_ASQNUM_INT,
+    ACL_GROUP_GROUPID_INT
+} aclrtGroupAttr;
+
+aclError aclrtSetGroup(int32_t groupId);
+aclError aclrtGetGroupCount(uint32_t *count);
+aclrtGroupInfo *aclrtCreateGroupInfo(void);
+aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo);
+aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo);
+aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupIndex,
+                                 aclrtGroupAttr attr, void *attrValue, size_t valueLen,
+                                 size_t *paramRetSize);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1425,3 +1425,44 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError;
 }
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclrtGroupInfo {
+    _unused: [u8; 0],
+}
+impl aclrtGroupAttr {
+    pub const ACL_GROUP_AICORE_INT: aclrtGroupAttr = aclrtGroupAttr(0);
+    pub const ACL_GROUP_AIV_INT: aclrtGroupAttr = aclrtGroupAttr(1);
+    pub const ACL_GROUP_AIC_INT: aclrtGroupAttr = aclrtGroupAttr(2);
+    pub const ACL_GROUP_SDMANUM_INT: aclrtGroupAttr = aclrtGroupAttr(3);
+    pub const ACL_GROUP_ASQNUM_INT: aclrtGroupAttr = aclrtGroupAttr(4);
+    pub const ACL_GROUP_GROUPID_INT: aclrtGroupAttr = aclrtGroupAttr(5);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtGroupAttr(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtSetGroup(groupId: i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetGroupCount(count: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateGroupInfo() -> *mut aclrtGroupInfo;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetAllGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetGroupInfoDetail(
+        groupInfo: *const aclrtGroupInfo,
+        groupIndex: i32,
+        attr: aclrtGroupAttr,
+        attrValue: *mut ::core::ffi::c_void,
+        valueLen: usize,
+        paramRetSize: *mut usize,
+    ) -> aclError;
+}

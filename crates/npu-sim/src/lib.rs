@@ -223,6 +223,12 @@ same_type!(
     aclrtWaitAndResetNotify,
     aclrtGetNotifyId,
     aclrtNotifyBatchReset,
+    aclrtSetGroup,
+    aclrtGetGroupCount,
+    aclrtCreateGroupInfo,
+    aclrtDestroyGroupInfo,
+    aclrtGetAllGroupInfo,
+    aclrtGetGroupInfoDetail,
 );
 
 /// Live counts of everything the simulator hands out.

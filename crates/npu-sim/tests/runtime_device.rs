@@ -740,3 +740,107 @@ fn notify_teardown_never_hangs_and_misuse_is_a_status() {
     finalize();
     no_internal_errors();
 }
+
+// ------------------------------------------------------------------ groups
+
+#[test]
+#[serial]
+fn groups_are_not_supported_on_a2() {
+    std::env::remove_var("NPU_SIM_SOC");
+    init();
+    let mut n = 7u32;
+    // SAFETY: valid out-pointers; bogus handles are only looked up.
+    unsafe {
+        assert_eq!(
+            sim::aclrtGetGroupCount(&mut n),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(n, 7);
+        assert!(sim::aclrtCreateGroupInfo().is_null());
+        assert!(last_error().contains("not supported"), "{}", last_error());
+        assert_eq!(sim::aclrtSetGroup(0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert_eq!(
+            sim::aclrtGetAllGroupInfo(0x40usize as *mut aclrtGroupInfo),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+    }
+    finalize();
+    no_internal_errors();
+}
+
+#[test]
+#[serial]
+fn one_group_holds_the_whole_device_elsewhere() {
+    std::env::set_var("NPU_SIM_SOC", "Ascend310P3");
+    init();
+    // SAFETY: valid out-pointers and buffers; blocks made here.
+    unsafe {
+        let mut n = 0u32;
+        assert_eq!(sim::aclrtGetGroupCount(&mut n), ACL_SUCCESS);
+        assert_eq!(n, 1);
+        let info = sim::aclrtCreateGroupInfo();
+        assert!(!info.is_null());
+        let (mut v, mut size) = (-1i32, 0usize);
+        let p = &mut v as *mut i32 as *mut c_void;
+        let id = aclrtGroupAttr::ACL_GROUP_GROUPID_INT;
+        // Not filled yet.
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, 0, id, p, 4, &mut size),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtGetAllGroupInfo(info), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, 0, id, p, 4, &mut size),
+            ACL_SUCCESS
+        );
+        assert_eq!((v, size), (0, 4));
+        let mut cube = 0u32;
+        assert_eq!(
+            sim::aclrtGetResInCurrentThread(
+                aclrtDevResLimitType::ACL_RT_DEV_RES_CUBE_CORE,
+                &mut cube
+            ),
+            ACL_SUCCESS
+        );
+        let core = aclrtGroupAttr::ACL_GROUP_AICORE_INT;
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, 0, core, p, 8, &mut size),
+            ACL_SUCCESS
+        );
+        assert_eq!(v as u32, cube);
+        assert_eq!(sim::aclrtSetGroup(0), ACL_SUCCESS);
+        // Misuse.
+        assert_eq!(sim::aclrtSetGroup(1), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, 1, id, p, 4, &mut size),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, -1, id, p, 4, &mut size),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, 0, aclrtGroupAttr(9), p, 4, &mut size),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, 0, id, p, 2, &mut size),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtGetGroupInfoDetail(info, 0, id, null_mut(), 4, &mut size),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(sim::aclrtGetGroupCount(null_mut()), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(sim::aclrtDestroyGroupInfo(info), ACL_SUCCESS);
+        assert_eq!(sim::aclrtDestroyGroupInfo(info), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(sim::aclrtGetAllGroupInfo(info), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            sim::aclrtDestroyGroupInfo(null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    finalize();
+    std::env::remove_var("NPU_SIM_SOC");
+    no_internal_errors();
+}
