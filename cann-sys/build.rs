@@ -122,6 +122,7 @@ mod generate {
         "aclRegisterCallbackType",
         "aclSysParamOpt",
         "aclrtGroupAttr",
+        "aclrtSnapShotStage",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -922,6 +922,28 @@ aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupI
                                  aclrtGroupAttr attr, void *attrValue, size_t valueLen,
                                  size_t *paramRetSize);
 
+/* @cann acl/acl_rt.h */
+/* Process snapshots (an experimental feature in CANN). */
+typedef enum {
+    ACL_RT_SNAPSHOT_LOCK_PRE = 0,
+    ACL_RT_SNAPSHOT_BACKUP_PRE,
+    ACL_RT_SNAPSHOT_BACKUP_POST,
+    ACL_RT_SNAPSHOT_RESTORE_PRE,
+    ACL_RT_SNAPSHOT_RESTORE_POST,
+    ACL_RT_SNAPSHOT_UNLOCK_POST
+} aclrtSnapShotStage;
+
+typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
+
+aclError aclrtSnapShotProcessLock(void);
+aclError aclrtSnapShotProcessUnlock(void);
+aclError aclrtSnapShotProcessBackup(void);
+aclError aclrtSnapShotProcessRestore(void);
+aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback,
+                                       void *args);
+aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
+                                         aclrtSnapShotCallBack callback);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1466,3 +1466,42 @@ unsafe extern "C" {
         paramRetSize: *mut usize,
     ) -> aclError;
 }
+impl aclrtSnapShotStage {
+    pub const ACL_RT_SNAPSHOT_LOCK_PRE: aclrtSnapShotStage = aclrtSnapShotStage(0);
+    pub const ACL_RT_SNAPSHOT_BACKUP_PRE: aclrtSnapShotStage = aclrtSnapShotStage(1);
+    pub const ACL_RT_SNAPSHOT_BACKUP_POST: aclrtSnapShotStage = aclrtSnapShotStage(2);
+    pub const ACL_RT_SNAPSHOT_RESTORE_PRE: aclrtSnapShotStage = aclrtSnapShotStage(3);
+    pub const ACL_RT_SNAPSHOT_RESTORE_POST: aclrtSnapShotStage = aclrtSnapShotStage(4);
+    pub const ACL_RT_SNAPSHOT_UNLOCK_POST: aclrtSnapShotStage = aclrtSnapShotStage(5);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtSnapShotStage(pub ::core::ffi::c_uint);
+pub type aclrtSnapShotCallBack = ::core::option::Option<
+    unsafe extern "C" fn(deviceId: i32, args: *mut ::core::ffi::c_void) -> u32,
+>;
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessLock() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessUnlock() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessBackup() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessRestore() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotCallbackRegister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+        args: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotCallbackUnregister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+    ) -> aclError;
+}

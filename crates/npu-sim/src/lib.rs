@@ -229,6 +229,12 @@ same_type!(
     aclrtDestroyGroupInfo,
     aclrtGetAllGroupInfo,
     aclrtGetGroupInfoDetail,
+    aclrtSnapShotProcessLock,
+    aclrtSnapShotProcessUnlock,
+    aclrtSnapShotProcessBackup,
+    aclrtSnapShotProcessRestore,
+    aclrtSnapShotCallbackRegister,
+    aclrtSnapShotCallbackUnregister,
 );
 
 /// Live counts of everything the simulator hands out.

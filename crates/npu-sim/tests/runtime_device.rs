@@ -13,6 +13,7 @@ use serial_test::serial;
 use std::ffi::{c_char, c_void};
 use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 mod misuse_support;
 use misuse_support::{api, finalize, last_error, no_internal_errors};
@@ -842,5 +843,136 @@ fn one_group_holds_the_whole_device_elsewhere() {
     }
     finalize();
     std::env::remove_var("NPU_SIM_SOC");
+    no_internal_errors();
+}
+
+// ---------------------------------------------------------------- snapshot
+
+static STAGES: Mutex<Vec<(i32, i32)>> = Mutex::new(Vec::new());
+
+unsafe extern "C" fn on_stage(device: i32, args: *mut c_void) -> u32 {
+    STAGES.lock().unwrap().push((device, args as usize as i32));
+    0
+}
+unsafe extern "C" fn refuses(_device: i32, _args: *mut c_void) -> u32 {
+    1
+}
+
+#[test]
+#[serial]
+fn snapshot_backs_up_and_restores_device_memory() {
+    use aclrtSnapShotStage as S;
+    init();
+    STAGES.lock().unwrap().clear();
+    let stages = [
+        S::ACL_RT_SNAPSHOT_LOCK_PRE,
+        S::ACL_RT_SNAPSHOT_BACKUP_PRE,
+        S::ACL_RT_SNAPSHOT_BACKUP_POST,
+        S::ACL_RT_SNAPSHOT_RESTORE_PRE,
+        S::ACL_RT_SNAPSHOT_RESTORE_POST,
+        S::ACL_RT_SNAPSHOT_UNLOCK_POST,
+    ];
+    for s in stages {
+        let tag = s.0 as usize as *mut c_void;
+        assert_eq!(
+            sim::aclrtSnapShotCallbackRegister(s, Some(on_stage), tag),
+            ACL_SUCCESS
+        );
+    }
+    assert_eq!(
+        sim::aclrtSnapShotCallbackRegister(stages[0], Some(on_stage), null_mut()),
+        ACL_ERROR_INVALID_PARAM,
+        "no duplicate registration"
+    );
+    let d = misuse_support::malloc(64);
+    let put = |v: u8| {
+        let host = [v; 64];
+        // SAFETY: a live 64-byte allocation and a 64-byte host buffer.
+        let rc = unsafe {
+            (api().aclrtMemcpy)(
+                d,
+                64,
+                host.as_ptr().cast(),
+                64,
+                aclrtMemcpyKind::ACL_MEMCPY_HOST_TO_DEVICE,
+            )
+        };
+        assert_eq!(rc, ACL_SUCCESS);
+    };
+    let get = || {
+        let mut host = [0u8; 64];
+        // SAFETY: as above.
+        let rc = unsafe {
+            (api().aclrtMemcpy)(
+                host.as_mut_ptr().cast(),
+                64,
+                d,
+                64,
+                aclrtMemcpyKind::ACL_MEMCPY_DEVICE_TO_HOST,
+            )
+        };
+        assert_eq!(rc, ACL_SUCCESS);
+        host
+    };
+    put(7);
+    // Out of order.
+    assert_eq!(sim::aclrtSnapShotProcessBackup(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessBackup(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
+    put(9);
+    assert_eq!(get(), [9; 64]);
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
+    // A new lock needs a new backup before a restore.
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
+    // Lock, backup (7 is gone: 9 is backed up), write, restore.
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessBackup(), ACL_SUCCESS);
+    put(3);
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_SUCCESS);
+    assert_eq!(get(), [9; 64]);
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
+    // Every stage ran, for device 0, in order.
+    let seen: Vec<i32> = STAGES.lock().unwrap().iter().map(|&(_, s)| s).collect();
+    assert_eq!(seen[..6], [0, 1, 2, 5, 0, 5]);
+    assert!(STAGES.lock().unwrap().iter().all(|&(d, _)| d == 0));
+    for s in stages {
+        assert_eq!(
+            sim::aclrtSnapShotCallbackUnregister(s, Some(on_stage)),
+            ACL_SUCCESS
+        );
+    }
+    // A refusing callback fails its step and leaves the phase.
+    assert_eq!(
+        sim::aclrtSnapShotCallbackRegister(stages[0], Some(refuses), null_mut()),
+        ACL_SUCCESS
+    );
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_ERROR_INTERNAL_ERROR);
+    assert_eq!(
+        sim::aclrtSnapShotCallbackUnregister(stages[0], Some(refuses)),
+        ACL_SUCCESS
+    );
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_ERROR_INVALID_PARAM);
+    // Misuse.
+    assert_eq!(
+        sim::aclrtSnapShotCallbackRegister(aclrtSnapShotStage(6), Some(on_stage), null_mut()),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtSnapShotCallbackRegister(stages[0], None, null_mut()),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        sim::aclrtSnapShotCallbackUnregister(stages[0], Some(on_stage)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    // SAFETY: a live allocation.
+    assert_eq!(unsafe { (api().aclrtFree)(d) }, ACL_SUCCESS);
+    finalize();
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_ERROR_UNINITIALIZE);
     no_internal_errors();
 }
