@@ -944,6 +944,14 @@ aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage, aclrtSnapShotCa
 aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
                                          aclrtSnapShotCallBack callback);
 
+/* @cann acl/acl_rt.h */
+/* API injection: tools replace a runtime call's implementation. */
+typedef void (*aclrtApiFunc)(void);
+
+aclError aclrtApiInjectionSetFunc(const char *name, aclrtApiFunc func);
+aclError aclrtApiInjectionGetFunc(const char *name, aclrtApiFunc *originFunc,
+                                  aclrtApiFunc *currentFunc);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

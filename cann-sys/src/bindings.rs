@@ -1505,3 +1505,17 @@ unsafe extern "C" {
         callback: aclrtSnapShotCallBack,
     ) -> aclError;
 }
+pub type aclrtApiFunc = ::core::option::Option<unsafe extern "C" fn()>;
+unsafe extern "C" {
+    pub fn aclrtApiInjectionSetFunc(
+        name: *const ::core::ffi::c_char,
+        func: aclrtApiFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtApiInjectionGetFunc(
+        name: *const ::core::ffi::c_char,
+        originFunc: *mut aclrtApiFunc,
+        currentFunc: *mut aclrtApiFunc,
+    ) -> aclError;
+}

@@ -176,8 +176,8 @@ void GroupsAndSnapshots()
     word = 9;
     CHECK_ERROR(aclrtMemcpy(dev, sizeof(word), &word, sizeof(word), ACL_MEMCPY_HOST_TO_DEVICE));
     CHECK_ERROR(aclrtSnapShotProcessRestore());
-    EXPECT(aclrtSnapShotProcessRestore() == ACL_ERROR_INVALID_PARAM);
     CHECK_ERROR(aclrtSnapShotProcessUnlock());
+    EXPECT(aclrtSnapShotProcessRestore() == ACL_ERROR_INVALID_PARAM);
     CHECK_ERROR(aclrtMemcpy(&word, sizeof(word), dev, sizeof(word), ACL_MEMCPY_DEVICE_TO_HOST));
     EXPECT(word == 7);
     EXPECT(g_stages == 2);

@@ -235,6 +235,8 @@ same_type!(
     aclrtSnapShotProcessRestore,
     aclrtSnapShotCallbackRegister,
     aclrtSnapShotCallbackUnregister,
+    aclrtApiInjectionSetFunc,
+    aclrtApiInjectionGetFunc,
 );
 
 /// Live counts of everything the simulator hands out.

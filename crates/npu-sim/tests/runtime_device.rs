@@ -925,10 +925,13 @@ fn snapshot_backs_up_and_restores_device_memory() {
     assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
     put(9);
     assert_eq!(get(), [9; 64]);
+    // A later lock restores the earlier backup (as CANN's example does).
     assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
-    // A new lock needs a new backup before a restore.
-    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_SUCCESS);
     assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
+    assert_eq!(get(), [7; 64]);
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_ERROR_INVALID_PARAM);
+    put(9);
     // Lock, backup (7 is gone: 9 is backed up), write, restore.
     assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
     assert_eq!(sim::aclrtSnapShotProcessBackup(), ACL_SUCCESS);
@@ -938,7 +941,7 @@ fn snapshot_backs_up_and_restores_device_memory() {
     assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
     // Every stage ran, for device 0, in order.
     let seen: Vec<i32> = STAGES.lock().unwrap().iter().map(|&(_, s)| s).collect();
-    assert_eq!(seen[..6], [0, 1, 2, 5, 0, 5]);
+    assert_eq!(seen[..11], [0, 1, 2, 5, 0, 3, 4, 5, 0, 1, 2]);
     assert!(STAGES.lock().unwrap().iter().all(|&(d, _)| d == 0));
     for s in stages {
         assert_eq!(
@@ -974,5 +977,75 @@ fn snapshot_backs_up_and_restores_device_memory() {
     assert_eq!(unsafe { (api().aclrtFree)(d) }, ACL_SUCCESS);
     finalize();
     assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_ERROR_UNINITIALIZE);
+    no_internal_errors();
+}
+
+// ----------------------------------------------------------- API injection
+
+static HOOKED: AtomicUsize = AtomicUsize::new(0);
+static ORIGINAL: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn counting_get_device(device: *mut i32) -> aclError {
+    HOOKED.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: the original aclrtGetDevice, saved before the hook was set.
+    let f: unsafe extern "C" fn(*mut i32) -> aclError =
+        unsafe { std::mem::transmute(ORIGINAL.load(Ordering::SeqCst)) };
+    // SAFETY: the caller's pointer, passed through.
+    unsafe { f(device) }
+}
+
+#[test]
+#[serial]
+fn api_injection_hooks_get_device() {
+    init();
+    let name = c"aclrtGetDevice".as_ptr();
+    let (mut origin, mut current): (aclrtApiFunc, aclrtApiFunc) = (None, None);
+    // SAFETY: valid names and out-pointers; the hook has aclrtGetDevice's
+    // C signature.
+    unsafe {
+        assert_eq!(
+            sim::aclrtApiInjectionGetFunc(name, &mut origin, &mut current),
+            ACL_SUCCESS
+        );
+        assert!(origin.is_some());
+        assert_eq!(origin.map(|f| f as usize), current.map(|f| f as usize));
+        ORIGINAL.store(origin.unwrap() as usize, Ordering::SeqCst);
+        let hook: aclrtApiFunc = Some(std::mem::transmute::<
+            unsafe extern "C" fn(*mut i32) -> aclError,
+            unsafe extern "C" fn(),
+        >(counting_get_device));
+        HOOKED.store(0, Ordering::SeqCst);
+        assert_eq!(sim::aclrtApiInjectionSetFunc(name, hook), ACL_SUCCESS);
+        assert_eq!(
+            sim::aclrtApiInjectionGetFunc(name, null_mut(), &mut current),
+            ACL_SUCCESS
+        );
+        assert_eq!(current.map(|f| f as usize), hook.map(|f| f as usize));
+        let mut d = -1;
+        assert_eq!(sim::aclrtGetDevice(&mut d), ACL_SUCCESS);
+        assert_eq!((d, HOOKED.load(Ordering::SeqCst)), (0, 1));
+        // Restored with the original.
+        assert_eq!(sim::aclrtApiInjectionSetFunc(name, origin), ACL_SUCCESS);
+        assert_eq!(sim::aclrtGetDevice(&mut d), ACL_SUCCESS);
+        assert_eq!(HOOKED.load(Ordering::SeqCst), 1);
+        // Misuse.
+        assert_eq!(
+            sim::aclrtApiInjectionSetFunc(name, None),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtApiInjectionSetFunc(null(), origin),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtApiInjectionGetFunc(c"aclInit".as_ptr(), &mut origin, null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            sim::aclrtApiInjectionGetFunc(name, null_mut(), null_mut()),
+            ACL_ERROR_INVALID_PARAM
+        );
+    }
+    finalize();
     no_internal_errors();
 }

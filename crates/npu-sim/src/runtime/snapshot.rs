@@ -4,6 +4,9 @@
 //!
 //! The process moves RUNNING → LOCKED (lock) → BACKED_UP (backup) →
 //! LOCKED (restore) → RUNNING (unlock); unlock also goes from BACKED_UP.
+//! A restore needs a lock and a backup taken in this runtime, not
+//! necessarily under the same lock (CANN's example restores under a
+//! second lock).
 //! Locking drains every stream; a backup copies the bytes of every live
 //! device allocation to the host, a restore writes them back into the
 //! allocations that are still live (the last backup wins). The callbacks
@@ -193,10 +196,10 @@ pub extern "C" fn aclrtSnapShotProcessBackup() -> aclError {
     )
 }
 
-/// `aclrtSnapShotProcessRestore`: BACKED_UP → LOCKED: writes the last
-/// backup back into the allocations still live, between the
-/// `RESTORE_PRE` and `RESTORE_POST` callbacks. In another phase
-/// `ACL_ERROR_INVALID_PARAM`.
+/// `aclrtSnapShotProcessRestore`: LOCKED or BACKED_UP → LOCKED: writes
+/// the last backup back into the allocations still live, between the
+/// `RESTORE_PRE` and `RESTORE_POST` callbacks. While RUNNING, or with no
+/// backup taken, `ACL_ERROR_INVALID_PARAM`.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSnapShotProcessRestore() -> aclError {
     crate::abi::guard(
@@ -208,8 +211,10 @@ pub extern "C" fn aclrtSnapShotProcessRestore() -> aclError {
                 Ok(x) => x,
                 Err(c) => return c,
             };
-            if p != Phase::BackedUp {
-                return wrong(api, p, "BackedUp");
+            if p == Phase::Running || lock(&SNAP).backup.is_empty() {
+                // CANN's example restores under a later lock, from the backup
+                // of an earlier one.
+                return wrong(api, p, "Locked or BackedUp, after a backup");
             }
             if let Err(c) = run_stage(api, &rt, aclrtSnapShotStage::ACL_RT_SNAPSHOT_RESTORE_PRE) {
                 return c;
