@@ -1049,3 +1049,31 @@ fn api_injection_hooks_get_device() {
     finalize();
     no_internal_errors();
 }
+
+#[test]
+#[serial]
+fn snapshot_without_device_memory_still_restores() {
+    // CANN's snapshot example: no allocation at all, backup under one
+    // lock, restore under the next.
+    init();
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
+    assert_eq!(
+        sim::aclrtSnapShotProcessRestore(),
+        ACL_ERROR_INVALID_PARAM,
+        "no backup yet"
+    );
+    assert_eq!(sim::aclrtSnapShotProcessBackup(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
+    finalize();
+    // A new runtime has no backup.
+    init();
+    assert_eq!(sim::aclrtSnapShotProcessLock(), ACL_SUCCESS);
+    assert_eq!(sim::aclrtSnapShotProcessRestore(), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(sim::aclrtSnapShotProcessUnlock(), ACL_SUCCESS);
+    finalize();
+    no_internal_errors();
+}

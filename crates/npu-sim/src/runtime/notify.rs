@@ -17,7 +17,7 @@ use crate::work::Fault;
 use cann_sys::*;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 /// One waiting stream's gate and whether it gave up (its timeout).
@@ -37,8 +37,9 @@ struct Flag {
 /// A notify.
 struct Notify {
     /// The runtime it belongs to (its handles are stale after
-    /// `aclFinalize`).
-    runtime: usize,
+    /// `aclFinalize`). A weak reference: it keeps the address from being
+    /// reused by a later runtime.
+    runtime: Weak<super::Runtime>,
     id: u32,
     flag: Mutex<Flag>,
 }
@@ -57,17 +58,16 @@ impl Notify {
 static NOTIFIES: Mutex<Option<HashMap<usize, Arc<Notify>>>> = Mutex::new(None);
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
-fn runtime_key(rt: &Arc<super::Runtime>) -> usize {
-    Arc::as_ptr(rt) as usize
+fn same_runtime(n: &Notify, rt: &Arc<super::Runtime>) -> bool {
+    std::ptr::eq(n.runtime.as_ptr(), Arc::as_ptr(rt))
 }
 
 fn notify_of(api: &str, n: aclrtNotify) -> Result<Arc<Notify>, aclError> {
     let rt = rt()?;
-    let k = runtime_key(&rt);
     lock(&NOTIFIES)
         .as_ref()
         .and_then(|m| m.get(&(n as usize)).cloned())
-        .filter(|x| x.runtime == k)
+        .filter(|x| same_runtime(x, &rt))
         .ok_or_else(|| {
             fail(
                 ACL_ERROR_INVALID_PARAM,
@@ -104,14 +104,14 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
         };
         let h = state::new_handle();
         let n = Notify {
-            runtime: runtime_key(&rt),
+            runtime: Arc::downgrade(&rt),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             flag: Mutex::new(Flag::default()),
         };
         let mut all = lock(&NOTIFIES);
         let m = all.get_or_insert_with(HashMap::new);
         // Those of an earlier runtime are stale: forgotten.
-        m.retain(|_, x| x.runtime == n.runtime);
+        m.retain(|_, x| same_runtime(x, &rt));
         m.insert(h, Arc::new(n));
         drop(all);
         // SAFETY: checked non-null; valid for a write by contract.

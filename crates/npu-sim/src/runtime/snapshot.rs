@@ -21,7 +21,7 @@ use crate::state;
 use cann_sys::soc::Family;
 use cann_sys::*;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Phase {
@@ -32,16 +32,19 @@ enum Phase {
 
 struct Snap {
     phase: Phase,
-    /// The last backup: each allocation and its bytes.
-    backup: Vec<(Arc<Allocation>, Vec<u8>)>,
-    /// The runtime the phase belongs to (a new runtime starts RUNNING).
-    runtime: usize,
+    /// The last backup (none taken yet: `None`): each allocation and its
+    /// bytes.
+    backup: Option<Vec<(Arc<Allocation>, Vec<u8>)>>,
+    /// The runtime the phase belongs to (a new runtime starts RUNNING). A
+    /// weak reference: it keeps the address from being reused by a later
+    /// runtime.
+    runtime: Weak<super::Runtime>,
 }
 
 static SNAP: Mutex<Snap> = Mutex::new(Snap {
     phase: Phase::Running,
-    backup: Vec::new(),
-    runtime: 0,
+    backup: None,
+    runtime: Weak::new(),
 });
 
 /// Registered callbacks: stage, function address, argument address.
@@ -59,12 +62,11 @@ fn phase(api: &str) -> Result<(Arc<super::Runtime>, Phase), aclError> {
             ),
         ));
     }
-    let k = Arc::as_ptr(&rt) as usize;
     let mut s = lock(&SNAP);
-    if s.runtime != k {
-        s.runtime = k;
+    if !std::ptr::eq(s.runtime.as_ptr(), Arc::as_ptr(&rt)) {
+        s.runtime = Arc::downgrade(&rt);
         s.phase = Phase::Running;
-        s.backup.clear();
+        s.backup = None;
     }
     Ok((rt, s.phase))
 }
@@ -186,7 +188,7 @@ pub extern "C" fn aclrtSnapShotProcessBackup() -> aclError {
                     backup.push((a, bytes));
                 }
             }
-            lock(&SNAP).backup = backup;
+            lock(&SNAP).backup = Some(backup);
             if let Err(c) = run_stage(api, &rt, aclrtSnapShotStage::ACL_RT_SNAPSHOT_BACKUP_POST) {
                 return c;
             }
@@ -211,7 +213,7 @@ pub extern "C" fn aclrtSnapShotProcessRestore() -> aclError {
                 Ok(x) => x,
                 Err(c) => return c,
             };
-            if p == Phase::Running || lock(&SNAP).backup.is_empty() {
+            if p == Phase::Running || lock(&SNAP).backup.is_none() {
                 // CANN's example restores under a later lock, from the backup
                 // of an earlier one.
                 return wrong(api, p, "Locked or BackedUp, after a backup");
@@ -221,7 +223,7 @@ pub extern "C" fn aclrtSnapShotProcessRestore() -> aclError {
             }
             drain_all(&rt);
             let snap = lock(&SNAP);
-            for (a, bytes) in &snap.backup {
+            for (a, bytes) in snap.backup.iter().flatten() {
                 if !a.freed.load(std::sync::atomic::Ordering::Acquire) {
                     // SAFETY: a live allocation of `bytes.len()` bytes; the
                     // streams are drained.
