@@ -125,6 +125,10 @@ mod generate {
         "aclrtDevAttr",
         "aclrtMemLocationType",
         "aclrtMallocAttrType",
+        "aclRegisterCallbackType",
+        "aclSysParamOpt",
+        "aclrtGroupAttr",
+        "aclrtSnapShotStage",
     ];
 
     /// Names declared by the project's header, read from its text so that

@@ -79,4 +79,13 @@ run runtime_memory_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/incl
 NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_memory" | tail -n 1 | grep -qx "runtime_memory: ok" \
     || fail "runtime_memory under NPU_SIM_STRICT_ASYNC=1"
 echo "== runtime_memory (NPU_SIM_STRICT_ASYNC=1): ok"
+# The device, system and synchronisation extras (callbacks, identity,
+# timeouts, system parameters, notifies, groups, snapshots).
+run runtime_device "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_device.cpp" \
+    -L "$ROOT/lib64" -lascendcl -lpthread -o "$bin/runtime_device"
+run runtime_device_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/runtime_device.cpp" \
+    -L "$ROOT/lib64" -lacl_rt -lpthread -o "$bin/runtime_device_acl_rt"
+NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_device" | tail -n 1 | grep -qx "runtime_device: ok" \
+    || fail "runtime_device under NPU_SIM_STRICT_ASYNC=1"
+echo "== runtime_device (NPU_SIM_STRICT_ASYNC=1): ok"
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"

@@ -1057,6 +1057,139 @@ aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attribut
 aclError aclrtFreeWithDevSync(void *devPtr);
 aclError aclrtFreeHostWithDevSync(void *ptr);
 
+/* Init and finalize callbacks, reference-counted finalisation. */
+typedef enum aclRegisterCallbackType {
+    ACL_REG_TYPE_ACL_MODEL,
+    ACL_REG_TYPE_ACL_OP_EXECUTOR,
+    ACL_REG_TYPE_ACL_OP_CBLAS,
+    ACL_REG_TYPE_ACL_OP_COMPILER,
+    ACL_REG_TYPE_ACL_TDT_CHANNEL,
+    ACL_REG_TYPE_ACL_TDT_QUEUE,
+    ACL_REG_TYPE_ACL_DVPP,
+    ACL_REG_TYPE_ACL_RETR,
+    ACL_REG_TYPE_OTHER = 0xFFFF
+} aclRegisterCallbackType;
+
+typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
+typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
+
+aclError aclFinalizeReference(uint64_t *refCount);
+aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc,
+                                 void *userData);
+aclError aclInitCallbackUnRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc);
+aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc,
+                                     void *userData);
+aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
+                                       aclFinalizeCallbackFunc cbFunc);
+
+/* @cann acl/acl_rt.h */
+/* Device identity: ID mappings, UUID, PCI bus ID. */
+typedef struct aclrtUuid {
+    char bytes[16];
+} aclrtUuid;
+
+aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid);
+aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
+aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId);
+aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+aclError aclrtDeviceGetPCIBusId(int32_t devId, char *pciBusId, int32_t len);
+aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *devId);
+
+/* @cann acl/acl_rt.h */
+/* Operator timeouts and a device synchronisation with a timeout. */
+aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs);
+aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+
+/* @cann acl/acl_base.h */
+/* System parameters (acl_base_rt.h). */
+typedef enum {
+    ACL_OPT_DETERMINISTIC = 0,
+    ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+    ACL_OPT_STRONG_CONSISTENCY = 2
+} aclSysParamOpt;
+
+/* @cann acl/acl_rt.h */
+/* System parameters per process and per context; the default context. */
+aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active);
+
+/* @cann acl/acl_base.h */
+typedef void *aclrtNotify;
+
+/* @cann acl/acl_rt.h */
+/* Notifies: stream-ordered flags, recorded on one stream, waited for
+ * (and reset) on another. */
+#define ACL_NOTIFY_DEFAULT 0x00000000U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
+aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+aclError aclrtDestroyNotify(aclrtNotify notify);
+aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
+/* @cann acl/acl_base.h */
+typedef struct aclrtGroupInfo aclrtGroupInfo;
+
+/* @cann acl/acl_rt.h */
+/* Compute groups. */
+typedef enum aclrtGroupAttr {
+    ACL_GROUP_AICORE_INT,
+    ACL_GROUP_AIV_INT,
+    ACL_GROUP_AIC_INT,
+    ACL_GROUP_SDMANUM_INT,
+    ACL_GROUP_ASQNUM_INT,
+    ACL_GROUP_GROUPID_INT
+} aclrtGroupAttr;
+
+aclError aclrtSetGroup(int32_t groupId);
+aclError aclrtGetGroupCount(uint32_t *count);
+aclrtGroupInfo *aclrtCreateGroupInfo(void);
+aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo);
+aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo);
+aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupIndex,
+                                 aclrtGroupAttr attr, void *attrValue, size_t valueLen,
+                                 size_t *paramRetSize);
+
+/* @cann acl/acl_rt.h */
+/* Process snapshots (an experimental feature in CANN). */
+typedef enum {
+    ACL_RT_SNAPSHOT_LOCK_PRE = 0,
+    ACL_RT_SNAPSHOT_BACKUP_PRE,
+    ACL_RT_SNAPSHOT_BACKUP_POST,
+    ACL_RT_SNAPSHOT_RESTORE_PRE,
+    ACL_RT_SNAPSHOT_RESTORE_POST,
+    ACL_RT_SNAPSHOT_UNLOCK_POST
+} aclrtSnapShotStage;
+
+typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
+
+aclError aclrtSnapShotProcessLock(void);
+aclError aclrtSnapShotProcessUnlock(void);
+aclError aclrtSnapShotProcessBackup(void);
+aclError aclrtSnapShotProcessRestore(void);
+aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback,
+                                       void *args);
+aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
+                                         aclrtSnapShotCallBack callback);
+
+/* @cann acl/acl_rt.h */
+/* API injection: tools replace a runtime call's implementation. */
+typedef void (*aclrtApiFunc)(void);
+
+aclError aclrtApiInjectionSetFunc(const char *name, aclrtApiFunc func);
+aclError aclrtApiInjectionGetFunc(const char *name, aclrtApiFunc *originFunc,
+                                  aclrtApiFunc *currentFunc);
+
 /* @cann end */
 #ifdef __cplusplus
 } /* extern "C" */

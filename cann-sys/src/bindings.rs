@@ -206,6 +206,8 @@ pub const ACL_STREAM_WAIT_VALUE_NOR: i32 = 3;
 pub const ACL_RT_MEM_TYPE_DEV: i32 = 2;
 pub const ACL_RT_MEM_TYPE_DVPP: i32 = 8;
 pub const ACL_RT_MEM_TYPE_RSVD: i32 = 16;
+pub const ACL_NOTIFY_DEFAULT: i32 = 0;
+pub const ACL_NOTIFY_DEVICE_USE_ONLY: i32 = 1;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
 pub type aclrtContext = *mut ::core::ffi::c_void;
@@ -1896,4 +1898,253 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclrtFreeHostWithDevSync(ptr: *mut ::core::ffi::c_void) -> aclError;
+}
+impl aclRegisterCallbackType {
+    pub const ACL_REG_TYPE_ACL_MODEL: aclRegisterCallbackType = aclRegisterCallbackType(0);
+    pub const ACL_REG_TYPE_ACL_OP_EXECUTOR: aclRegisterCallbackType = aclRegisterCallbackType(1);
+    pub const ACL_REG_TYPE_ACL_OP_CBLAS: aclRegisterCallbackType = aclRegisterCallbackType(2);
+    pub const ACL_REG_TYPE_ACL_OP_COMPILER: aclRegisterCallbackType = aclRegisterCallbackType(3);
+    pub const ACL_REG_TYPE_ACL_TDT_CHANNEL: aclRegisterCallbackType = aclRegisterCallbackType(4);
+    pub const ACL_REG_TYPE_ACL_TDT_QUEUE: aclRegisterCallbackType = aclRegisterCallbackType(5);
+    pub const ACL_REG_TYPE_ACL_DVPP: aclRegisterCallbackType = aclRegisterCallbackType(6);
+    pub const ACL_REG_TYPE_ACL_RETR: aclRegisterCallbackType = aclRegisterCallbackType(7);
+    pub const ACL_REG_TYPE_OTHER: aclRegisterCallbackType = aclRegisterCallbackType(65535);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclRegisterCallbackType(pub ::core::ffi::c_uint);
+pub type aclInitCallbackFunc = ::core::option::Option<
+    unsafe extern "C" fn(
+        configStr: *const ::core::ffi::c_char,
+        len: usize,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError,
+>;
+pub type aclFinalizeCallbackFunc =
+    ::core::option::Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void) -> aclError>;
+unsafe extern "C" {
+    pub fn aclFinalizeReference(refCount: *mut u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclInitCallbackRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclInitCallbackUnRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclFinalizeCallbackRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclFinalizeCallbackUnRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+    ) -> aclError;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUuid {
+    pub bytes: [::core::ffi::c_char; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUuid"][::core::mem::size_of::<aclrtUuid>() - 16usize];
+    ["Alignment of aclrtUuid"][::core::mem::align_of::<aclrtUuid>() - 1usize];
+    ["Offset of field: aclrtUuid::bytes"][::core::mem::offset_of!(aclrtUuid, bytes) - 0usize];
+};
+unsafe extern "C" {
+    pub fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetPCIBusId(
+        devId: i32,
+        pciBusId: *mut ::core::ffi::c_char,
+        len: i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDeviceGetByPCIBusId(
+        pciBusId: *const ::core::ffi::c_char,
+        devId: *mut i32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetOpTimeOutInterval(interval: *mut u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetOpExecuteTimeout(timeoutMs: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: *mut u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
+}
+impl aclSysParamOpt {
+    pub const ACL_OPT_DETERMINISTIC: aclSysParamOpt = aclSysParamOpt(0);
+    pub const ACL_OPT_ENABLE_DEBUG_KERNEL: aclSysParamOpt = aclSysParamOpt(1);
+    pub const ACL_OPT_STRONG_CONSISTENCY: aclSysParamOpt = aclSysParamOpt(2);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclSysParamOpt(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
+}
+pub type aclrtNotify = *mut ::core::ffi::c_void;
+unsafe extern "C" {
+    pub fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtWaitAndResetNotify(
+        notify: aclrtNotify,
+        stream: aclrtStream,
+        timeout: u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError;
+}
+#[repr(C)]
+#[derive(Debug)]
+pub struct aclrtGroupInfo {
+    _unused: [u8; 0],
+}
+impl aclrtGroupAttr {
+    pub const ACL_GROUP_AICORE_INT: aclrtGroupAttr = aclrtGroupAttr(0);
+    pub const ACL_GROUP_AIV_INT: aclrtGroupAttr = aclrtGroupAttr(1);
+    pub const ACL_GROUP_AIC_INT: aclrtGroupAttr = aclrtGroupAttr(2);
+    pub const ACL_GROUP_SDMANUM_INT: aclrtGroupAttr = aclrtGroupAttr(3);
+    pub const ACL_GROUP_ASQNUM_INT: aclrtGroupAttr = aclrtGroupAttr(4);
+    pub const ACL_GROUP_GROUPID_INT: aclrtGroupAttr = aclrtGroupAttr(5);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtGroupAttr(pub ::core::ffi::c_uint);
+unsafe extern "C" {
+    pub fn aclrtSetGroup(groupId: i32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetGroupCount(count: *mut u32) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtCreateGroupInfo() -> *mut aclrtGroupInfo;
+}
+unsafe extern "C" {
+    pub fn aclrtDestroyGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetAllGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtGetGroupInfoDetail(
+        groupInfo: *const aclrtGroupInfo,
+        groupIndex: i32,
+        attr: aclrtGroupAttr,
+        attrValue: *mut ::core::ffi::c_void,
+        valueLen: usize,
+        paramRetSize: *mut usize,
+    ) -> aclError;
+}
+impl aclrtSnapShotStage {
+    pub const ACL_RT_SNAPSHOT_LOCK_PRE: aclrtSnapShotStage = aclrtSnapShotStage(0);
+    pub const ACL_RT_SNAPSHOT_BACKUP_PRE: aclrtSnapShotStage = aclrtSnapShotStage(1);
+    pub const ACL_RT_SNAPSHOT_BACKUP_POST: aclrtSnapShotStage = aclrtSnapShotStage(2);
+    pub const ACL_RT_SNAPSHOT_RESTORE_PRE: aclrtSnapShotStage = aclrtSnapShotStage(3);
+    pub const ACL_RT_SNAPSHOT_RESTORE_POST: aclrtSnapShotStage = aclrtSnapShotStage(4);
+    pub const ACL_RT_SNAPSHOT_UNLOCK_POST: aclrtSnapShotStage = aclrtSnapShotStage(5);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclrtSnapShotStage(pub ::core::ffi::c_uint);
+pub type aclrtSnapShotCallBack = ::core::option::Option<
+    unsafe extern "C" fn(deviceId: i32, args: *mut ::core::ffi::c_void) -> u32,
+>;
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessLock() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessUnlock() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessBackup() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotProcessRestore() -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotCallbackRegister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+        args: *mut ::core::ffi::c_void,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtSnapShotCallbackUnregister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+    ) -> aclError;
+}
+pub type aclrtApiFunc = ::core::option::Option<unsafe extern "C" fn()>;
+unsafe extern "C" {
+    pub fn aclrtApiInjectionSetFunc(
+        name: *const ::core::ffi::c_char,
+        func: aclrtApiFunc,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclrtApiInjectionGetFunc(
+        name: *const ::core::ffi::c_char,
+        originFunc: *mut aclrtApiFunc,
+        currentFunc: *mut aclrtApiFunc,
+    ) -> aclError;
 }

@@ -24,9 +24,20 @@ fn device(rt: &super::Runtime, device_id: i32) -> Result<u32, aclError> {
     }
 }
 
-/// `aclrtSetDevice`.
+/// `aclrtSetDevice`: runs the implementation API injection set (by default
+/// [`set_device_impl`]).
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
+    let f = super::injection::current("aclrtSetDevice");
+    // SAFETY: the original (below) or a hook set for this name, with
+    // aclrtSetDevice's C signature by aclrtApiInjectionSetFunc's contract.
+    let f: unsafe extern "C" fn(i32) -> aclError = unsafe { std::mem::transmute(f) };
+    // SAFETY: as above.
+    unsafe { f(device_id) }
+}
+
+/// The original implementation of `aclrtSetDevice`.
+pub(crate) extern "C" fn set_device_impl(device_id: i32) -> aclError {
     crate::abi::guard(
         "aclrtSetDevice",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
@@ -134,12 +145,26 @@ pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclErro
     )
 }
 
-/// `aclrtGetDevice`.
+/// `aclrtGetDevice`: runs the implementation API injection set (by default
+/// [`get_device_impl`]).
 ///
 /// # Safety
 /// `device_id` is null or valid for a write.
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
+    let f = super::injection::current("aclrtGetDevice");
+    // SAFETY: the original (below) or a hook set for this name, with
+    // aclrtGetDevice's C signature by aclrtApiInjectionSetFunc's contract.
+    let f: unsafe extern "C" fn(*mut i32) -> aclError = unsafe { std::mem::transmute(f) };
+    // SAFETY: as above; `device_id` as the caller passed it.
+    unsafe { f(device_id) }
+}
+
+/// The original implementation of `aclrtGetDevice`.
+///
+/// # Safety
+/// `device_id` is null or valid for a write.
+pub(crate) unsafe extern "C" fn get_device_impl(device_id: *mut i32) -> aclError {
     crate::abi::guard(
         "aclrtGetDevice",
         cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,

@@ -174,6 +174,7 @@ pub unsafe extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
     crate::abi::guard("aclInit", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
         let mut init = state::init_state();
         if init.acl {
+            super::lifecycle::add_ref();
             return fail(
                 ACL_ERROR_REPEAT_INITIALIZE,
                 "npu-sim: aclInit called twice without aclFinalize",
@@ -183,7 +184,22 @@ pub unsafe extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
             return c;
         }
         init.acl = true;
-        ACL_SUCCESS
+        super::lifecycle::initialised(_config_path);
+        drop(init);
+        // CANN's aclInit runs the init callbacks last; one failing fails it
+        // (and the runtime is left uninitialised).
+        let c = super::lifecycle::run_init_callbacks();
+        if c != ACL_SUCCESS {
+            let mut init = state::init_state();
+            if init.acl {
+                init.acl = false;
+                super::lifecycle::clear_refs();
+                let teardown = stop_if_unused(&mut init);
+                drop(init);
+                teardown.run();
+            }
+        }
+        c
     })
 }
 
@@ -193,6 +209,15 @@ pub unsafe extern "C" fn aclInit(_config_path: *const c_char) -> aclError {
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclFinalize() -> aclError {
     crate::abi::guard("aclFinalize", cann_sys::ACL_ERROR_RT_INTERNAL_ERROR, || {
+        if !state::init_state().acl {
+            return fail(
+                ACL_ERROR_REPEAT_FINALIZE,
+                "npu-sim: aclFinalize without a matching aclInit",
+            );
+        }
+        // The finalize callbacks run first, with the runtime still up
+        // (outside the init lock: they may call it).
+        let callbacks = super::lifecycle::run_finalize_callbacks();
         let mut init = state::init_state();
         if !init.acl {
             return fail(
@@ -201,10 +226,11 @@ pub extern "C" fn aclFinalize() -> aclError {
             );
         }
         init.acl = false;
+        super::lifecycle::clear_refs();
         let teardown = stop_if_unused(&mut init);
         drop(init);
         teardown.run();
-        ACL_SUCCESS
+        callbacks
     })
 }
 
