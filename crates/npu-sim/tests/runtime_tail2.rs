@@ -1298,3 +1298,76 @@ fn memset_decides_by_the_address() {
     finalize();
     no_internal_errors();
 }
+
+/// A wild host pointer (unmapped, read-only, or a range running into an
+/// unmapped page) is a status, never a crash, for every host fill: the
+/// fills go through the kernel, which refuses a bad page (the sim_abi fuzz
+/// replay crashed here when host fills wrote directly).
+#[test]
+#[serial]
+fn host_fills_of_wild_pointers_are_refused_not_crashes() {
+    init();
+    // An unmapped page: reserve two pages, unmap the second.
+    // SAFETY: anonymous mappings of this test's own; the second page is
+    // unmapped and never touched but by the simulator's checked fills.
+    let (mapped, unmapped, readonly) = unsafe {
+        let page = 4096usize;
+        let p = libc::mmap(
+            null_mut(),
+            2 * page,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED);
+        assert_eq!(libc::munmap(p.cast::<u8>().add(page).cast(), page), 0);
+        let ro = libc::mmap(
+            null_mut(),
+            page,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(ro, libc::MAP_FAILED);
+        (p, p.cast::<u8>().add(page).cast::<c_void>(), ro)
+    };
+    // SAFETY (block): the pointers are the cases under test; the simulator
+    // checks them through the kernel before writing.
+    unsafe {
+        for (p, n) in [
+            (unmapped, 64),
+            (readonly, 64),
+            (mapped.cast::<u8>().add(4000).cast(), 200),
+        ] {
+            assert_eq!(
+                (api().aclrtMemset)(p, n, 0x5a, n),
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{p:p}"
+            );
+            assert!(
+                last_error().contains("not writable host memory"),
+                "{}",
+                last_error()
+            );
+            assert_eq!(
+                sim::aclrtMemsetD32(p, n, 7, n / 4),
+                ACL_ERROR_INVALID_PARAM,
+                "{p:p}"
+            );
+        }
+        // The read-only page stayed untouched.
+        assert_eq!(*(readonly as *const u8), 0);
+        // The mapped part before the unmapped page was filled (as CANN's
+        // would have, before faulting).
+        assert_eq!(*(mapped.cast::<u8>().add(4000)), 7);
+        // A good fill still works.
+        assert_eq!((api().aclrtMemset)(mapped, 4096, 9, 4096), ACL_SUCCESS);
+        assert_eq!(*(mapped.cast::<u8>().add(4095)), 9);
+        libc::munmap(mapped, 4096);
+        libc::munmap(readonly, 4096);
+    }
+    finalize();
+    no_internal_errors();
+}

@@ -274,6 +274,72 @@ fn plan_memset(
     }
 }
 
+/// Fills `count` bytes of host memory at `addr` with `pattern` repeated
+/// (1, 2 or 4 bytes: `count` a multiple of its length) through the
+/// kernel (`process_vm_writev` on this process), which refuses a page that
+/// is not mapped or not writable with `EFAULT` instead of faulting: a wild
+/// host pointer is a status, never a crash (CANN's would crash). A fault
+/// part way leaves the bytes before it filled. Where the call is not
+/// allowed (a seccomp filter), the bytes are written directly, as CANN
+/// does, trusting the caller's contract.
+pub(crate) fn fill_host(addr: u64, count: usize, pattern: &[u8]) -> Result<(), String> {
+    debug_assert!(!pattern.is_empty() && 4096 % pattern.len() == 0);
+    let mut chunk = [0u8; 4096];
+    for (i, b) in chunk.iter_mut().enumerate() {
+        *b = pattern[i % pattern.len()];
+    }
+    let mut done = 0usize;
+    while done < count {
+        let n = (count - done).min(chunk.len());
+        let local = libc::iovec {
+            iov_base: chunk.as_ptr() as *mut c_void,
+            iov_len: n,
+        };
+        let remote = libc::iovec {
+            iov_base: (addr as usize + done) as *mut c_void,
+            iov_len: n,
+        };
+        // SAFETY: `local` is `n` readable bytes of `chunk`; the kernel
+        // checks `remote` against this process's mappings and their
+        // protections and reports a bad range instead of touching it.
+        let w = unsafe { libc::process_vm_writev(libc::getpid(), &local, 1, &remote, 1, 0) };
+        if w < 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::ENOSYS) | Some(libc::EPERM) => {
+                    // SAFETY: the caller's contract (writable host memory
+                    // of `count` bytes), as CANN's fills trust it; `done` is
+                    // a multiple of 4096, so the pattern stays in phase.
+                    let rest = unsafe {
+                        std::slice::from_raw_parts_mut(
+                            (addr as usize + done) as *mut u8,
+                            count - done,
+                        )
+                    };
+                    for (i, b) in rest.iter_mut().enumerate() {
+                        *b = pattern[i % pattern.len()];
+                    }
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "[{:#x}, +{}) is not writable host memory ({e}); {done} bytes before it were filled",
+                    addr as usize + done,
+                    count - done
+                )),
+            };
+        }
+        if w == 0 {
+            return Err(format!(
+                "[{:#x}, +{}) is not writable host memory",
+                addr as usize + done,
+                count - done
+            ));
+        }
+        done += w as usize;
+    }
+    Ok(())
+}
+
 /// `aclrtMemset`: fills `count` bytes with the low byte of `value`. As
 /// CANN's, it decides by the address: device memory (checked against live
 /// allocations) or host memory, plain or `aclrtMallocHost` (given the
@@ -302,11 +368,12 @@ pub unsafe extern "C" fn aclrtMemset(
                         )
                     })?;
                     crate::stream::capture::check_unsafe_call("aclrtMemset")?;
-                    // SAFETY: host memory of at least `count` writable
-                    // bytes by the caller's contract (checked as far as a
-                    // host range can be: see check_host).
-                    unsafe { (dev_ptr as *mut u8).write_bytes(value as u8, count) };
-                    return Ok(());
+                    return fill_host(dev_ptr as u64, count, &[value as u8]).map_err(|m| {
+                        fail(
+                            ACL_ERROR_RT_PARAM_INVALID,
+                            format!("npu-sim: aclrtMemset: host memory {m}"),
+                        )
+                    });
                 }
             }
             let a = plan_memset(&rt, dev_ptr, max_count, count, "aclrtMemset")?;

@@ -291,12 +291,11 @@ fn plan_d32(
     }
 }
 
-fn fill_host(ptr: *mut c_void, value: u32, n: usize) {
-    for i in 0..n {
-        // SAFETY: checked by `check_host` as far as the simulator can know
-        // host memory; the caller promises the rest, as with CANN.
-        unsafe { ptr.cast::<u32>().add(i).write_unaligned(value) };
-    }
+/// Host memory: through the kernel-checked fill (a wild pointer is a
+/// status, not a crash).
+fn fill_host32(ptr: *mut c_void, value: u32, n: usize, api: &str) -> Result<(), i32> {
+    super::copy::fill_host(ptr as u64, n * 4, &value.to_ne_bytes())
+        .map_err(|m| invalid(api, format_args!("host memory {m}")))
 }
 
 /// `aclrtMemsetD32`: sets `N` 32-bit values (`N * 4 <= memSize`, else
@@ -319,10 +318,7 @@ pub unsafe extern "C" fn aclrtMemsetD32(
             crate::stream::capture::check_unsafe_call("aclrtMemsetD32")?;
             match plan {
                 Some(c) => c.run("aclrtMemsetD32", None).map_err(report),
-                None => {
-                    fill_host(ptr, value, n);
-                    Ok(())
-                }
+                None => fill_host32(ptr, value, n, "aclrtMemsetD32"),
             }
         })())
     })
@@ -354,10 +350,7 @@ pub unsafe extern "C" fn aclrtMemsetD32Async(
                     )
                     .map_err(report)
                 }
-                None => {
-                    fill_host(ptr, value, n);
-                    Ok(())
-                }
+                None => fill_host32(ptr, value, n, "aclrtMemsetD32Async"),
             }
         })())
     })
