@@ -51,6 +51,11 @@ pub(crate) enum Job {
     Memset(Memset),
     /// A captured task of a model, replayed (`aclmdlRIExecuteAsync`).
     Replay(Arc<capture::Captured>, Arc<crate::cores::Cores>),
+    /// A task of a model's task group, replayed: read from the model when
+    /// the stream reaches it, so an update made meanwhile (before the
+    /// replay gets there) is what runs, as on the device, where a model's
+    /// tasks are updated in place.
+    ReplayAt(Arc<capture::Model>, usize, Arc<crate::cores::Cores>),
     /// A task of a built model with labels, replayed under its replay's
     /// control flow (skipped while its stream jumps to a label).
     Gated(
@@ -70,6 +75,7 @@ impl Job {
             Job::Copy(c, pool) => c.run(&pool),
             Job::Memset(m) => m.run("aclrtMemsetAsync"),
             Job::Replay(t, pool) => t.run(&pool),
+            Job::ReplayAt(m, i, pool) => m.task(i).run(&pool),
             Job::Gated(flow, k, t, pool) => flow.run(k, &t, &pool),
             Job::Closure(f) => f(),
         }))
@@ -395,6 +401,7 @@ impl Stream {
             Job::Memset(f) => Arc::new(capture::Captured::Memset(f)),
             // A replay on a capturing stream: its tasks join this model.
             Job::Replay(t, _) | Job::Gated(_, _, t, _) => t,
+            Job::ReplayAt(m, i, _) => m.task(i),
             Job::Closure(_) => {
                 return Err(Fault {
                     code: cann_sys::ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT,
@@ -486,11 +493,13 @@ impl Stream {
     /// discarded). On a stream being captured the tasks join its model.
     pub(crate) fn replay(
         &self,
+        model: &Arc<capture::Model>,
         tasks: &[Arc<capture::Captured>],
         flow: Option<(Arc<capture::Flow>, Vec<usize>)>,
         pool: &Arc<crate::cores::Cores>,
         guard: capture::ReplayGuard,
     ) -> Result<(), Fault> {
+        let grouped = model.grouped();
         use capture::Captured as C;
         for (i, t) in tasks.iter().enumerate() {
             if let Some((flow, keys)) = &flow {
@@ -508,6 +517,9 @@ impl Stream {
             }
             match &**t {
                 C::Label(_) | C::EndTask | C::Switch(_) => {}
+                C::Launch(_) if grouped.contains(&i) => {
+                    self.submit(Job::ReplayAt(model.clone(), i, pool.clone()), t.bytes())?
+                }
                 C::Launch(_) | C::Copy(_) | C::Memset(_) => {
                     self.submit(Job::Replay(t.clone(), pool.clone()), t.bytes())?
                 }

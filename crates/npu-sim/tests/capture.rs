@@ -742,6 +742,21 @@ fn task_groups_update_their_launches() {
         assert_eq!(s.sync(), 0);
         assert_eq!(w.outs[2].read(), cols(3, &xs));
     }
+    // A replay queued before an update, that reaches the group after it,
+    // runs the new launch (the device updates the model's tasks in place;
+    // CANN's model-update example relies on it).
+    let mut h = null_mut();
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { npuSimHoldStream(s.0, &mut h) }, 0);
+    assert_eq!(aclmdlRIExecuteAsync(m, s.0), 0);
+    assert_eq!(aclmdlRICaptureTaskUpdateBegin(upd.0, g), 0);
+    let a3 = slice_on(&w.xt, 1, &w.ts[0], &upd);
+    assert_eq!(a3.rc, 0);
+    assert_eq!(aclmdlRICaptureTaskUpdateEnd(upd.0), 0, "{}", last_error());
+    // SAFETY: a live hold handle.
+    assert_eq!(unsafe { npuSimReleaseHold(h) }, 0);
+    assert_eq!(s.sync(), 0);
+    assert_eq!(w.outs[2].read(), cols(1, &xs));
     drop(a);
 
     // Too few, or another operator: an error, the group unchanged.
@@ -764,7 +779,7 @@ fn task_groups_update_their_launches() {
     );
     assert_eq!(aclmdlRIExecuteAsync(m, s.0), 0);
     assert_eq!(s.sync(), 0);
-    assert_eq!(w.outs[2].read(), cols(3, &xs));
+    assert_eq!(w.outs[2].read(), cols(1, &xs), "the group is unchanged");
 
     assert_eq!(
         aclmdlRICaptureTaskUpdateBegin(upd.0, null_mut()),
@@ -775,7 +790,7 @@ fn task_groups_update_their_launches() {
         aclmdlRICaptureTaskUpdateBegin(upd.0, g),
         ACL_ERROR_RT_INVALID_HANDLE
     );
-    drop((a2, b, c));
+    drop((a2, a3, b, c));
 
     // A group left open: End fails.
     assert_eq!(begin(&s, GLOBAL), 0);

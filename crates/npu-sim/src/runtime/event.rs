@@ -280,6 +280,13 @@ fn not_captured(api: &str, e: Arc<Event>) -> Result<Arc<Event>, aclError> {
 
 /// An event that a stream may wait for or reset: one from
 /// `aclrtCreateEvent`, or one created with `ACL_EVENT_SYNC`.
+/// Whether `e` was created with `ACL_EVENT_EXTERNAL` (an event for waits
+/// and records across a capture's boundary).
+pub(super) fn is_external(e: &Event) -> bool {
+    e.kind
+        .is_some_and(|k| k.flags & ACL_EVENT_EXTERNAL as u32 != 0)
+}
+
 pub(super) fn check_sync(api: &str, e: &Event) -> Result<(), aclError> {
     match e.kind {
         Some(k) if k.flags & ACL_EVENT_SYNC as u32 == 0 => Err(fail(
@@ -346,7 +353,8 @@ pub extern "C" fn aclrtRecordEventWithFlag(
 /// reset, the event is back in its initial state: as if never recorded (no
 /// completion time; a synchronisation on it returns at once, without an
 /// earlier record's fault). Only an event from `aclrtCreateEventWithFlag`
-/// with `ACL_EVENT_SYNC` may be reset (CANN); any other is
+/// with `ACL_EVENT_SYNC`, or `ACL_EVENT_EXTERNAL` (CANN's model-update
+/// example resets one inside a capture), may be reset; any other is
 /// `ACL_ERROR_RT_PARAM_INVALID` here (CANN: undefined, or an error).
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
@@ -363,12 +371,15 @@ pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> acl
             code_of((|| {
                 let e = event_of(event)?;
                 match e.kind {
-                    Some(k) if !k.ex && k.flags & ACL_EVENT_SYNC as u32 != 0 => {}
+                    Some(k)
+                        if !k.ex && k.flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL) as u32 != 0 => {
+                    }
                     _ => {
                         return Err(fail(
                             ACL_ERROR_RT_PARAM_INVALID,
                             "npu-sim: aclrtResetEvent: only an event made by \
-                             aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset",
+                             aclrtCreateEventWithFlag with ACL_EVENT_SYNC or ACL_EVENT_EXTERNAL \
+                             can be reset",
                         ))
                     }
                 }

@@ -414,7 +414,7 @@ fn replay(rt: &Runtime, m: &Arc<Model>, s: &Stream, api: &str) -> Result<(), i32
     let tasks = m.snapshot();
     let flow = m.flow();
     let guard = m.start_replay();
-    s.replay(&tasks, flow, &rt.pool, guard).map_err(report)
+    s.replay(m, &tasks, flow, &rt.pool, guard).map_err(report)
 }
 
 /// `aclmdlRIExecuteAsync`: queues the model's tasks on `stream` (NULL:

@@ -170,6 +170,15 @@ pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let e = event_of(event)?;
+                // An event created with ACL_EVENT_EXTERNAL, waited by a
+                // stream being captured: an external wait of the model (a
+                // real wait for the event's latest record when it runs),
+                // as CANN's model-update example uses it.
+                if super::event::is_external(&e) && crate::stream::capture::capturing(&s) {
+                    return crate::stream::capture::wait_event(&s, &e, true)
+                        .map(drop)
+                        .map_err(report);
+                }
                 super::event::check_sync("aclrtStreamWaitEvent", &e)?;
                 // Capture: joins a capture through its event, or a wait
                 // inside one.
@@ -230,7 +239,8 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
                 return fail(
                     ACL_ERROR_INVALID_PARAM,
                     format!(
-                        "npu-sim: aclrtStreamWaitEventWithFlag: flag {flag:#x} is neither                          ACL_EVENT_WAIT_DEFAULT nor ACL_EVENT_WAIT_EXTERNAL"
+                        "npu-sim: aclrtStreamWaitEventWithFlag: flag {flag:#x} is neither \
+                         ACL_EVENT_WAIT_DEFAULT nor ACL_EVENT_WAIT_EXTERNAL"
                     ),
                 );
             }
@@ -238,6 +248,11 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let e = event_of(event)?;
+                if super::event::is_external(&e) && crate::stream::capture::capturing(&s) {
+                    return crate::stream::capture::wait_event(&s, &e, true)
+                        .map(drop)
+                        .map_err(report);
+                }
                 super::event::check_sync("aclrtStreamWaitEventWithFlag", &e)?;
                 let limit = (timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64));
                 if !crate::stream::capture::wait_event(&s, &e, false).map_err(report)? {

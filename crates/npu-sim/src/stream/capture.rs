@@ -437,6 +437,20 @@ impl Model {
         lock(&self.st).tasks.clone()
     }
 
+    /// Task `i` as it is now (a task group's launch may have been updated).
+    pub(crate) fn task(&self, i: usize) -> Arc<Captured> {
+        lock(&self.st).tasks[i].clone()
+    }
+
+    /// The indices of the tasks of its task groups.
+    pub(crate) fn grouped(&self) -> std::collections::HashSet<usize> {
+        lock(&self.st)
+            .groups
+            .iter()
+            .flat_map(|g| g.tasks.iter().copied())
+            .collect()
+    }
+
     /// Tracks one replay in flight: the returned guard ends it when
     /// dropped (after the replay's last task, or when its stream discards
     /// it).
@@ -631,6 +645,11 @@ pub(crate) fn abandon(m: &Model) {
 /// `ACL_EVENT_WAIT_EXTERNAL`), as capture sees it: `Ok(true)` when the wait
 /// was absorbed by a capture (joined, internal, or captured as an external
 /// wait), `Ok(false)` when it is an ordinary wait.
+/// Whether `s` is being captured (or bound to a model being built).
+pub(crate) fn capturing(s: &Stream) -> bool {
+    lock(&s.shared.q).capture.is_some()
+}
+
 pub(crate) fn wait_event(s: &Arc<Stream>, ev: &Arc<Event>, external: bool) -> Result<bool, Fault> {
     let mark = ev.capture_mark();
     let mut q = lock(&s.shared.q);
@@ -848,8 +867,10 @@ pub fn update_begin(s: &Stream, m: Arc<Model>, g: usize) -> Result<(), Fault> {
 }
 
 /// `aclmdlRICaptureTaskUpdateEnd`: the collected launches replace the
-/// group's (same count, same operators, in order), for replays queued
-/// from now on; a mismatch changes nothing.
+/// group's (same count, same operators, in order), for every replay that
+/// reaches the group from now on (one queued earlier and still waiting
+/// before the group runs the new launches, as on the device); a mismatch
+/// changes nothing.
 pub fn update_end(s: &Stream) -> Result<(), Fault> {
     let u = lock(&s.shared.q).update.take();
     let Some(u) = u else {
