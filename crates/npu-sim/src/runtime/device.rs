@@ -25,7 +25,7 @@ fn device(rt: &super::Runtime, device_id: i32) -> Result<u32, aclError> {
 }
 
 /// `aclrtSetDevice`: runs the implementation API injection set (by default
-/// [`set_device_impl`]).
+/// `set_device_impl`).
 #[cfg_attr(feature = "cabi", no_mangle)]
 pub extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
     let f = super::injection::current("aclrtSetDevice");
@@ -146,7 +146,7 @@ pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclErro
 }
 
 /// `aclrtGetDevice`: runs the implementation API injection set (by default
-/// [`get_device_impl`]).
+/// `get_device_impl`).
 ///
 /// # Safety
 /// `device_id` is null or valid for a write.
