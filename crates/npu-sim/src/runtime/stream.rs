@@ -158,6 +158,31 @@ pub unsafe extern "C" fn aclrtStreamQuery(
     )
 }
 
+/// A stream wait without flags (`aclrtStreamWaitEvent`, and
+/// `aclrtStreamWaitEventWithFlag`'s default): later work on `s` waits for
+/// the event's latest record, at most `limit`. On a stream being captured
+/// it joins a capture through its event or is a wait inside one; an
+/// `ACL_EVENT_EXTERNAL` event there is an external wait of the model (a
+/// real wait for the event's latest record when it runs), as CANN's
+/// model-update example uses it.
+fn wait_default(
+    api: &str,
+    s: &Arc<Stream>,
+    e: &Arc<crate::stream::Event>,
+    limit: Option<std::time::Duration>,
+) -> Result<(), aclError> {
+    if super::event::is_external(e) && crate::stream::capture::capturing(s) {
+        return crate::stream::capture::wait_event(s, e, true)
+            .map(drop)
+            .map_err(report);
+    }
+    super::event::check_sync(api, e)?;
+    if !crate::stream::capture::wait_event(s, e, false).map_err(report)? {
+        e.wait_on_within(s, limit);
+    }
+    Ok(())
+}
+
 /// `aclrtStreamWaitEvent`: later work on `stream` waits for the event's
 /// latest record.
 #[cfg_attr(feature = "cabi", no_mangle)]
@@ -170,22 +195,7 @@ pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let e = event_of(event)?;
-                // An event created with ACL_EVENT_EXTERNAL, waited by a
-                // stream being captured: an external wait of the model (a
-                // real wait for the event's latest record when it runs),
-                // as CANN's model-update example uses it.
-                if super::event::is_external(&e) && crate::stream::capture::capturing(&s) {
-                    return crate::stream::capture::wait_event(&s, &e, true)
-                        .map(drop)
-                        .map_err(report);
-                }
-                super::event::check_sync("aclrtStreamWaitEvent", &e)?;
-                // Capture: joins a capture through its event, or a wait
-                // inside one.
-                if !crate::stream::capture::wait_event(&s, &e, false).map_err(report)? {
-                    e.wait_on(&s);
-                }
-                Ok(())
+                wait_default("aclrtStreamWaitEvent", &s, &e, None)
             })())
         },
     )
@@ -248,17 +258,8 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
                 let rt = rt()?;
                 let s = stream_of(&rt, state::current_device(), stream)?;
                 let e = event_of(event)?;
-                if super::event::is_external(&e) && crate::stream::capture::capturing(&s) {
-                    return crate::stream::capture::wait_event(&s, &e, true)
-                        .map(drop)
-                        .map_err(report);
-                }
-                super::event::check_sync("aclrtStreamWaitEventWithFlag", &e)?;
                 let limit = (timeout > 0).then(|| std::time::Duration::from_millis(timeout as u64));
-                if !crate::stream::capture::wait_event(&s, &e, false).map_err(report)? {
-                    e.wait_on_within(&s, limit);
-                }
-                Ok(())
+                wait_default("aclrtStreamWaitEventWithFlag", &s, &e, limit)
             })())
         },
     )
