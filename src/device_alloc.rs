@@ -87,7 +87,8 @@ pub unsafe trait DeviceAllocator: Send + Sync {
     }
 }
 
-/// This crate's caching allocator as a [`DeviceAllocator`] for one device:
+/// This crate's caching allocator as a [`DeviceAllocator`] for one device
+/// (register it on streams of the same runtime):
 /// what the runtime allocates through it comes from the runtime's pool,
 /// counts towards [`Runtime::set_memory_limit`] and shows in
 /// [`Runtime::memory_stats`]; what it gives back returns to the pool.
@@ -356,6 +357,9 @@ impl Stream {
                  simulator): register on a created stream",
             ));
         }
+        // One registration at a time per stream (the last one wins in the
+        // runtime and here alike).
+        let mut hook = self.0.hook.lock().unwrap_or_else(|e| e.into_inner());
         self.bind()?;
         // SAFETY: no arguments.
         let desc = unsafe { create() };
@@ -416,7 +420,6 @@ impl Stream {
             // The description is destroyed with `reg` (registered nowhere).
             return ffi::check(api, name, code);
         }
-        let mut hook = self.0.hook.lock().unwrap_or_else(|e| e.into_inner());
         hook.registered = true;
         hook.keep.push(reg);
         Ok(())
