@@ -289,7 +289,8 @@ impl CaseSpec {
                         stream.prepare_mul(&x, &y, &out).map_err(npu)?,
                     )),
                     _ => None,
-                };
+                }
+                .map(Box::new);
                 let alpha = add.then_some(ADD_ALPHA);
                 (Launch::Elementwise { y, alpha, prepared }, vec![])
             }
@@ -356,7 +357,7 @@ enum Launch {
     Elementwise {
         y: Tensor,
         alpha: Option<Scalar>,
-        prepared: Option<Prepared>,
+        prepared: Option<Box<Prepared>>,
     },
 }
 
@@ -434,8 +435,10 @@ impl Case {
             Launch::AsStrided { size, stride } => s.as_strided_into(x, size, stride, 0, out),
             Launch::Sampled(p) => s.sampled_slice_into(x, p, out),
             Launch::Elementwise { y, alpha, prepared } => match (prepared, alpha) {
-                (Some(Prepared::Add(p)), _) => p.run(x, y, out),
-                (Some(Prepared::Mul(p)), _) => p.run(x, y, out),
+                (Some(p), _) => match &**p {
+                    Prepared::Add(p) => p.run(x, y, out),
+                    Prepared::Mul(p) => p.run(x, y, out),
+                },
                 (None, Some(a)) => s.add_into(x, y, *a, out),
                 (None, None) => s.mul_into(x, y, out),
             },
@@ -499,6 +502,20 @@ fn arithmetic(dtype: DType, add: bool, x: &[u8], y: &[u8]) -> Option<Vec<u8>> {
             })
             .collect()
     }
+    // Integers wrap.
+    macro_rules! int {
+        ($t:ty, $e:literal) => {
+            each::<$e>(x, y, |a, b| {
+                let (a, b) = (<$t>::from_le_bytes(a), <$t>::from_le_bytes(b));
+                let v = if add {
+                    a.wrapping_add(b.wrapping_mul(2))
+                } else {
+                    a.wrapping_mul(b)
+                };
+                v.to_le_bytes()
+            })
+        };
+    }
     let f32_op = |a: f32, b: f32| if add { a + 2.0 * b } else { a * b };
     Some(match dtype {
         DType::F32 => each::<4>(x, y, |a, b| {
@@ -516,24 +533,8 @@ fn arithmetic(dtype: DType, add: bool, x: &[u8], y: &[u8]) -> Option<Vec<u8>> {
             let (a, b) = (bf16::from_le_bytes(a), bf16::from_le_bytes(b));
             bf16::from_f32(f32_op(a.to_f32(), b.to_f32())).to_le_bytes()
         }),
-        DType::I64 => each::<8>(x, y, |a, b| {
-            let (a, b) = (i64::from_le_bytes(a), i64::from_le_bytes(b));
-            if add {
-                a.wrapping_add(b.wrapping_mul(2))
-            } else {
-                a.wrapping_mul(b)
-            }
-            .to_le_bytes()
-        }),
-        DType::I32 => each::<4>(x, y, |a, b| {
-            let (a, b) = (i32::from_le_bytes(a), i32::from_le_bytes(b));
-            if add {
-                a.wrapping_add(b.wrapping_mul(2))
-            } else {
-                a.wrapping_mul(b)
-            }
-            .to_le_bytes()
-        }),
+        DType::I64 => int!(i64, 8),
+        DType::I32 => int!(i32, 4),
         _ => return None,
     })
 }
