@@ -96,6 +96,10 @@ fn launch_figures_allocs_and_c_calls() {
         "as_strided_transpose",
         "sampled_slice_wrap",
         "sampled_slice_fill",
+        "add_oneshot",
+        "add_prepared",
+        "mul_oneshot",
+        "mul_prepared",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");

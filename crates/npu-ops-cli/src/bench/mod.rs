@@ -1,4 +1,5 @@
-//! `npu-ops bench`: a fixed suite of data-movement cases timed against a
+//! `npu-ops bench`: a fixed suite of data-movement and elementwise (Add,
+//! Mul: one-shot and prepared) cases timed against a
 //! single-threaded host memcpy of the same bytes, the cost of a launch, the
 //! allocations a prepared launch makes and the C calls each operator makes
 //! per launch.
@@ -172,7 +173,8 @@ pub struct Allocs {
 pub struct CCalls {
     /// `slice_oneshot`, `slice_prepared`, `index_select`, `copy_into`,
     /// `as_strided_windows`, `as_strided_transpose`, `sampled_slice_wrap`,
-    /// `sampled_slice_fill`, in that order.
+    /// `sampled_slice_fill`, `add_oneshot`, `add_prepared`, `mul_oneshot`,
+    /// `mul_prepared`, in that order.
     pub per_launch: Vec<(&'static str, CallCount)>,
     /// The calls of `Stream::synchronize` after one one-shot slice.
     pub synchronize: CallCount,
@@ -660,6 +662,10 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
         ("as_strided_transpose", Base::AsStridedTranspose),
         ("sampled_slice_wrap", Base::SampledWrap),
         ("sampled_slice_fill", Base::SampledFill),
+        ("add_oneshot", Base::Add),
+        ("add_prepared", Base::AddPrepared),
+        ("mul_oneshot", Base::Mul),
+        ("mul_prepared", Base::MulPrepared),
     ] {
         let case = four_k(base).map_err(err)?;
         count(name, &|| case.run())?;
@@ -783,7 +789,7 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "backend {} ({}), {} kernel thread(s); median of the runs; memcpy = 1-thread copy_from_slice of the output's bytes into a warm buffer; GB/s = (2 x output + index bytes) / time",
+            "backend {} ({}), {} kernel thread(s); median of the runs; memcpy = 1-thread copy_from_slice of the output's bytes into a warm buffer; GB/s = (2 x output + index bytes, + a second input for add/mul) / time",
             self.backend, self.soc, self.threads
         );
         if !self.cases.is_empty() {
