@@ -134,7 +134,7 @@ fn a_captured_model_lists_its_stream_and_tasks() {
     let rc = unsafe { sim::aclmdlRIGetTasksByStream(streams[0], small.as_mut_ptr(), &mut n) };
     assert_eq!(rc, ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY);
     assert_eq!((n, small.to_vec()), (2, tasks[..2].to_vec()));
-    let mut large = [1usize as *mut c_void; 6];
+    let mut large = [std::ptr::dangling_mut::<c_void>(); 6];
     let mut n = 6u32;
     // SAFETY: `large` holds n entries.
     ok(unsafe { sim::aclmdlRIGetTasksByStream(streams[0], large.as_mut_ptr(), &mut n) });

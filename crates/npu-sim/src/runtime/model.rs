@@ -895,8 +895,8 @@ unsafe fn write_list(
     // SAFETY: as above.
     let cap = unsafe { *num };
     let n = cap.min(total);
-    for i in 0..cap as usize {
-        let v = if i < n as usize { list[i] } else { 0 };
+    let values = list.iter().copied().chain(std::iter::repeat(0));
+    for (i, v) in values.take(cap as usize).enumerate() {
         // SAFETY: `out` holds `cap` entries (the caller's contract).
         unsafe { *out.add(i) = v as *mut std::ffi::c_void };
     }
