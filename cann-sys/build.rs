@@ -112,6 +112,7 @@ mod generate {
         "aclrtCallbackBlockType",
         "aclmdlRICaptureMode",
         "aclmdlRICaptureStatus",
+        "aclmdlRITaskType",
         "aclCannAttr",
         "aclrtLastErrLevel",
         "aclrtErrorType",

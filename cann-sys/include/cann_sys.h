@@ -44,6 +44,7 @@ typedef int aclError;
 typedef uint16_t aclFloat16;
 typedef struct aclDataBuffer aclDataBuffer;
 typedef void *aclrtTaskGrp;
+typedef void *aclmdlRITask;
 typedef void *aclrtLabel;
 typedef void *aclrtLabelList;
 typedef void *aclrtAllocatorDesc;
@@ -207,6 +208,16 @@ typedef enum {
     ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 1,
     ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED = 2
 } aclmdlRICaptureStatus;
+
+typedef enum {
+    ACL_MODEL_RI_TASK_DEFAULT = 0,
+    ACL_MODEL_RI_TASK_KERNEL = 1,
+    ACL_MODEL_RI_TASK_EVENT_RECORD = 2,
+    ACL_MODEL_RI_TASK_EVENT_WAIT = 3,
+    ACL_MODEL_RI_TASK_EVENT_RESET = 4,
+    ACL_MODEL_RI_TASK_VALUE_WRITE = 5,
+    ACL_MODEL_RI_TASK_VALUE_WAIT = 6
+} aclmdlRITaskType;
 
 #define ACL_EVENT_SYNC 0x00000001U
 #define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
@@ -570,6 +581,12 @@ aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
 aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 aclError aclmdlRIDestroy(aclmdlRI modelRI);
+
+/* A model's streams and their tasks (experimental in CANN). */
+aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams);
+aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks);
+aclError aclmdlRITaskGetType(aclmdlRITask task, aclmdlRITaskType *type);
+aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *id);
 
 /* Built models (aclmdlRIBuildBegin .. aclmdlRIBuildEnd) and labels. */
 #define ACL_MODEL_STREAM_FLAG_HEAD 0x00000000U

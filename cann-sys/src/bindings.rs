@@ -219,6 +219,7 @@ pub struct aclDataBuffer {
     _unused: [u8; 0],
 }
 pub type aclrtTaskGrp = *mut ::core::ffi::c_void;
+pub type aclmdlRITask = *mut ::core::ffi::c_void;
 pub type aclrtLabel = *mut ::core::ffi::c_void;
 pub type aclrtLabelList = *mut ::core::ffi::c_void;
 pub type aclrtAllocatorDesc = *mut ::core::ffi::c_void;
@@ -422,6 +423,18 @@ impl aclmdlRICaptureStatus {
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct aclmdlRICaptureStatus(pub ::core::ffi::c_uint);
+impl aclmdlRITaskType {
+    pub const ACL_MODEL_RI_TASK_DEFAULT: aclmdlRITaskType = aclmdlRITaskType(0);
+    pub const ACL_MODEL_RI_TASK_KERNEL: aclmdlRITaskType = aclmdlRITaskType(1);
+    pub const ACL_MODEL_RI_TASK_EVENT_RECORD: aclmdlRITaskType = aclmdlRITaskType(2);
+    pub const ACL_MODEL_RI_TASK_EVENT_WAIT: aclmdlRITaskType = aclmdlRITaskType(3);
+    pub const ACL_MODEL_RI_TASK_EVENT_RESET: aclmdlRITaskType = aclmdlRITaskType(4);
+    pub const ACL_MODEL_RI_TASK_VALUE_WRITE: aclmdlRITaskType = aclmdlRITaskType(5);
+    pub const ACL_MODEL_RI_TASK_VALUE_WAIT: aclmdlRITaskType = aclmdlRITaskType(6);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct aclmdlRITaskType(pub ::core::ffi::c_uint);
 pub const ACL_ERROR_NONE: ::core::ffi::c_int = 0;
 pub const ACL_SUCCESS: ::core::ffi::c_int = 0;
 pub const ACL_ERROR_INVALID_PARAM: ::core::ffi::c_int = 100000;
@@ -743,6 +756,26 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIGetStreams(
+        modelRI: aclmdlRI,
+        streams: *mut aclrtStream,
+        numStreams: *mut u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRIGetTasksByStream(
+        stream: aclrtStream,
+        tasks: *mut aclmdlRITask,
+        numTasks: *mut u32,
+    ) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRITaskGetType(task: aclmdlRITask, type_: *mut aclmdlRITaskType) -> aclError;
+}
+unsafe extern "C" {
+    pub fn aclmdlRITaskGetSeqId(task: aclmdlRITask, id: *mut u32) -> aclError;
 }
 unsafe extern "C" {
     pub fn aclmdlRIBuildBegin(modelRI: *mut aclmdlRI, flag: u32) -> aclError;

@@ -172,6 +172,11 @@ pub struct Handles {
     pub models: HandleMap<Arc<crate::stream::capture::Model>>,
     /// Task groups (`aclrtTaskGrp`): their model and index.
     pub task_groups: HandleMap<(std::sync::Weak<crate::stream::capture::Model>, usize)>,
+    /// A model's streams as `aclmdlRIGetStreams` hands them out (when not
+    /// a live stream of the program): their model and stream key.
+    pub model_streams: HandleMap<(std::sync::Weak<crate::stream::capture::Model>, usize)>,
+    /// A model's tasks (`aclmdlRITask`): their model and task index.
+    pub model_tasks: HandleMap<(std::sync::Weak<crate::stream::capture::Model>, usize)>,
 }
 
 /// A context (CANN's `aclrtContext`): it belongs to one device; the

@@ -527,7 +527,7 @@ impl Stream {
                 C::Record(ev, external) => ev.record_with(self, *external)?,
                 C::WaitExternal(ev) => {
                     if capture::try_capture(self, C::WaitExternal(ev.clone()))?.is_some() {
-                        ev.wait_on(self);
+                        ev.wait_on_replay(self);
                     }
                 }
                 C::Reset(ev) => ev.reset_on(self)?,

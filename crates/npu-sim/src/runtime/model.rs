@@ -79,6 +79,10 @@ fn unregister(m: &Arc<Model>) {
         h.models.retain(|_, x| !Arc::ptr_eq(x, m));
         h.task_groups
             .retain(|_, (w, _)| w.upgrade().is_some_and(|x| !Arc::ptr_eq(&x, m)));
+        h.model_streams
+            .retain(|_, (w, _)| w.upgrade().is_some_and(|x| !Arc::ptr_eq(&x, m)));
+        h.model_tasks
+            .retain(|_, (w, _)| w.upgrade().is_some_and(|x| !Arc::ptr_eq(&x, m)));
     });
     if let Some(s) = m
         .exec_stream
@@ -808,6 +812,297 @@ pub unsafe extern "C" fn aclmdlRIDebugJsonPrint(
             })())
         },
     )
+}
+
+// ---------------------------------------------------------------------
+// A model's streams and tasks (`aclmdlRIGetStreams`,
+// `aclmdlRIGetTasksByStream`, `aclmdlRITaskGetType`,
+// `aclmdlRITaskGetSeqId`): experimental in CANN, on Atlas A2 and A3 (and
+// 950). Every check is the runtime's (the ACL layer passes the arguments
+// through): a null pointer is `ACL_ERROR_RT_PARAM_INVALID`, an array
+// smaller than the list `ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY`.
+// ---------------------------------------------------------------------
+
+fn rt_null(api: &str, what: &str) -> i32 {
+    fail(
+        ACL_ERROR_RT_PARAM_INVALID,
+        format!("npu-sim: {api}: {what} is null"),
+    )
+}
+
+/// The handle `aclmdlRIGetStreams` gives for stream `k` of `m`: for a
+/// built model, the program's own stream while it lives (CANN binds the
+/// program's streams); otherwise (a captured model's streams are the
+/// model's own) a handle of the model's stream, the same at every call.
+fn model_stream_handle(m: &Arc<Model>, k: usize) -> usize {
+    state::with_handles(|h| {
+        if m.is_built() {
+            if let Some((&hd, _)) = h.streams.iter().find(|(_, s)| capture::stream_key(s) == k) {
+                return hd;
+            }
+        }
+        if let Some((&hd, _)) = h
+            .model_streams
+            .iter()
+            .find(|(_, (w, x))| *x == k && w.upgrade().is_some_and(|x| Arc::ptr_eq(&x, m)))
+        {
+            return hd;
+        }
+        let hd = state::new_handle();
+        h.model_streams.insert(hd, (Arc::downgrade(m), k));
+        hd
+    })
+}
+
+/// The handle of task `i` of `m`, the same at every call.
+fn model_task_handle(m: &Arc<Model>, i: usize) -> usize {
+    state::with_handles(|h| {
+        if let Some((&hd, _)) = h
+            .model_tasks
+            .iter()
+            .find(|(_, (w, x))| *x == i && w.upgrade().is_some_and(|x| Arc::ptr_eq(&x, m)))
+        {
+            return hd;
+        }
+        let hd = state::new_handle();
+        h.model_tasks.insert(hd, (Arc::downgrade(m), i));
+        hd
+    })
+}
+
+/// Writes `list` into the caller's array as CANN's runtime does: with a
+/// null array only the count; else `min(*num, len)` entries, the rest of
+/// the array NULL, `*num` the number written, and
+/// `ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY` when that is fewer than the
+/// list.
+///
+/// # Safety
+/// `num` is valid for a read and a write; `out` is null or valid for
+/// `*num` writes.
+unsafe fn write_list(
+    api: &str,
+    what: &str,
+    list: &[usize],
+    out: *mut *mut std::ffi::c_void,
+    num: *mut u32,
+) -> Result<(), i32> {
+    let total = u32::try_from(list.len()).unwrap_or(u32::MAX);
+    if out.is_null() {
+        // SAFETY: the caller's contract (num checked non-null by the caller).
+        unsafe { *num = total };
+        return Ok(());
+    }
+    // SAFETY: as above.
+    let cap = unsafe { *num };
+    let n = cap.min(total);
+    let values = list.iter().copied().chain(std::iter::repeat(0));
+    for (i, v) in values.take(cap as usize).enumerate() {
+        // SAFETY: `out` holds `cap` entries (the caller's contract).
+        unsafe { *out.add(i) = v as *mut std::ffi::c_void };
+    }
+    // SAFETY: as above.
+    unsafe { *num = n };
+    if n < total {
+        return Err(fail(
+            ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY,
+            format!(
+                "npu-sim: {api}: the array holds {cap} {what}, the list has {total} (the first \
+                 {n} were written)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `aclmdlRIGetStreams`: the model's streams (CANN's API reference,
+/// "aclmdlRIGetStreams"; experimental). With `streams` NULL, writes their
+/// number to `*numStreams`; else writes up to `*numStreams` of them (the
+/// rest of the array NULL) and their number written, and fewer than the
+/// model has is `ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY`. A captured model's
+/// streams are its own (handles that only the model-query calls accept);
+/// a built model's are the program's bound streams. `numStreams` or
+/// `modelRI` null `ACL_ERROR_RT_PARAM_INVALID`; a model not live
+/// `ACL_ERROR_RT_INVALID_HANDLE`.
+///
+/// # Safety
+/// `num_streams` is null or valid for a read and a write; `streams` is
+/// null or valid for `*num_streams` writes.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclmdlRIGetStreams(
+    model_ri: aclmdlRI,
+    streams: *mut aclrtStream,
+    num_streams: *mut u32,
+) -> aclError {
+    crate::abi::guard("aclmdlRIGetStreams", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRIGetStreams";
+            built_runtime(api)?;
+            if model_ri.is_null() {
+                return Err(rt_null(api, "modelRI"));
+            }
+            let m = model_of(api, model_ri)?;
+            if num_streams.is_null() {
+                return Err(rt_null(api, "numStreams"));
+            }
+            let list: Vec<usize> = capture::stream_keys(&m)
+                .into_iter()
+                .map(|k| model_stream_handle(&m, k))
+                .collect();
+            // SAFETY: num_streams checked non-null; the caller's contract.
+            unsafe { write_list(api, "streams", &list, streams, num_streams) }
+        })())
+    })
+}
+
+/// The model and stream key a stream handle of `aclmdlRIGetStreams` names:
+/// a model's own stream, or a program's stream bound to a built model (the
+/// latest such model).
+fn model_of_stream(api: &str, s: aclrtStream) -> Result<(Arc<Model>, usize), i32> {
+    let h = s as usize;
+    let found = state::with_handles(|hs| {
+        if let Some((w, k)) = hs.model_streams.get(&h) {
+            return Some(w.upgrade().map(|m| (m, *k)));
+        }
+        let st = hs.streams.get(&h)?;
+        let k = capture::stream_key(st);
+        let m = hs
+            .models
+            .values()
+            .filter(|m| m.is_built() && capture::stream_keys(m).contains(&k))
+            .max_by_key(|m| m.id)
+            .cloned();
+        Some(m.map(|m| (m, k)))
+    });
+    match found {
+        Some(Some(x)) => Ok(x),
+        Some(None) => Err(fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!(
+                "npu-sim: {api}: {s:p} is not a stream of a model (pass a stream that \
+                 aclmdlRIGetStreams gave)"
+            ),
+        )),
+        None => Err(fail(
+            ACL_ERROR_RT_INVALID_HANDLE,
+            format!(
+                "npu-sim: {api}: {s:p} is not a live stream (never made, or its model destroyed)"
+            ),
+        )),
+    }
+}
+
+/// `aclmdlRIGetTasksByStream`: the tasks of a model's stream, in the
+/// stream's order (CANN's API reference, "aclmdlRIGetTasksByStream";
+/// experimental): the same two-call protocol as `aclmdlRIGetStreams`.
+/// `stream` is one `aclmdlRIGetStreams` gave; any other live stream
+/// `ACL_ERROR_RT_PARAM_INVALID`, a stale one `ACL_ERROR_RT_INVALID_HANDLE`;
+/// `stream` or `numTasks` null `ACL_ERROR_RT_PARAM_INVALID`.
+///
+/// # Safety
+/// `num_tasks` is null or valid for a read and a write; `tasks` is null
+/// or valid for `*num_tasks` writes.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclmdlRIGetTasksByStream(
+    stream_: aclrtStream,
+    tasks: *mut aclmdlRITask,
+    num_tasks: *mut u32,
+) -> aclError {
+    crate::abi::guard(
+        "aclmdlRIGetTasksByStream",
+        ACL_ERROR_RT_INTERNAL_ERROR,
+        || {
+            code((|| {
+                let api = "aclmdlRIGetTasksByStream";
+                built_runtime(api)?;
+                if stream_.is_null() {
+                    return Err(rt_null(api, "stream"));
+                }
+                let (m, k) = model_of_stream(api, stream_)?;
+                if num_tasks.is_null() {
+                    return Err(rt_null(api, "numTasks"));
+                }
+                let list: Vec<usize> = capture::task_indices(&m, k)
+                    .into_iter()
+                    .map(|i| model_task_handle(&m, i))
+                    .collect();
+                // SAFETY: num_tasks checked non-null; the caller's contract.
+                unsafe { write_list(api, "tasks", &list, tasks, num_tasks) }
+            })())
+        },
+    )
+}
+
+/// The model task a handle names: (type, position on its stream).
+fn task_of(api: &str, task: aclmdlRITask) -> Result<(aclmdlRITaskType, u32), i32> {
+    if task.is_null() {
+        return Err(rt_null(api, "task"));
+    }
+    let found = state::with_handles(|h| h.model_tasks.get(&(task as usize)).cloned());
+    found
+        .and_then(|(w, i)| capture::task_info(&*w.upgrade()?, i))
+        .ok_or_else(|| {
+            fail(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                format!(
+                    "npu-sim: {api}: {task:p} is not a live model task (never given by \
+                     aclmdlRIGetTasksByStream, or its model destroyed)"
+                ),
+            )
+        })
+}
+
+/// `aclmdlRITaskGetType`: a model task's type (CANN's API reference,
+/// "aclmdlRITaskGetType", and the `aclmdlRITaskType` list): an operator
+/// launch `ACL_MODEL_RI_TASK_KERNEL`, an event record, wait or reset
+/// `..._EVENT_RECORD`, `..._EVENT_WAIT`, `..._EVENT_RESET`; copies, fills,
+/// host functions, labels and switches `ACL_MODEL_RI_TASK_DEFAULT`. Null
+/// `ACL_ERROR_RT_PARAM_INVALID`; a task not live
+/// `ACL_ERROR_RT_INVALID_HANDLE`.
+///
+/// # Safety
+/// `type_` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclmdlRITaskGetType(
+    task: aclmdlRITask,
+    type_: *mut aclmdlRITaskType,
+) -> aclError {
+    crate::abi::guard("aclmdlRITaskGetType", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRITaskGetType";
+            built_runtime(api)?;
+            let (t, _) = task_of(api, task)?;
+            if type_.is_null() {
+                return Err(rt_null(api, "type"));
+            }
+            // SAFETY: checked non-null; the caller's contract.
+            unsafe { *type_ = t };
+            Ok(())
+        })())
+    })
+}
+
+/// `aclmdlRITaskGetSeqId`: a model task's sequence id, its position on
+/// its stream from 0 (CANN's API reference, "aclmdlRITaskGetSeqId"). Null
+/// `ACL_ERROR_RT_PARAM_INVALID`; a task not live
+/// `ACL_ERROR_RT_INVALID_HANDLE`.
+///
+/// # Safety
+/// `id` is null or valid for a write.
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclmdlRITaskGetSeqId(task: aclmdlRITask, id: *mut u32) -> aclError {
+    crate::abi::guard("aclmdlRITaskGetSeqId", ACL_ERROR_RT_INTERNAL_ERROR, || {
+        code((|| {
+            let api = "aclmdlRITaskGetSeqId";
+            built_runtime(api)?;
+            let (_, seq) = task_of(api, task)?;
+            if id.is_null() {
+                return Err(rt_null(api, "id"));
+            }
+            // SAFETY: checked non-null; the caller's contract.
+            unsafe { *id = seq };
+            Ok(())
+        })())
+    })
 }
 
 /// A label: where it is set (model id), if it is.

@@ -160,11 +160,12 @@ pub unsafe extern "C" fn aclrtStreamQuery(
 
 /// A stream wait without flags (`aclrtStreamWaitEvent`, and
 /// `aclrtStreamWaitEventWithFlag`'s default): later work on `s` waits for
-/// the event's latest record, at most `limit`. On a stream being captured
+/// the event's latest record (for an event with a flag reset since that
+/// record: its next record), at most `limit`. On a stream being captured
 /// it joins a capture through its event or is a wait inside one; an
 /// `ACL_EVENT_EXTERNAL` event there is an external wait of the model (a
-/// real wait for the event's latest record when it runs), as CANN's
-/// model-update example uses it.
+/// real wait for the event's flag when it runs), as CANN's model-update
+/// example uses it.
 fn wait_default(
     api: &str,
     s: &Arc<Stream>,

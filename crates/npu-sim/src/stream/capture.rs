@@ -1251,3 +1251,56 @@ pub fn describe(m: &Model) -> Vec<(usize, usize, &'static str)> {
     }
     out
 }
+
+/// The key of a stream (what a model's task list names it by).
+pub(crate) fn stream_key(s: &Stream) -> usize {
+    key(s)
+}
+
+/// A model's streams (`aclmdlRIGetStreams`), by key: a captured model's
+/// origin stream first, then each other stream in the order of its first
+/// task; a built model's bound streams in bind order, then any unbound
+/// stream that left tasks.
+pub(crate) fn stream_keys(m: &Model) -> Vec<usize> {
+    let st = lock(&m.st);
+    let mut keys: Vec<usize> = match &st.built {
+        Some(b) => b.bound.iter().map(|x| x.0).collect(),
+        None => vec![m.origin],
+    };
+    for &k in &st.task_stream {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys
+}
+
+/// The kind of a captured task (`aclmdlRITaskGetType`).
+fn task_type(t: &Captured) -> aclmdlRITaskType {
+    match t {
+        Captured::Launch(_) => aclmdlRITaskType::ACL_MODEL_RI_TASK_KERNEL,
+        Captured::Record(..) => aclmdlRITaskType::ACL_MODEL_RI_TASK_EVENT_RECORD,
+        Captured::WaitExternal(_) => aclmdlRITaskType::ACL_MODEL_RI_TASK_EVENT_WAIT,
+        Captured::Reset(_) => aclmdlRITaskType::ACL_MODEL_RI_TASK_EVENT_RESET,
+        _ => aclmdlRITaskType::ACL_MODEL_RI_TASK_DEFAULT,
+    }
+}
+
+/// The tasks of the model's stream `k` (`aclmdlRIGetTasksByStream`): their
+/// indices into the model's tasks, in the stream's order.
+pub(crate) fn task_indices(m: &Model, k: usize) -> Vec<usize> {
+    let st = lock(&m.st);
+    (0..st.tasks.len())
+        .filter(|&i| st.task_stream.get(i) == Some(&k))
+        .collect()
+}
+
+/// Task `i` of the model: its type and its position on its stream
+/// (`aclmdlRITaskGetType`, `aclmdlRITaskGetSeqId`), if it exists.
+pub(crate) fn task_info(m: &Model, i: usize) -> Option<(aclmdlRITaskType, u32)> {
+    let st = lock(&m.st);
+    let t = st.tasks.get(i)?;
+    let k = st.task_stream.get(i)?;
+    let seq = st.task_stream[..i].iter().filter(|x| *x == k).count();
+    Some((task_type(t), u32::try_from(seq).unwrap_or(u32::MAX)))
+}

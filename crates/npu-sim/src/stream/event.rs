@@ -11,7 +11,11 @@ use std::time::{Duration, Instant};
 /// An event (ACL/CUDA semantics): each record is a ticket that completes
 /// when its stream reaches it; a wait (or a host synchronisation) waits for
 /// the ticket of the record last issued before the wait, and nothing else:
-/// a later record, even on a faster stream, never releases it.
+/// a later record, even on a faster stream, never releases it. An event
+/// of `aclrtCreateEventWithFlag` with `ACL_EVENT_SYNC` or
+/// `ACL_EVENT_EXTERNAL` also has a device flag (set when a record is
+/// reached, cleared when a reset is reached): a wait issued after a reset,
+/// and a model's wait at replay, wait for the flag, so for the next record.
 ///
 /// A record reached while its stream holds a fault (the work before it
 /// faulted or was skipped) completes, so waiters are released, but carries
@@ -53,7 +57,18 @@ struct Tickets {
     faulted: std::collections::BTreeMap<u64, Fault>,
     /// When the latest completed ticket completed, and which it was.
     stamp: Option<(u64, Instant)>,
+    /// A reset was issued after the latest record issued (CANN's
+    /// `HasReset`): a wait issued now waits for the next record.
+    reset_since_record: bool,
+    /// The device's event flag (events of `aclrtCreateEventWithFlag` with
+    /// `ACL_EVENT_SYNC` or `ACL_EVENT_EXTERNAL`): set when a record is
+    /// reached, cleared when a reset is reached.
+    flag: bool,
 }
+
+/// How long a wait for the next record may block (without a limit of its
+/// own) before the simulator says so on stderr: the record may never come.
+const FLAG_WAIT_NOTICE: Duration = Duration::from_secs(10);
 
 /// Faulted tickets kept per event (older ones are forgotten: a host
 /// synchronisation asks for the latest record).
@@ -79,6 +94,7 @@ impl Event {
         let ticket = {
             let mut st = lock(&self.state);
             st.issued += 1;
+            st.reset_since_record = false;
             let t = st.issued;
             st.pending.push(t);
             t
@@ -123,6 +139,7 @@ impl Event {
         if st.stamp.is_none_or(|(t, _)| t < ticket) {
             st.stamp = Some((ticket, Instant::now()));
         }
+        st.flag = true;
         if let Some(f) = fault {
             st.faulted.insert(ticket, f);
             let keep_from = st.issued.saturating_sub(FAULTED_KEPT);
@@ -153,12 +170,86 @@ impl Event {
     /// `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT` if the record is not reached
     /// within `limit`.
     pub fn wait_on_within(self: &Arc<Self>, stream: &Stream, limit: Option<Duration>) {
+        if self.has_flag() && lock(&self.state).reset_since_record {
+            // CANN's runtime: a wait issued after a reset is a device wait
+            // for the event's flag, which the reset clears: it waits for
+            // the next record.
+            self.wait_flag_on(stream, limit);
+            return;
+        }
         let ticket = lock(&self.state).issued;
         if self.ticket_done(ticket) {
             return;
         }
         let q = lock(&stream.shared.q);
         stream.push(q, Task::Wait(self.clone(), ticket, limit));
+    }
+
+    /// A model's wait at replay (a captured or built model's external
+    /// wait): on a device a model's stream always sends the wait task
+    /// (CANN's `WaitSendCheck` for a bound stream), so for an event with a
+    /// flag (`aclrtCreateEventWithFlag`, `ACL_EVENT_SYNC` or
+    /// `ACL_EVENT_EXTERNAL`) it waits for the flag: a record reached and
+    /// not reset since, else the next record, one never recorded included.
+    /// Other events: [`Event::wait_on`].
+    pub fn wait_on_replay(self: &Arc<Self>, stream: &Stream) {
+        if self.has_flag() {
+            self.wait_flag_on(stream, None);
+        } else {
+            self.wait_on(stream);
+        }
+    }
+
+    /// Whether the event has a device flag that resets clear: made by
+    /// `aclrtCreateEventWithFlag` with `ACL_EVENT_SYNC` or
+    /// `ACL_EVENT_EXTERNAL` (the events `aclrtResetEvent` accepts).
+    fn has_flag(&self) -> bool {
+        let sync_or_external = (cann_sys::ACL_EVENT_SYNC | cann_sys::ACL_EVENT_EXTERNAL) as u32;
+        self.kind
+            .is_some_and(|k| !k.ex && k.flags & sync_or_external != 0)
+    }
+
+    /// Enqueues on `stream` a wait until the event's flag is set (a record
+    /// reached after the last reset reached), at most `limit` (then the
+    /// stream faults with `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT`). A wait that
+    /// no record will ever satisfy is said on stderr after
+    /// [`FLAG_WAIT_NOTICE`]; the stream's destruction releases it.
+    fn wait_flag_on(self: &Arc<Self>, stream: &Stream, limit: Option<Duration>) {
+        let ev = self.clone();
+        let mut since: Option<Instant> = None;
+        let mut told = false;
+        stream.enqueue_wait_until(move || {
+            if lock(&ev.state).flag {
+                return Ok(true);
+            }
+            let start = *since.get_or_insert_with(Instant::now);
+            let waited = start.elapsed();
+            if let Some(l) = limit {
+                if waited >= l {
+                    return Err(Fault {
+                        code: cann_sys::ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+                        message: format!(
+                            "npu-sim: aclrtStreamWaitEventWithFlag: the event was reset and not \
+                             recorded again within {} ms (a wait after aclrtResetEvent waits \
+                             for the next aclrtRecordEvent)",
+                            l.as_millis()
+                        ),
+                    });
+                }
+            } else if !told && waited >= FLAG_WAIT_NOTICE {
+                told = true;
+                eprintln!(
+                    "npu-sim: a stream has waited {} s for event {:p}, which was reset \
+                     (aclrtResetEvent) or never recorded: a wait after a reset waits for the \
+                     next aclrtRecordEvent of the event, and none has been reached; if none is \
+                     coming, the stream waits for ever (aclrtSynchronizeStreamWithTimeout \
+                     reports it; destroying the stream releases it)",
+                    waited.as_secs(),
+                    Arc::as_ptr(&ev)
+                );
+            }
+            Ok(false)
+        });
     }
 
     /// Enqueues a reset on `stream` (`aclrtResetEvent`): when the stream
@@ -169,6 +260,7 @@ impl Event {
         if capture::try_capture(stream, capture::Captured::Reset(self.clone()))?.is_none() {
             return Ok(());
         }
+        lock(&self.state).reset_since_record = true;
         let ev = self.clone();
         stream.enqueue(super::TaskKind::Sync, move || {
             ev.reset_now();
@@ -181,6 +273,7 @@ impl Event {
         let mut st = lock(&self.state);
         st.stamp = None;
         st.faulted.clear();
+        st.flag = false;
     }
 
     fn ticket_done(&self, ticket: u64) -> bool {
