@@ -79,6 +79,11 @@ handle!(
 );
 
 handle!(
+    /// An `aclrtContext`.
+    ContextHandle(aclrtContext)
+);
+
+handle!(
     /// An `aclOpExecutor` from a first phase.
     ExecutorHandle(*mut aclOpExecutor)
 );
@@ -98,6 +103,11 @@ impl DevicePtr {
     pub(crate) fn byte_add(self, bytes: usize) -> DevicePtr {
         DevicePtr(self.0.wrapping_byte_add(bytes))
     }
+}
+
+impl ContextHandle {
+    /// No context.
+    pub(crate) const NULL: ContextHandle = ContextHandle(null_mut());
 }
 
 impl HostPtr {
@@ -126,6 +136,9 @@ pub(crate) fn last_error(api: &Api) -> String {
 /// aclnn parameter check (`161001`, `161002`) is an invalid argument of
 /// that function, anything else [`Error::Runtime`].
 pub(crate) fn check(api: &Api, name: &'static str, code: i32) -> Result<()> {
+    if code == ACL_ERROR_RT_CONTEXT_NULL {
+        CONTEXT_LOST.with(|c| c.set(true));
+    }
     match code {
         0 => Ok(()),
         ACLNN_ERR_PARAM_NULLPTR | ACLNN_ERR_PARAM_INVALID => Err(Error::InvalidArgument {
@@ -139,6 +152,26 @@ pub(crate) fn check(api: &Api, name: &'static str, code: i32) -> Result<()> {
             message: last_error(api),
         }),
     }
+}
+
+thread_local! {
+    /// Whether a call on this thread found it without a context
+    /// (`ACL_ERROR_RT_CONTEXT_NULL`) since the binding last asked.
+    static CONTEXT_LOST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a call on this thread found it without a context since the
+/// last call of this (the thread's binding cannot be trusted then).
+pub(crate) fn take_context_lost() -> bool {
+    CONTEXT_LOST.with(|c| c.replace(false))
+}
+
+/// The optional function `f` of `api`, or [`Error::Unavailable`] naming it.
+pub(crate) fn need<T>(f: Option<T>, what: &'static str, name: &str) -> Result<T> {
+    f.ok_or_else(|| Error::Unavailable {
+        what,
+        reason: format!("this CANN's runtime library has no {name}"),
+    })
 }
 
 /// `aclInit` with no configuration. Safe: no handle; a repeated call is a
@@ -194,6 +227,90 @@ pub(crate) fn set_device(api: &Api, device: i32) -> Result<()> {
     check(api, "aclrtSetDevice", unsafe {
         (api.aclrtSetDevice)(device)
     })
+}
+
+/// The calling thread's device (`aclrtGetDevice`). Safe: an out-value.
+pub(crate) fn current_device(api: &Api) -> Result<i32> {
+    let mut d = -1;
+    // SAFETY: valid out-pointer.
+    check(api, "aclrtGetDevice", unsafe {
+        (api.aclrtGetDevice)(&mut d)
+    })?;
+    Ok(d)
+}
+
+/// A new context on `device`, current on the calling thread
+/// (`aclrtCreateContext`). Safe: the runtime validates the index.
+pub(crate) fn create_context(api: &Api, device: i32) -> Result<ContextHandle> {
+    let create = need(
+        api.aclrtCreateContext,
+        "Device::create_context",
+        "aclrtCreateContext",
+    )?;
+    let mut c: aclrtContext = null_mut();
+    // SAFETY: valid out-pointer; a plain device index.
+    check(api, "aclrtCreateContext", unsafe { create(&mut c, device) })?;
+    Ok(ContextHandle(c))
+}
+
+/// `aclrtDestroyContext` (a missing function: nothing to destroy with, 0).
+///
+/// # Safety
+/// `c` came from [`create_context`] on `api`, is destroyed once, and is
+/// not used after (no stream of it is left, nor is it set again).
+pub(crate) unsafe fn destroy_context(api: &Api, c: ContextHandle) -> i32 {
+    match api.aclrtDestroyContext {
+        // SAFETY: the caller's contract.
+        Some(destroy) => unsafe { destroy(c.0) },
+        None => 0,
+    }
+}
+
+/// Makes `c` the calling thread's context (and its device the thread's).
+///
+/// # Safety
+/// `c` is a live context of `api`.
+pub(crate) unsafe fn set_current_context(api: &Api, c: ContextHandle) -> Result<()> {
+    let set = need(
+        api.aclrtSetCurrentContext,
+        "Context",
+        "aclrtSetCurrentContext",
+    )?;
+    // SAFETY: the caller's contract.
+    check(api, "aclrtSetCurrentContext", unsafe { set(c.0) })
+}
+
+/// The calling thread's context, `None` if it has none
+/// (`ACL_ERROR_RT_CONTEXT_NULL`). Safe: an out-value.
+pub(crate) fn current_context(api: &Api) -> Result<Option<ContextHandle>> {
+    let get = need(
+        api.aclrtGetCurrentContext,
+        "Context",
+        "aclrtGetCurrentContext",
+    )?;
+    let mut c: aclrtContext = null_mut();
+    // SAFETY: valid out-pointer.
+    match unsafe { get(&mut c) } {
+        ACL_ERROR_RT_CONTEXT_NULL => Ok(None),
+        code => check(api, "aclrtGetCurrentContext", code).map(|()| Some(ContextHandle(c))),
+    }
+}
+
+/// The default stream of the calling thread's context
+/// (`aclrtCtxGetCurrentDefaultStream`; the simulator's is NULL, its name
+/// for that stream). Safe: an out-value.
+pub(crate) fn context_default_stream(api: &Api) -> Result<StreamHandle> {
+    let get = need(
+        api.aclrtCtxGetCurrentDefaultStream,
+        "Context::default_stream",
+        "aclrtCtxGetCurrentDefaultStream",
+    )?;
+    let mut s: aclrtStream = null_mut();
+    // SAFETY: valid out-pointer.
+    check(api, "aclrtCtxGetCurrentDefaultStream", unsafe {
+        get(&mut s)
+    })?;
+    Ok(StreamHandle(s))
 }
 
 /// Waits for all work of the bound device. Safe: no handle.

@@ -18,6 +18,8 @@
 //   tensor         storage, Tensor, views, reads, aclnn descriptors
 //   stream         Stream: launches, ordering, what queued work holds;
 //                  the tensors made on a stream (`Tensor::empty`, ...)
+//   context        Context: contexts, their scopes and streams
+//   device_alloc   the registered-allocator hook (`DeviceAllocator`)
 //   waiter         Event::wait_async (feature `async`)
 //   ops            the operators and the copies and fills they build on
 //   transfer       uploads, downloads, copies and fills; PinnedCopy
@@ -62,6 +64,8 @@
 
 mod alloc;
 mod binding;
+mod context;
+mod device_alloc;
 mod dtype;
 mod error;
 mod event;
@@ -81,6 +85,8 @@ mod transfer;
 #[cfg(feature = "async")]
 mod waiter;
 
+pub use context::{Context, ContextGuard};
+pub use device_alloc::{DeviceAllocator, DeviceBlock, PoolAllocator};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorKind, Result};
 pub use event::Event;

@@ -568,9 +568,21 @@ impl Runtime {
         self.0.binding.on_device(&self.0.api, device, f)
     }
 
-    /// Binds `device` to the calling thread (once per thread and device).
+    /// Binds `device` to the calling thread (once per thread and device;
+    /// any context of the device will do).
     pub(crate) fn bind(&self, device: i32) -> Result<()> {
         self.0.binding.bind(&self.0.api, device)
+    }
+
+    /// Makes `ctx` (`None`: `device`'s default context) current on the
+    /// calling thread (a stream's work needs its own context).
+    pub(crate) fn bind_in(&self, device: i32, ctx: Option<crate::binding::Ctx>) -> Result<()> {
+        self.0.binding.bind_in(&self.0.api, device, ctx)
+    }
+
+    /// This runtime's key to the threads' bindings.
+    pub(crate) fn binding(&self) -> Binding {
+        self.0.binding
     }
 }
 

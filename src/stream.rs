@@ -52,6 +52,9 @@ pub(crate) struct Keep {
     /// Anything else the work needs alive until it has run (a replayed
     /// graph's model).
     _held: Vec<Arc<dyn std::any::Any + Send + Sync>>,
+    /// Dropped once the work has run: blocks CANN gave back to a
+    /// registered allocator before it was enqueued (`crate::device_alloc`).
+    _dropped: Vec<Box<dyn Send>>,
 }
 
 impl Keep {
@@ -67,6 +70,7 @@ impl Keep {
         self._host.extend(other._host);
         self.staged += other.staged;
         self._held.extend(other._held);
+        self._dropped.extend(other._dropped);
     }
 
     /// Whether it alone holds a buffer nobody else does (then releasing
@@ -124,6 +128,52 @@ pub(crate) struct StreamInner {
     /// (`crate::graph`): its launches are recorded by the runtime, not
     /// run, so none is numbered or tracked; what they use goes here.
     pub(crate) log: Option<Arc<CaptureLog>>,
+    /// The context the stream belongs to, if one of this crate's
+    /// (`crate::context`): its binding, and the context itself, held so
+    /// that it outlives the stream.
+    pub(crate) ctx: Option<(crate::binding::Ctx, Arc<dyn std::any::Any + Send + Sync>)>,
+    /// What the runtime handed back to a registered allocator, to be
+    /// dropped once the stream has passed the work enqueued so far.
+    pub(crate) released: Arc<Released>,
+    /// The allocator registration (`crate::device_alloc`).
+    pub(crate) hook: Mutex<Hook>,
+}
+
+/// Things to drop once the stream has passed every piece of work enqueued
+/// before they were pushed (a leaf lock: never held while calling the
+/// runtime or taking another lock).
+#[derive(Default)]
+pub(crate) struct Released {
+    items: Mutex<Vec<Box<dyn Send>>>,
+    any: std::sync::atomic::AtomicBool,
+}
+
+impl Released {
+    /// Drops `item` once the stream has passed the work enqueued so far.
+    pub(crate) fn push(&self, item: Box<dyn Send>) {
+        self.items
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(item);
+        self.any.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Everything pushed so far.
+    fn take(&self) -> Vec<Box<dyn Send>> {
+        if !self.any.swap(false, std::sync::atomic::Ordering::AcqRel) {
+            return Vec::new();
+        }
+        std::mem::take(&mut *self.items.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// A stream's allocator registration: whether one is registered with the
+/// runtime, and every registration made (each kept, with the objects the
+/// runtime may call, until the stream goes).
+#[derive(Default)]
+pub(crate) struct Hook {
+    pub(crate) registered: bool,
+    pub(crate) keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// What the launches on a capture stream used: the graph holds it all
@@ -212,11 +262,26 @@ impl Stream {
     }
 
     fn wrap(dev: &Device, raw: StreamHandle, owned: bool, log: Option<Arc<CaptureLog>>) -> Stream {
+        Stream::wrap_in(dev, raw, owned, log, None)
+    }
+
+    /// Wraps `raw`, a stream of `dev` in `ctx` (`None`: the default
+    /// context), created by this crate (`owned`) or adopted.
+    pub(crate) fn wrap_in(
+        dev: &Device,
+        raw: StreamHandle,
+        owned: bool,
+        log: Option<Arc<CaptureLog>>,
+        ctx: Option<(crate::binding::Ctx, Arc<dyn std::any::Any + Send + Sync>)>,
+    ) -> Stream {
         let timeline = Timeline::new();
         let inner = Arc::new(StreamInner {
             rt: dev.rt.clone(),
             device: dev.id,
             owned,
+            ctx,
+            released: Arc::default(),
+            hook: Mutex::default(),
             raw,
             state: Mutex::new(State {
                 workspace: None,
@@ -265,8 +330,10 @@ impl Stream {
         &self.0.rt.0.api
     }
 
+    /// Makes this stream's device and context current on the calling
+    /// thread.
     pub(crate) fn bind(&self) -> Result<()> {
-        self.0.rt.bind(self.0.device)
+        self.0.bind()
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -319,9 +386,11 @@ impl Stream {
         self.bind()?;
         let tl = &self.0.timeline;
         let one_at_a_time = tl.sync_lock();
-        let before = {
+        let (before, released) = {
             let _launches = self.state();
-            tl.next()
+            // Given back before the synchronisation: their work is done
+            // after it.
+            (tl.next(), self.0.released.take())
         };
         let code = match limit {
             // SAFETY: this stream's handle, live while `self` is.
@@ -365,6 +434,7 @@ impl Stream {
         self.reap(&mut st, false, before);
         drop(one_at_a_time);
         Stream::unlock(st);
+        drop(released);
         Ok(())
     }
 
@@ -683,7 +753,10 @@ impl Stream {
         }
     }
 
-    fn track_lazily(&self, st: &mut State, keep: Keep, writes: usize) {
+    fn track_lazily(&self, st: &mut State, mut keep: Keep, writes: usize) {
+        // Blocks given back before this work was enqueued go when it has
+        // run (an event recorded after it covers what used them).
+        keep._dropped.extend(self.0.released.take());
         let covers = self.0.timeline.next();
         st.staged += keep.staged;
         match st.inflight.back_mut() {
@@ -904,6 +977,7 @@ impl Stream {
             staged: host.as_ref().map_or(0, crate::pinned::Staging::bytes),
             _host: host.into_iter().collect(),
             _held: Vec::new(),
+            _dropped: Vec::new(),
         };
         self.track(&mut st, keep, Arc::as_ptr(&write.storage) as usize);
         Stream::unlock(st);
@@ -1049,6 +1123,7 @@ impl Stream {
             staged,
             _host: kept,
             _held: Vec::new(),
+            _dropped: Vec::new(),
         };
         self.track(&mut st, keep, 0);
         Stream::unlock(st);
@@ -1452,10 +1527,18 @@ impl StreamSync for StreamInner {
     }
 }
 
+impl StreamInner {
+    /// Makes this stream's device and context current on the calling
+    /// thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.rt.bind_in(self.device, self.ctx.as_ref().map(|c| c.0))
+    }
+}
+
 impl Drop for StreamInner {
     fn drop(&mut self) {
         let api = &self.rt.0.api;
-        let _ = self.rt.bind(self.device);
+        let _ = self.bind();
         // Queued work finishes before its buffers and the stream go; its
         // faults stay on the timeline, which outlives the stream.
         let tl = &self.timeline;
@@ -1474,11 +1557,29 @@ impl Drop for StreamInner {
         st.inflight.clear();
         st.spare.clear();
         st.workspace = None;
+        let hook = self.hook.get_mut().unwrap_or_else(|e| e.into_inner());
+        if hook.registered {
+            if let Some(unregister) = api.aclrtAllocatorUnregister {
+                // SAFETY: this stream's handle, live until the destroy
+                // below; the runtime calls the allocator no more after.
+                let _ = unsafe { unregister(self.raw.as_raw()) };
+            }
+            hook.registered = false;
+        }
         if self.owned {
             // SAFETY: created by this crate (`owned`), destroyed once, here;
             // its work has finished and nothing holds the handle any more
             // (the last `Stream` and every piece of work are gone).
             unsafe { ffi::destroy_stream(api, self.raw) };
         }
+        // Blocks the runtime gave back: every piece of work is done.
+        drop(self.released.take());
+        // The registrations, while the runtime (their descriptions'
+        // destroyer) is alive.
+        self.hook
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .keep
+            .clear();
     }
 }

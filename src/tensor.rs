@@ -39,6 +39,13 @@ pub(crate) struct Storage {
 impl Storage {
     pub(crate) fn alloc(rt: &Runtime, device: i32, bytes: usize) -> Result<Storage> {
         rt.bind(device)?;
+        Storage::alloc_bound(rt, device, bytes)
+    }
+
+    /// [`Storage::alloc`] on a thread that has `device` current already
+    /// (binding nothing: a runtime's callback must not change its thread's
+    /// context).
+    pub(crate) fn alloc_bound(rt: &Runtime, device: i32, bytes: usize) -> Result<Storage> {
         let (ptr, block) = rt.0.alloc.alloc(&rt.0.api, device, bytes)?;
         Ok(Storage {
             rt: rt.clone(),

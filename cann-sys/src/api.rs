@@ -229,6 +229,21 @@ api_table! {
         fn aclmdlRIExecuteAsync(aclmdlRI, aclrtStream) -> aclError;
         fn aclmdlRIExecute(aclmdlRI, i32) -> aclError;
         fn aclmdlRIDestroy(aclmdlRI) -> aclError;
+        fn aclrtCreateContext(*mut aclrtContext, i32) -> aclError;
+        fn aclrtDestroyContext(aclrtContext) -> aclError;
+        fn aclrtSetCurrentContext(aclrtContext) -> aclError;
+        fn aclrtGetCurrentContext(*mut aclrtContext) -> aclError;
+        fn aclrtCtxGetCurrentDefaultStream(*mut aclrtStream) -> aclError;
+        fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc;
+        fn aclrtAllocatorDestroyDesc(aclrtAllocatorDesc) -> aclError;
+        fn aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc, aclrtAllocator) -> aclError;
+        fn aclrtAllocatorSetAllocFuncToDesc(aclrtAllocatorDesc, aclrtAllocatorAllocFunc) -> aclError;
+        fn aclrtAllocatorSetFreeFuncToDesc(aclrtAllocatorDesc, aclrtAllocatorFreeFunc) -> aclError;
+        fn aclrtAllocatorSetAllocAdviseFuncToDesc(aclrtAllocatorDesc, aclrtAllocatorAllocAdviseFunc) -> aclError;
+        fn aclrtAllocatorSetGetAddrFromBlockFuncToDesc(aclrtAllocatorDesc, aclrtAllocatorGetAddrFromBlockFunc) -> aclError;
+        fn aclrtAllocatorRegister(aclrtStream, aclrtAllocatorDesc) -> aclError;
+        fn aclrtAllocatorGetByStream(aclrtStream, *mut aclrtAllocatorDesc, *mut aclrtAllocator, *mut aclrtAllocatorAllocFunc, *mut aclrtAllocatorFreeFunc, *mut aclrtAllocatorAllocAdviseFunc, *mut aclrtAllocatorGetAddrFromBlockFunc) -> aclError;
+        fn aclrtAllocatorUnregister(aclrtStream) -> aclError;
     }
     meta {
         fn aclnnInit(*const c_char) -> aclnnStatus;
