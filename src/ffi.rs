@@ -94,6 +94,12 @@ handle!(
     TensorHandle(*mut aclTensor)
 );
 
+handle!(
+    /// An `aclScalar` whose ownership was taken from an [`AclScalar`]
+    /// ([`AclScalar::into_raw`]).
+    ScalarHandle(*mut aclScalar)
+);
+
 impl DevicePtr {
     /// No device memory (an absent workspace).
     pub(crate) const NULL: DevicePtr = DevicePtr(null_mut());
@@ -668,6 +674,25 @@ impl<'a> AclScalar<'a> {
         }
         Ok(AclScalar { api, raw })
     }
+}
+
+impl AclScalar<'_> {
+    /// Gives up ownership (the caller destroys it with [`destroy_scalar`]).
+    pub(crate) fn into_raw(self) -> ScalarHandle {
+        let raw = ScalarHandle(self.raw);
+        std::mem::forget(self);
+        raw
+    }
+}
+
+/// Destroys a scalar released by [`AclScalar::into_raw`].
+///
+/// # Safety
+/// `raw` came from [`AclScalar::into_raw`] with `api`, is destroyed once,
+/// and is not used after (no executor that still runs holds it).
+pub(crate) unsafe fn destroy_scalar(api: &Api, raw: ScalarHandle) {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclDestroyScalar)(raw.0) };
 }
 
 impl Drop for AclScalar<'_> {

@@ -4,12 +4,13 @@
 //! a one-shot executor instead, transparently.
 
 use crate::error::{Error, Result};
-use crate::ffi::{self, DevicePtr, ExecutorHandle, First, TensorHandle};
+use crate::ffi::{self, AclScalar, DevicePtr, ExecutorHandle, First, ScalarHandle, TensorHandle};
 use crate::layout::SliceArgs;
+use crate::ops::elementwise::Kind as Elementwise;
 use crate::ops::{acl, check_device};
 use crate::stream::Stream;
 use crate::tensor::Tensor;
-use crate::DType;
+use crate::{DType, Scalar};
 
 /// The layout a prepared operator was planned for: dtype, shape, strides
 /// and offset. Any view with these runs it, whatever the size of its
@@ -44,27 +45,58 @@ fn first_addr(t: &Tensor) -> DevicePtr {
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Slice(SliceArgs),
-    IndexSelect { dim: i64 },
+    IndexSelect {
+        dim: i64,
+    },
+    /// Add (its alpha fixed when prepared) or Mul, inputs `self`, `other`.
+    Elementwise(Elementwise),
+}
+
+impl Kind {
+    /// Whether the first phase takes `t` as it is: an elementwise input
+    /// that overlaps itself is not (the `_into` form hands it over reduced
+    /// or materialised, so such runs go through it).
+    fn takes_as_is(self, t: &Tensor) -> bool {
+        !matches!(self, Kind::Elementwise(_)) || !t.layout().may_overlap()
+    }
+
+    /// Add's alpha for a first phase (`None` for other operators).
+    fn alpha(self, api: &cann_sys::Api) -> Result<Option<AclScalar<'_>>> {
+        match self {
+            Kind::Elementwise(k) => k.alpha(api),
+            _ => Ok(None),
+        }
+    }
 }
 
 /// A planned operator call that runs again and again with new buffers of
-/// the same layouts; typed by [`PreparedSlice`] and [`PreparedIndexSelect`].
+/// the same layouts; typed by [`PreparedSlice`], [`PreparedIndexSelect`],
+/// [`PreparedAdd`] and [`PreparedMul`].
 pub(crate) struct Prepared {
     stream: Stream,
     op: &'static str,
     kind: Kind,
     inputs: Vec<Planned>,
     output: Planned,
-    /// (executor, workspace bytes, second phase, descriptors) when repeatable.
-    /// The executor and descriptors are this operator's own (destroyed by
-    /// its drop), run on `stream` only.
-    repeatable: Option<(ExecutorHandle, u64, cann_sys::fns::OpRun, Vec<TensorHandle>)>,
+    /// (executor, workspace bytes, second phase, descriptors, Add's alpha)
+    /// when repeatable. The executor, descriptors and scalar are this
+    /// operator's own (destroyed by its drop), run on `stream` only.
+    repeatable: Option<Repeatable>,
     /// Rebinding and running are one step: held across both, so threads
     /// sharing a prepared operator do not interleave their addresses. Holds
     /// the storage address each descriptor is bound to (rebound only when
     /// it changes).
     exec: std::sync::Mutex<Vec<DevicePtr>>,
 }
+
+/// See [`Prepared::repeatable`].
+type Repeatable = (
+    ExecutorHandle,
+    u64,
+    cann_sys::fns::OpRun,
+    Vec<TensorHandle>,
+    Option<ScalarHandle>,
+);
 
 impl Prepared {
     fn new(
@@ -83,7 +115,10 @@ impl Prepared {
             repeatable: None,
             exec: std::sync::Mutex::new(Vec::new()),
         };
-        if !stream.api().has_executor_reuse() || out.numel() == 0 {
+        if !stream.api().has_executor_reuse()
+            || out.numel() == 0
+            || !inputs.iter().all(|t| kind.takes_as_is(t))
+        {
             return Ok(p);
         }
         let descs: Vec<ffi::AclTensor<'_>> = inputs
@@ -91,14 +126,18 @@ impl Prepared {
             .chain([&out])
             .map(|t| span_desc(stream, t))
             .collect::<Result<_>>()?;
-        let first = p.first(&descs);
+        let alpha = kind.alpha(stream.api())?;
+        let first = p.first(&descs, alpha.as_ref());
         let (planned, run) = first.plan(stream.api())?;
         // SAFETY: a fresh executor from the first phase just run, never run.
         if unsafe { ffi::set_repeatable(stream.api(), planned.executor) } {
             *p.exec.get_mut().unwrap_or_else(|e| e.into_inner()) =
                 inputs.iter().chain([&out]).map(|t| first_addr(t)).collect();
             let raws = descs.into_iter().map(|d| d.into_raw()).collect();
-            p.repeatable = Some((planned.executor, planned.workspace, run, raws));
+            // Kept with the descriptors: whether the runtime copies alpha
+            // into the executor is not documented.
+            let alpha = alpha.map(AclScalar::into_raw);
+            p.repeatable = Some((planned.executor, planned.workspace, run, raws, alpha));
         } else {
             // Refused: this executor is one-shot and never run; free it.
             // SAFETY: from the first phase just run, never run, destroyed
@@ -108,10 +147,18 @@ impl Prepared {
         Ok(p)
     }
 
-    fn first<'a>(&self, d: &'a [ffi::AclTensor<'a>]) -> First<'a> {
-        match self.kind {
-            Kind::Slice(a) => First::Slice(&d[0], a, &d[1]),
-            Kind::IndexSelect { dim } => First::IndexSelect(&d[0], dim, &d[1], &d[2]),
+    /// The first phase over the descriptors of the inputs and the output,
+    /// with [`Kind::alpha`]'s scalar.
+    fn first<'a>(
+        &self,
+        d: &'a [ffi::AclTensor<'a>],
+        alpha: Option<&'a AclScalar<'a>>,
+    ) -> First<'a> {
+        match (self.kind, alpha) {
+            (Kind::Slice(a), _) => First::Slice(&d[0], a, &d[1]),
+            (Kind::IndexSelect { dim }, _) => First::IndexSelect(&d[0], dim, &d[1], &d[2]),
+            (Kind::Elementwise(_), Some(al)) => First::Add(&d[0], &d[1], al, &d[2]),
+            (Kind::Elementwise(_), None) => First::Mul(&d[0], &d[1], &d[2]),
         }
     }
 
@@ -119,6 +166,8 @@ impl Prepared {
         match self.kind {
             Kind::Slice { .. } => "aclnnSlice",
             Kind::IndexSelect { .. } => "aclnnIndexSelect",
+            Kind::Elementwise(Elementwise::Add(_)) => "aclnnAdd",
+            Kind::Elementwise(Elementwise::Mul) => "aclnnMul",
         }
     }
 
@@ -177,15 +226,17 @@ impl Prepared {
         if out.numel() == 0
             || inputs.iter().any(|t| t.numel() == 0)
             || inputs.iter().any(|t| crate::ops::aliases(t, out))
+            || !inputs.iter().all(|t| self.kind.takes_as_is(t))
         {
             return match self.kind {
                 Kind::Slice(a) => s.slice_into(inputs[0], a.dim, a.start, a.end, a.step, out),
                 Kind::IndexSelect { dim } => s.index_select_into(inputs[0], dim, inputs[1], out),
+                Kind::Elementwise(k) => s.elementwise_into(k, inputs[0], inputs[1], out),
             };
         }
         s.bind()?;
         match &self.repeatable {
-            Some((ex, ws, run, raws)) => {
+            Some((ex, ws, run, raws, _)) => {
                 let mut bound = self.exec.lock().unwrap_or_else(|e| e.into_inner());
                 for (i, t) in inputs.iter().chain([&out]).enumerate() {
                     let addr = first_addr(t);
@@ -223,8 +274,9 @@ impl Prepared {
                     .chain([&out])
                     .map(|t| acl(s, t))
                     .collect::<Result<_>>()?;
+                let alpha = self.kind.alpha(s.api())?;
                 // SAFETY: the descriptors are of `inputs` and `out`, in order.
-                unsafe { s.launch(self.first(&descs), inputs, out) }.map(drop)
+                unsafe { s.launch(self.first(&descs, alpha.as_ref()), inputs, out) }.map(drop)
             }
         }
     }
@@ -232,7 +284,7 @@ impl Prepared {
 
 impl Drop for Prepared {
     fn drop(&mut self) {
-        if let Some((ex, _, _, raws)) = self.repeatable.take() {
+        if let Some((ex, _, _, raws, alpha)) = self.repeatable.take() {
             let api = self.stream.api();
             let _ = self.stream.bind();
             // Queued runs finish before the executor and descriptors go
@@ -255,6 +307,11 @@ impl Drop for Prepared {
                 // SAFETY: its descriptors, released to it by `into_raw`,
                 // destroyed once; the executor using them is gone.
                 unsafe { ffi::destroy_tensor(api, r) };
+            }
+            if let Some(a) = alpha {
+                // SAFETY: its scalar, released to it by `into_raw`,
+                // destroyed once; the executor using it is gone.
+                unsafe { ffi::destroy_scalar(api, a) };
             }
         }
     }
@@ -310,6 +367,84 @@ impl PreparedIndexSelect {
             return self.0.run(&[x, &index.reinterpreted(DType::I32)], out);
         }
         self.0.run(&[x, index], out)
+    }
+
+    /// Whether runs reuse one repeatable executor (else each run plans anew).
+    pub fn is_repeatable(&self) -> bool {
+        self.0.is_repeatable()
+    }
+}
+
+/// A prepared [`Stream::add_into`] ([`Stream::prepare_add`]): `out = x +
+/// alpha * y` again and again, on its stream, with any `x`, `y` and `out`
+/// of the prepared dtypes, shapes, strides and offsets (any storage), with
+/// no first phase and no descriptor per run when the runtime allows
+/// executor reuse. Broadcasting, promotion and `out`'s dtype are those of
+/// `add_into` (spec section 8), and `alpha` is the one it was prepared
+/// with. The rules of `add_into` hold at every run: an `out` that shares
+/// memory with `x` or `y` goes through a temporary, and an input that
+/// overlaps itself (a stride-0 expand) makes every run an `add_into`
+/// (pass the unexpanded tensor instead: Add broadcasts it).
+///
+/// The tensors of a run are held by the stream until the run has
+/// executed, as for any launch; dropping the prepared operator waits for
+/// its queued runs.
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Scalar, Tensor, DType};
+/// # let rt = Runtime::new(Backend::Simulator)?;
+/// let s = rt.stream()?;
+/// let x = Tensor::from_slice(&s, &[2, 2], &[1f32, 2., 3., 4.])?;
+/// let bias = Tensor::from_slice(&s, &[2], &[10i32, 20])?;   // broadcast, promoted
+/// let out = Tensor::empty(&s, DType::F32, &[2, 2])?;
+/// let p = s.prepare_add(&x, &bias, Scalar::Float(0.5), &out)?;
+/// p.run(&x, &bias, &out)?;
+/// assert_eq!(out.to_vec::<f32>()?, [6., 12., 8., 14.]);
+/// let x2 = Tensor::from_slice(&s, &[2, 2], &[0f32, 0., 1., 1.])?;
+/// p.run(&x2, &bias, &out)?;                                   // new buffers, same layouts
+/// assert_eq!(out.to_vec::<f32>()?, [5., 10., 6., 11.]);
+/// // Another layout than prepared is refused, naming the parameter.
+/// let e = p.run(&x2, &x2, &out).unwrap_err();
+/// assert!(matches!(e, npu_ops::Error::InvalidArgument { op: "add", param: "inputs", .. }));
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+pub struct PreparedAdd(Prepared);
+
+/// A prepared [`Stream::mul_into`] ([`Stream::prepare_mul`]): `out = x *
+/// y`, with the rules of [`PreparedAdd`].
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Tensor, DType};
+/// # let rt = Runtime::new(Backend::Simulator)?;
+/// let s = rt.stream()?;
+/// let x = Tensor::from_slice(&s, &[2, 1], &[2i64, 3])?;
+/// let y = Tensor::from_slice(&s, &[3], &[1i64, 10, 100])?;
+/// let out = Tensor::empty(&s, DType::I64, &[2, 3])?;
+/// let p = s.prepare_mul(&x, &y, &out)?;
+/// for _ in 0..3 {
+///     p.run(&x, &y, &out)?;
+/// }
+/// assert_eq!(out.to_vec::<i64>()?, [2, 20, 200, 3, 30, 300]);
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+pub struct PreparedMul(Prepared);
+
+impl PreparedAdd {
+    /// Runs with new tensors of the prepared layouts.
+    pub fn run(&self, x: &Tensor, y: &Tensor, out: &Tensor) -> Result<()> {
+        self.0.run(&[x, y], out)
+    }
+
+    /// Whether runs reuse one repeatable executor (else each run plans anew).
+    pub fn is_repeatable(&self) -> bool {
+        self.0.is_repeatable()
+    }
+}
+
+impl PreparedMul {
+    /// Runs with new tensors of the prepared layouts.
+    pub fn run(&self, x: &Tensor, y: &Tensor, out: &Tensor) -> Result<()> {
+        self.0.run(&[x, y], out)
     }
 
     /// Whether runs reuse one repeatable executor (else each run plans anew).
@@ -374,5 +509,39 @@ impl Stream {
             out,
         )
         .map(PreparedIndexSelect)
+    }
+
+    /// Prepares [`Stream::add_into`] (`out = x + alpha * y`) for tensors
+    /// laid out like `x`, `y` and `out`, with this `alpha`: every rule of
+    /// `add_into` is checked here, in its order (see [`PreparedAdd`]).
+    pub fn prepare_add(
+        &self,
+        x: &Tensor,
+        y: &Tensor,
+        alpha: Scalar,
+        out: &Tensor,
+    ) -> Result<PreparedAdd> {
+        self.prepare_elementwise(Elementwise::Add(alpha), x, y, out)
+            .map(PreparedAdd)
+    }
+
+    /// Prepares [`Stream::mul_into`] for tensors laid out like `x`, `y`
+    /// and `out` (see [`PreparedMul`]).
+    pub fn prepare_mul(&self, x: &Tensor, y: &Tensor, out: &Tensor) -> Result<PreparedMul> {
+        self.prepare_elementwise(Elementwise::Mul, x, y, out)
+            .map(PreparedMul)
+    }
+
+    fn prepare_elementwise(
+        &self,
+        k: Elementwise,
+        x: &Tensor,
+        y: &Tensor,
+        out: &Tensor,
+    ) -> Result<Prepared> {
+        // The product, the devices, the parameters, out's rules (as a
+        // first `_into` call).
+        self.check_elementwise_into(k, x, y, out)?;
+        Prepared::new(self, k.name(), Kind::Elementwise(k), &[x, y], out)
     }
 }

@@ -370,3 +370,255 @@ fn dtype_names_agree() {
         assert_eq!(dtype(d).name(), d.name());
     }
 }
+
+/// `prepare_add` / `prepare_mul` of `gx`, `gy` into `out`, run with those.
+fn prepared_run(
+    s: &Stream,
+    alpha: Option<cpu_ref::Scalar>,
+    gx: &Tensor,
+    gy: &Tensor,
+    out: &Tensor,
+) -> npu_ops::Result<bool> {
+    match alpha {
+        Some(a) => {
+            let p = s.prepare_add(gx, gy, ours(a), out)?;
+            p.run(gx, gy, out)?;
+            Ok(p.is_repeatable())
+        }
+        None => {
+            let p = s.prepare_mul(gx, gy, out)?;
+            p.run(gx, gy, out)?;
+            Ok(p.is_repeatable())
+        }
+    }
+}
+
+/// The reference of Add (`Some(alpha)`) or Mul (`None`), into `to`.
+fn ref_op(
+    alpha: Option<cpu_ref::Scalar>,
+    x: &cpu_ref::Tensor,
+    y: &cpu_ref::Tensor,
+    to: Option<R>,
+) -> Result<cpu_ref::Tensor, cpu_ref::RefError> {
+    let soc = soc();
+    match (alpha, to) {
+        (Some(a), None) => cpu_ref::add(&soc, x, y, a),
+        (Some(a), Some(d)) => cpu_ref::add_cast(&soc, x, y, a, d),
+        (None, None) => cpu_ref::mul(&soc, x, y),
+        (None, Some(d)) => cpu_ref::mul_cast(&soc, x, y, d),
+    }
+}
+
+#[test]
+fn prepared_forms_match_cpu_ref() {
+    let s = stream();
+    let sim = common::rt().backend() == npu_ops::BackendKind::Simulator;
+    let listed = list();
+    let pairs = [
+        (R::Float32, R::Float32),
+        (R::Float16, R::Float32),
+        (R::BFloat16, R::Float16),
+        (R::Int8, R::UInt8),
+        (R::Int32, R::Int64),
+        (R::Bool, R::Float16),
+        (R::Complex64, R::Float64),
+    ];
+    let mut seed = 500;
+    let mut ran = 0;
+    for (dx, dy) in pairs {
+        if !listed.contains(&dx) || !listed.contains(&dy) {
+            continue;
+        }
+        for alpha in [
+            Some(cpu_ref::Scalar::Int(1)),
+            Some(cpu_ref::Scalar::Int(-3)),
+            Some(cpu_ref::Scalar::Float(0.25)),
+            None,
+        ] {
+            seed += 10;
+            let what = format!("prepared {dx} {dy} {alpha:?}");
+            // A permuted [3, 4, 2] with a [4, 1]: both broadcast.
+            let x = ref_tensor(dx, &[3, 4, 2], Some(&[2, 0, 1]), seed);
+            let y = ref_tensor(dy, &[4, 1], None, seed + 1);
+            let (gx, gy) = (upload(&s, &x), upload(&s, &y));
+            let want = ref_op(alpha, &x, &y, None);
+            let Ok(want) = want else {
+                // Refused at prepare time with the reference's kind.
+                let out = Tensor::zeros(&s, dtype(dx), &[3, 4, 2]).unwrap();
+                let e = prepared_run(&s, alpha, &gx, &gy, &out).unwrap_err();
+                assert_eq!(e.kind(), want.unwrap_err().kind(), "{what}: {e}");
+                continue;
+            };
+            ran += 1;
+            let out = Tensor::zeros(&s, dtype(want.dtype()), want.shape()).unwrap();
+            let repeatable = prepared_run(&s, alpha, &gx, &gy, &out).unwrap();
+            assert!(repeatable || !sim, "{what}: the simulator reuses executors");
+            common::assert_same(&out, &want, &what);
+
+            // One prepared operator, new buffers of the same layouts (out a
+            // transposed view of float32 storage where the promoted dtype
+            // casts to float32), run twice.
+            let to = match want.dtype() {
+                R::Float16 | R::BFloat16 | R::Float32 => R::Float32,
+                d => d,
+            };
+            let store = Tensor::zeros(&s, dtype(to), &[2, 4, 3]).unwrap();
+            let out = store.permute(&[2, 1, 0]).unwrap();
+            let (x2, y2) = (
+                ref_tensor(dx, &[3, 4, 2], Some(&[2, 0, 1]), seed + 2),
+                ref_tensor(dy, &[4, 1], None, seed + 3),
+            );
+            let (gx2, gy2) = (upload(&s, &x2), upload(&s, &y2));
+            let run = |gx: &Tensor, gy: &Tensor| match alpha {
+                Some(a) => {
+                    let p = s.prepare_add(&gx2, &gy2, ours(a), &out).unwrap();
+                    p.run(gx, gy, &out).and_then(|_| p.run(gx, gy, &out))
+                }
+                None => {
+                    let p = s.prepare_mul(&gx2, &gy2, &out).unwrap();
+                    p.run(gx, gy, &out).and_then(|_| p.run(gx, gy, &out))
+                }
+            };
+            run(&gx2, &gy2).unwrap();
+            let want2 = ref_op(alpha, &x2, &y2, Some(to)).unwrap();
+            assert_eq!(
+                back(&out).contiguous_bytes(),
+                want2.contiguous_bytes(),
+                "{what}: into {to}"
+            );
+            run(&gx, &gy).unwrap();
+            let want1 = ref_op(alpha, &x, &y, Some(to)).unwrap();
+            assert_eq!(
+                back(&out).contiguous_bytes(),
+                want1.contiguous_bytes(),
+                "{what}: into {to}, first inputs"
+            );
+        }
+    }
+    assert!(ran >= 20, "{ran} prepared calls checked");
+}
+
+#[test]
+fn prepared_forms_alias_and_overlap_like_the_into_forms() {
+    let s = stream();
+    let soc = soc();
+    // out is x itself: read before written, through a temporary.
+    let x = ref_tensor(R::Int32, &[4, 8], None, 31);
+    let y = ref_tensor(R::Int32, &[8], None, 32);
+    let (gx, gy) = (upload(&s, &x), upload(&s, &y));
+    let other = Tensor::zeros(&s, DType::I32, &[4, 8]).unwrap();
+    let p = s.prepare_add(&gx, &gy, Scalar::Int(3), &other).unwrap();
+    p.run(&gx, &gy, &gx).unwrap();
+    let want = cpu_ref::add(&soc, &x, &y, cpu_ref::Scalar::Int(3)).unwrap();
+    assert_eq!(
+        gx.to_bytes().unwrap(),
+        want.contiguous_bytes(),
+        "add into x"
+    );
+    let q = s.prepare_mul(&gx, &gy, &other).unwrap();
+    q.run(&gx, &gy, &gx).unwrap();
+    let want = cpu_ref::mul(&soc, &want, &y).unwrap();
+    assert_eq!(
+        gx.to_bytes().unwrap(),
+        want.contiguous_bytes(),
+        "mul into x"
+    );
+
+    // A stride-0 expand as an input: runs as the `_into` form does.
+    let st = ref_tensor(R::Float32, &[10], None, 33);
+    let bc = st.view(&[4, 3], &[0, 1], 5).unwrap();
+    let g = upload(&s, &st);
+    let gbc = g.view(&[4, 3], &[0, 1], 5).unwrap();
+    let w = ref_tensor(R::Float32, &[4, 3], None, 34);
+    let gw = upload(&s, &w);
+    let out = Tensor::zeros(&s, DType::F32, &[4, 3]).unwrap();
+    let p = s.prepare_add(&gw, &gbc, Scalar::Float(-2.0), &out).unwrap();
+    for _ in 0..2 {
+        p.run(&gw, &gbc, &out).unwrap();
+    }
+    let want = cpu_ref::add(&soc, &w, &bc, cpu_ref::Scalar::Float(-2.0)).unwrap();
+    common::assert_same(&out, &want, "add of an expand");
+    // Empty tensors: nothing to do, at every run.
+    let e = Tensor::zeros(&s, DType::F32, &[0, 3]).unwrap();
+    let row = Tensor::zeros(&s, DType::F32, &[3]).unwrap();
+    let p = s.prepare_mul(&e, &row, &e).unwrap();
+    p.run(&e, &row, &e).unwrap();
+}
+
+#[test]
+fn prepared_forms_refuse_bad_inputs() {
+    let s = stream();
+    let z = |d: DType, shape: &[usize]| Tensor::zeros(&s, d, shape).unwrap();
+    let f = z(DType::F32, &[2, 3]);
+    let i = z(DType::I32, &[2, 3]);
+    let out = z(DType::F32, &[2, 3]);
+    // At prepare time: every rule of the `_into` forms, in their order.
+    assert_eq!(
+        s.prepare_mul(&f, &z(DType::U16, &[3]), &out)
+            .err()
+            .unwrap()
+            .kind(),
+        "unsupported_dtype"
+    );
+    let e = |r: npu_ops::Result<npu_ops::PreparedAdd>| r.err().unwrap();
+    let m = |r: npu_ops::Result<npu_ops::PreparedMul>| r.err().unwrap();
+    invalid(
+        e(s.prepare_add(&i, &i, Scalar::Float(0.5), &i)),
+        "add",
+        "alpha",
+    );
+    invalid(
+        e(s.prepare_add(&f, &z(DType::F32, &[4]), Scalar::Int(1), &out)),
+        "add",
+        "other",
+    );
+    invalid(m(s.prepare_mul(&f, &f, &i)), "mul", "out"); // float into int32
+    invalid(
+        m(s.prepare_mul(&f, &f, &z(DType::F32, &[3, 2]))),
+        "mul",
+        "out",
+    );
+    let bcast = z(DType::F32, &[3]).view(&[2, 3], &[0, 1], 0).unwrap();
+    invalid(m(s.prepare_mul(&f, &f, &bcast)), "mul", "out");
+
+    // At launch: another shape, dtype or stride than prepared.
+    let p = s.prepare_add(&f, &f, Scalar::Int(1), &out).unwrap();
+    let q = s.prepare_mul(&f, &i, &out).unwrap();
+    invalid(
+        p.run(&f, &z(DType::F32, &[1, 3]), &out).unwrap_err(),
+        "add",
+        "inputs",
+    );
+    invalid(
+        p.run(&f, &f, &z(DType::F32, &[3, 2])).unwrap_err(),
+        "add",
+        "out",
+    );
+    invalid(q.run(&f, &f, &out).unwrap_err(), "mul", "inputs"); // int32 prepared
+    invalid(
+        q.run(&f, &i, &z(DType::F16, &[2, 3])).unwrap_err(),
+        "mul",
+        "out",
+    );
+    let t = z(DType::F32, &[3, 2]).transpose(0, 1).unwrap();
+    invalid(p.run(&t, &f, &out).unwrap_err(), "add", "inputs");
+    // Another runtime's tensors, at prepare time and at launch.
+    if let (Ok(rt2), npu_ops::BackendKind::Simulator) = (
+        npu_ops::Runtime::new(npu_ops::Backend::Simulator),
+        common::rt().backend(),
+    ) {
+        let s2 = rt2.stream().unwrap();
+        let foreign = Tensor::zeros(&s2, DType::F32, &[2, 3]).unwrap();
+        invalid(
+            e(s.prepare_add(&f, &foreign, Scalar::Int(1), &out)),
+            "add",
+            "other",
+        );
+        invalid(m(s.prepare_mul(&f, &f, &foreign)), "mul", "out");
+        invalid(p.run(&foreign, &f, &out).unwrap_err(), "add", "inputs");
+        invalid(p.run(&f, &f, &foreign).unwrap_err(), "add", "out");
+    }
+    // The runs that failed left the prepared operator usable.
+    p.run(&f, &f, &out).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), [0f32; 6]);
+}

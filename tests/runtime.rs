@@ -229,6 +229,66 @@ fn prepared_operators_run_many_times_with_new_buffers() {
 
 #[test]
 #[serial]
+fn prepared_add_and_mul_run_many_times_with_new_buffers() {
+    let sim = sim_only("prepared_add_and_mul_run_many_times_with_new_buffers (counters)");
+    {
+        let s = stream();
+        let vals = |k: usize| (0..32).map(|i| (i + 100 * k) as f32).collect::<Vec<_>>();
+        let xs: Vec<Tensor> = (0..4)
+            .map(|k| Tensor::from_slice(&s, &[4, 8], &vals(k)).unwrap())
+            .collect();
+        // A [8] bias broadcast along the rows, float16: promoted to float32.
+        let bias: Vec<half::f16> = (0..8).map(|i| half::f16::from_f32(i as f32)).collect();
+        let b = Tensor::from_slice(&s, &[8], &bias).unwrap();
+        let outs: Vec<Tensor> = (0..4)
+            .map(|_| Tensor::empty(&s, DType::F32, &[4, 8]).unwrap())
+            .collect();
+        let p = s
+            .prepare_add(&xs[0], &b, npu_ops::Scalar::Int(2), &outs[0])
+            .unwrap();
+        let q = s.prepare_mul(&xs[0], &b, &outs[0]).unwrap();
+        assert!(
+            (p.is_repeatable() && q.is_repeatable()) || !sim,
+            "the simulator supports repeatable executors"
+        );
+        p.run(&xs[0], &b, &outs[0]).unwrap(); // warm the workspace cache
+        q.run(&xs[0], &b, &outs[0]).unwrap();
+        s.synchronize().unwrap();
+        let before = npu_sim::stats();
+        for it in 0..500 {
+            q.run(&xs[it % 4], &b, &outs[it % 4]).unwrap();
+            p.run(&xs[it % 4], &b, &outs[it % 4]).unwrap();
+        }
+        s.synchronize().unwrap();
+        if sim {
+            let after = npu_sim::stats();
+            assert_eq!(
+                after.allocations, before.allocations,
+                "steady state allocates no device memory"
+            );
+            assert_eq!(
+                after.executors, before.executors,
+                "one executor each, reused"
+            );
+            assert_eq!(after.tensors, before.tensors, "no descriptor per run");
+            assert_eq!(after.scalars, before.scalars, "no alpha per run");
+        }
+        for (k, out) in outs.iter().enumerate() {
+            let want: Vec<f32> = vals(k)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v + 2.0 * (i % 8) as f32)
+                .collect();
+            assert_eq!(out.to_vec::<f32>().unwrap(), want, "buffer {k}");
+        }
+    }
+    if sim {
+        assert_no_leaks("after prepared add and mul");
+    }
+}
+
+#[test]
+#[serial]
 fn steady_state_launches_allocate_no_device_memory() {
     if !sim_only("steady_state_launches_allocate_no_device_memory") {
         return;

@@ -142,8 +142,8 @@ fn alpha_scalar(alpha: Scalar) -> Result<(aclDataType, DType, Vec<u8>)> {
 }
 
 /// Add (with its alpha) or Mul.
-#[derive(Clone, Copy)]
-enum Kind {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
     Add(Scalar),
     Mul,
 }
@@ -155,14 +155,29 @@ impl Kind {
             Kind::Mul => OpKind::Mul,
         }
     }
+
+    /// The operator's name in errors (`"add"`, `"mul"`).
+    pub(crate) fn name(self) -> &'static str {
+        self.op().name()
+    }
+
+    /// Add's alpha as the first phase takes it (`None` for Mul); checked
+    /// by [`check`] first.
+    pub(crate) fn alpha(self, api: &cann_sys::Api) -> Result<Option<AclScalar<'_>>> {
+        match self {
+            Kind::Mul => Ok(None),
+            Kind::Add(a) => {
+                let (dtype, _, bytes) = alpha_scalar(a)?;
+                AclScalar::new(api, dtype, &bytes).map(Some)
+            }
+        }
+    }
 }
 
-/// What the checks found: the promoted dtype, the broadcast shape, and
-/// Add's alpha (aclScalar dtype and bytes).
-struct Checked {
+/// What the checks found: the promoted dtype and the broadcast shape.
+pub(crate) struct Checked {
     promoted: DType,
     shape: Vec<usize>,
-    alpha: Option<(aclDataType, Vec<u8>)>,
 }
 
 /// The rules of ops.md §8 before `out`'s: the product (operator, `self`'s
@@ -190,25 +205,21 @@ fn check(
             format!("{} and {} do not promote", x.dtype(), y.dtype()),
         )
     })?;
-    let alpha = match kind {
-        Kind::Mul => None,
-        Kind::Add(a) => {
-            let (acl_dtype, ad, bytes) = alpha_scalar(a)?;
-            let ok = if promoted == DType::Bool {
-                ad == DType::Bool || is_int(ad)
-            } else {
-                can_cast(ad, promoted)
-            };
-            if !ok {
-                return Err(Error::invalid(
-                    op,
-                    "alpha",
-                    format!("{a:?} ({ad}) cannot be cast to the promoted dtype {promoted}"),
-                ));
-            }
-            Some((acl_dtype, bytes))
+    if let Kind::Add(a) = kind {
+        let (_, ad, _) = alpha_scalar(a)?;
+        let ok = if promoted == DType::Bool {
+            ad == DType::Bool || is_int(ad)
+        } else {
+            can_cast(ad, promoted)
+        };
+        if !ok {
+            return Err(Error::invalid(
+                op,
+                "alpha",
+                format!("{a:?} ({ad}) cannot be cast to the promoted dtype {promoted}"),
+            ));
         }
-    };
+    }
     for (t, param) in [(x, "self"), (y, "other")] {
         if t.rank() > MAX_RANK {
             return Err(Error::invalid(
@@ -243,11 +254,7 @@ fn check(
             ));
         }
     }
-    Ok(Checked {
-        promoted,
-        shape,
-        alpha,
-    })
+    Ok(Checked { promoted, shape })
 }
 
 /// An output's dtype rule: in the elementwise list, reachable from the
@@ -340,10 +347,7 @@ impl Stream {
             self.elementwise_operands(op, x, y, &c.shape)?
         };
         let (ax, ay) = (acl(self, &xa)?, acl(self, &ya)?);
-        let alpha = match &c.alpha {
-            Some((dtype, bytes)) => Some(AclScalar::new(self.api(), *dtype, bytes)?),
-            None => None,
-        };
+        let alpha = kind.alpha(self.api())?;
         let ao = if inplace { None } else { Some(acl(self, out)?) };
         let first = match (alpha.as_ref(), ao.as_ref()) {
             (Some(al), Some(ao)) => First::Add(&ax, &ay, al, ao),
@@ -356,8 +360,15 @@ impl Stream {
         unsafe { self.launch(first, &[&xa, &ya], out) }.map(drop)
     }
 
-    /// The `_into` form of Add and Mul.
-    fn elementwise_into(&self, kind: Kind, x: &Tensor, y: &Tensor, out: &Tensor) -> Result<()> {
+    /// Every rule of the `_into` form of Add and Mul, `out`'s included
+    /// (also [`Stream::prepare_add`]'s and [`Stream::prepare_mul`]'s).
+    pub(crate) fn check_elementwise_into(
+        &self,
+        kind: Kind,
+        x: &Tensor,
+        y: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
         let opk = kind.op();
         let op = opk.name();
         let c = check(self, kind, x, y, Some(("out", out)))?;
@@ -374,6 +385,19 @@ impl Stream {
             ));
         }
         writes_once(op, "out", out)?;
+        Ok(c)
+    }
+
+    /// The `_into` form of Add and Mul.
+    pub(crate) fn elementwise_into(
+        &self,
+        kind: Kind,
+        x: &Tensor,
+        y: &Tensor,
+        out: &Tensor,
+    ) -> Result<()> {
+        let op = kind.name();
+        let c = self.check_elementwise_into(kind, x, y, out)?;
         if out.numel() == 0 {
             return Ok(());
         }

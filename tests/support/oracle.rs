@@ -570,10 +570,15 @@ fn our_into(
             s.as_strided_into(x, size, stride, *off, out)
         }
         Call::Sampled(p, false) if !prepared => s.sampled_slice_into(x, p, out),
-        Call::Add(o, alpha) if !prepared => {
-            our_other(s, o).and_then(|y| s.add_into(x, &y, alpha.ours(), out))
+        Call::Add(o, alpha) if prepared => our_other(s, o).and_then(|y| {
+            s.prepare_add(x, &y, alpha.ours(), out)
+                .and_then(|p| p.run(x, &y, out))
+        }),
+        Call::Add(o, alpha) => our_other(s, o).and_then(|y| s.add_into(x, &y, alpha.ours(), out)),
+        Call::Mul(o) if prepared => {
+            our_other(s, o).and_then(|y| s.prepare_mul(x, &y, out).and_then(|p| p.run(x, &y, out)))
         }
-        Call::Mul(o) if !prepared => our_other(s, o).and_then(|y| s.mul_into(x, &y, out)),
+        Call::Mul(o) => our_other(s, o).and_then(|y| s.mul_into(x, &y, out)),
         _ => return None,
     })
 }

@@ -132,6 +132,10 @@ fn launch_figures_allocs_and_c_calls() {
         "as_strided_transpose",
         "sampled_slice_wrap",
         "sampled_slice_fill",
+        "add_oneshot",
+        "add_prepared",
+        "mul_oneshot",
+        "mul_prepared",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");
@@ -179,9 +183,19 @@ fn every_case_builds_and_checks_at_4k() {
             let spec = bench::CaseSpec::new(base, dtype, "4k", 4096);
             let case = spec.build(&s).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(case.output().numel() * dtype.size(), 4096);
-            // ndarray's row computes the same bytes (checked in build too).
-            let nd = case.nd().expect("every width has an ndarray row");
-            case.check("(ndarray)", &nd.output_bytes()).unwrap();
+            // ndarray's row computes the same bytes (checked in build too);
+            // the elementwise cases have none.
+            match case.nd() {
+                Some(nd) => case.check("(ndarray)", &nd.output_bytes()).unwrap(),
+                None => assert_eq!(
+                    spec.op(),
+                    if spec.name.starts_with("add") {
+                        "add"
+                    } else {
+                        "mul"
+                    }
+                ),
+            }
         }
     }
 }

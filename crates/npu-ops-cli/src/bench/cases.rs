@@ -3,7 +3,8 @@
 
 use super::nd::Nd;
 use super::BenchError;
-use npu_ops::{DType, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+use half::{bf16, f16};
+use npu_ops::{DType, PreparedAdd, PreparedMul, SampleMode, SampledSlice, Scalar, Stream, Tensor};
 
 /// The output sizes, in bytes, with their name suffixes.
 pub const SIZES: [(&str, usize); 3] = [("4k", 4 << 10), ("1m", 1 << 20), ("256m", 256 << 20)];
@@ -71,11 +72,20 @@ pub enum Base {
     /// `x.transpose(0, 1)` of a contiguous `[C, R]` copied into a
     /// contiguous `[R, C]` ([`Stream::copy`], aclnnInplaceCopy).
     InplaceCopyTranspose,
+    /// `out = x + 2 * y`, `x`, `y` and `out` contiguous `[R, C]`
+    /// ([`Stream::add_into`], aclnnAdd).
+    Add,
+    /// The same through a [`PreparedAdd`] made once.
+    AddPrepared,
+    /// `out = x * y`, contiguous `[R, C]` ([`Stream::mul_into`], aclnnMul).
+    Mul,
+    /// The same through a [`PreparedMul`] made once.
+    MulPrepared,
 }
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 12] = [
+    pub const ALL: [Base; 16] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -88,6 +98,10 @@ impl Base {
         Base::SampledWrap,
         Base::SampledFill,
         Base::InplaceCopyTranspose,
+        Base::Add,
+        Base::AddPrepared,
+        Base::Mul,
+        Base::MulPrepared,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -105,11 +119,15 @@ impl Base {
             Base::SampledWrap => "sampled_wrap",
             Base::SampledFill => "sampled_fill",
             Base::InplaceCopyTranspose => "inplace_copy_transpose",
+            Base::Add => "add",
+            Base::AddPrepared => "add_prepared",
+            Base::Mul => "mul",
+            Base::MulPrepared => "mul_prepared",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
-    /// `"as_strided"`, `"sampled_slice"`).
+    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -117,6 +135,8 @@ impl Base {
             Base::IndexSelectRows | Base::IndexSelectCols => "index_select",
             Base::AsStridedWindows | Base::AsStridedTranspose => "as_strided",
             Base::SampledWrap | Base::SampledFill => "sampled_slice",
+            Base::Add | Base::AddPrepared => "add",
+            Base::Mul | Base::MulPrepared => "mul",
         }
     }
 }
@@ -173,13 +193,15 @@ impl CaseSpec {
     }
 
     /// Bytes moved per run, logically: the output written and as many
-    /// bytes read, plus the indices of a gather.
+    /// bytes read, plus the indices of a gather, or the second input of
+    /// Add and Mul.
     pub fn logical_bytes(&self) -> usize {
         let (r, c) = self.rc();
         2 * self.out_bytes
             + match self.base {
                 Base::IndexSelectRows => r * 8,
                 Base::IndexSelectCols => c * 8,
+                Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => self.out_bytes,
                 _ => 0,
             }
     }
@@ -211,6 +233,7 @@ impl CaseSpec {
         };
         let out = Tensor::empty(stream, self.dtype, &out_shape).map_err(npu)?;
         let mut fill = Vec::new();
+        let mut other = Vec::new();
         let (launch, index): (Launch, Vec<i64>) = match self.base {
             Base::Clone => (Launch::Copy(x.clone()), vec![]),
             Base::SliceD0S1 => (Launch::slice(0, ri / 2, ri / 2 + ri, 1), vec![]),
@@ -256,10 +279,35 @@ impl CaseSpec {
                 (Launch::Sampled(p), vec![])
             }
             Base::InplaceCopyTranspose => (Launch::Copy(x.transpose(0, 1).map_err(npu)?), vec![]),
+            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
+                other = random_elements(self.dtype, r * c, 0x0add);
+                let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
+                let add = matches!(self.base, Base::Add | Base::AddPrepared);
+                let prepared = match self.base {
+                    Base::AddPrepared => Some(Prepared::Add(
+                        stream.prepare_add(&x, &y, ADD_ALPHA, &out).map_err(npu)?,
+                    )),
+                    Base::MulPrepared => Some(Prepared::Mul(
+                        stream.prepare_mul(&x, &y, &out).map_err(npu)?,
+                    )),
+                    _ => None,
+                }
+                .map(Box::new);
+                let alpha = add.then_some(ADD_ALPHA);
+                (Launch::Elementwise { y, alpha, prepared }, vec![])
+            }
         };
-        let want = expected(self.base, e, r, c, &host, &index, &fill);
+        let want = expected(self.base, self.dtype, r, c, &host, &other, &index, &fill).ok_or_else(
+            || {
+                npu(npu_ops::Error::InvalidArgument {
+                    op: "bench",
+                    param: "dtype",
+                    reason: format!("no host arithmetic for {}", self.dtype),
+                })
+            },
+        )?;
         let nd = Nd::new(self.base, e, (r, c), input_shape, &host, &index, &fill);
-        drop(host);
+        drop((host, other));
         let case = Case {
             spec: self.clone(),
             stream: stream.clone(),
@@ -297,6 +345,22 @@ enum Launch {
         stride: Vec<i64>,
     },
     Sampled(SampledSlice),
+    /// `add_into(x, y, alpha, out)` (`alpha` given) or `mul_into(x, y,
+    /// out)`, or the prepared form made at build.
+    Elementwise {
+        y: Tensor,
+        alpha: Option<Scalar>,
+        prepared: Option<Box<Prepared>>,
+    },
+}
+
+/// Add's alpha in the bench (`out = x + 2 * y`).
+const ADD_ALPHA: Scalar = Scalar::Int(2);
+
+/// A prepared Add or Mul of a case.
+enum Prepared {
+    Add(PreparedAdd),
+    Mul(PreparedMul),
 }
 
 impl Launch {
@@ -373,6 +437,10 @@ impl Case {
             Launch::IndexSelect { dim, index } => s.index_select(x, *dim, index),
             Launch::AsStrided { size, stride } => s.as_strided(x, size, stride, 0),
             Launch::Sampled(p) => s.sampled_slice(x, p),
+            Launch::Elementwise { y, alpha, .. } => match alpha {
+                Some(a) => s.add(x, y, *a),
+                None => s.mul(x, y),
+            },
         }
     }
 
@@ -428,7 +496,8 @@ impl Case {
     }
 
     /// [`Case::run`] on another stream of the same device (the stream a
-    /// graph capture gives).
+    /// graph capture gives); a prepared case runs on the stream it was
+    /// prepared on, whatever `s`.
     pub fn run_on(&self, s: &Stream) -> npu_ops::Result<()> {
         let (x, out) = (&self.x, &self.out);
         match &self.launch {
@@ -442,6 +511,14 @@ impl Case {
             Launch::IndexSelect { dim, index } => s.index_select_into(x, *dim, index, out),
             Launch::AsStrided { size, stride } => s.as_strided_into(x, size, stride, 0, out),
             Launch::Sampled(p) => s.sampled_slice_into(x, p, out),
+            Launch::Elementwise { y, alpha, prepared } => match (prepared, alpha) {
+                (Some(p), _) => match &**p {
+                    Prepared::Add(p) => p.run(x, y, out),
+                    Prepared::Mul(p) => p.run(x, y, out),
+                },
+                (None, Some(a)) => s.add_into(x, y, *a, out),
+                (None, None) => s.mul_into(x, y, out),
+            },
         }
     }
 
@@ -482,6 +559,63 @@ fn random_elements(dtype: DType, n: usize, seed: u64) -> Vec<u8> {
     v
 }
 
+/// `x + 2 * y` (`add`) or `x * y`, elementwise, as ops.md §8/§9 round:
+/// in the dtype, the half types computed in float32 and rounded once;
+/// integers wrap. `None` for a dtype without a rule here. The inputs are
+/// finite and below 2 in magnitude (see [`random_elements`]): no NaN.
+fn arithmetic(dtype: DType, add: bool, x: &[u8], y: &[u8]) -> Option<Vec<u8>> {
+    fn each<const E: usize>(
+        x: &[u8],
+        y: &[u8],
+        f: impl Fn([u8; E], [u8; E]) -> [u8; E],
+    ) -> Vec<u8> {
+        x.chunks_exact(E)
+            .zip(y.chunks_exact(E))
+            .flat_map(|(a, b)| {
+                f(
+                    a.try_into().expect("E bytes"),
+                    b.try_into().expect("E bytes"),
+                )
+            })
+            .collect()
+    }
+    // Integers wrap.
+    macro_rules! int {
+        ($t:ty, $e:literal) => {
+            each::<$e>(x, y, |a, b| {
+                let (a, b) = (<$t>::from_le_bytes(a), <$t>::from_le_bytes(b));
+                let v = if add {
+                    a.wrapping_add(b.wrapping_mul(2))
+                } else {
+                    a.wrapping_mul(b)
+                };
+                v.to_le_bytes()
+            })
+        };
+    }
+    let f32_op = |a: f32, b: f32| if add { a + 2.0 * b } else { a * b };
+    Some(match dtype {
+        DType::F32 => each::<4>(x, y, |a, b| {
+            f32_op(f32::from_le_bytes(a), f32::from_le_bytes(b)).to_le_bytes()
+        }),
+        DType::F64 => each::<8>(x, y, |a, b| {
+            let (a, b) = (f64::from_le_bytes(a), f64::from_le_bytes(b));
+            if add { a + 2.0 * b } else { a * b }.to_le_bytes()
+        }),
+        DType::F16 => each::<2>(x, y, |a, b| {
+            let (a, b) = (f16::from_le_bytes(a), f16::from_le_bytes(b));
+            f16::from_f32(f32_op(a.to_f32(), b.to_f32())).to_le_bytes()
+        }),
+        DType::BF16 => each::<2>(x, y, |a, b| {
+            let (a, b) = (bf16::from_le_bytes(a), bf16::from_le_bytes(b));
+            bf16::from_f32(f32_op(a.to_f32(), b.to_f32())).to_le_bytes()
+        }),
+        DType::I64 => int!(i64, 8),
+        DType::I32 => int!(i32, 4),
+        _ => return None,
+    })
+}
+
 /// `n` indices in `[0, bound)`, with repeats, from `seed`.
 fn random_indices(n: usize, bound: usize, seed: u64) -> Vec<i64> {
     let mut rng = SplitMix(seed);
@@ -500,8 +634,30 @@ impl SplitMix {
     }
 }
 
-/// The output the host computes, as bytes (`e`-byte elements).
+/// The output the host computes, as bytes, from the input `x` and (Add,
+/// Mul) `y`; `None` for an arithmetic case of a dtype [`arithmetic`] lacks.
+#[allow(clippy::too_many_arguments)]
 fn expected(
+    base: Base,
+    dtype: DType,
+    r: usize,
+    c: usize,
+    x: &[u8],
+    y: &[u8],
+    index: &[i64],
+    fill: &[u8],
+) -> Option<Vec<u8>> {
+    let e = dtype.size();
+    let add = match base {
+        Base::Add | Base::AddPrepared => true,
+        Base::Mul | Base::MulPrepared => false,
+        _ => return Some(moved(base, e, r, c, x, index, fill)),
+    };
+    arithmetic(dtype, add, x, y)
+}
+
+/// The output of a data-movement case (`e`-byte elements).
+fn moved(
     base: Base,
     e: usize,
     r: usize,
@@ -540,6 +696,8 @@ fn expected(
             }
             // x is [C, R]; out (row, col) = x[col, row].
             Base::InplaceCopyTranspose => col * r + row,
+            // Computed by `arithmetic`, not moved.
+            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => i,
         })
     };
     let mut out = vec![0u8; r * c * e];
@@ -594,7 +752,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 12 * 6);
+        assert_eq!(s.len(), 16 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);
@@ -603,5 +761,7 @@ mod tests {
         }
         assert!(s.iter().any(|c| c.name == "as_strided_windows_1m_i64"));
         assert!(s.iter().any(|c| c.name == "clone_256m_f32"));
+        assert!(s.iter().any(|c| c.name == "add_prepared_256m_f32"));
+        assert!(s.iter().any(|c| c.name == "mul_1m_f16"));
     }
 }

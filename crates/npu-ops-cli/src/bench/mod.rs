@@ -1,6 +1,7 @@
-//! `npu-ops bench`: a fixed suite of data-movement cases timed against a
-//! single-threaded host memcpy of the same bytes and against ndarray doing
-//! the same on the host, the cost of a launch beside the raw C path, the
+//! `npu-ops bench`: a fixed suite of data-movement and elementwise (Add,
+//! Mul: one-shot and prepared) cases timed against a single-threaded host
+//! memcpy of the same bytes and, for data movement, against ndarray doing
+//! the same on the host; the cost of a launch beside the raw C path, the
 //! allocations a launch makes and the C calls each operator makes per
 //! launch.
 //!
@@ -225,7 +226,8 @@ pub struct Allocs {
 pub struct CCalls {
     /// `slice_oneshot`, `slice_prepared`, `index_select`, `copy_into`,
     /// `as_strided_windows`, `as_strided_transpose`, `sampled_slice_wrap`,
-    /// `sampled_slice_fill`, in that order.
+    /// `sampled_slice_fill`, `add_oneshot`, `add_prepared`, `mul_oneshot`,
+    /// `mul_prepared`, in that order.
     pub per_launch: Vec<(&'static str, CallCount)>,
     /// The calls of `Stream::synchronize` after one one-shot slice.
     pub synchronize: CallCount,
@@ -845,6 +847,10 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
         ("as_strided_transpose", Base::AsStridedTranspose),
         ("sampled_slice_wrap", Base::SampledWrap),
         ("sampled_slice_fill", Base::SampledFill),
+        ("add_oneshot", Base::Add),
+        ("add_prepared", Base::AddPrepared),
+        ("mul_oneshot", Base::Mul),
+        ("mul_prepared", Base::MulPrepared),
     ] {
         let case = four_k(base).map_err(err)?;
         count(name, &|| case.run())?;
@@ -996,10 +1002,11 @@ impl Report {
         let _ = writeln!(
             s,
             "backend {} ({}), {} kernel thread(s)\n\
-             into = the _into form (preallocated output), fresh = the plain form (new output), \
-             ndarray = the same into a new host array; medians of launch + synchronize\n\
+             into = the _into form (preallocated output; add/mul_prepared: the prepared form), \
+             fresh = the plain form (new output), ndarray = the same into a new host array; \
+             medians of launch + synchronize\n\
              memcpy = 1-thread copy_from_slice of the output's bytes into a warm buffer, best of its runs \
-             interleaved with the case's; GB/s = (2 x output + index bytes) / time; \
+             interleaved with the case's; GB/s = (2 x output + index bytes, + a second input for add/mul) / time; \
              x nd = ndarray's time / ours (above 1: faster than ndarray)",
             self.backend, self.soc, self.threads
         );

@@ -61,7 +61,8 @@ pub enum Nd {
 impl Nd {
     /// The case `base` over the host input `x` (`shape`, elements of `e`
     /// bytes), with its indices and fill value; `None` for a width without
-    /// a row.
+    /// a row or an elementwise case (ndarray's arithmetic is not the
+    /// device's: no row).
     pub fn new(
         base: Base,
         e: usize,
@@ -93,6 +94,12 @@ impl Nd {
                     T::default()
                 },
             }
+        }
+        if matches!(
+            base,
+            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared
+        ) {
+            return None;
         }
         Some(match e {
             1 => Nd::B1(make(base, e, (r, c), shape, x, index, fill)),
@@ -178,6 +185,9 @@ impl<T: Bits> NdCase<T> {
                     v.extend_from_slice(&row[..c - c4]);
                 }
                 Array2::from_shape_vec((r, c), v).expect("r x c elements")
+            }
+            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
+                unreachable!("Nd::new makes no elementwise row")
             }
         })
     }
