@@ -42,7 +42,7 @@ fn positive(v: &Value, what: &str) -> f64 {
 
 #[test]
 fn cases_have_every_field() {
-    let j = bench_json(&["--filter", "clone_4k"]);
+    let j = bench_json(&["--filter", "clone_4k_f32"]);
     let cases = j["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 1, "{j}");
     let c = &cases[0];
@@ -51,9 +51,21 @@ fn cases_have_every_field() {
     assert_eq!(c["dtype"], "f32");
     assert_eq!(c["out_bytes"], 4096);
     assert!(c["threads"].as_u64().unwrap() >= 1);
-    for k in ["gbps", "memcpy_gbps", "ratio"] {
+    for k in [
+        "gbps",
+        "memcpy_gbps",
+        "ratio",
+        "median_us",
+        "fresh_median_us",
+        "memcpy_best_us",
+        "ndarray_median_us",
+        "vs_ndarray",
+        "fresh_vs_ndarray",
+    ] {
         positive(&c[k], k);
     }
+    let vs = c["ndarray_median_us"].as_f64().unwrap() / c["median_us"].as_f64().unwrap();
+    assert!((vs / c["vs_ndarray"].as_f64().unwrap() - 1.0).abs() < 1e-3);
     let ratio = c["gbps"].as_f64().unwrap() / c["memcpy_gbps"].as_f64().unwrap();
     assert!((ratio / c["ratio"].as_f64().unwrap() - 1.0).abs() < 1e-3);
     // The launch figures run only when the filter selects them.
@@ -69,7 +81,12 @@ fn launch_figures_allocs_and_c_calls() {
     let l = &j["launch"];
     for k in [
         "prepared_us",
+        "prepared_sync_us",
+        "raw_c_us",
+        "raw_c_sync_us",
         "oneshot_us",
+        "oneshot_sync_us",
+        "fresh_sync_us",
         "first_result_us",
         "seq_prepared_us",
         "seq_graph_replay_us",
@@ -86,6 +103,25 @@ fn launch_figures_allocs_and_c_calls() {
     let a = &j["allocs_per_prepared_launch"];
     assert!(a["host"].as_f64().unwrap() >= 0.0, "{a}");
     assert!(a["device"].as_f64().unwrap() >= 0.0, "{a}");
+    // The split counts: pipelined launches and launch + synchronize pairs.
+    let split = &j["allocs_per_launch"];
+    for k in [
+        "prepared_pipelined",
+        "prepared_sync_pair",
+        "oneshot_pipelined",
+        "oneshot_sync_pair",
+    ] {
+        for side in ["host", "device"] {
+            assert!(
+                split[k][side].as_f64().unwrap() >= 0.0,
+                "{k}.{side}: {split}"
+            );
+        }
+    }
+    assert_eq!(split["prepared_pipelined"]["host"], a["host"]);
+    // The layer's overhead is the difference of two figures of the run.
+    let over = l["prepared_sync_us"].as_f64().unwrap() - l["raw_c_sync_us"].as_f64().unwrap();
+    assert!((l["layer_overhead_sync_us"].as_f64().unwrap() - over).abs() < 1e-3);
     let calls = j["c_calls_per_launch"].as_object().unwrap();
     for op in [
         "slice_oneshot",
@@ -113,7 +149,7 @@ fn launch_figures_allocs_and_c_calls() {
 fn library_api_checks_and_times() {
     let opts = Options {
         backend: Backend::Simulator,
-        filter: Some("slice_d0_s2_4k".into()),
+        filter: Some("slice_d0_s2_4k_f32".into()),
         alloc_counter: None,
     };
     let mut seen = Vec::new();
@@ -122,6 +158,8 @@ fn library_api_checks_and_times() {
     assert_eq!(r.cases.len(), 1);
     let t = r.cases[0].outcome.as_ref().unwrap();
     assert!(t.gbps.is_finite() && t.gbps > 0.0 && t.ratio > 0.0 && t.runs >= 3);
+    assert!(t.fresh_seconds > 0.0 && t.memcpy_seconds > 0.0);
+    assert!(t.ndarray_seconds.is_some_and(|n| n > 0.0));
     assert!(r.launch.is_none() && r.allocs.is_none() && r.c_calls.is_none());
     assert!(seen.iter().any(|s| s == "slice_d0_s2_4k_f32"));
     let text = r.text();
@@ -145,8 +183,51 @@ fn every_case_builds_and_checks_at_4k() {
             let spec = bench::CaseSpec::new(base, dtype, "4k", 4096);
             let case = spec.build(&s).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(case.output().numel() * dtype.size(), 4096);
+            // ndarray's row computes the same bytes (checked in build too);
+            // the elementwise cases have none.
+            match case.nd() {
+                Some(nd) => case.check("(ndarray)", &nd.output_bytes()).unwrap(),
+                None => assert_eq!(
+                    spec.op(),
+                    if spec.name.starts_with("add") {
+                        "add"
+                    } else {
+                        "mul"
+                    }
+                ),
+            }
         }
     }
+}
+
+#[test]
+fn check_catches_a_wrong_output() {
+    // The check every timed form goes through must fail on a wrong byte.
+    let rt = npu_ops::Runtime::new(Backend::Simulator).unwrap();
+    let s = rt.stream().unwrap();
+    let spec = bench::CaseSpec::new(bench::Base::SliceD0S2, npu_ops::DType::F32, "4k", 4096);
+    let case = spec.build(&s).unwrap();
+    let mut got = case.output().to_bytes().unwrap();
+    case.check("(into)", &got).unwrap();
+    got[4 * 7 + 1] ^= 1;
+    match case.check("(into)", &got) {
+        Err(bench::BenchError::Mismatch { element, .. }) => assert_eq!(element, 7),
+        other => panic!("{other:?}"),
+    }
+    assert!(case.check("(into)", &got[..100]).is_err());
+}
+
+#[test]
+fn raw_c_path_matches_the_slice() {
+    let rt = npu_ops::Runtime::new(Backend::Simulator).unwrap();
+    let s = rt.stream().unwrap();
+    let probe = bench::LaunchProbe::new(&s).unwrap();
+    // `raw` checks its output against the host before returning it.
+    let raw = probe.raw().unwrap();
+    for _ in 0..3 {
+        raw.launch().unwrap();
+    }
+    raw.synchronize().unwrap();
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The fixed case table: shapes, inputs, the launch each case times and
 //! the host computation its output is checked against.
 
+use super::nd::Nd;
 use super::BenchError;
 use half::{bf16, f16};
 use npu_ops::{DType, PreparedAdd, PreparedMul, SampleMode, SampledSlice, Scalar, Stream, Tensor};
@@ -8,12 +9,13 @@ use npu_ops::{DType, PreparedAdd, PreparedMul, SampleMode, SampledSlice, Scalar,
 /// The output sizes, in bytes, with their name suffixes.
 pub const SIZES: [(&str, usize); 3] = [("4k", 4 << 10), ("1m", 1 << 20), ("256m", 256 << 20)];
 
-/// The dtypes each size runs: `f32` everywhere, `f16` and `i64` at 1 MiB.
+/// The dtypes each size runs: `f32` everywhere, `f16` at 4 KiB and
+/// 1 MiB, `i64` at 1 MiB.
 fn dtypes(size: &str) -> &'static [DType] {
-    if size == "1m" {
-        &[DType::F32, DType::F16, DType::I64]
-    } else {
-        &[DType::F32]
+    match size {
+        "1m" => &[DType::F32, DType::F16, DType::I64],
+        "4k" => &[DType::F32, DType::F16],
+        _ => &[DType::F32],
     }
 }
 
@@ -295,20 +297,6 @@ impl CaseSpec {
                 (Launch::Elementwise { y, alpha, prepared }, vec![])
             }
         };
-        let case = Case {
-            spec: self.clone(),
-            stream: stream.clone(),
-            x,
-            out,
-            launch,
-        };
-        // Poison the output, run once, compare with the host's answer.
-        stream
-            .upload_bytes(&case.out, &vec![0xa5; self.out_bytes])
-            .map_err(npu)?;
-        case.run().map_err(npu)?;
-        stream.synchronize().map_err(npu)?;
-        let got = case.out.to_bytes().map_err(npu)?;
         let want = expected(self.base, self.dtype, r, c, &host, &other, &index, &fill).ok_or_else(
             || {
                 npu(npu_ops::Error::InvalidArgument {
@@ -318,16 +306,21 @@ impl CaseSpec {
                 })
             },
         )?;
+        let nd = Nd::new(self.base, e, (r, c), input_shape, &host, &index, &fill);
         drop((host, other));
-        if let Some(i) =
-            (0..got.len() / e).find(|&i| got[i * e..(i + 1) * e] != want[i * e..(i + 1) * e])
-        {
-            return Err(BenchError::Mismatch {
-                case: self.name.clone(),
-                element: i,
-                got: hex(&got[i * e..(i + 1) * e]),
-                want: hex(&want[i * e..(i + 1) * e]),
-            });
+        let case = Case {
+            spec: self.clone(),
+            stream: stream.clone(),
+            x,
+            out,
+            launch,
+            want,
+            nd,
+        };
+        case.check_into()?;
+        case.check_fresh()?;
+        if let Some(nd) = &case.nd {
+            case.check("(ndarray)", &nd.output_bytes())?;
         }
         Ok(case)
     }
@@ -389,6 +382,10 @@ pub struct Case {
     x: Tensor,
     out: Tensor,
     launch: Launch,
+    /// The host's answer (row-major bytes).
+    want: Vec<u8>,
+    /// The same in ndarray, for the host-library row.
+    nd: Option<Nd>,
 }
 
 impl Case {
@@ -416,6 +413,86 @@ impl Case {
     /// [`Stream::copy`]); returns once enqueued, without synchronising.
     pub fn run(&self) -> npu_ops::Result<()> {
         self.run_on(&self.stream)
+    }
+
+    /// Enqueues the plain form of the operator, which returns a new output
+    /// tensor (`slice`, `index_select`, `as_strided`, `sampled_slice`, a
+    /// new tensor and [`Stream::copy`] for a clone, `contiguous` for a
+    /// transposed copy).
+    pub fn run_fresh(&self) -> npu_ops::Result<Tensor> {
+        let (s, x) = (&self.stream, &self.x);
+        match &self.launch {
+            Launch::Copy(src) if src.is_contiguous() => {
+                let out = Tensor::empty(s, src.dtype(), src.shape())?;
+                s.copy(&out, src)?;
+                Ok(out)
+            }
+            Launch::Copy(src) => s.contiguous(src),
+            Launch::Slice {
+                dim,
+                start,
+                end,
+                step,
+            } => s.slice(x, *dim, *start, *end, *step),
+            Launch::IndexSelect { dim, index } => s.index_select(x, *dim, index),
+            Launch::AsStrided { size, stride } => s.as_strided(x, size, stride, 0),
+            Launch::Sampled(p) => s.sampled_slice(x, p),
+            Launch::Elementwise { y, alpha, .. } => match alpha {
+                Some(a) => s.add(x, y, *a),
+                None => s.mul(x, y),
+            },
+        }
+    }
+
+    /// The ndarray form of the case (`None` for an element width without
+    /// one).
+    pub fn nd(&self) -> Option<&Nd> {
+        self.nd.as_ref()
+    }
+
+    /// Compares `got` (row-major bytes) with the host's answer; `form`
+    /// names what produced it in the error.
+    pub fn check(&self, form: &str, got: &[u8]) -> Result<(), BenchError> {
+        let (e, want) = (self.spec.dtype.size(), &self.want);
+        let bad = (got.len() != want.len()).then_some(got.len().min(want.len()) / e);
+        if let Some(i) = bad.or_else(|| {
+            (0..got.len() / e).find(|&i| got[i * e..(i + 1) * e] != want[i * e..(i + 1) * e])
+        }) {
+            let at = |b: &[u8]| b.get(i * e..(i + 1) * e).map_or("(none)".into(), hex);
+            return Err(BenchError::Mismatch {
+                case: format!("{} {form}", self.spec.name),
+                element: i,
+                got: at(got),
+                want: at(want),
+            });
+        }
+        Ok(())
+    }
+
+    /// Poisons the preallocated output, runs the `_into` form once and
+    /// checks the output.
+    pub fn check_into(&self) -> Result<(), BenchError> {
+        let npu = |error| BenchError::Npu {
+            case: format!("{} (into)", self.spec.name),
+            error,
+        };
+        self.stream
+            .upload_bytes(&self.out, &vec![0xa5; self.spec.out_bytes])
+            .map_err(npu)?;
+        self.run().map_err(npu)?;
+        self.stream.synchronize().map_err(npu)?;
+        self.check("(into)", &self.out.to_bytes().map_err(npu)?)
+    }
+
+    /// Runs the plain form once and checks its new output.
+    pub fn check_fresh(&self) -> Result<(), BenchError> {
+        let npu = |error| BenchError::Npu {
+            case: format!("{} (fresh)", self.spec.name),
+            error,
+        };
+        let out = self.run_fresh().map_err(npu)?;
+        self.stream.synchronize().map_err(npu)?;
+        self.check("(fresh)", &out.to_bytes().map_err(npu)?)
     }
 
     /// [`Case::run`] on another stream of the same device (the stream a
@@ -675,7 +752,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 16 * 5);
+        assert_eq!(s.len(), 16 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

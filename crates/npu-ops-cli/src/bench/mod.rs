@@ -1,19 +1,23 @@
 //! `npu-ops bench`: a fixed suite of data-movement and elementwise (Add,
-//! Mul: one-shot and prepared) cases timed against a
-//! single-threaded host memcpy of the same bytes, the cost of a launch, the
-//! allocations a prepared launch makes and the C calls each operator makes
-//! per launch.
+//! Mul: one-shot and prepared) cases timed against a single-threaded host
+//! memcpy of the same bytes and, for data movement, against ndarray doing
+//! the same on the host; the cost of a launch beside the raw C path, the
+//! allocations a launch makes and the C calls each operator makes per
+//! launch.
 //!
-//! Every case's output is checked once against a host computation before
-//! it is timed, so a wrong kernel is never reported as fast. Outputs are
-//! preallocated (a steady-state loop: the `_into` forms and
-//! [`Stream::copy`]); one timed run is the launch(es) plus a synchronise of
-//! the stream. For each case: GB/s counts the logical bytes moved (the
-//! output written and as many read, plus the indices of a gather), and
-//! `ratio` divides it by the GB/s of a 1-thread `copy_from_slice` of the
-//! output's bytes into a warm buffer (also counted as twice the bytes),
-//! timed in the same loop, interleaved with the case's runs. Both are
-//! medians.
+//! Every case's output is checked against a host computation before it is
+//! timed and again after the timing into a poisoned output, in each form,
+//! so a wrong kernel is never reported as fast. Each case times, run by
+//! run interleaved: its `_into` form into a preallocated output (the
+//! steady-state loop; [`Stream::copy`] for copies), its plain form (a new
+//! output each run), ndarray's form (a new host array each run, [`nd`]) and
+//! the memcpy reference. One timed run is the launch(es) plus a synchronise
+//! of the stream; the forms' figures are medians. GB/s counts the logical
+//! bytes moved (the output written and as many read, plus the indices of a
+//! gather), and `ratio` divides it by the GB/s of a 1-thread
+//! `copy_from_slice` of the output's bytes into a warm buffer (counted as
+//! twice the bytes), taken as the best of its runs so that a disturbance by
+//! the case's own work never flatters the ratio.
 //!
 //! ```no_run
 //! use npu_ops_cli::bench::{self, Options};
@@ -24,9 +28,13 @@
 
 mod cases;
 mod counted;
+mod nd;
+mod raw;
 
 pub use cases::{short_name, suite, Base, Case, CaseSpec, SIZES};
 pub use counted::CallCount;
+pub use nd::{Bits, Nd, NdCase};
+pub use raw::RawSlice;
 
 use npu_ops::{Backend, BackendKind, DType, PreparedSlice, Runtime, Stream};
 use serde_json::{json, Value};
@@ -95,19 +103,37 @@ pub struct Options {
 /// The timing of one case.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timing {
-    /// Timed runs (each one launch plus synchronise).
+    /// Timed runs of each form (each one launch plus synchronise).
     pub runs: usize,
-    /// Median seconds per run.
+    /// Median seconds per run of the `_into` form (a preallocated output).
     pub seconds: f64,
-    /// Median seconds of the memcpy of the output's bytes.
+    /// Median seconds per run of the plain form (a new output each run).
+    pub fresh_seconds: f64,
+    /// Median seconds of ndarray doing the same into a new array.
+    pub ndarray_seconds: Option<f64>,
+    /// The memcpy reference: the best (shortest) of its timings, taken
+    /// interleaved with the case's runs.
     pub memcpy_seconds: f64,
-    /// Logical GB/s (10^9 bytes): output bytes x 2 plus index bytes, over
-    /// the median time.
+    /// Logical GB/s (10^9 bytes) of the `_into` form: output bytes x 2
+    /// plus index bytes, over the median time.
     pub gbps: f64,
     /// The memcpy's GB/s (output bytes x 2).
     pub memcpy_gbps: f64,
     /// `gbps / memcpy_gbps` (higher is better).
     pub ratio: f64,
+}
+
+impl Timing {
+    /// The `_into` form's speed over ndarray's (above 1: npu-ops is
+    /// faster).
+    pub fn vs_ndarray(&self) -> Option<f64> {
+        self.ndarray_seconds.map(|n| n / self.seconds)
+    }
+
+    /// The plain form's speed over ndarray's.
+    pub fn fresh_vs_ndarray(&self) -> Option<f64> {
+        self.ndarray_seconds.map(|n| n / self.fresh_seconds)
+    }
 }
 
 /// One case's result.
@@ -120,16 +146,34 @@ pub struct CaseResult {
 }
 
 /// Launch costs of a 4 KiB slice (`slice_d0_s1_4k_f32`), microseconds.
+///
+/// Two regimes: a launch on an idle stream small enough to run inline is
+/// executed at once on the calling thread, so a launch followed by a
+/// synchronise (`*_sync_us`) measures that path; launches issued back to
+/// back (pipelined, `prepared_us`, `oneshot_us`, `raw_us`) find the stream
+/// busy and go to its worker thread, and are amortised over a batch and
+/// one synchronise.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LaunchFigures {
-    /// A prepared slice, many launches and one synchronise, per launch.
+    /// A prepared slice, pipelined: many launches and one synchronise, per
+    /// launch.
     pub prepared_us: f64,
-    /// The same through the one-shot `slice_into`.
+    /// A prepared launch plus synchronise, median.
+    pub prepared_sync_us: f64,
+    /// The raw C path ([`RawSlice`]: rebind, run), pipelined; `None` where
+    /// the CANN lacks executor reuse.
+    pub raw_us: Option<f64>,
+    /// The raw C path plus `aclrtSynchronizeStream`, median, measured
+    /// interleaved with `prepared_sync_us`.
+    pub raw_sync_us: Option<f64>,
+    /// The one-shot `slice_into`, pipelined, per launch.
     pub oneshot_us: f64,
     /// One `slice_into` plus synchronise, median, the other cores idle.
     pub first_result_idle_us: f64,
     /// The same with a busy-spinning thread on each other core.
     pub first_result_busy_us: f64,
+    /// A plain `slice` (a new output) plus synchronise, median.
+    pub fresh_sync_us: f64,
     /// Launches per batch for the amortised figures.
     pub batch: usize,
     /// Host time to enqueue [`SEQ`] prepared launches of the slice, median.
@@ -151,20 +195,29 @@ impl LaunchFigures {
     }
 }
 
-/// Allocations per launch of the 4 KiB slice, averaged over many launches
-/// (the synchronise at the end included).
+/// Allocations of the 4 KiB slice, averaged over many launches: per
+/// pipelined launch (a batch of launches and one synchronise, which is
+/// counted), and per launch + synchronise pair.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Allocs {
-    /// Host heap allocations (every thread) per prepared launch; `None`
-    /// without an [`AllocCounter`].
+    /// Host heap allocations (every thread) per pipelined prepared launch;
+    /// `None` without an [`AllocCounter`].
     pub host: Option<f64>,
-    /// Device allocations (`aclrtMalloc`, from
-    /// [`Runtime::memory_stats`]) per prepared launch.
+    /// Device allocations (`aclrtMalloc`, from [`Runtime::memory_stats`])
+    /// per pipelined prepared launch.
     pub device: f64,
-    /// Host allocations per one-shot `slice_into`.
+    /// Host allocations per prepared launch + synchronise pair.
+    pub sync_host: Option<f64>,
+    /// Device allocations per prepared launch + synchronise pair.
+    pub sync_device: f64,
+    /// Host allocations per pipelined one-shot `slice_into`.
     pub oneshot_host: Option<f64>,
-    /// Device allocations per one-shot `slice_into`.
+    /// Device allocations per pipelined one-shot `slice_into`.
     pub oneshot_device: f64,
+    /// Host allocations per one-shot `slice_into` + synchronise pair.
+    pub oneshot_sync_host: Option<f64>,
+    /// Device allocations per one-shot `slice_into` + synchronise pair.
+    pub oneshot_sync_device: f64,
 }
 
 /// The C calls of one launch, per operator (4 KiB float32 cases, after a
@@ -206,6 +259,13 @@ pub struct Report {
 pub struct LaunchProbe {
     case: Case,
     prepared: PreparedSlice,
+}
+
+/// `slice_d0_s1_4k_f32`'s slice arguments (dim, start, end, step), as
+/// [`CaseSpec::build`] plans them.
+fn probe_slice_args(spec: &CaseSpec) -> (i64, i64, i64, i64) {
+    let r = spec.rc().0 as i64;
+    (0, r / 2, r / 2 + r, 1)
 }
 
 impl LaunchProbe {
@@ -251,6 +311,39 @@ impl LaunchProbe {
     /// Enqueues one one-shot `slice_into`.
     pub fn oneshot(&self) -> npu_ops::Result<()> {
         self.case.run()
+    }
+
+    /// Enqueues one plain `slice` (a new output, dropped at once).
+    pub fn fresh(&self) -> npu_ops::Result<()> {
+        self.case.run_fresh().map(drop)
+    }
+
+    /// The same slice through the raw C path, checked once against the
+    /// host; `Err` says why there is none (this CANN lacks executor reuse)
+    /// or what failed.
+    pub fn raw(&self) -> Result<RawSlice, String> {
+        let (dim, start, end, step) = probe_slice_args(self.case.spec());
+        let raw = RawSlice::new(
+            self.stream(),
+            self.case.input(),
+            dim,
+            start,
+            end,
+            step,
+            self.case.output(),
+        )?;
+        let e = |e: npu_ops::Error| e.to_string();
+        let n = self.case.spec().out_bytes;
+        self.stream()
+            .upload_bytes(self.case.output(), &vec![0x5a; n])
+            .map_err(e)?;
+        self.stream().synchronize().map_err(e)?;
+        raw.launch()?;
+        raw.synchronize()?;
+        self.case
+            .check("(raw C path)", &self.case.output().to_bytes().map_err(e)?)
+            .map_err(|e| e.to_string())?;
+        Ok(raw)
     }
 
     /// A graph of `n` captured launches of the slice (checked once).
@@ -348,7 +441,9 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Builds (and checks) `spec`, then times it against `memcpy`.
+/// Builds (and checks) `spec`, then times its `_into` form, its plain
+/// form, ndarray's form and the memcpy reference, interleaved run by run,
+/// and checks both of its forms again after the timing.
 pub fn time_case(
     spec: &CaseSpec,
     stream: &Stream,
@@ -359,30 +454,52 @@ pub fn time_case(
         case: spec.name.clone(),
         error,
     };
-    let run = || -> npu_ops::Result<f64> {
+    let timed = |f: &dyn Fn() -> npu_ops::Result<()>| -> npu_ops::Result<f64> {
         let t = Instant::now();
-        case.run()?;
+        f()?;
         stream.synchronize()?;
         Ok(t.elapsed().as_secs_f64())
     };
+    let into = || case.run();
+    let fresh = || case.run_fresh().map(drop);
+    let nd = || {
+        case.nd().map(|nd| {
+            let t = Instant::now();
+            nd.run();
+            t.elapsed().as_secs_f64()
+        })
+    };
     let (warm, min, max, budget) = plan(spec.out_bytes);
     for _ in 0..warm {
-        run().map_err(npu)?;
+        timed(&into).map_err(npu)?;
+        timed(&fresh).map_err(npu)?;
+        nd();
     }
-    let (mut ts, mut ms) = (Vec::with_capacity(max), Vec::with_capacity(max));
+    let mut ts = Vec::with_capacity(max);
+    let mut fs = Vec::with_capacity(max);
+    let mut ns = Vec::with_capacity(max);
+    let mut best = f64::INFINITY;
     let start = Instant::now();
     while ts.len() < max && (ts.len() < min || start.elapsed() < budget) {
-        ms.push(memcpy.time());
-        ts.push(run().map_err(npu)?);
+        best = best.min(memcpy.time());
+        ts.push(timed(&into).map_err(npu)?);
+        fs.push(timed(&fresh).map_err(npu)?);
+        ns.extend(nd());
     }
+    // The outputs are still right after the timing.
+    case.check_into()?;
+    case.check_fresh()?;
     let runs = ts.len();
-    let (t, m) = (median(&mut ts), median(&mut ms));
+    let (t, f) = (median(&mut ts), median(&mut fs));
+    let n = (!ns.is_empty()).then(|| median(&mut ns));
     let gbps = spec.logical_bytes() as f64 / t / 1e9;
-    let memcpy_gbps = 2.0 * spec.out_bytes as f64 / m / 1e9;
+    let memcpy_gbps = 2.0 * spec.out_bytes as f64 / best / 1e9;
     Ok(Timing {
         runs,
         seconds: t,
-        memcpy_seconds: m,
+        fresh_seconds: f,
+        ndarray_seconds: n,
+        memcpy_seconds: best,
         gbps,
         memcpy_gbps,
         ratio: gbps / memcpy_gbps,
@@ -465,11 +582,32 @@ pub fn run(
     })
 }
 
+/// A raw C path failure as the crate's error (for the timing closures).
+fn raw_error(reason: String) -> npu_ops::Error {
+    npu_ops::Error::InvalidArgument {
+        op: "bench",
+        param: "raw C path",
+        reason,
+    }
+}
+
 fn launch_figures(stream: &Stream) -> Result<LaunchFigures, BenchError> {
     let probe = LaunchProbe::new(stream)?;
     let npu = |error| BenchError::Npu {
         case: "launch".into(),
         error,
+    };
+    let raw = probe.raw();
+    let raw_err = |e: String| BenchError::Npu {
+        case: "launch".into(),
+        error: raw_error(e),
+    };
+    // Where the C ABI has executor reuse, a failure of the raw path is a
+    // failure of the bench; where it lacks it, the figure is left out.
+    let raw = match raw {
+        Ok(r) => Some(r),
+        Err(e) if e.contains("no executor reuse") || e.contains("no aclnnSlice") => None,
+        Err(e) => return Err(raw_err(e)),
     };
     const BATCH: usize = 2000;
     let amortised = |f: &dyn Fn() -> npu_ops::Result<()>| -> npu_ops::Result<f64> {
@@ -490,26 +628,51 @@ fn launch_figures(stream: &Stream) -> Result<LaunchFigures, BenchError> {
         Ok(median(&mut v))
     };
     let prepared_us = amortised(&|| probe.prepared()).map_err(npu)?;
-    let oneshot_us = amortised(&|| probe.oneshot()).map_err(npu)?;
-    let first = || -> npu_ops::Result<f64> {
-        for _ in 0..20 {
-            probe.oneshot()?;
-            stream.synchronize()?;
-        }
-        let mut v = Vec::new();
-        let start = Instant::now();
-        while v.len() < 11 || (v.len() < 1001 && start.elapsed() < Duration::from_millis(500)) {
-            let t = Instant::now();
-            probe.oneshot()?;
-            stream.synchronize()?;
-            v.push(t.elapsed().as_secs_f64() * 1e6);
-        }
-        Ok(median(&mut v))
+    let raw_us = match &raw {
+        Some(r) => Some(amortised(&|| r.launch().map_err(raw_error)).map_err(npu)?),
+        None => None,
     };
-    let first_result_idle_us = first().map_err(npu)?;
+    let oneshot_us = amortised(&|| probe.oneshot()).map_err(npu)?;
+    // Launch + synchronise pairs, each timed, medians; the forms given are
+    // interleaved run by run so that they see the same machine.
+    let pairs = |forms: &[&dyn Fn() -> npu_ops::Result<()>]| -> npu_ops::Result<Vec<f64>> {
+        for _ in 0..20 {
+            for f in forms {
+                f()?;
+                stream.synchronize()?;
+            }
+        }
+        let mut v = vec![Vec::new(); forms.len()];
+        let start = Instant::now();
+        while v[0].len() < 11 || (v[0].len() < 2001 && start.elapsed() < Duration::from_millis(700))
+        {
+            for (f, v) in forms.iter().zip(&mut v) {
+                let t = Instant::now();
+                f()?;
+                stream.synchronize()?;
+                v.push(t.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+        Ok(v.iter_mut().map(|v| median(v)).collect())
+    };
+    let raw_pair = || -> npu_ops::Result<()> {
+        let r = raw.as_ref().expect("only called with a raw path");
+        r.launch().and_then(|_| r.synchronize()).map_err(raw_error)
+    };
+    let prepared = || probe.prepared();
+    let oneshot = || probe.oneshot();
+    let fresh = || probe.fresh();
+    let (prepared_sync_us, raw_sync_us, first_result_idle_us, fresh_sync_us) = if raw.is_some() {
+        let v = pairs(&[&prepared, &raw_pair, &oneshot, &fresh]).map_err(npu)?;
+        (v[0], Some(v[1]), v[2], v[3])
+    } else {
+        let v = pairs(&[&prepared, &oneshot, &fresh]).map_err(npu)?;
+        (v[0], None, v[1], v[2])
+    };
     let busy = Busy::start();
-    let first_result_busy_us = first();
+    let first_result_busy_us = pairs(&[&oneshot]);
     drop(busy);
+    let first_result_busy_us = first_result_busy_us.map_err(npu)?[0];
     // Host time of a sequence of SEQ launches: enqueued one by one
     // (prepared), or replayed as one captured graph; timed without the
     // synchronisation that follows each.
@@ -534,9 +697,13 @@ fn launch_figures(stream: &Stream) -> Result<LaunchFigures, BenchError> {
     };
     Ok(LaunchFigures {
         prepared_us,
+        prepared_sync_us,
+        raw_us,
+        raw_sync_us,
         oneshot_us,
         first_result_idle_us,
-        first_result_busy_us: first_result_busy_us.map_err(npu)?,
+        first_result_busy_us,
+        fresh_sync_us,
         batch: BATCH,
         seq_prepared_us,
         seq_graph_us,
@@ -589,9 +756,20 @@ fn alloc_figures(
         error,
     };
     const N: usize = 1000;
-    let per_launch = |f: &dyn Fn() -> npu_ops::Result<()>| -> npu_ops::Result<(Option<f64>, f64)> {
+    // Allocations per launch over N launches: pipelined (one synchronise
+    // at the end, counted) or each followed by a synchronise.
+    let per_launch = |f: &dyn Fn() -> npu_ops::Result<()>,
+                      sync_each: bool|
+     -> npu_ops::Result<(Option<f64>, f64)> {
+        let one = || {
+            if sync_each {
+                f().and_then(|_| stream.synchronize())
+            } else {
+                f()
+            }
+        };
         for _ in 0..N / 10 {
-            f()?;
+            one()?;
         }
         stream.synchronize()?;
         if let Some(c) = counter {
@@ -600,7 +778,7 @@ fn alloc_figures(
         let h0 = counter.map(|c| (c.count)());
         let d0 = rt.memory_stats().device_allocs;
         let r = (0..N)
-            .try_for_each(|_| f())
+            .try_for_each(|_| one())
             .and_then(|_| stream.synchronize());
         let d1 = rt.memory_stats().device_allocs;
         let h1 = counter.map(|c| (c.count)());
@@ -613,13 +791,20 @@ fn alloc_figures(
             .map(|(a, b)| b.saturating_sub(a) as f64 / N as f64);
         Ok((host, d1.saturating_sub(d0) as f64 / N as f64))
     };
-    let (host, device) = per_launch(&|| probe.prepared()).map_err(npu)?;
-    let (oneshot_host, oneshot_device) = per_launch(&|| probe.oneshot()).map_err(npu)?;
+    let (host, device) = per_launch(&|| probe.prepared(), false).map_err(npu)?;
+    let (sync_host, sync_device) = per_launch(&|| probe.prepared(), true).map_err(npu)?;
+    let (oneshot_host, oneshot_device) = per_launch(&|| probe.oneshot(), false).map_err(npu)?;
+    let (oneshot_sync_host, oneshot_sync_device) =
+        per_launch(&|| probe.oneshot(), true).map_err(npu)?;
     Ok(Allocs {
         host,
         device,
+        sync_host,
+        sync_device,
         oneshot_host,
         oneshot_device,
+        oneshot_sync_host,
+        oneshot_sync_device,
     })
 }
 
@@ -720,7 +905,15 @@ impl Report {
                         o.insert("ratio".into(), num(t.ratio));
                         o.insert("runs".into(), json!(t.runs));
                         o.insert("median_us".into(), num(t.seconds * 1e6));
-                        o.insert("memcpy_median_us".into(), num(t.memcpy_seconds * 1e6));
+                        o.insert("fresh_median_us".into(), num(t.fresh_seconds * 1e6));
+                        o.insert("memcpy_best_us".into(), num(t.memcpy_seconds * 1e6));
+                        let opt = |v: Option<f64>| v.map_or(Value::Null, num);
+                        o.insert(
+                            "ndarray_median_us".into(),
+                            opt(t.ndarray_seconds.map(|s| s * 1e6)),
+                        );
+                        o.insert("vs_ndarray".into(), opt(t.vs_ndarray()));
+                        o.insert("fresh_vs_ndarray".into(), opt(t.fresh_vs_ndarray()));
                     }
                     Err(e) => {
                         for k in ["gbps", "memcpy_gbps", "ratio"] {
@@ -735,7 +928,13 @@ impl Report {
         let launch = match &self.launch {
             Some(Ok(l)) => json!({
                 "prepared_us": num(l.prepared_us),
+                "prepared_sync_us": num(l.prepared_sync_us),
+                "raw_c_us": l.raw_us.map_or(Value::Null, num),
+                "raw_c_sync_us": l.raw_sync_us.map_or(Value::Null, num),
+                "layer_overhead_sync_us": l.raw_sync_us.map_or(Value::Null, |r| num(l.prepared_sync_us - r)),
                 "oneshot_us": num(l.oneshot_us),
+                "oneshot_sync_us": num(l.first_result_idle_us),
+                "fresh_sync_us": num(l.fresh_sync_us),
                 "first_result_us": num(l.first_result_us()),
                 "first_result_idle_us": num(l.first_result_idle_us),
                 "first_result_busy_us": num(l.first_result_busy_us),
@@ -746,13 +945,25 @@ impl Report {
             Some(Err(e)) => json!({"error": e.to_string()}),
             None => Value::Null,
         };
-        let allocs = match &self.allocs {
-            Some(Ok(a)) => json!({
-                "host": a.host.map_or(Value::Null, num),
-                "device": num(a.device),
-            }),
-            Some(Err(e)) => json!({"error": e.to_string()}),
-            None => Value::Null,
+        let opt = |v: Option<f64>| v.map_or(Value::Null, num);
+        let (allocs, split) = match &self.allocs {
+            Some(Ok(a)) => (
+                json!({
+                    "host": opt(a.host),
+                    "device": num(a.device),
+                }),
+                json!({
+                    "prepared_pipelined": {"host": opt(a.host), "device": num(a.device)},
+                    "prepared_sync_pair": {"host": opt(a.sync_host), "device": num(a.sync_device)},
+                    "oneshot_pipelined": {"host": opt(a.oneshot_host), "device": num(a.oneshot_device)},
+                    "oneshot_sync_pair": {"host": opt(a.oneshot_sync_host), "device": num(a.oneshot_sync_device)},
+                }),
+            ),
+            Some(Err(e)) => (
+                json!({"error": e.to_string()}),
+                json!({"error": e.to_string()}),
+            ),
+            None => (Value::Null, Value::Null),
         };
         let (calls, by_fn) = match &self.c_calls {
             Some(Ok(c)) => {
@@ -775,6 +986,7 @@ impl Report {
             "cases": cases,
             "launch": launch,
             "allocs_per_prepared_launch": allocs,
+            "allocs_per_launch": split,
             "c_calls_per_launch": calls,
             "c_calls_by_function": by_fn,
         });
@@ -789,29 +1001,58 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "backend {} ({}), {} kernel thread(s); median of the runs; memcpy = 1-thread copy_from_slice of the output's bytes into a warm buffer; GB/s = (2 x output + index bytes, + a second input for add/mul) / time",
+            "backend {} ({}), {} kernel thread(s)\n\
+             into = the _into form (preallocated output; add/mul_prepared: the prepared form), \
+             fresh = the plain form (new output), ndarray = the same into a new host array; \
+             medians of launch + synchronize\n\
+             memcpy = 1-thread copy_from_slice of the output's bytes into a warm buffer, best of its runs \
+             interleaved with the case's; GB/s = (2 x output + index bytes, + a second input for add/mul) / time; \
+             x nd = ndarray's time / ours (above 1: faster than ndarray)",
             self.backend, self.soc, self.threads
         );
         if !self.cases.is_empty() {
             let _ = writeln!(
                 s,
-                "{:<32} {:>10} {:>9} {:>12} {:>8} {:>5}",
-                "case", "out_bytes", "GB/s", "memcpy GB/s", "ratio", "runs"
+                "{:<30} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7} {:>7} {:>5}",
+                "case",
+                "out_bytes",
+                "into us",
+                "fresh us",
+                "ndarray us",
+                "GB/s",
+                "memcpy",
+                "ratio",
+                "x nd",
+                "fr x nd",
+                "runs"
             );
         }
+        let opt = |v: Option<f64>, w: usize, p: usize| {
+            v.map_or(format!("{:>w$}", "n/a"), |v| format!("{v:>w$.p$}"))
+        };
         for c in &self.cases {
             match &c.outcome {
                 Ok(t) => {
                     let _ = writeln!(
                         s,
-                        "{:<32} {:>10} {:>9.3} {:>12.2} {:>8.3} {:>5}",
-                        c.spec.name, c.spec.out_bytes, t.gbps, t.memcpy_gbps, t.ratio, t.runs
+                        "{:<30} {:>10} {:>10.2} {:>10.2} {} {:>8.2} {:>8.2} {:>7.3} {} {} {:>5}",
+                        c.spec.name,
+                        c.spec.out_bytes,
+                        t.seconds * 1e6,
+                        t.fresh_seconds * 1e6,
+                        opt(t.ndarray_seconds.map(|n| n * 1e6), 10, 2),
+                        t.gbps,
+                        t.memcpy_gbps,
+                        t.ratio,
+                        opt(t.vs_ndarray(), 7, 2),
+                        opt(t.fresh_vs_ndarray(), 7, 2),
+                        t.runs
                     );
                 }
                 Err(e) => {
                     let _ = writeln!(
                         s,
-                        "{:<32} {:>10} FAILED: {e}",
+                        "{:<30} {:>10} FAILED: {e}",
                         c.spec.name, c.spec.out_bytes
                     );
                 }
@@ -819,23 +1060,37 @@ impl Report {
         }
         match &self.launch {
             Some(Ok(l)) => {
-                let _ = writeln!(s, "launch (4 KiB slice, slice_d0_s1_4k_f32):");
+                let _ = writeln!(s, "launch (4 KiB slice, slice_d0_s1_4k_f32), microseconds:");
                 let _ = writeln!(
                     s,
-                    "  prepared_us      {:>9.2}  (prepared slice, {} launches then one synchronize, per launch)",
-                    l.prepared_us, l.batch
+                    "  a launch on an idle stream runs inline on the calling thread; launches issued \
+                     back to back (pipelined) go to the stream's worker"
+                );
+                let raw = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2}"));
+                let _ = writeln!(
+                    s,
+                    "  prepared + synchronize   {:>7.2}   raw C path + synchronize {:>7}   (layer adds {})",
+                    l.prepared_sync_us,
+                    raw(l.raw_sync_us),
+                    l.raw_sync_us
+                        .map_or("n/a".into(), |r| format!("{:.2} us", l.prepared_sync_us - r))
                 );
                 let _ = writeln!(
                     s,
-                    "  oneshot_us       {:>9.2}  (slice_into, the same)",
-                    l.oneshot_us
+                    "  prepared, pipelined      {:>7.2}   raw C path, pipelined    {:>7}   ({} launches then one synchronize, per launch)",
+                    l.prepared_us,
+                    raw(l.raw_us),
+                    l.batch
                 );
                 let _ = writeln!(
                     s,
-                    "  first_result_us  {:>9.2}  (slice_into + synchronize, median: other cores idle {:.2}, busy {:.2})",
-                    l.first_result_us(),
-                    l.first_result_idle_us,
-                    l.first_result_busy_us
+                    "  oneshot slice_into + synchronize {:>7.2} (other cores busy {:.2}); pipelined {:.2}",
+                    l.first_result_idle_us, l.first_result_busy_us, l.oneshot_us
+                );
+                let _ = writeln!(
+                    s,
+                    "  fresh slice + synchronize        {:>7.2}",
+                    l.fresh_sync_us
                 );
                 let _ = writeln!(
                     s,
@@ -866,15 +1121,20 @@ impl Report {
             Some(Ok(a)) => {
                 let _ = writeln!(
                     s,
-                    "allocs_per_prepared_launch: host {}, device {:.2}  (one-shot slice_into: host {}, device {:.2})",
+                    "allocs per launch (host, device): prepared pipelined {}, {:.2}; prepared + synchronize {}, {:.2}; \
+                     slice_into pipelined {}, {:.2}; slice_into + synchronize {}, {:.2}",
                     host(a.host),
                     a.device,
+                    host(a.sync_host),
+                    a.sync_device,
                     host(a.oneshot_host),
-                    a.oneshot_device
+                    a.oneshot_device,
+                    host(a.oneshot_sync_host),
+                    a.oneshot_sync_device
                 );
             }
             Some(Err(e)) => {
-                let _ = writeln!(s, "allocs_per_prepared_launch: FAILED: {e}");
+                let _ = writeln!(s, "allocs per launch: FAILED: {e}");
             }
             None => {}
         }
