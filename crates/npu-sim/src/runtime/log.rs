@@ -320,7 +320,7 @@ fn now() -> (String, String) {
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     // SAFETY: both pointers are to live locals; localtime_r is reentrant.
     unsafe { libc::localtime_r(&secs, &mut tm) };
-    let (ms, us) = (since.subsec_micros() / 1000, since.subsec_micros() % 1000);
+    let (ms, us) = (since.subsec_millis(), since.subsec_micros() % 1000);
     let date = format!(
         "{:04}-{:02}-{:02}-{:02}:{:02}:{:02}.{ms:03}.{us:03}",
         tm.tm_year + 1900,
