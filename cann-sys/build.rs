@@ -184,6 +184,11 @@ mod generate {
             } else if let Some(rest) = line.strip_prefix("} ") {
                 d.types.push(rest.trim_end_matches(';').to_string());
             } else if !line.starts_with("/*") && !line.starts_with('*') && line.contains('(') {
+                // A function taking a `va_list` (acllogVaList) is left out:
+                // the type differs by target, and the bindings are one file.
+                if line.contains("va_list") {
+                    continue;
+                }
                 if let Some(name) = ident_before_paren(line).filter(|n| n.starts_with("acl")) {
                     d.functions.push(name);
                 }
@@ -223,6 +228,9 @@ mod generate {
                     break;
                 }
             }
+        }
+        if inc.join("base").join("acl_log.h").is_file() {
+            w.push_str("#include <base/acl_log.h>\n");
         }
         for def in &declared.aclnn_defines {
             let name = def.split_whitespace().nth(1).unwrap();

@@ -5,6 +5,7 @@
 #   g++ -std=c++11 -I $ASCEND_HOME_PATH/include X.cpp -L $ASCEND_HOME_PATH/lib64 -lascendcl -lpthread
 # and with CANN 9's runtime library name (-lacl_rt) in place of libascendcl.
 # Each program checks its results and ends by printing "<name>: ok".
+# tests/runtime/alog.cpp, the log library, links -lascendalog.
 # Needs a C++ compiler.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,4 +89,20 @@ run runtime_device_acl_rt "$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/incl
 NPU_SIM_STRICT_ASYNC=1 "$bin/runtime_device" | tail -n 1 | grep -qx "runtime_device: ok" \
     || fail "runtime_device under NPU_SIM_STRICT_ASYNC=1"
 echo "== runtime_device (NPU_SIM_STRICT_ASYNC=1): ok"
+# The log library: base/acl_log.h, linked against libascendalog.so alone,
+# records printed to standard output at INFO and above.
+echo "== alog"
+"$CXX" -std=c++11 -Wall -Wextra -Werror -I "$ROOT/include" "$src/alog.cpp" \
+    -L "$ROOT/lib64" -lascendalog -o "$bin/alog" || fail "alog does not build"
+out=$(ASCEND_SLOG_PRINT_TO_STDOUT=1 ASCEND_GLOBAL_LOG_LEVEL=1 timeout 60 "$bin/alog") \
+    || fail "alog failed: $out"
+[ "$(tail -n 1 <<<"$out")" = "[INFO]  alog: ok" ] || fail "alog did not end with 'alog: ok': $out"
+for want in '^\[INFO\] 65281\([0-9]+,alog\):.* alog sample: 42 text 1\.5$' \
+    '^\[INFO\] 65281\(.* alog sample: run 7$' \
+    '^\[ERROR\] 65281\(.* alog sample: host record$'; do
+    grep -Eq "$want" <<<"$out" || fail "alog: no line matching $want: $out"
+done
+[ "$(grep -c 'alog sample: va_list twice 2$' <<<"$out")" = 2 ] || fail "alog: the va_list form: $out"
+! grep -q 'below the level\|never' <<<"$out" || fail "alog: a filtered record was printed: $out"
+echo "alog: ok"
 echo "runtime-samples: every runtime sample builds with CANN's line and passes"

@@ -21,10 +21,12 @@
  *   aclnn<Op>*               libopapi_math.so / libopapi_nn.so (CANN >= 8.5),
  *                            else libopapi.so, else libaclnn_ops_infer.so /
  *                            libaclnn_math.so
+ *   acllog*                  libascendalog.so (base/acl_log.h)
  */
 #ifndef CANN_SYS_H
 #define CANN_SYS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -1206,6 +1208,120 @@ typedef void (*aclrtApiFunc)(void);
 aclError aclrtApiInjectionSetFunc(const char *name, aclrtApiFunc func);
 aclError aclrtApiInjectionGetFunc(const char *name, aclrtApiFunc *originFunc,
                                   aclrtApiFunc *currentFunc);
+
+/* @cann base/log_types.h */
+/* The log library (libascendalog.so): levels, log types and module ids. */
+#if defined(_MSC_VER)
+#define LOG_FUNC_VISIBILITY _declspec(dllexport)
+#else
+#define LOG_FUNC_VISIBILITY __attribute__((visibility("default")))
+#endif
+
+#define DLOG_DEBUG 0x0
+#define DLOG_INFO 0x1
+#define DLOG_WARN 0x2
+#define DLOG_ERROR 0x3
+#define DLOG_NULL 0x4
+
+#define DEBUG_LOG_MASK (0x00010000U)
+#define SECURITY_LOG_MASK (0x00100000U)
+#define RUN_LOG_MASK (0x01000000U)
+#define STDOUT_LOG_MASK (0x10000000U)
+
+enum { DLOG_TYPE_DEBUG = 0, DLOG_TYPE_RUN = 1, DLOG_TYPE_MAX };
+
+#define MSG_LENGTH 1024
+
+enum {
+    SLOG = 0,
+    IDEDD = 1,
+    SCC = 2,
+    HCCL = 3,
+    FMK = 4,
+    CCU = 5,
+    DVPP = 6,
+    RUNTIME = 7,
+    CCE = 8,
+    HDC = 9,
+    DRV = 10,
+    NET = 11,
+    DEVMM = 22,
+    KERNEL = 23,
+    LIBMEDIA = 24,
+    CCECPU = 25,
+    ROS = 27,
+    HCCP = 28,
+    ROCE = 29,
+    TEFUSION = 30,
+    PROFILING = 31,
+    DP = 32,
+    APP = 33,
+    TS = 34,
+    TSDUMP = 35,
+    AICPU = 36,
+    LP = 37,
+    TDT = 38,
+    FE = 39,
+    MD = 40,
+    MB = 41,
+    ME = 42,
+    IMU = 43,
+    IMP = 44,
+    GE = 45,
+    CAMERA = 47,
+    ASCENDCL = 48,
+    TEEOS = 49,
+    ISP = 50,
+    SIS = 51,
+    HSM = 52,
+    DSS = 53,
+    PROCMGR = 54,
+    BBOX = 55,
+    AIVECTOR = 56,
+    TBE = 57,
+    FV = 58,
+    TUNE = 60,
+    HSS = 61,
+    FFTS = 62,
+    OP = 63,
+    UDF = 64,
+    HICAID = 65,
+    TSYNC = 66,
+    AUDIO = 67,
+    TPRT = 68,
+    ASCENDCKERNEL = 69,
+    ASYS = 70,
+    ATRACE = 71,
+    RTC = 72,
+    SYSMONITOR = 73,
+    AML = 74,
+    ADETECT = 75,
+    INVLID_MOUDLE_ID = 76
+};
+
+/* @cann base/acl_log.h */
+/* Logging for user modules (ids 0xff00..0xffff) and CANN's (0..0xff), and
+ * callbacks that receive the device's log records. The record functions
+ * are weak: a program may test them against NULL. */
+typedef uintptr_t acllogCallbackHandle;
+
+typedef enum {
+    OUTPUT_TYPE_DEBUG = 0,
+    OUTPUT_TYPE_RUN = 1,
+    OUTPUT_TYPE_BOTH = 2,
+    OUTPUT_TYPE_MAX
+} acllogOutputLogType;
+
+typedef int32_t (*acllogRecordCallback)(void *userData, uint32_t outputLogType,
+                                        const char *logContent, size_t length);
+
+LOG_FUNC_VISIBILITY int32_t acllogRegisterCallback(acllogRecordCallback callbackFunc,
+                                                   void *userData, uint32_t outputLogType,
+                                                   acllogCallbackHandle *callbackHandle);
+LOG_FUNC_VISIBILITY int32_t acllogUnregisterCallback(acllogCallbackHandle callback);
+LOG_FUNC_VISIBILITY int32_t acllogCheckDebugLevel(int32_t moduleId, int32_t logLevel) __attribute__((weak));
+LOG_FUNC_VISIBILITY void acllogVaList(int32_t moduleId, int32_t level, const char *fmt, va_list list) __attribute__((weak));
+LOG_FUNC_VISIBILITY void acllogRecord(int32_t moduleId, int32_t level, const char *fmt, ...) __attribute__((weak));
 
 /* @cann end */
 #ifdef __cplusplus

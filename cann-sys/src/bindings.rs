@@ -2181,3 +2181,29 @@ unsafe extern "C" {
         currentFunc: *mut aclrtApiFunc,
     ) -> aclError;
 }
+pub type acllogCallbackHandle = usize;
+pub type acllogRecordCallback = ::core::option::Option<
+    unsafe extern "C" fn(
+        userData: *mut ::core::ffi::c_void,
+        outputLogType: u32,
+        logContent: *const ::core::ffi::c_char,
+        length: usize,
+    ) -> i32,
+>;
+unsafe extern "C" {
+    pub fn acllogRegisterCallback(
+        callbackFunc: acllogRecordCallback,
+        userData: *mut ::core::ffi::c_void,
+        outputLogType: u32,
+        callbackHandle: *mut acllogCallbackHandle,
+    ) -> i32;
+}
+unsafe extern "C" {
+    pub fn acllogUnregisterCallback(callback: acllogCallbackHandle) -> i32;
+}
+unsafe extern "C" {
+    pub fn acllogCheckDebugLevel(moduleId: i32, logLevel: i32) -> i32;
+}
+unsafe extern "C" {
+    pub fn acllogRecord(moduleId: i32, level: i32, fmt: *const ::core::ffi::c_char, ...);
+}

@@ -9,6 +9,12 @@
 //! more; [`library_exports`] gives which library exports which function,
 //! as on a CANN installation. Both derive from the same marks, so the
 //! layout, the libraries and the bindings cannot drift apart.
+//!
+//! A declaration is copied as written, attributes included: where CANN
+//! declares a function weak (`acllogRecord` in `base/acl_log.h`, which
+//! programs test against NULL), `cann_sys.h` puts `__attribute__((weak))`
+//! after its parameters, where the name is still the identifier before the
+//! first parenthesis.
 
 /// The project's header, as built into this crate.
 pub const CANN_SYS_H: &str = include_str!("../include/cann_sys.h");
@@ -23,8 +29,11 @@ pub struct Header {
 }
 
 /// Every header of the layout, with the headers each includes (quoted
-/// includes, relative to the including file or to `include/`).
+/// includes, relative to the including file or to `include/`; a name in
+/// `<>` is a system header).
 const LAYOUT: &[(&str, &[&str])] = &[
+    ("base/log_types.h", &[]),
+    ("base/acl_log.h", &["<stdarg.h>", "log_types.h"]),
     ("acl/error_codes/rt_error_codes.h", &[]),
     ("acl/acl_base.h", &["error_codes/rt_error_codes.h"]),
     ("acl/acl_rt_allocator.h", &["acl_base.h"]),
@@ -78,6 +87,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),
     ("libopapi.so", &["aclnnop/"]),
+    ("libascendalog.so", &["base/acl_log.h"]),
 ];
 
 /// The marked parts of `cann_sys.h`: (CANN header, lines), in order.
@@ -159,7 +169,11 @@ pub fn cann_headers() -> Vec<Header> {
                  */\n#ifndef {g}\n#define {g}\n\n#include <stddef.h>\n#include <stdint.h>\n"
             );
             for inc in includes {
-                t.push_str(&format!("#include \"{inc}\"\n"));
+                if inc.starts_with('<') {
+                    t.push_str(&format!("#include {inc}\n"));
+                } else {
+                    t.push_str(&format!("#include \"{inc}\"\n"));
+                }
             }
             if path == "aclnnop/aclnn_util.h" {
                 t.push_str(

@@ -1,4 +1,5 @@
-//! Compiles the device kernels (`kernels/*.c`) with `cc`. Warnings are
+//! Compiles the device kernels (`kernels/*.c`) and the log library's
+//! variadic entry points (`csrc/alog.c`) with `cc`. Warnings are
 //! shown; `NPU_SIM_WERROR=1` (the project's CI) makes them errors, which a
 //! user's compiler never gets.
 use std::path::PathBuf;
@@ -38,6 +39,16 @@ fn main() {
         println!("cargo:rerun-if-changed={}", kernels.join(h).display());
     }
     build.compile("npu_kernels");
+    // The log library's variadic entry points (src/runtime/log.rs).
+    let csrc = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("csrc");
+    println!("cargo:rerun-if-changed={}", csrc.join("alog.c").display());
+    cc::Build::new()
+        .file(csrc.join("alog.c"))
+        .std("c11")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(werror)
+        .compile("npu_sim_alog");
     let target = std::env::var("TARGET").unwrap();
     println!("cargo:rustc-env=NPU_SIM_TARGET={target}");
 }

@@ -15,7 +15,8 @@
 //!   ([`ACLNN_CODES`]); `npu_sim.h` (the simulator's own entry points);
 //! - `lib64/`: `libnpu_sim_c.so`, the simulator, and CANN's libraries
 //!   (`libascendcl.so`, `libacl_rt.so`, `libnnopbase.so`,
-//!   `libopapi_math.so`, `libopapi_nn.so`, and the legacy `libopapi.so`),
+//!   `libopapi_math.so`, `libopapi_nn.so`, the legacy `libopapi.so`, and
+//!   the log library `libascendalog.so` of `base/acl_log.h`),
 //!   each with its SONAME and exporting only what its CANN counterpart
 //!   exports, so a program linked against the wrong libraries fails to link
 //!   as it would on an NPU host. They are ELF filters of the simulator: the

@@ -163,6 +163,8 @@ struct Queue {
 }
 
 struct Shared {
+    /// The device of the stream (for its log reports).
+    device: u32,
     q: Mutex<Queue>,
     /// Tasks submitted (queued or inline), and finished.
     enqueued: AtomicU64,
@@ -257,6 +259,7 @@ impl Stream {
     /// Starts a stream on `device`.
     pub fn new(device: u32) -> Result<Stream, String> {
         let shared = Arc::new(Shared {
+            device,
             q: Mutex::new(Queue {
                 tasks: VecDeque::with_capacity(64),
                 fault: None,
@@ -435,6 +438,11 @@ impl Stream {
         } else {
             job.run()
         };
+        if let Err(f) = &result {
+            // The device reports the fault to the host's log before the
+            // stream counts the task done.
+            crate::runtime::device_fault(self.device, &f.message);
+        }
         let mut q = lock(&self.shared.q);
         if let Err(f) = result {
             q.fault.get_or_insert(f);
@@ -789,6 +797,9 @@ fn worker_loop(s: &Shared) {
                 }
             }
         };
+        if let Err(f) = &result {
+            crate::runtime::device_fault(s.device, &f.message);
+        }
         let mut q = lock(&s.q);
         if let Err(f) = result {
             q.fault.get_or_insert(f);
