@@ -31,7 +31,7 @@ use crate::tensor::Tensor;
 use std::sync::Mutex;
 
 /// The largest index kept (bytes on the device).
-pub(crate) const MAX_ENTRY_BYTES: usize = 64 << 10;
+pub(crate) const MAX_ENTRY_BYTES: usize = 4 * super::ONE_LAUNCH_ELEMS;
 /// Bytes of kept indices per stream, at most.
 pub(crate) const MAX_BYTES: usize = 1 << 20;
 /// Kept indices per stream, at most.

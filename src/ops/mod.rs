@@ -143,12 +143,15 @@ pub(crate) fn index_key(tag: u64, lists: &[&[usize]]) -> Vec<u64> {
     k
 }
 
-/// Outputs of at most this many bytes that no single InplaceCopy can
-/// produce (a source that overlaps itself) are gathered in one launch, an
-/// IndexSelect through an index kept per layout (`index_cache`), where the
-/// product has IndexSelect for the dtype; larger ones take the plans
-/// below (see docs/architecture.md, "Composite plans", for the figures).
-pub(crate) const ONE_LAUNCH_BYTES: usize = 64 << 10;
+/// Outputs of at most this many elements that no single InplaceCopy can
+/// produce (a source that overlaps itself, a wrapped or reflected sampled
+/// slice) are gathered in one launch, an IndexSelect through an index kept
+/// per layout (`index_cache`; at most 4 bytes per element, so such an
+/// index is always small enough to keep), where the product has
+/// IndexSelect for the dtype. Larger ones take the multi-launch plans,
+/// whose copies need no index memory (see docs/architecture.md,
+/// "Composite plans", for the figures).
+pub(crate) const ONE_LAUNCH_ELEMS: usize = 16 << 10;
 
 /// Whether this stream's product has IndexSelect for `dtype` (an unknown
 /// product is left to aclnn).
@@ -270,8 +273,8 @@ impl Stream {
             return self.inplace_copy(dst, &reduced);
         }
         // A small output: one gather of src broadcast to dst's shape.
-        let bytes = dst.numel().saturating_mul(dst.dtype().size());
-        if bytes <= ONE_LAUNCH_BYTES && src.rank() == dst.rank() && gather_ok(self, src.dtype()) {
+        let small = dst.numel() <= ONE_LAUNCH_ELEMS;
+        if small && src.rank() == dst.rank() && gather_ok(self, src.dtype()) {
             let mut st = [0usize; MAX_RANK];
             for (i, (&n, &m)) in src.shape().iter().zip(dst.shape()).enumerate() {
                 st[i] = if n == m { src.strides()[i] } else { 0 };

@@ -453,8 +453,13 @@ fn block_runs(mode: &SampleMode, plan: &[Axis]) -> Option<Vec<Vec<Run>>> {
 /// (`i128`), and the `i64` lists derived from them.
 const LIST_BYTES: usize = 64;
 
-/// A small window's single-launch plan (outputs of at most
-/// [`super::ONE_LAUNCH_BYTES`]).
+/// FILL windows with unit steps of at most this many bytes are one
+/// ConstantPadNd of the crop; larger ones copy blocks (as fast or faster at
+/// 256 MiB, where the pad's single pass gains nothing; docs/architecture.md,
+/// "Composite plans").
+const PAD_MAX_BYTES: usize = 1 << 20;
+
+/// A window's single-launch plan.
 enum OneLaunch {
     /// FILL with unit steps: the crop of `x` the window reads (per axis,
     /// start and length, none empty), padded with the fill value by one
@@ -465,18 +470,22 @@ enum OneLaunch {
     Gather,
 }
 
-/// The single-launch plan for a small window, if there is one and it
-/// beats the general plans: `None` when the window is one block already
-/// (one copy), or FILL with steps other than 1 (the fill value needs a
-/// pass of its own: the general plan).
+/// The single-launch plan for a window, if there is one and it beats the
+/// general plans (measured: docs/architecture.md, "Composite plans"):
+/// FILL with unit steps up to [`PAD_MAX_BYTES`] (a crop and one pad), other windows of
+/// at most [`super::ONE_LAUNCH_ELEMS`] elements (one gather). `None` when
+/// the window is one block already (one copy), for FILL with other steps
+/// (the fill value needs a pass of its own: the general plan), and for
+/// larger gathers.
 fn one_launch(mode: &SampleMode, plan: &[Axis], dtype: DType) -> Option<OneLaunch> {
-    let n: usize = plan.iter().map(|a| a.size).product();
-    if plan.is_empty() || n.saturating_mul(dtype.size()) > super::ONE_LAUNCH_BYTES {
+    if plan.is_empty() {
         return None;
     }
+    let n = plan.iter().try_fold(1usize, |n, a| n.checked_mul(a.size));
     if *mode == SampleMode::Fill {
         let unit = plan.iter().all(|a| a.stride == 1 || a.size <= 1);
-        if !unit || plan.iter().all(Axis::in_bounds) {
+        let bytes = n.and_then(|n| n.checked_mul(dtype.size()));
+        if !unit || plan.iter().all(Axis::in_bounds) || bytes.is_none_or(|b| b > PAD_MAX_BYTES) {
             return None;
         }
         let mut crops = Vec::with_capacity(plan.len());
@@ -496,7 +505,9 @@ fn one_launch(mode: &SampleMode, plan: &[Axis], dtype: DType) -> Option<OneLaunc
         return Some(OneLaunch::Pad(crops, pads));
     }
     // In bounds with non-negative steps: one block (one copy) already.
-    if plan.iter().all(|a| a.in_bounds() && a.stride >= 0) {
+    if plan.iter().all(|a| a.in_bounds() && a.stride >= 0)
+        || n.is_none_or(|n| n > super::ONE_LAUNCH_ELEMS)
+    {
         return None;
     }
     Some(OneLaunch::Gather)
