@@ -137,6 +137,8 @@ pub(crate) struct StreamInner {
     pub(crate) released: Arc<Released>,
     /// The allocator registration (`crate::device_alloc`).
     pub(crate) hook: Mutex<Hook>,
+    /// Gather indices kept per view layout (`crate::ops::index_cache`).
+    pub(crate) indices: crate::ops::index_cache::IndexCache,
 }
 
 /// Things to drop once the stream has passed every piece of work enqueued
@@ -282,6 +284,7 @@ impl Stream {
             ctx,
             released: Arc::default(),
             hook: Mutex::default(),
+            indices: Default::default(),
             raw,
             state: Mutex::new(State {
                 workspace: None,

@@ -76,23 +76,22 @@ impl Stream {
         // few elements of a huge broadcast), gather them where they lie
         // rather than materialise x first.
         let n = out.numel();
-        let gather_ok = self
-            .runtime()
-            .family()
-            .is_none_or(|f| OpKind::IndexSelect.available(f));
-        if gather_ok && n < x.numel() / 2 {
-            // flat index k of x -> its storage offset (row-major unravel).
+        if super::gather_ok(self, x.dtype()) && n < x.numel() / 2 {
+            // flat index k of x -> its storage offset from x's (row-major
+            // unravel); the index depends on both layouts, kept per pair.
             let (xs, xst) = (x.shape(), x.strides());
-            let storage_of = |mut k: usize| -> usize {
-                let mut at = x.offset();
+            let x0 = x.offset();
+            let storage_of = move |mut k: usize| -> usize {
+                let mut at = x0;
                 for d in (0..xs.len()).rev() {
                     at += (k % xs[d]) * xst[d];
                     k /= xs[d];
                 }
                 at
             };
-            let offsets = crate::layout::offsets(&sz, &st, off).map(storage_of);
-            return self.gather_storage(OP, out, x, n, offsets);
+            let key = super::index_key(super::KEY_STRIDED, &[xs, xst, &sz, &st, &[off, x0]]);
+            let units = || crate::layout::offsets(&sz, &st, off).map(storage_of);
+            return self.gather_units(OP, out, x, n, 1, 0, &key, units);
         }
         let src = self.materialise(OP, x)?;
         let view = src.view_as(OP, &sz, &st, src.offset() + off)?;

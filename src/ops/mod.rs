@@ -3,6 +3,7 @@
 
 pub(crate) mod as_strided;
 pub(crate) mod elementwise;
+pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
@@ -123,6 +124,43 @@ pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
     acl_of(s.api(), t, Declared::Whole)
 }
 
+/// Cache key tags (`index_cache`): rows of an overlapping view, its
+/// elements, elements of a view of a non-contiguous AsStrided input, a
+/// sampled slice.
+pub(crate) const KEY_ROWS: u64 = 1;
+pub(crate) const KEY_ELEMS: u64 = 2;
+pub(crate) const KEY_STRIDED: u64 = 3;
+pub(crate) const KEY_SAMPLED: u64 = 4;
+
+/// A cache key: `tag`, then each list's length and values.
+pub(crate) fn index_key(tag: u64, lists: &[&[usize]]) -> Vec<u64> {
+    let mut k = Vec::with_capacity(1 + lists.iter().map(|l| l.len() + 1).sum::<usize>());
+    k.push(tag);
+    for l in lists {
+        k.push(l.len() as u64);
+        k.extend(l.iter().map(|&v| v as u64));
+    }
+    k
+}
+
+/// Outputs of at most this many elements that no single InplaceCopy can
+/// produce (a source that overlaps itself, a wrapped or reflected sampled
+/// slice) are gathered in one launch, an IndexSelect through an index kept
+/// per layout (`index_cache`; at most 4 bytes per element, so such an
+/// index is always small enough to keep), where the product has
+/// IndexSelect for the dtype. Larger ones take the multi-launch plans,
+/// whose copies need no index memory (see docs/architecture.md,
+/// "Composite plans", for the figures).
+pub(crate) const ONE_LAUNCH_ELEMS: usize = 16 << 10;
+
+/// Whether this stream's product has IndexSelect for `dtype` (an unknown
+/// product is left to aclnn).
+pub(crate) fn gather_ok(s: &Stream, dtype: crate::DType) -> bool {
+    s.runtime()
+        .family()
+        .is_none_or(|f| OpKind::IndexSelect.available(f) && OpKind::IndexSelect.supports(f, dtype))
+}
+
 /// Rows of at least this many bytes are gathered whole (one launch, an
 /// index per row) rather than copied piece by piece.
 const ROW_GATHER_BYTES: usize = 256;
@@ -234,6 +272,16 @@ impl Stream {
         if !reduced.layout().may_overlap() {
             return self.inplace_copy(dst, &reduced);
         }
+        // A small output: one gather of src broadcast to dst's shape.
+        let small = dst.numel() <= ONE_LAUNCH_ELEMS;
+        if small && src.rank() == dst.rank() && gather_ok(self, src.dtype()) {
+            let mut st = [0usize; MAX_RANK];
+            for (i, (&n, &m)) in src.shape().iter().zip(dst.shape()).enumerate() {
+                st[i] = if n == m { src.strides()[i] } else { 0 };
+            }
+            let full = src.view_as(op, dst.shape(), &st[..src.rank()], src.offset())?;
+            return self.gather_view(op, dst, &full);
+        }
         // Still overlapping: materialise `reduced`, into dst itself when it
         // has dst's shape, else into a temporary broadcast into dst (src may
         // come with extent-1 dims already, as well as the reduced ones).
@@ -253,14 +301,8 @@ impl Stream {
     /// `dst = src` for a `src` that overlaps itself without stride-0 dims.
     fn materialise_overlapping(&self, op: &'static str, dst: &Tensor, src: &Tensor) -> Result<()> {
         let (mask, count) = pieces(src.shape(), src.strides());
-        let gather_ok = self
-            .runtime()
-            .family()
-            .is_none_or(|f| OpKind::IndexSelect.available(f));
-        let rows_ok = self.runtime().family().is_none_or(|f| {
-            OpKind::IndexSelect.available(f) && OpKind::IndexSelect.supports(f, src.dtype())
-        });
-        if rows_ok && count > 1 {
+        let gather_ok = gather_ok(self, src.dtype());
+        if gather_ok && count > 1 {
             if let Some(l) = row_len(src) {
                 if l * src.dtype().size() >= ROW_GATHER_BYTES {
                     return self.gather_rows(op, dst, src, l);
@@ -272,8 +314,7 @@ impl Stream {
             return self.copy_pieces(op, dst, src, mask);
         }
         // Gather: out = flat(storage)[storage offset of each element].
-        let offsets = crate::layout::offsets(src.shape(), src.strides(), src.offset());
-        self.gather_storage(op, dst, src, src.numel(), offsets)
+        self.gather_view(op, dst, src)
     }
 
     /// `dst` (row-major) = `src` whose trailing dims form contiguous rows
@@ -281,67 +322,62 @@ impl Stream {
     /// IndexSelect of those rows, with an index per row (not per element).
     fn gather_rows(&self, op: &'static str, dst: &Tensor, src: &Tensor, l: usize) -> Result<()> {
         let k = src.rank() - row_dims(src, l);
-        let rows = crate::layout::offsets(&src.shape()[..k], &src.strides()[..k], src.offset())
-            .map(|o| o / l);
-        self.gather_units(op, dst, src, src.numel() / l, l, rows)
+        let (sh, st) = (&src.shape()[..k], &src.strides()[..k]);
+        let key = index_key(KEY_ROWS, &[&[l], sh, st]);
+        let units = || crate::layout::offsets(sh, st, 0).map(move |o| o / l);
+        let n = src.numel() / l;
+        self.gather_units(op, dst, src, n, l, src.offset() / l, &key, units)
     }
 
-    /// `dst` (row-major) = the elements of `base`'s storage at the `n`
-    /// storage offsets `offsets` yields (each inside the storage), by one
-    /// IndexSelect over the storage range they span: a gather through
-    /// storage-linear indices, for views no primitive takes as they are.
-    pub(crate) fn gather_storage(
-        &self,
-        op: &'static str,
-        dst: &Tensor,
-        base: &Tensor,
-        n: usize,
-        offsets: impl Iterator<Item = usize>,
-    ) -> Result<()> {
-        self.gather_units(op, dst, base, n, 1, offsets)
+    /// `dst` (row-major) = `src` (of `dst`'s shape, any view) in one
+    /// IndexSelect launch: of whole rows when `src` splits into rows (see
+    /// [`row_len`]), else of elements, through an index kept per layout.
+    fn gather_view(&self, op: &'static str, dst: &Tensor, src: &Tensor) -> Result<()> {
+        if let Some(l) = row_len(src) {
+            return self.gather_rows(op, dst, src, l);
+        }
+        // Absolute offsets (the offset is in the key): runs may coarsen.
+        let (sh, st, off) = (src.shape(), src.strides(), src.offset());
+        let key = index_key(KEY_ELEMS, &[sh, st, &[off]]);
+        let units = || crate::layout::offsets(sh, st, off);
+        self.gather_units(op, dst, src, src.numel(), 1, 0, &key, units)
     }
 
     /// `dst` (row-major, `n * l` elements) = the `n` units of `l` elements
-    /// of `base`'s storage viewed as units of `l`, at the unit indices
-    /// `units` yields: one IndexSelect over the range of units they span.
-    fn gather_units(
+    /// of `base`'s storage viewed as units of `l`, at unit `at + u` for each
+    /// `u` that `units` yields (offset-free: `at` is the view's offset, in
+    /// units): one IndexSelect over the range of units they span, through
+    /// the index kept for `key` (built from `units` on a miss).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gather_units<I: Iterator<Item = usize>>(
         &self,
         op: &'static str,
         dst: &Tensor,
         base: &Tensor,
         n: usize,
         l: usize,
-        units: impl Iterator<Item = usize>,
+        at: usize,
+        key: &[u64],
+        units: impl FnOnce() -> I,
     ) -> Result<()> {
-        // The device index first: a size the device (or the runtime's
-        // limit) refuses is refused before any host memory is spent on it.
-        let index = Tensor::empty_for(self, op, "size", crate::DType::I64, &[n])?;
-        let mut idx: Vec<i64> = Vec::new();
-        idx.try_reserve_exact(n)
-            .map_err(|_| Error::HostOutOfMemory { bytes: n * 8 })?;
-        idx.extend(units.take(n).map(|u| u as i64));
-        let lo = idx.iter().copied().min().unwrap_or(0);
-        let hi = idx.iter().copied().max().unwrap_or(0);
-        idx.iter_mut().for_each(|v| *v -= lo);
-        // SAFETY: `index` is a new contiguous storage of `n` i64s (exactly
-        // `idx`'s bytes) on this stream's device (bound by `empty_for`),
-        // that no work uses yet.
-        unsafe { crate::ffi::upload(self.api(), index.storage.ptr, crate::dtype::as_bytes(&idx)) }?;
-        drop(idx);
-        let span = base.view_as(op, &[(hi - lo) as usize + 1, l], &[l, 1], lo as usize * l)?;
+        // Absolute unit numbers (`at` 0) may be coarsened into runs.
+        let index = self.cached_index(op, key, n, at == 0, units)?;
+        let (n, big) = (n / index.unit, l * index.unit);
+        let span = base.view_as(op, &[index.span, big], &[big, 1], at * l + index.lo * big)?;
         let dense = dst.is_contiguous();
         let target = if dense {
-            dst.view_as(op, &[n, l], &[l, 1], dst.offset())?
+            dst.view_as(op, &[n, big], &[big, 1], dst.offset())?
         } else {
-            Tensor::empty_for(self, op, "size", base.dtype(), &[n, l])?
+            Tensor::empty_for(self, op, "size", base.dtype(), &[n, big])?
         };
-        let (ax, ai, ao) = (acl(self, &span)?, acl(self, &index)?, acl(self, &target)?);
-        // SAFETY: the descriptors are of `span` and `index` (reads) and
+        let ix = &index.tensor;
+        let (ax, ai, ao) = (acl(self, &span)?, acl(self, ix)?, acl(self, &target)?);
+        // SAFETY: the descriptors are of `span` and `ix` (reads) and
         // `target` (the write).
         unsafe {
             self.launch(
                 crate::ffi::First::IndexSelect(&ax, 0, &ai, &ao),
-                &[&span, &index],
+                &[&span, ix],
                 &target,
             )
         }?;

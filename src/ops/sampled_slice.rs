@@ -453,6 +453,66 @@ fn block_runs(mode: &SampleMode, plan: &[Axis]) -> Option<Vec<Vec<Run>>> {
 /// (`i128`), and the `i64` lists derived from them.
 const LIST_BYTES: usize = 64;
 
+/// FILL windows with unit steps of at most this many bytes are one
+/// ConstantPadNd of the crop; larger ones copy blocks (as fast or faster at
+/// 256 MiB, where the pad's single pass gains nothing; docs/architecture.md,
+/// "Composite plans").
+const PAD_MAX_BYTES: usize = 1 << 20;
+
+/// A window's single-launch plan.
+enum OneLaunch {
+    /// FILL with unit steps: the crop of `x` the window reads (per axis,
+    /// start and length, none empty), padded with the fill value by one
+    /// ConstantPadNd (`pads`: aclnn's order, last axis first).
+    Pad(Vec<(usize, usize)>, Vec<i64>),
+    /// One IndexSelect over `x`'s storage, through an index kept per
+    /// window (`index_cache`).
+    Gather,
+}
+
+/// The single-launch plan for a window, if there is one and it beats the
+/// general plans (measured: docs/architecture.md, "Composite plans"):
+/// FILL with unit steps up to [`PAD_MAX_BYTES`] (a crop and one pad), other windows of
+/// at most [`super::ONE_LAUNCH_ELEMS`] elements (one gather). `None` when
+/// the window is one block already (one copy), for FILL with other steps
+/// (the fill value needs a pass of its own: the general plan), and for
+/// larger gathers.
+fn one_launch(mode: &SampleMode, plan: &[Axis], dtype: DType) -> Option<OneLaunch> {
+    if plan.is_empty() {
+        return None;
+    }
+    let n = plan.iter().try_fold(1usize, |n, a| n.checked_mul(a.size));
+    if *mode == SampleMode::Fill {
+        let unit = plan.iter().all(|a| a.stride == 1 || a.size <= 1);
+        let bytes = n.and_then(|n| n.checked_mul(dtype.size()));
+        if !unit || plan.iter().all(Axis::in_bounds) || bytes.is_none_or(|b| b > PAD_MAX_BYTES) {
+            return None;
+        }
+        let mut crops = Vec::with_capacity(plan.len());
+        let mut pads = Vec::with_capacity(2 * plan.len());
+        for a in plan {
+            let (s, n, d) = (a.start, a.size as i128, a.d as i128);
+            let before = (-s).clamp(0, n);
+            let (lo, hi) = (s.max(0), d.min(s + n));
+            if hi <= lo {
+                return None; // all fill: one broadcast block
+            }
+            let len = hi - lo;
+            crops.push((lo as usize, len as usize));
+            pads.push((before as i64, (n - before - len) as i64));
+        }
+        let pads = pads.iter().rev().flat_map(|&(b, a)| [b, a]).collect();
+        return Some(OneLaunch::Pad(crops, pads));
+    }
+    // In bounds with non-negative steps: one block (one copy) already.
+    if plan.iter().all(|a| a.in_bounds() && a.stride >= 0)
+        || n.is_none_or(|n| n > super::ONE_LAUNCH_ELEMS)
+    {
+        return None;
+    }
+    Some(OneLaunch::Gather)
+}
+
 impl Stream {
     /// The sampled slice: output shape `size` (after `axes` expansion),
     /// `out[y] = x[z(y)]` per [`SampleMode`].
@@ -477,6 +537,11 @@ impl Stream {
         Tensor::bytes_that_fit(self, OP, "size", x.dtype(), &shape)?;
         if shape.contains(&0) {
             return Tensor::empty(self, x.dtype(), &shape);
+        }
+        if let Some(how) = one_launch(&p.mode, &plan, x.dtype()) {
+            let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+            self.run_one_launch(x, p, &plan, &fill, how, &out)?;
+            return Ok(out);
         }
         if let Some(runs) = block_runs(&p.mode, &plan) {
             let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
@@ -526,12 +591,94 @@ impl Stream {
             return Ok(());
         }
         if !super::aliases(x, out) {
+            if let Some(how) = one_launch(&p.mode, &plan, x.dtype()) {
+                return self.run_one_launch(x, p, &plan, &fill, how, out);
+            }
             if let Some(runs) = block_runs(&p.mode, &plan) {
                 return self.copy_blocks(x, &runs, &fill, out);
             }
         }
         let r = self.run_sampled(x, p, &plan, &fill)?;
         self.copy_into(OP, out, &r)
+    }
+
+    /// A small window in one launch (see [`OneLaunch`]), into `out` (which
+    /// does not alias `x`; through a temporary when it is not contiguous).
+    fn run_one_launch(
+        &self,
+        x: &Tensor,
+        p: &SampledSlice,
+        plan: &[Axis],
+        fill: &[u8],
+        how: OneLaunch,
+        out: &Tensor,
+    ) -> Result<()> {
+        if !out.is_contiguous() {
+            let tmp = Tensor::empty_for(self, OP, "size", x.dtype(), out.shape())?;
+            self.run_one_launch(x, p, plan, fill, how, &tmp)?;
+            return self.copy_into(OP, out, &tmp);
+        }
+        match how {
+            OneLaunch::Pad(crops, pads) => {
+                let mut cur = x.clone();
+                for (i, &(lo, len)) in crops.iter().enumerate() {
+                    if len != plan[i].d {
+                        cur = cur.narrow(i as i64, lo, len)?;
+                    }
+                }
+                let (ax, ao) = (acl(self, &cur)?, acl(self, out)?);
+                let arr = AclIntArray::new(self.api(), &pads)?;
+                let val = AclScalar::new(self.api(), x.dtype().acl(), fill)?;
+                // SAFETY: the descriptors are of `cur` (a read) and `out`
+                // (the write); the array and the scalar hold values, no
+                // address.
+                unsafe { self.launch(First::ConstantPadNd(&ax, &arr, &val, &ao), &[&cur], out) }
+                    .map(drop)
+            }
+            OneLaunch::Gather => {
+                let x0 = x.offset();
+                let mut key = vec![super::KEY_SAMPLED, p.mode as u64, x0 as u64];
+                for (a, &st) in plan.iter().zip(x.strides()) {
+                    key.extend([a.d as u64, a.start as u64, a.stride as u64]);
+                    key.extend([a.size as u64, st as u64]);
+                }
+                let n = out.numel();
+                // Built on a miss only: per axis, the storage offset (from
+                // x's) of each output coordinate's source (in [0, d):
+                // `source` wraps, clamps or reflects, STRICT_BOUNDS was
+                // checked); an element's is their sum.
+                let units = || {
+                    let parts: Vec<Vec<usize>> = plan
+                        .iter()
+                        .zip(x.strides())
+                        .map(|(a, &st)| {
+                            (0..a.size)
+                                .map(|y| source(&p.mode, a, y) as usize * st)
+                                .collect()
+                        })
+                        .collect();
+                    let sh = out.shape();
+                    let mut pos = [0usize; crate::MAX_RANK];
+                    (0..n).map(move |_| {
+                        let at = x0
+                            + pos[..sh.len()]
+                                .iter()
+                                .zip(&parts)
+                                .map(|(&y, part)| part[y])
+                                .sum::<usize>();
+                        for d in (0..sh.len()).rev() {
+                            pos[d] += 1;
+                            if pos[d] < sh[d] {
+                                break;
+                            }
+                            pos[d] = 0;
+                        }
+                        at
+                    })
+                };
+                self.gather_units(OP, out, x, n, 1, 0, &key, units)
+            }
+        }
     }
 
     /// The window as blocks (one per combination of the axes' runs): each
