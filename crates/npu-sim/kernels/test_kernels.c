@@ -507,6 +507,51 @@ static void test_copy_stream(void)
     }
 }
 
+/* Transposes of narrow sources: every column stride from one vector (16
+   bytes, the smallest the register blocks take) past a cache line, each
+   block width, extents around the block size (ragged edges), and a
+   misaligned source. */
+static void test_copy_transpose_narrow(void)
+{
+    static const size_t ess[] = {2, 4, 8};
+    size_t e;
+    for (e = 0; e < 3; e++) {
+        const int64_t es = (int64_t)ess[e], B = 16 / es;
+        int64_t m, cnt;
+        for (m = 16 / es; m * es <= 80; m++) {
+            for (cnt = B - 1; cnt <= 3 * B + 1; cnt += 1 + rnd(3)) {
+                /* dst [cnt, m] contiguous = src [m, cnt]^T, src rows m... */
+                npu_copy_desc d;
+                const int64_t n = m; /* inner extent: dst columns */
+                const size_t sbytes = (size_t)(cnt * m * es + 8), dbytes = (size_t)(cnt * n * es);
+                unsigned char *src = (unsigned char *)xmalloc(sbytes), *ref = (unsigned char *)xmalloc(dbytes),
+                              *out = (unsigned char *)xmalloc(dbytes);
+                const int64_t off = rnd(2) * 3;
+                memset(&d, 0, sizeof d);
+                d.rank = 2;
+                d.elem_size = (size_t)es;
+                d.shape[0] = cnt;
+                d.shape[1] = n;
+                d.dst_stride[0] = n;
+                d.dst_stride[1] = 1;
+                d.src_stride[0] = 1;   /* rows: consecutive source elements */
+                d.src_stride[1] = cnt; /* columns: cnt elements apart */
+                fill_random(src, sbytes);
+                fill_random(ref, dbytes);
+                memcpy(out, ref, dbytes);
+                ref_copy(&d, ref, src + off);
+                npu_copy_normalize(&d);
+                npu_copy_run(&d, out, src + off, 0, npu_copy_rows(&d));
+                CHECK(memcmp(out, ref, dbytes) == 0, "narrow transpose es %lld cnt %lld n %lld differs",
+                      (long long)es, (long long)cnt, (long long)n);
+                free(src);
+                free(ref);
+                free(out);
+            }
+        }
+    }
+}
+
 /* Big transposes and permutes: exercises the tiled inner loops. */
 static void test_copy_transpose(void)
 {
@@ -1840,6 +1885,7 @@ int main(void)
     run("copy random", copy_random);
     run("copy transpose", test_copy_transpose);
     run("copy stream", test_copy_stream);
+    run("copy transpose narrow", test_copy_transpose_narrow);
     run("gather checks on load", test_gather_checks_on_load);
     run("gather", test_gather);
     run("gather widths", test_gather_widths);
