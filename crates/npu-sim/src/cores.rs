@@ -14,14 +14,13 @@ use std::time::{Duration, Instant};
 
 /// How long an idle helper spins before it sleeps. Waking a sleeping
 /// thread costs the waker a futex call of 8-10 us (median, on a 2-vCPU
-/// VM; p90 11-17 us) and the sleeper starts 5-20 us later, more than a
-/// 1 MiB kernel takes on one core (about 22 us): the launches of a loop
-/// (a kernel, then the host's own work, then the next launch) must find
-/// the helper awake to share their work. 200 us covers a loop whose host
-/// side takes up to about ten times as long as a 1 MiB kernel, and costs an
-/// idle process one core for 200 us after its last launch (the spin yields
-/// the core to any other runnable thread every 64 turns).
-const SPIN: Duration = Duration::from_micros(200);
+/// VM; p90 11-17 us) and the sleeper starts 5-20 us later, which argues
+/// for spinning through a loop's host-side gaps (200 us was tried). But on
+/// the loaded 2-core machine a helper spinning for 200 us after a big
+/// piece slowed the small pieces that followed it on the launching thread
+/// (sampled FILL at 1 MiB: 39 -> 47 us), so it stays at 50 us until a
+/// quiet machine can weigh the two (docs/architecture.md, "Kernel speed").
+const SPIN: Duration = Duration::from_micros(50);
 
 /// Work cut into blocks, shared by its caller and the helpers: the next
 /// block to take, how many helpers are inside a block, and the work

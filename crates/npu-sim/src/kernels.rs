@@ -138,15 +138,20 @@ impl CopyDesc {
 #[derive(Clone, Copy)]
 struct Ptr(usize);
 
-/// Work below this many bytes runs on the calling thread alone. From here
-/// up it is shared with the helpers that are awake (posting costs a few
-/// atomic operations): two 64 KiB blocks, about 1.5 us each.
-const PARALLEL_BYTES: u64 = 128 << 10;
+/// Work below this many bytes runs on the calling thread alone; from here
+/// up it is shared with the helpers, and a sleeping helper is woken. The
+/// wake is a futex call on the launching thread, 8-10 us (median) on a
+/// 2-vCPU VM, and the helper starts 5-20 us later: worth it against the
+/// 22 us a 1 MiB copy takes on one core, not against the 3 us of 128 KiB.
+/// Sharing 128-512 KiB with helpers already awake (no wake) was tried: on
+/// the loaded 2-core machine it made the sampled FILL cases (pieces of
+/// that size) 7 us slower at 1 MiB, a helper preempted inside a block
+/// holding up the launcher.
+const PARALLEL_BYTES: u64 = 512 << 10;
 
-/// Work of at least this many bytes also wakes sleeping helpers. The wake
-/// is a futex call on the launching thread, 8-10 us (median) on a 2-vCPU
-/// VM, and the helper starts 5-20 us later: worth it against the 22 us a
-/// 1 MiB copy takes on one core, not against the 3 us of 128 KiB.
+/// Work of at least this many bytes wakes sleeping helpers (below it,
+/// only helpers already awake would join: none, while it equals
+/// [`PARALLEL_BYTES`]).
 const WAKE_BYTES: u64 = 512 << 10;
 
 /// Bytes per block of parallel work (small enough that a helper which
@@ -484,8 +489,9 @@ mod tests {
     }
 
     /// Copies through `copy` on a 2-thread pool: contiguous and row copies
-    /// at every size class (one thread, shared with an awake helper,
-    /// waking the helper, streaming stores), odd sizes, misaligned ends.
+    /// at every size class (one thread, shared with the helper, streaming
+    /// stores), odd sizes, misaligned ends, run twice (the second finds
+    /// the helper awake).
     #[test]
     fn copies_at_every_size_class_are_exact() {
         let pool = Cores::new(2).unwrap();
