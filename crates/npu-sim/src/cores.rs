@@ -15,11 +15,10 @@ use std::time::{Duration, Instant};
 /// How long an idle helper spins before it sleeps. Waking a sleeping
 /// thread costs the waker a futex call of 8-10 us (median, on a 2-vCPU
 /// VM; p90 11-17 us) and the sleeper starts 5-20 us later, which argues
-/// for spinning through a loop's host-side gaps (200 us was tried). But on
-/// the loaded 2-core machine a helper spinning for 200 us after a big
-/// piece slowed the small pieces that followed it on the launching thread
-/// (sampled FILL at 1 MiB: 39 -> 47 us), so it stays at 50 us until a
-/// quiet machine can weigh the two (docs/architecture.md, "Kernel speed").
+/// for spinning through a loop's host-side gaps (200 us was tried); on the
+/// loaded 2-core machine no gain from it could be shown, and a longer spin
+/// takes a core from other work, so it stays at 50 us until a quiet
+/// machine can weigh the two (docs/architecture.md, "Kernel speed").
 const SPIN: Duration = Duration::from_micros(50);
 
 /// Work cut into blocks, shared by its caller and the helpers: the next

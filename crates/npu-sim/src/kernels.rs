@@ -143,10 +143,8 @@ struct Ptr(usize);
 /// wake is a futex call on the launching thread, 8-10 us (median) on a
 /// 2-vCPU VM, and the helper starts 5-20 us later: worth it against the
 /// 22 us a 1 MiB copy takes on one core, not against the 3 us of 128 KiB.
-/// Sharing 128-512 KiB with helpers already awake (no wake) was tried: on
-/// the loaded 2-core machine it made the sampled FILL cases (pieces of
-/// that size) 7 us slower at 1 MiB, a helper preempted inside a block
-/// holding up the launcher.
+/// Sharing 128-512 KiB with helpers already awake (no wake) was tried; on
+/// the loaded 2-core machine no gain could be shown.
 const PARALLEL_BYTES: u64 = 512 << 10;
 
 /// Work of at least this many bytes wakes sleeping helpers (below it,
