@@ -87,6 +87,21 @@ int64_t npu_copy_rows(const npu_copy_desc *d);
 void npu_copy_run(const npu_copy_desc *d, void *dst, const void *src,
                   int64_t row_begin, int64_t row_end);
 
+/* Flags of npu_copy_run_ex and npu_gather_run_ex. */
+#define NPU_RUN_STREAM 1u /* write long runs with non-temporal stores */
+
+/*
+ * npu_copy_run with flags. NPU_RUN_STREAM: rows that are contiguous runs of
+ * at least 256 bytes in both views are written with non-temporal
+ * ("streaming") stores, which skip the cache and the read of each line
+ * before it is written; worth it when the whole operation's output is
+ * larger than the last-level cache, a decision the caller makes (one row
+ * range cannot see the whole). The bytes written are the same; the stores
+ * are fenced before it returns.
+ */
+void npu_copy_run_ex(const npu_copy_desc *d, void *dst, const void *src,
+                     int64_t row_begin, int64_t row_end, unsigned flags);
+
 /*
  * Optional, after npu_copy_normalize, to get rows for threads: if
  * rows < want_rows and rank < NPU_MAX_RANK, splits the innermost extent n
@@ -135,6 +150,16 @@ void npu_fill(void *dst, int64_t count, const void *value, size_t elem_size);
 int64_t npu_gather_run(void *dst, const void *src, int64_t n_src, int64_t inner_bytes,
                        const void *index, int index_is_64, int64_t n_index,
                        int64_t outer_begin, int64_t outer_end, int64_t *bad_value);
+
+/*
+ * npu_gather_run with flags: NPU_RUN_STREAM writes rows of at least 256
+ * bytes (inner_bytes) with non-temporal stores, for an output too large for
+ * the cache (see npu_copy_run_ex). Same result, same return.
+ */
+int64_t npu_gather_run_ex(void *dst, const void *src, int64_t n_src, int64_t inner_bytes,
+                          const void *index, int index_is_64, int64_t n_index,
+                          int64_t outer_begin, int64_t outer_end, int64_t *bad_value,
+                          unsigned flags);
 
 /* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */

@@ -204,12 +204,16 @@ typedef struct {
     const npu_copy_desc *d;
     void *dst;
     const void *src;
+    unsigned flags; /* npu_copy_run_ex's (0: npu_copy_run itself) */
 } run_ctx;
 
 static void copy_range(void *c, int64_t b, int64_t e)
 {
     run_ctx *x = (run_ctx *)c;
-    npu_copy_run(x->d, x->dst, x->src, b, e);
+    if (x->flags)
+        npu_copy_run_ex(x->d, x->dst, x->src, b, e, x->flags);
+    else
+        npu_copy_run(x->d, x->dst, x->src, b, e);
 }
 
 /* ---- random descriptions -------------------------------------------------------- */
@@ -399,6 +403,7 @@ static void test_copy_random(int iters)
             rc.d = &v;
             rc.dst = out;
             rc.src = src;
+            rc.flags = (it + variant) & 1 ? NPU_RUN_STREAM : 0;
             run_blocks(npu_copy_rows(&v), variant == 0 ? 0 : variant == 2 ? 2 : 1, copy_range, &rc);
             CHECK(memcmp(out, ref, dbytes) == 0, "copy variant %d differs: orig %s", variant,
                   desc_str(&d));
@@ -427,6 +432,123 @@ static void test_copy_random(int iters)
         free(ref);
         free(out);
         free(init);
+    }
+}
+
+/* Streaming stores (NPU_RUN_STREAM): rows of every length around the
+   thresholds (the 256-byte minimum, the 64-byte body, the 16-byte aligning
+   head), at every misalignment of either end, in blocks; the same bytes as
+   the reference, nothing outside the rows touched. */
+static void test_copy_stream(void)
+{
+    int it;
+    for (it = 0; it < 600; it++) {
+        npu_copy_desc d;
+        const int64_t run = it < 300 ? 200 + it : 1 + rnd(9000); /* bytes per row */
+        const int64_t rows = 1 + rnd(it < 300 ? 4 : 12);
+        const int64_t gap_d = rnd(3) * (int64_t)rnd(70), gap_s = rnd(3) * (int64_t)rnd(70);
+        const int64_t off_d = rnd(64), off_s = rnd(64);
+        const size_t dbytes = (size_t)(off_d + rows * (run + gap_d) + 64);
+        const size_t sbytes = (size_t)(off_s + rows * (run + gap_s) + 64);
+        unsigned char *src = (unsigned char *)xmalloc(sbytes), *ref = (unsigned char *)xmalloc(dbytes),
+                      *out = (unsigned char *)xmalloc(dbytes);
+        run_ctx rc;
+        int64_t r;
+        fill_random(src, sbytes);
+        fill_random(ref, dbytes);
+        memcpy(out, ref, dbytes);
+        for (r = 0; r < rows; r++)
+            memcpy(ref + off_d + r * (run + gap_d), src + off_s + r * (run + gap_s), (size_t)run);
+        memset(&d, 0, sizeof d);
+        d.rank = 2;
+        d.elem_size = 1;
+        d.shape[0] = rows;
+        d.shape[1] = run;
+        d.dst_stride[0] = run + gap_d;
+        d.src_stride[0] = run + gap_s;
+        d.dst_stride[1] = d.src_stride[1] = 1;
+        npu_copy_normalize(&d);
+        rc.d = &d;
+        rc.dst = out + off_d;
+        rc.src = src + off_s;
+        rc.flags = NPU_RUN_STREAM;
+        run_blocks(npu_copy_rows(&d), (int)rnd(3), copy_range, &rc);
+        CHECK(memcmp(out, ref, dbytes) == 0, "streaming copy differs: run %lld rows %lld gaps %lld %lld offs %lld %lld",
+              (long long)run, (long long)rows, (long long)gap_d, (long long)gap_s, (long long)off_d,
+              (long long)off_s);
+        free(src);
+        free(ref);
+        free(out);
+    }
+    {
+        /* a big contiguous copy split into blocks as the simulator splits
+           it, through the streaming path */
+        const size_t n = (size_t)(3 << 20) + 77;
+        unsigned char *src = (unsigned char *)xmalloc(n + 1), *out = (unsigned char *)xmalloc(n + 1);
+        npu_copy_desc d;
+        run_ctx rc;
+        fill_random(src, n + 1);
+        memset(out, 0, n + 1);
+        memset(&d, 0, sizeof d);
+        d.rank = 1;
+        d.elem_size = 1;
+        d.shape[0] = (int64_t)n;
+        d.dst_stride[0] = d.src_stride[0] = 1;
+        npu_copy_normalize(&d);
+        npu_copy_split_inner(&d, 48, 16 << 10);
+        rc.d = &d;
+        rc.dst = out + 1;
+        rc.src = src;
+        rc.flags = NPU_RUN_STREAM;
+        run_blocks(npu_copy_rows(&d), 2, copy_range, &rc);
+        CHECK(out[0] == 0 && memcmp(out + 1, src, n) == 0, "big streaming copy differs");
+        free(src);
+        free(out);
+    }
+}
+
+/* Transposes of narrow sources: every column stride from one vector (16
+   bytes, the smallest the register blocks take) past a cache line, each
+   block width, extents around the block size (ragged edges), and a
+   misaligned source. */
+static void test_copy_transpose_narrow(void)
+{
+    static const size_t ess[] = {2, 4, 8};
+    size_t e;
+    for (e = 0; e < 3; e++) {
+        const int64_t es = (int64_t)ess[e], B = 16 / es;
+        int64_t m, cnt;
+        for (m = 16 / es; m * es <= 80; m++) {
+            for (cnt = B - 1; cnt <= 3 * B + 1; cnt += 1 + rnd(3)) {
+                /* dst [cnt, m] contiguous = src [m, cnt]^T, src rows m... */
+                npu_copy_desc d;
+                const int64_t n = m; /* inner extent: dst columns */
+                const size_t sbytes = (size_t)(cnt * m * es + 8), dbytes = (size_t)(cnt * n * es);
+                unsigned char *src = (unsigned char *)xmalloc(sbytes), *ref = (unsigned char *)xmalloc(dbytes),
+                              *out = (unsigned char *)xmalloc(dbytes);
+                const int64_t off = rnd(2) * 3;
+                memset(&d, 0, sizeof d);
+                d.rank = 2;
+                d.elem_size = (size_t)es;
+                d.shape[0] = cnt;
+                d.shape[1] = n;
+                d.dst_stride[0] = n;
+                d.dst_stride[1] = 1;
+                d.src_stride[0] = 1;   /* rows: consecutive source elements */
+                d.src_stride[1] = cnt; /* columns: cnt elements apart */
+                fill_random(src, sbytes);
+                fill_random(ref, dbytes);
+                memcpy(out, ref, dbytes);
+                ref_copy(&d, ref, src + off);
+                npu_copy_normalize(&d);
+                npu_copy_run(&d, out, src + off, 0, npu_copy_rows(&d));
+                CHECK(memcmp(out, ref, dbytes) == 0, "narrow transpose es %lld cnt %lld n %lld differs",
+                      (long long)es, (long long)cnt, (long long)n);
+                free(src);
+                free(ref);
+                free(out);
+            }
+        }
     }
 }
 
@@ -479,6 +601,7 @@ static void test_copy_transpose(void)
         rc.d = &n;
         rc.dst = out;
         rc.src = src;
+        rc.flags = it & 2 ? NPU_RUN_STREAM : 0;
         run_blocks(npu_copy_rows(&n), 1 + (it & 1), copy_range, &rc);
         CHECK(memcmp(out, ref, dbytes) == 0, "transpose differs: %s", desc_str(&d));
         memcpy(out, init, dbytes);
@@ -823,6 +946,70 @@ static void test_gather(void)
         free(ref);
         free(out);
         free(index);
+    }
+}
+
+/* Every specialised width (1, 2, 4, 8, 16 bytes) and rows (any width,
+   with and without streaming stores) at index counts around the unrolled
+   block of 8 and the chunk of 512, at misaligned source and destination,
+   against the reference; repeated and reversed indices; a source that the
+   indices read many times (overlapping reads); the bytes around the output
+   untouched. */
+static void test_gather_widths(void)
+{
+    static const int64_t widths[] = {1, 2, 4, 8, 16, 3, 12, 255, 256, 257, 1000};
+    static const int64_t counts[] = {1, 7, 8, 9, 15, 16, 17, 511, 512, 513, 1031};
+    size_t w, c;
+    for (w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            const int64_t ib = widths[w], n_index = counts[c], outer = 1 + rnd(3), n_src = 1 + rnd(40);
+            const int is64 = (int)(c & 1);
+            const unsigned flags = (w + c) & 1 ? NPU_RUN_STREAM : 0;
+            const int64_t off_d = rnd(16), off_s = rnd(16);
+            const size_t sbytes = (size_t)(outer * n_src * ib + off_s);
+            const size_t dbytes = (size_t)(outer * n_index * ib + off_d + 16);
+            unsigned char *src = (unsigned char *)xmalloc(sbytes), *ref = (unsigned char *)xmalloc(dbytes),
+                          *out = (unsigned char *)xmalloc(dbytes);
+            void *index = xmalloc((size_t)n_index * 8);
+            int64_t o, i, b;
+            for (i = 0; i < n_index; i++) {
+                const int64_t v = i % 5 == 4 ? n_src - 1 - i % n_src : rnd(n_src);
+                put_index(index, is64, i, v);
+            }
+            fill_random(src, sbytes);
+            fill_random(ref, dbytes);
+            memcpy(out, ref, dbytes);
+            for (o = 0; o < outer; o++)
+                for (i = 0; i < n_index; i++)
+                    memcpy(ref + off_d + (o * n_index + i) * ib,
+                           src + off_s + (o * n_src + get_index(index, is64, i)) * ib, (size_t)ib);
+            /* outer rows in two ranges, as two threads would take them */
+            b = rnd(outer + 1);
+            CHECK(npu_gather_run_ex(out + off_d, src + off_s, n_src, ib, index, is64, n_index, 0, b, NULL,
+                                    flags) == -1,
+                  "valid gather flagged (first range)");
+            CHECK(npu_gather_run_ex(out + off_d, src + off_s, n_src, ib, index, is64, n_index, b, outer,
+                                    NULL, flags) == -1,
+                  "valid gather flagged (second range)");
+            CHECK(memcmp(out, ref, dbytes) == 0,
+                  "gather width %lld count %lld outer %lld n_src %lld is64 %d flags %u differs", (long long)ib,
+                  (long long)n_index, (long long)outer, (long long)n_src, is64, flags);
+            /* a bad index planted late: everything before it written, the
+               position and value reported */
+            if (n_index > 1) {
+                const int64_t at = n_index - 1 - rnd(n_index < 9 ? n_index : 9);
+                int64_t bad = 0;
+                put_index(index, is64, at, n_src + rnd(3));
+                CHECK(npu_gather_run_ex(out + off_d, src + off_s, n_src, ib, index, is64, n_index, 0, 1, &bad,
+                                        flags) == at &&
+                          bad >= n_src,
+                      "late bad index not found at %lld (width %lld)", (long long)at, (long long)ib);
+            }
+            free(src);
+            free(ref);
+            free(out);
+            free(index);
+        }
     }
 }
 
@@ -1697,8 +1884,11 @@ int main(void)
     run("fill", test_fill);
     run("copy random", copy_random);
     run("copy transpose", test_copy_transpose);
+    run("copy stream", test_copy_stream);
+    run("copy transpose narrow", test_copy_transpose_narrow);
     run("gather checks on load", test_gather_checks_on_load);
     run("gather", test_gather);
+    run("gather widths", test_gather_widths);
     run("half precision", test_half);
     run("cast rules", test_cast_rules);
     run("cast values", test_cast_values);

@@ -2,16 +2,23 @@
 //!
 //! Built for latency, not throughput: a kernel is cut into blocks that its
 //! calling thread takes one after another; posting the work asks the
-//! helpers to take blocks too. A helper spins a little after its last
-//! block before it sleeps, and is woken through the kernel only if asleep,
-//! so back-to-back launches find it awake; the caller never waits for a
-//! helper to start, only for blocks a helper has taken.
+//! helpers to take blocks too. A helper spins after its last block before
+//! it sleeps ([`SPIN`]), so back-to-back launches find it awake; a sleeping
+//! helper is woken through the kernel only for work big enough to pay for
+//! the wake-up (see [`Cores::run`]). The caller never waits for a helper
+//! to start, only for blocks a helper has taken.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// How long an idle helper spins before it sleeps.
+/// How long an idle helper spins before it sleeps. Waking a sleeping
+/// thread costs the waker a futex call of 8-10 us (median, on a 2-vCPU
+/// VM; p90 11-17 us) and the sleeper starts 5-20 us later, which argues
+/// for spinning through a loop's host-side gaps (200 us was tried); on the
+/// loaded 2-core machine no gain from it could be shown, and a longer spin
+/// takes a core from other work, so it stays at 50 us until a quiet
+/// machine can weigh the two (docs/architecture.md, "Kernel speed").
 const SPIN: Duration = Duration::from_micros(50);
 
 /// Work cut into blocks, shared by its caller and the helpers: the next
@@ -76,6 +83,9 @@ struct Shared {
     /// Helpers asleep on `wake`.
     sleeping: Mutex<usize>,
     wake: Condvar,
+    /// Helpers not asleep (spinning for a post, or in a block): a mirror of
+    /// `threads - 1 - sleeping`, read without the lock.
+    awake: AtomicUsize,
 }
 
 /// A set of helper threads (`threads - 1` of them: the caller is a core
@@ -93,6 +103,7 @@ impl Cores {
             posts: AtomicU64::new(0),
             sleeping: Mutex::new(0),
             wake: Condvar::new(),
+            awake: AtomicUsize::new(threads.saturating_sub(1)),
         });
         for i in 1..threads {
             let s = shared.clone();
@@ -112,12 +123,21 @@ impl Cores {
         self.threads
     }
 
+    /// Whether a helper is awake (spinning for work, or in a block): work
+    /// posted now is shared without waking anyone.
+    pub fn helper_awake(&self) -> bool {
+        self.shared.awake.load(Ordering::SeqCst) > 0
+    }
+
     /// Runs `f(begin, end)` over `[0, units)` in `nblocks` blocks, on this
     /// thread and whichever helpers join in; returns when every block has
-    /// run.
-    pub fn run(&self, units: i64, nblocks: i64, f: impl Fn(i64, i64) + Sync) {
+    /// run. `wake`: wake sleeping helpers (a futex call on this thread, worth
+    /// it only for work that takes several times as long); otherwise only
+    /// helpers already awake join, and with none awake this thread runs
+    /// the work alone, posting nothing.
+    pub fn run(&self, units: i64, nblocks: i64, wake: bool, f: impl Fn(i64, i64) + Sync) {
         let nblocks = nblocks.clamp(1, units.max(1));
-        if nblocks == 1 || self.threads == 1 {
+        if nblocks == 1 || self.threads == 1 || !(wake || self.helper_awake()) {
             f(0, units);
             return;
         }
@@ -135,7 +155,11 @@ impl Cores {
         });
         *lock(&self.shared.job) = Some(blocks.clone());
         self.shared.posts.fetch_add(1, Ordering::SeqCst);
-        if *lock(&self.shared.sleeping) > 0 {
+        if wake && self.shared.awake.load(Ordering::SeqCst) + 1 < self.threads {
+            // Taking the lock orders this post before a helper's check
+            // under it: a helper that counted itself asleep is woken, one
+            // that has not yet sees the new post before it waits.
+            let _sleeping = lock(&self.shared.sleeping);
             self.shared.wake.notify_all();
         }
         // SAFETY: `f` lives until this function returns.
@@ -176,9 +200,11 @@ fn helper(s: &Shared) {
                 if start.elapsed() > SPIN {
                     let mut n = lock(&s.sleeping);
                     *n += 1;
+                    s.awake.fetch_sub(1, Ordering::SeqCst);
                     while s.posts.load(Ordering::SeqCst) == seen {
                         n = s.wake.wait(n).unwrap_or_else(|e| e.into_inner());
                     }
+                    s.awake.fetch_add(1, Ordering::SeqCst);
                     *n -= 1;
                     break;
                 }

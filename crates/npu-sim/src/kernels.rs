@@ -62,16 +62,17 @@ unsafe extern "C" {
     pub(crate) safe fn npu_f32_to_f16(f: f32) -> u16;
     fn npu_copy_normalize(d: *mut CopyDesc);
     fn npu_copy_rows(d: *const CopyDesc) -> i64;
-    fn npu_copy_run(
+    fn npu_copy_run_ex(
         d: *const CopyDesc,
         dst: *mut c_void,
         src: *const c_void,
         row_begin: i64,
         row_end: i64,
+        flags: u32,
     );
     fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
     fn npu_fill(dst: *mut c_void, count: i64, value: *const c_void, elem_size: usize);
-    fn npu_gather_run(
+    fn npu_gather_run_ex(
         dst: *mut c_void,
         src: *const c_void,
         n_src: i64,
@@ -82,6 +83,7 @@ unsafe extern "C" {
         outer_begin: i64,
         outer_end: i64,
         bad_value: *mut i64,
+        flags: u32,
     ) -> i64;
     fn npu_binary_run(
         op: BinaryOp,
@@ -136,8 +138,19 @@ impl CopyDesc {
 #[derive(Clone, Copy)]
 struct Ptr(usize);
 
-/// Work below this many bytes runs on the calling thread alone.
+/// Work below this many bytes runs on the calling thread alone; from here
+/// up it is shared with the helpers, and a sleeping helper is woken. The
+/// wake is a futex call on the launching thread, 8-10 us (median) on a
+/// 2-vCPU VM, and the helper starts 5-20 us later: worth it against the
+/// 22 us a 1 MiB copy takes on one core, not against the 3 us of 128 KiB.
+/// Sharing 128-512 KiB with helpers already awake (no wake) was tried; on
+/// the loaded 2-core machine no gain could be shown.
 const PARALLEL_BYTES: u64 = 512 << 10;
+
+/// Work of at least this many bytes wakes sleeping helpers (below it,
+/// only helpers already awake would join: none, while it equals
+/// [`PARALLEL_BYTES`]).
+const WAKE_BYTES: u64 = 512 << 10;
 
 /// Bytes per block of parallel work (small enough that a helper which
 /// wakes late still finds blocks to take).
@@ -164,7 +177,29 @@ fn par_ranges_min(
         f(0, units);
         return;
     }
-    cores.run(units, ((bytes / BLOCK_BYTES) as i64).min(most), f);
+    let nblocks = ((bytes / BLOCK_BYTES) as i64).clamp(2, most);
+    cores.run(units, nblocks, bytes >= WAKE_BYTES, f);
+}
+
+/// `NPU_RUN_STREAM`: long runs written with non-temporal stores.
+const RUN_STREAM: u32 = 1;
+
+/// Outputs of at least this many bytes are written with non-temporal
+/// stores (where the kernel writes contiguous runs of 256 bytes or more):
+/// such an output does not stay in the cache anyway, and a cached store
+/// first reads each line it writes. The crossover, measured on a 2-core
+/// EPYC (32 MiB L3): 4 MiB copied in 64 KiB pieces ran at 90 GB/s cached
+/// and 57 streaming, 8 MiB at 51 and 54, 16 MiB at 25 and 28, 64 MiB at
+/// 20 and 29 (docs/architecture.md, "Kernel speed").
+pub(crate) const STREAM_BYTES: u64 = 16 << 20;
+
+/// The kernels' flags for an operation writing `out_bytes`.
+fn flags_for(out_bytes: u64) -> u32 {
+    if out_bytes >= STREAM_BYTES {
+        RUN_STREAM
+    } else {
+        0
+    }
 }
 
 /// Rows a block of a copy needs: many when an inner dim leaps across
@@ -213,10 +248,20 @@ fn prepare(pool: &Cores, d: &mut CopyDesc, bytes: u64) -> i64 {
 pub unsafe fn copy(pool: &Cores, mut d: CopyDesc, dst: *mut u8, src: *const u8) {
     let bytes = numel(&d) * d.elem_size as u64;
     let rows = prepare(pool, &mut d, bytes);
+    let flags = flags_for(bytes);
     let (dp, sp) = (Ptr(dst as usize), Ptr(src as usize));
     par_ranges_min(pool, rows, bytes, min_rows(&d), |lo, hi| {
         // SAFETY: caller's contract; row ranges write disjoint bytes.
-        unsafe { npu_copy_run(&d, dp.0 as *mut c_void, sp.0 as *const c_void, lo, hi) }
+        unsafe {
+            npu_copy_run_ex(
+                &d,
+                dp.0 as *mut c_void,
+                sp.0 as *const c_void,
+                lo,
+                hi,
+                flags,
+            )
+        }
     });
 }
 
@@ -307,6 +352,7 @@ pub unsafe fn gather(
     let bytes = (outer as u64)
         .saturating_mul(n_index as u64)
         .saturating_mul(inner_bytes as u64);
+    let flags = flags_for(bytes);
     let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(index as usize));
     let first = std::sync::Mutex::new(None::<(i64, i64)>);
     let found = |pos: i64, val: i64| {
@@ -320,7 +366,7 @@ pub unsafe fn gather(
             let mut bad = 0i64;
             // SAFETY: caller's contract; outer ranges write disjoint rows.
             let pos = unsafe {
-                npu_gather_run(
+                npu_gather_run_ex(
                     dp.0 as *mut c_void,
                     sp.0 as *const c_void,
                     n_src,
@@ -331,6 +377,7 @@ pub unsafe fn gather(
                     lo,
                     hi,
                     &mut bad,
+                    flags,
                 )
             };
             if pos >= 0 {
@@ -344,7 +391,7 @@ pub unsafe fn gather(
             let mut bad = 0i64;
             // SAFETY: caller's contract; index ranges write disjoint output.
             let pos = unsafe {
-                npu_gather_run(
+                npu_gather_run_ex(
                     (dp.0 + (lo * inner_bytes) as usize) as *mut c_void,
                     sp.0 as *const c_void,
                     n_src,
@@ -355,6 +402,7 @@ pub unsafe fn gather(
                     0,
                     outer,
                     &mut bad,
+                    flags,
                 )
             };
             if pos >= 0 {
@@ -419,4 +467,161 @@ pub unsafe fn binary(
         }
     });
     ok.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic bytes.
+    fn bytes(n: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    /// Copies through `copy` on a 2-thread pool: contiguous and row copies
+    /// at every size class (one thread, shared with the helper, streaming
+    /// stores), odd sizes, misaligned ends, run twice (the second finds
+    /// the helper awake).
+    #[test]
+    fn copies_at_every_size_class_are_exact() {
+        let pool = Cores::new(2).unwrap();
+        let sizes = [
+            1usize,
+            255,
+            (128 << 10) + 3,
+            (512 << 10) - 1,
+            (1 << 20) + 17,
+            STREAM_BYTES as usize + 4099,
+        ];
+        for (k, &n) in sizes.iter().enumerate() {
+            let src = bytes(n + 8, k as u64);
+            for off in [0usize, 3] {
+                // Twice: the second run finds the helper awake.
+                for _ in 0..2 {
+                    let mut dst = vec![0xeeu8; n + 8];
+                    let d = CopyDesc::new(&[n as i64], &[1], &[1], 1);
+                    // SAFETY: both buffers hold n bytes past `off`.
+                    unsafe { copy(&pool, d, dst.as_mut_ptr().add(off), src.as_ptr().add(5)) };
+                    assert_eq!(
+                        &dst[off..off + n],
+                        &src[5..5 + n],
+                        "contiguous {n} off {off}"
+                    );
+                    assert!(dst[..off].iter().chain(&dst[off + n..]).all(|&b| b == 0xee));
+                }
+            }
+            // Rows: half of each source row, rows of 4 KiB + 3 bytes.
+            let row = 4099usize;
+            let rows = (n / row).max(1);
+            let src = bytes(2 * row * rows + 8, 7 + k as u64);
+            let mut dst = vec![0u8; row * rows];
+            let d = CopyDesc::new(
+                &[rows as i64, row as i64],
+                &[row as i64, 1],
+                &[2 * row as i64, 1],
+                1,
+            );
+            // SAFETY: the views lie in the buffers.
+            unsafe { copy(&pool, d, dst.as_mut_ptr(), src.as_ptr().add(1)) };
+            for r in 0..rows {
+                assert_eq!(
+                    &dst[r * row..(r + 1) * row],
+                    &src[1 + 2 * r * row..1 + 2 * r * row + row],
+                    "row {r} of {rows}"
+                );
+            }
+        }
+    }
+
+    /// Gathers of every specialised width and of rows, small and past the
+    /// streaming threshold, by outer rows and by index ranges, against a
+    /// naive loop; repeated indices; the first bad index reported.
+    #[test]
+    fn gathers_of_every_width_are_exact() {
+        let pool = Cores::new(2).unwrap();
+        for inner in [1i64, 2, 4, 8, 16, 12, 2048, 4097] {
+            // Rows past the streaming threshold: many outer rows of a
+            // 9-row source.
+            let rows_big = STREAM_BYTES as i64 / (9 * inner) + 1;
+            let shapes: &[(i64, i64, i64)] = if inner >= 2048 {
+                &[(3, 37, 100), (1, 5, 9), (rows_big, 9, 9)]
+            } else {
+                &[(3, 37, 1031), (1, 513, 9), (1, 64, 20_000)]
+            };
+            for &(outer, n_src, n_index) in shapes {
+                let src = bytes((outer * n_src * inner) as usize, inner as u64);
+                let idx: Vec<i64> = (0..n_index).map(|i| (i * 7 + i / 3) % n_src).collect();
+                let mut dst = vec![0u8; (outer * n_index * inner) as usize];
+                // SAFETY: buffers sized for the shapes.
+                let bad = unsafe {
+                    gather(
+                        &pool,
+                        dst.as_mut_ptr(),
+                        src.as_ptr(),
+                        outer,
+                        n_src,
+                        inner,
+                        idx.as_ptr().cast(),
+                        true,
+                        n_index,
+                    )
+                };
+                assert_eq!(bad, None);
+                let ib = inner as usize;
+                for o in 0..outer as usize {
+                    for (i, &v) in idx.iter().enumerate() {
+                        let at = (o * n_index as usize + i) * ib;
+                        let from = (o * n_src as usize + v as usize) * ib;
+                        assert_eq!(&dst[at..at + ib], &src[from..from + ib], "inner {inner}");
+                    }
+                }
+                let mut bad_idx = idx.clone();
+                let at = (n_index - 1) as usize;
+                bad_idx[at] = n_src;
+                // SAFETY: as above.
+                let bad = unsafe {
+                    gather(
+                        &pool,
+                        dst.as_mut_ptr(),
+                        src.as_ptr(),
+                        outer,
+                        n_src,
+                        inner,
+                        bad_idx.as_ptr().cast(),
+                        true,
+                        n_index,
+                    )
+                };
+                assert_eq!(bad, Some((at as i64, n_src)));
+            }
+        }
+    }
+
+    /// Work posted while the helper sleeps and not worth waking it runs
+    /// on the caller alone; with `wake`, every block still runs once.
+    #[test]
+    fn every_block_runs_once_awake_or_not() {
+        let pool = Cores::new(2).unwrap();
+        for wake in [false, true, false] {
+            let hits: Vec<std::sync::atomic::AtomicU32> = (0..1000)
+                .map(|_| std::sync::atomic::AtomicU32::new(0))
+                .collect();
+            pool.run(1000, 16, wake, |lo, hi| {
+                for h in &hits[lo as usize..hi as usize] {
+                    h.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+            assert!(hits
+                .iter()
+                .all(|h| h.load(std::sync::atomic::Ordering::Relaxed) == 1));
+        }
+    }
 }
