@@ -299,7 +299,8 @@ impl Layout {
     /// InplaceCopy applies to its source): sorted by stride, each stride
     /// must exceed the span of the smaller ones.
     pub(crate) fn may_overlap(&self) -> bool {
-        may_overlap(self.shape(), self.strides())
+        // A row-major dense view never does (the common case: no sort).
+        !self.is_contiguous() && may_overlap(self.shape(), self.strides())
     }
 
     /// Whether two views of the same storage may touch a common element

@@ -33,7 +33,7 @@ impl Planned {
 
 /// The descriptor of `t`'s span (see [`Planned`]).
 fn span_desc<'a>(s: &'a Stream, t: &Tensor) -> Result<ffi::AclTensor<'a>> {
-    crate::tensor::acl_of(s.api(), t, crate::tensor::Declared::Span)
+    crate::tensor::acl_new(s.api(), t, crate::tensor::Declared::Span)
 }
 
 /// The device address of `t`'s storage.
