@@ -29,6 +29,11 @@ impl Planned {
             layout: *t.layout(),
         }
     }
+
+    /// Whether `t` has this layout (compared in place, no copy).
+    fn fits(&self, t: &Tensor) -> bool {
+        self.dtype == t.dtype() && self.layout == *t.layout()
+    }
 }
 
 /// The descriptor of `t`'s span (see [`Planned`]).
@@ -147,7 +152,7 @@ impl Prepared {
             ));
         }
         for (t, l) in inputs.iter().zip(&self.inputs) {
-            if Planned::of(t) != *l {
+            if !l.fits(t) {
                 return Err(Error::invalid(
                     self.op,
                     "inputs",
@@ -158,7 +163,7 @@ impl Prepared {
                 ));
             }
         }
-        if Planned::of(out) != self.output {
+        if !self.output.fits(out) {
             return Err(Error::invalid(
                 self.op,
                 "out",

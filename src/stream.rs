@@ -938,7 +938,6 @@ impl Stream {
             log.note(reads, write, ws, None);
             return Ok(0);
         }
-        resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
         let deps = match self.read_deps(reads) {
@@ -1039,7 +1038,6 @@ impl Stream {
             log.note(reads, write, None, host);
             return Ok(0);
         }
-        resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
         let deps = self.read_deps(reads).map_err(|f| f.error())?;
@@ -1069,7 +1067,6 @@ impl Stream {
         self.bind()?;
         let mut waits = Waits::default();
         for t in reads.iter().chain(writes) {
-            resolve_deep_chains(&[], t);
             let w = self.cross_stream_waits(&[], t);
             waits.events.extend(w.events);
             waits.ordered.extend(w.ordered);
@@ -1139,7 +1136,6 @@ impl Stream {
                 "a read to the host cannot be captured into a graph (read after a replay)",
             ));
         }
-        resolve_deep_chains(&[], src);
         let waits = self.cross_stream_waits(&[], src);
         let mut st = self.state();
         let deps = self.read_deps(&[src]).map_err(|f| f.error())?;
@@ -1186,28 +1182,17 @@ struct Waits {
     ordered: Vec<(Arc<Timeline>, u64)>,
 }
 
-/// Resolves (waits for) records whose chain of dependencies has grown too
-/// deep, before a launch depends on them (outside the launch lock: it may
-/// wait for other streams). Chains grow only across streams (writes on one
-/// stream follow its order and need no record of each other), so a loop on
-/// one stream never waits here.
-fn resolve_deep_chains(reads: &[&Tensor], write: &Tensor) {
-    for t in reads.iter().chain([&write]) {
-        let deep = t
-            .storage
-            .with_writer(|w| w.filter(|w| w.too_deep()).cloned());
-        if let Some(w) = deep {
-            let _ = w.wait();
-        }
-    }
-}
-
 impl Stream {
     /// The in-flight completion events of other streams (of this device)
     /// that work reading `reads` and writing `write` must wait for on the
     /// device: the pending writers of every storage it touches, and the
     /// pending readers of the one it writes (as cudarc orders streams).
     /// Call without this stream's launch lock (it takes other streams').
+    ///
+    /// Records whose chain of dependencies has grown too deep are resolved
+    /// (waited for) first, before the launch depends on them. Chains grow
+    /// only across streams (writes on one stream follow its order and need
+    /// no record of each other), so a loop on one stream never waits here.
     ///
     /// Work known good has finished; work found faulted may still run (a
     /// synchronisation poisons launches enqueued while it returned), so it
@@ -1225,12 +1210,26 @@ impl Stream {
             }
         };
         for t in reads.iter().chain([&write]) {
-            t.storage.with_writer(|w| {
-                if let Some(w) = w {
+            // Records whose chain grew too deep are resolved first (waited
+            // for, without any lock held); then their point is read again.
+            let deep = t.storage.with_writer(|w| match w {
+                Some(w) if w.too_deep() => Some(w.clone()),
+                Some(w) => {
                     let (wt, seq) = w.point();
                     add(wt, seq);
+                    None
                 }
+                None => None,
             });
+            if let Some(w) = deep {
+                let _ = w.wait();
+                t.storage.with_writer(|w| {
+                    if let Some(w) = w {
+                        let (wt, seq) = w.point();
+                        add(wt, seq);
+                    }
+                });
+            }
         }
         for (t, seq) in write.storage.foreign_readers(tl) {
             add(&t, seq);
@@ -1361,7 +1360,12 @@ impl Stream {
                             .iter()
                             .any(|(o, upto)| Arc::ptr_eq(o, t) && *upto >= at)
                 };
-                match p.peek() {
+                // Rewritten whole after it on this stream: whatever it was
+                // (good, faulted or pending, with or without other streams'
+                // work in its bytes), nothing of it stays, so its outcome
+                // need not be asked.
+                let replaced = p.is_on(tl) && whole();
+                match if replaced { Ok(true) } else { p.peek() } {
                     Ok(true) => {}
                     // Rewritten whole after it, from another stream.
                     _ if !p.is_on(tl) && whole() && after(&p) => {}

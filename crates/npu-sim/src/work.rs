@@ -398,18 +398,3 @@ impl Memset {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn sizes() {
-        eprintln!(
-            "SIZES Launch {} Step {} Region {} CopyDesc {} Job {}",
-            std::mem::size_of::<super::Launch>(),
-            std::mem::size_of::<super::Step>(),
-            std::mem::size_of::<super::Region>(),
-            std::mem::size_of::<crate::kernels::CopyDesc>(),
-            std::mem::size_of::<crate::stream::Job>(),
-        );
-    }
-}
