@@ -637,7 +637,6 @@ mod tests {
             }
         }
     }
-    use super::*;
 
     #[test]
     fn slice_normalisation() {
