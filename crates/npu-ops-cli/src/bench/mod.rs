@@ -9,7 +9,7 @@
 //! so a wrong kernel is never reported as fast. Each case times, run by
 //! run interleaved: its `_into` form into a preallocated output (the
 //! steady-state loop; [`Stream::copy`] for copies), its plain form (a new
-//! output each run), ndarray's form (a new host array each run, [`nd`]) and
+//! output each run), ndarray's form (a new host array each run, [`Nd`]) and
 //! the memcpy reference. One timed run is the launch(es) plus a synchronise
 //! of the stream; the forms' figures are medians. GB/s counts the logical
 //! bytes moved (the output written and as many read, plus the indices of a
