@@ -386,16 +386,33 @@ impl Write {
             Status::Good => true,
             Status::Pending => false,
         };
-        let deps = lock(&self.deps).clone();
+        let deps = {
+            let d = lock(&self.deps);
+            // Usually none (work of one stream): no copy, no second lock.
+            if d.is_empty() {
+                None
+            } else {
+                Some(d.clone())
+            }
+        };
         let mut good = own;
-        for d in deps {
-            good &= d.peek()?;
+        if let Some(deps) = &deps {
+            for d in deps {
+                good &= d.peek()?;
+            }
         }
         if good {
             let _ = self.resolved.set(None);
-            lock(&self.deps).clear();
+            if deps.is_some() {
+                lock(&self.deps).clear();
+            }
         }
         Ok(good)
+    }
+
+    /// Whether it carries records of other streams' work ([`Write::deps`]).
+    pub(crate) fn has_deps(&self) -> bool {
+        !lock(&self.deps).is_empty()
     }
 
     /// The records of other streams' pending work this write's data came

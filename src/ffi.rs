@@ -533,6 +533,10 @@ pub(crate) unsafe fn event_complete(api: &Api, e: EventHandle) -> bool {
 pub(crate) struct AclTensor<'a> {
     api: &'a Api,
     raw: *mut aclTensor,
+    /// Whether this value owns the descriptor (destroyed on drop); else it
+    /// is a tensor's cached one ([`AclTensor::borrowed`]), destroyed by
+    /// that tensor.
+    owned: bool,
 }
 
 impl<'a> AclTensor<'a> {
@@ -572,13 +576,39 @@ impl<'a> AclTensor<'a> {
                 message: last_error(api),
             });
         }
-        Ok(AclTensor { api, raw })
+        Ok(AclTensor {
+            api,
+            raw,
+            owned: true,
+        })
+    }
+
+    /// A descriptor its owner keeps for at least `'a` (a tensor's cached
+    /// one, made by [`AclTensor::new`] with `api` and released by
+    /// `into_raw`): used as this value's own, but never destroyed by it.
+    ///
+    /// Sharing is sound because a first phase only reads its descriptors
+    /// (the runtime copies what it needs into the executor; the simulator
+    /// does so, see `crates/npu-sim/src/objects.rs`) and nothing rebinds a
+    /// cached one (rebinding is for a prepared operator's own descriptors).
+    ///
+    /// # Safety
+    /// `raw` is a live descriptor of `api` that stays alive (is not
+    /// destroyed) for `'a`.
+    pub(crate) unsafe fn borrowed(api: &'a Api, raw: TensorHandle) -> Self {
+        AclTensor {
+            api,
+            raw: raw.0,
+            owned: false,
+        }
     }
 }
 
 impl AclTensor<'_> {
-    /// Gives up ownership (the caller destroys it with [`destroy_tensor`]).
+    /// Gives up ownership (the caller destroys it with [`destroy_tensor`]);
+    /// only for an owned descriptor (a shared one is its owner's).
     pub(crate) fn into_raw(self) -> TensorHandle {
+        debug_assert!(self.owned, "a borrowed descriptor is its owner's");
         let raw = TensorHandle(self.raw);
         std::mem::forget(self);
         raw
@@ -609,15 +639,22 @@ pub(crate) unsafe fn rebind_raw(
     addr: DevicePtr,
 ) -> Result<()> {
     // Borrowed, not owned: never dropped (destroyed by its owner).
-    let t = std::mem::ManuallyDrop::new(AclTensor { api, raw: tensor.0 });
+    let t = std::mem::ManuallyDrop::new(AclTensor {
+        api,
+        raw: tensor.0,
+        owned: false,
+    });
     // SAFETY: the caller's contract.
     unsafe { rebind(api, executor, output, index, &t, addr) }
 }
 
 impl Drop for AclTensor<'_> {
     fn drop(&mut self) {
-        // SAFETY: created by `new`, destroyed once.
-        unsafe { (self.api.aclDestroyTensor)(self.raw) };
+        if self.owned {
+            // SAFETY: created by `new`, owned by this value (not
+            // borrowed), destroyed once.
+            unsafe { (self.api.aclDestroyTensor)(self.raw) };
+        }
     }
 }
 

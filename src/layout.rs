@@ -133,6 +133,11 @@ pub(crate) fn slice_range(
     if n == 0 {
         return Ok((0, 0));
     }
+    // The same arithmetic in i64 when nothing overflows (one division per
+    // `%` rather than i128's library calls); else in i128.
+    if let Some(r) = slice_range_i64(n, start, end, step) {
+        return Ok(r);
+    }
     let (n, s, e, st) = (n as i128, start as i128, end as i128, step as i128);
     let s2 = if s < -n {
         0
@@ -149,6 +154,31 @@ pub(crate) fn slice_range(
         (e + n) % n
     };
     Ok((s2 as usize, ((e2 - s2 + st - 1) / st) as usize))
+}
+
+/// [`slice_range`]'s normalisation in i64 (`n > 0`, `st > 0`); `None`
+/// where a step would overflow.
+fn slice_range_i64(n: usize, s: i64, e: i64, st: i64) -> Option<(usize, usize)> {
+    let n = i64::try_from(n).ok()?;
+    let s2 = if s < -n {
+        0
+    } else if s >= n {
+        n
+    } else {
+        s.checked_add(n)? % n
+    };
+    let e2 = if e >= n {
+        n
+    } else {
+        let r = e.checked_add(n)? % n;
+        if r < s2 {
+            s2
+        } else {
+            r
+        }
+    };
+    let len = e2.checked_sub(s2)?.checked_add(st)?.checked_sub(1)? / st;
+    Some((s2 as usize, len as usize))
 }
 
 impl Layout {
@@ -299,7 +329,8 @@ impl Layout {
     /// InplaceCopy applies to its source): sorted by stride, each stride
     /// must exceed the span of the smaller ones.
     pub(crate) fn may_overlap(&self) -> bool {
-        may_overlap(self.shape(), self.strides())
+        // A row-major dense view never does (the common case: no sort).
+        !self.is_contiguous() && may_overlap(self.shape(), self.strides())
     }
 
     /// Whether two views of the same storage may touch a common element
@@ -539,6 +570,73 @@ pub(crate) fn range_bounds(r: &impl std::ops::RangeBounds<i64>) -> (i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The i64 fast path of `slice_range` agrees with the i128 formula
+    /// wherever it answers, on extreme and ordinary values.
+    #[test]
+    fn slice_range_i64_agrees_with_i128() {
+        let vals = [
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 62),
+            -1000,
+            -7,
+            -5,
+            -4,
+            -3,
+            -1,
+            0,
+            1,
+            2,
+            3,
+            4,
+            5,
+            7,
+            1000,
+            1 << 62,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        let ns = [
+            1usize,
+            2,
+            4,
+            5,
+            7,
+            1000,
+            1 << 40,
+            i64::MAX as usize,
+            usize::MAX,
+        ];
+        for &n in &ns {
+            for &s in &vals {
+                for &e in &vals {
+                    for &st in vals.iter().filter(|v| **v > 0) {
+                        let Some(fast) = slice_range_i64(n, s, e, st) else {
+                            continue;
+                        };
+                        let (n, s, e, st) = (n as i128, s as i128, e as i128, st as i128);
+                        let s2 = if s < -n {
+                            0
+                        } else if s >= n {
+                            n
+                        } else {
+                            (s + n) % n
+                        };
+                        let e2 = if e >= n {
+                            n
+                        } else if (e + n) % n < s2 {
+                            s2
+                        } else {
+                            (e + n) % n
+                        };
+                        let slow = (s2 as usize, ((e2 - s2 + st - 1) / st) as usize);
+                        assert_eq!(fast, slow, "n {n} start {s} end {e} step {st}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn slice_normalisation() {

@@ -30,11 +30,16 @@ impl Planned {
             layout: *t.layout(),
         }
     }
+
+    /// Whether `t` has this layout (compared in place, no copy).
+    fn fits(&self, t: &Tensor) -> bool {
+        self.dtype == t.dtype() && self.layout == *t.layout()
+    }
 }
 
 /// The descriptor of `t`'s span (see [`Planned`]).
 fn span_desc<'a>(s: &'a Stream, t: &Tensor) -> Result<ffi::AclTensor<'a>> {
-    crate::tensor::acl_of(s.api(), t, crate::tensor::Declared::Span)
+    crate::tensor::acl_new(s.api(), t, crate::tensor::Declared::Span)
 }
 
 /// The device address of `t`'s storage.
@@ -196,7 +201,7 @@ impl Prepared {
             ));
         }
         for (t, l) in inputs.iter().zip(&self.inputs) {
-            if Planned::of(t) != *l {
+            if !l.fits(t) {
                 return Err(Error::invalid(
                     self.op,
                     "inputs",
@@ -207,7 +212,7 @@ impl Prepared {
                 ));
             }
         }
-        if Planned::of(out) != self.output {
+        if !self.output.fits(out) {
             return Err(Error::invalid(
                 self.op,
                 "out",

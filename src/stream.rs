@@ -35,13 +35,13 @@ const TAIL_STAGING: usize = 1;
 const MAX_STAGED: usize = 256 << 20;
 
 /// What queued work holds until it has run: its buffers, and the events
-/// it waits on.
+/// it waits on. Kept small (what most launches hold is inline, the rest
+/// boxed) since it is moved in and out of the stream's lists at every
+/// launch and synchronisation.
 #[derive(Default)]
 pub(crate) struct Keep {
     /// Held until the work has run (each once).
     storages: SmallVec<[Arc<Storage>; 4]>,
-    /// Held (never read) until the wait has passed.
-    _events: Vec<Arc<EventInner>>,
     /// Other streams' completion events this work waits on, held (so they
     /// are not recycled) until the wait has passed.
     _waits: Vec<Arc<RawEvent>>,
@@ -49,6 +49,15 @@ pub(crate) struct Keep {
     _host: SmallVec<[crate::pinned::Staging; 1]>,
     /// Their bytes.
     staged: usize,
+    /// What few pieces of work hold (none for a launch or a copy).
+    rare: Option<Box<Rare>>,
+}
+
+/// The rarely held part of a [`Keep`].
+#[derive(Default)]
+struct Rare {
+    /// Held (never read) until the wait has passed.
+    _events: Vec<Arc<EventInner>>,
     /// Anything else the work needs alive until it has run (a replayed
     /// graph's model).
     _held: Vec<Arc<dyn std::any::Any + Send + Sync>>,
@@ -65,12 +74,20 @@ impl Keep {
                 self.storages.push(s);
             }
         }
-        self._events.extend(other._events);
         self._waits.extend(other._waits);
         self._host.extend(other._host);
         self.staged += other.staged;
-        self._held.extend(other._held);
-        self._dropped.extend(other._dropped);
+        if let Some(o) = other.rare {
+            let r = self.rare.get_or_insert_with(Box::default);
+            r._events.extend(o._events);
+            r._held.extend(o._held);
+            r._dropped.extend(o._dropped);
+        }
+    }
+
+    /// The rarely held part, made on first use.
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
     }
 
     /// Whether it alone holds a buffer nobody else does (then releasing
@@ -110,7 +127,7 @@ struct State {
     /// What finished work held, released once the locks are let go (a
     /// buffer's release may run a caller's callback, which may use this
     /// stream).
-    dead: SmallVec<[Keep; 2]>,
+    dead: Vec<Keep>,
 }
 
 pub(crate) struct StreamInner {
@@ -291,7 +308,7 @@ impl Stream {
                 inflight: VecDeque::with_capacity(MAX_INFLIGHT),
                 spare: Vec::new(),
                 staged: 0,
-                dead: SmallVec::new(),
+                dead: Vec::new(),
             }),
             timeline: timeline.clone(),
             log,
@@ -345,13 +362,23 @@ impl Stream {
 
     /// Lets go of the launch lock, then releases what finished work held.
     fn unlock(st: std::sync::MutexGuard<'_, State>) {
+        thread_local! {
+            /// A list swapped with the stream's (no move of what it holds,
+            /// and both keep their capacity: no allocation in a loop).
+            static SPARE: std::cell::Cell<Vec<Keep>> = const { std::cell::Cell::new(Vec::new()) };
+        }
         let mut st = st;
         if st.dead.is_empty() {
             return;
         }
-        let dead = std::mem::take(&mut st.dead);
+        // A release callback that uses this stream on this thread finds
+        // the spare taken (empty): it then works with a new list, and the
+        // capacity of one of them is lost, nothing else.
+        let mut dead = SPARE.take();
+        std::mem::swap(&mut dead, &mut st.dead);
         drop(st);
-        drop(dead);
+        dead.clear();
+        SPARE.set(dead);
     }
 
     /// Waits for all queued work. The first fault of any work since the
@@ -573,10 +600,8 @@ impl Stream {
         });
         if r.is_ok() {
             // The event must outlive the wait: it is released with the wait.
-            let keep = Keep {
-                _events: vec![event.inner.clone()],
-                ..Keep::default()
-            };
+            let mut keep = Keep::default();
+            keep.rare()._events.push(event.inner.clone());
             self.track(&mut st, keep, 0);
         }
         Stream::unlock(st);
@@ -759,7 +784,10 @@ impl Stream {
     fn track_lazily(&self, st: &mut State, mut keep: Keep, writes: usize) {
         // Blocks given back before this work was enqueued go when it has
         // run (an event recorded after it covers what used them).
-        keep._dropped.extend(self.0.released.take());
+        let released = self.0.released.take();
+        if !released.is_empty() {
+            keep.rare()._dropped.extend(released);
+        }
         let covers = self.0.timeline.next();
         st.staged += keep.staged;
         match st.inflight.back_mut() {
@@ -913,7 +941,6 @@ impl Stream {
             log.note(reads, write, ws, None);
             return Ok(0);
         }
-        resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
         let deps = match self.read_deps(reads) {
@@ -966,21 +993,27 @@ impl Stream {
                 t.storage.note_read(&self.0.timeline, seq);
             }
         }
+        // What the tail holds already (the work joins it: `admit` left it
+        // unsealed) is not taken again.
+        let tail = st
+            .inflight
+            .back()
+            .filter(|t| t.ev.is_none())
+            .map(|t| &t.keep.storages);
+        let held = |s: &Arc<Storage>| tail.is_some_and(|k| k.iter().any(|h| Arc::ptr_eq(h, s)));
         let mut storages: SmallVec<[Arc<Storage>; 4]> = SmallVec::new();
         for t in reads.iter().chain([&write]) {
-            if !storages.iter().any(|s| Arc::ptr_eq(s, &t.storage)) {
+            if !held(&t.storage) && !storages.iter().any(|s| Arc::ptr_eq(s, &t.storage)) {
                 storages.push(t.storage.clone());
             }
         }
-        storages.extend(ws);
+        storages.extend(ws.filter(|w| !held(w)));
         let keep = Keep {
             storages,
-            _events: Vec::new(),
             _waits: waits.events,
             staged: host.as_ref().map_or(0, crate::pinned::Staging::bytes),
             _host: host.into_iter().collect(),
-            _held: Vec::new(),
-            _dropped: Vec::new(),
+            rare: None,
         };
         self.track(&mut st, keep, Arc::as_ptr(&write.storage) as usize);
         Stream::unlock(st);
@@ -1008,7 +1041,6 @@ impl Stream {
             log.note(reads, write, None, host);
             return Ok(0);
         }
-        resolve_deep_chains(reads, write);
         let waits = self.cross_stream_waits(reads, write);
         let mut st = self.state();
         let deps = self.read_deps(reads).map_err(|f| f.error())?;
@@ -1038,7 +1070,6 @@ impl Stream {
         self.bind()?;
         let mut waits = Waits::default();
         for t in reads.iter().chain(writes) {
-            resolve_deep_chains(&[], t);
             let w = self.cross_stream_waits(&[], t);
             waits.events.extend(w.events);
             waits.ordered.extend(w.ordered);
@@ -1071,7 +1102,10 @@ impl Stream {
         let keep = Keep {
             storages: kept,
             _waits: waits.events,
-            _held: vec![held],
+            rare: Some(Box::new(Rare {
+                _held: vec![held],
+                ..Rare::default()
+            })),
             ..Keep::default()
         };
         self.track(&mut st, keep, 0);
@@ -1105,7 +1139,6 @@ impl Stream {
                 "a read to the host cannot be captured into a graph (read after a replay)",
             ));
         }
-        resolve_deep_chains(&[], src);
         let waits = self.cross_stream_waits(&[], src);
         let mut st = self.state();
         let deps = self.read_deps(&[src]).map_err(|f| f.error())?;
@@ -1121,12 +1154,10 @@ impl Stream {
         kept.push(host);
         let keep = Keep {
             storages,
-            _events: Vec::new(),
             _waits: waits.events,
             staged,
             _host: kept,
-            _held: Vec::new(),
-            _dropped: Vec::new(),
+            rare: None,
         };
         self.track(&mut st, keep, 0);
         Stream::unlock(st);
@@ -1154,27 +1185,17 @@ struct Waits {
     ordered: Vec<(Arc<Timeline>, u64)>,
 }
 
-/// Resolves (waits for) records whose chain of dependencies has grown too
-/// deep, before a launch depends on them (outside the launch lock: it may
-/// wait for other streams). Chains grow only across streams (writes on one
-/// stream follow its order and need no record of each other), so a loop on
-/// one stream never waits here.
-fn resolve_deep_chains(reads: &[&Tensor], write: &Tensor) {
-    for t in reads.iter().chain([&write]) {
-        if let Some(w) = t.storage.writer() {
-            if w.too_deep() {
-                let _ = w.wait();
-            }
-        }
-    }
-}
-
 impl Stream {
     /// The in-flight completion events of other streams (of this device)
     /// that work reading `reads` and writing `write` must wait for on the
     /// device: the pending writers of every storage it touches, and the
     /// pending readers of the one it writes (as cudarc orders streams).
     /// Call without this stream's launch lock (it takes other streams').
+    ///
+    /// Records whose chain of dependencies has grown too deep are resolved
+    /// (waited for) first, before the launch depends on them. Chains grow
+    /// only across streams (writes on one stream follow its order and need
+    /// no record of each other), so a loop on one stream never waits here.
     ///
     /// Work known good has finished; work found faulted may still run (a
     /// synchronisation poisons launches enqueued while it returned), so it
@@ -1192,15 +1213,35 @@ impl Stream {
             }
         };
         for t in reads.iter().chain([&write]) {
-            if let Some(w) = t.storage.writer() {
-                let (wt, seq) = w.point();
-                add(wt, seq);
+            // Records whose chain grew too deep are resolved first (waited
+            // for, without any lock held); then their point is read again.
+            let deep = t.storage.with_writer(|w| match w {
+                Some(w) if w.too_deep() => Some(w.clone()),
+                Some(w) => {
+                    let (wt, seq) = w.point();
+                    add(wt, seq);
+                    None
+                }
+                None => None,
+            });
+            if let Some(w) = deep {
+                let _ = w.wait();
+                t.storage.with_writer(|w| {
+                    if let Some(w) = w {
+                        let (wt, seq) = w.point();
+                        add(wt, seq);
+                    }
+                });
             }
         }
         for (t, seq) in write.storage.foreign_readers(tl) {
             add(&t, seq);
         }
         let mut waits = Waits::default();
+        if points.is_empty() {
+            // Nothing of another stream: no device was bound meanwhile.
+            return waits;
+        }
         for (t, seq) in points {
             match t.event_for(seq) {
                 // Its stream is gone, or going: its drop finishes the work
@@ -1267,19 +1308,26 @@ impl Stream {
         let tl = &self.0.timeline;
         let mut deps: Vec<Arc<Write>> = Vec::new();
         for t in reads {
-            let Some(w) = t.storage.writer() else {
-                continue;
-            };
-            if w.peek()? {
-                continue;
-            }
-            if w.is_on(tl) {
-                for d in w.deps() {
-                    push_dep(&mut deps, d);
-                }
-            } else {
-                push_dep(&mut deps, w);
-            }
+            // Under the storage's writer lock (as `set_written` peeks).
+            t.storage
+                .with_writer(|w| -> std::result::Result<(), Arc<Fault>> {
+                    let Some(w) = w else {
+                        return Ok(());
+                    };
+                    if w.peek()? {
+                        return Ok(());
+                    }
+                    if w.is_on(tl) {
+                        if w.has_deps() {
+                            for d in w.deps() {
+                                push_dep(&mut deps, d);
+                            }
+                        }
+                    } else {
+                        push_dep(&mut deps, w.clone());
+                    }
+                    Ok(())
+                })?;
         }
         Ok(deps)
     }
@@ -1302,7 +1350,10 @@ impl Stream {
         ordered: &[(Arc<crate::fault::Timeline>, u64)],
     ) {
         let tl = &self.0.timeline;
-        let whole = write.covers_storage();
+        // Asked only where it matters (not for a loop rewriting an output
+        // of this stream whose writer carries no other stream's work).
+        let whole = std::cell::OnceCell::new();
+        let whole = || *whole.get_or_init(|| write.covers_storage());
         write.storage.replace_writer(|prev| {
             if let Some(mut p) = prev {
                 let after = |p: &Write| {
@@ -1312,12 +1363,17 @@ impl Stream {
                             .iter()
                             .any(|(o, upto)| Arc::ptr_eq(o, t) && *upto >= at)
                 };
-                match p.peek() {
+                // Rewritten whole after it on this stream: whatever it was
+                // (good, faulted or pending, with or without other streams'
+                // work in its bytes), nothing of it stays, so its outcome
+                // need not be asked.
+                let replaced = p.is_on(tl) && whole();
+                match if replaced { Ok(true) } else { p.peek() } {
                     Ok(true) => {}
                     // Rewritten whole after it, from another stream.
-                    _ if whole && !p.is_on(tl) && after(&p) => {}
+                    _ if !p.is_on(tl) && whole() && after(&p) => {}
                     // Bytes it left stay: its fault stays with them.
-                    Err(_) if !whole || !p.is_on(tl) => push_dep(&mut deps, p.clone()),
+                    Err(_) if !p.is_on(tl) || !whole() => push_dep(&mut deps, p.clone()),
                     Err(_) => {}
                     // Pending on another stream: its outcome reaches ours.
                     Ok(false) if !p.is_on(tl) => push_dep(&mut deps, p.clone()),
@@ -1326,7 +1382,7 @@ impl Stream {
                     // so only the other streams' work its bytes came from
                     // is carried, and only for bytes this write leaves.
                     Ok(false) => {
-                        if !whole {
+                        if p.has_deps() && !whole() {
                             for d in p.deps() {
                                 push_dep(&mut deps, d);
                             }

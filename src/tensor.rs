@@ -6,7 +6,7 @@ use crate::fault::Write;
 use crate::ffi::{self, AclTensor, DevicePtr, TensorHandle};
 use crate::layout::{self, Layout};
 use crate::runtime::Runtime;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub use crate::layout::MAX_RANK;
 
@@ -89,6 +89,15 @@ impl Storage {
             .clone()
     }
 
+    /// `f` of the last writer, read under its lock (no handle taken).
+    pub(crate) fn with_writer<R>(&self, f: impl FnOnce(Option<&Arc<Write>>) -> R) -> R {
+        f(self
+            .writer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref())
+    }
+
     /// Replaces the last writer with `make(previous)`, in one step (two
     /// streams writing parts of one storage never lose each other's record).
     pub(crate) fn replace_writer(&self, make: impl FnOnce(Option<Arc<Write>>) -> Arc<Write>) {
@@ -101,8 +110,13 @@ impl Storage {
     /// stream's earlier one; dropping finished ones).
     pub(crate) fn note_read(&self, tl: &Arc<crate::fault::Timeline>, seq: u64) {
         let mut r = self.readers.lock().unwrap_or_else(|e| e.into_inner());
-        r.retain(|(t, s)| !Arc::ptr_eq(t, tl) && !t.is_resolved(*s));
-        r.push((tl.clone(), seq));
+        r.retain(|(t, s)| Arc::ptr_eq(t, tl) || !t.is_resolved(*s));
+        // This stream's earlier read, replaced in place (no handle taken
+        // or dropped in a loop reading one tensor).
+        match r.iter_mut().find(|(t, _)| Arc::ptr_eq(t, tl)) {
+            Some(own) => own.1 = seq,
+            None => r.push((tl.clone(), seq)),
+        }
     }
 
     /// Pending reads by streams other than `tl`'s.
@@ -169,11 +183,41 @@ impl Drop for Storage {
 /// assert_eq!(t.to_vec::<f32>()?, [1., 4., 2., 5., 3., 6.]);
 /// # Ok::<(), npu_ops::Error>(())
 /// ```
-#[derive(Clone)]
 pub struct Tensor {
     pub(crate) storage: Arc<Storage>,
     dtype: DType,
     layout: Layout,
+    /// This value's `aclTensor` descriptor (its view over its whole
+    /// storage, through its runtime), made by its first launch and kept
+    /// for the next ones: a launch then makes no `aclCreateTensor` /
+    /// `aclDestroyTensor` call and no allocation (see [`acl_of`]).
+    /// Destroyed by the drop; a clone starts without one.
+    desc: OnceLock<TensorHandle>,
+}
+
+impl Clone for Tensor {
+    fn clone(&self) -> Tensor {
+        Tensor {
+            storage: self.storage.clone(),
+            dtype: self.dtype,
+            layout: self.layout,
+            desc: OnceLock::new(),
+        }
+    }
+}
+
+impl Drop for Tensor {
+    fn drop(&mut self) {
+        if let Some(raw) = self.desc.take() {
+            // SAFETY: made by `AclTensor::new` with this tensor's runtime's
+            // API and released to this value by `into_raw`; destroyed once,
+            // here. Every first phase that read it has returned (each
+            // borrowed this tensor), and no executor reads it later: the
+            // runtime copies what it needs at the first phase, and nothing
+            // rebinds it (rebinding is for a prepared operator's own).
+            unsafe { ffi::destroy_tensor(&self.storage.rt.0.api, raw) };
+        }
+    }
 }
 
 /// A host buffer of `bytes`, or a typed out-of-memory error.
@@ -193,6 +237,7 @@ impl Tensor {
             storage: Arc::new(storage),
             dtype,
             layout,
+            desc: OnceLock::new(),
         }
     }
 
@@ -212,7 +257,7 @@ impl Tensor {
     /// the returned handle drops.
     pub fn acl_tensor(&self) -> Result<AclTensorHandle> {
         let api = self.storage.rt.0.api.clone();
-        let raw = acl_of(&api, self, Declared::Whole)?.into_raw();
+        let raw = acl_new(&api, self, Declared::Whole)?.into_raw();
         Ok(AclTensorHandle { api, raw })
     }
 
@@ -287,6 +332,7 @@ impl Tensor {
             storage: self.storage.clone(),
             dtype,
             layout: self.layout,
+            desc: OnceLock::new(),
         }
     }
 
@@ -297,6 +343,7 @@ impl Tensor {
             storage: self.storage.clone(),
             dtype: self.dtype,
             layout,
+            desc: OnceLock::new(),
         }
     }
 
@@ -610,7 +657,40 @@ pub(crate) enum Declared {
 }
 
 /// The descriptor of `t` through `api`, declaring `declared` storage.
+///
+/// A descriptor of the whole storage through the tensor's own runtime is
+/// cached in the tensor (made once, then borrowed: no C call and no
+/// allocation per launch); one-shot executors of later launches are
+/// planned from the same descriptor, which a first phase only reads.
 pub(crate) fn acl_of<'a>(
+    api: &'a cann_sys::Api,
+    t: &'a Tensor,
+    declared: Declared,
+) -> Result<AclTensor<'a>> {
+    if !matches!(declared, Declared::Whole) || !std::ptr::eq(api, &t.storage.rt.0.api) {
+        return acl_new(api, t, declared);
+    }
+    let raw = match t.desc.get() {
+        Some(d) => *d,
+        None => {
+            let d = acl_new(api, t, declared)?.into_raw();
+            if let Err(d) = t.desc.set(d) {
+                // Another thread cached one meanwhile: use theirs.
+                // SAFETY: made just above with `api`, never shared.
+                unsafe { ffi::destroy_tensor(api, d) };
+            }
+            *t.desc.get().expect("set above")
+        }
+    };
+    // SAFETY: `t`'s descriptor, made with `api` (checked above: the
+    // tensor's runtime's), destroyed only by `t`'s drop, which `'a`
+    // outlasts.
+    Ok(unsafe { AclTensor::borrowed(api, raw) })
+}
+
+/// A new descriptor of `t` through `api` (owned by the value returned),
+/// declaring `declared` storage.
+pub(crate) fn acl_new<'a>(
     api: &'a cann_sys::Api,
     t: &Tensor,
     declared: Declared,

@@ -120,7 +120,7 @@ pub(crate) fn aliases(a: &Tensor, b: &Tensor) -> bool {
 /// The aclnn descriptor of a tensor (its view over its whole storage).
 /// Every value fits `i64`: layouts are checked, and storage sizes are
 /// device allocations.
-pub(crate) fn acl<'a>(s: &'a Stream, t: &Tensor) -> Result<AclTensor<'a>> {
+pub(crate) fn acl<'a>(s: &'a Stream, t: &'a Tensor) -> Result<AclTensor<'a>> {
     acl_of(s.api(), t, Declared::Whole)
 }
 

@@ -868,6 +868,7 @@ impl Stream {
             // SAFETY: the descriptors are of `cur` (a read) and `out` (the
             // write); the array and the scalar hold values, no address.
             unsafe { self.launch(First::ConstantPadNd(&ax, &arr, &val, &ao), &[&cur], &out) }?;
+            drop((ax, ao)); // they borrow `cur` and `out`
             cur = out;
         }
         // Source indices in the cropped (selected, padded) input.

@@ -10,10 +10,15 @@ use crate::tensor::Tensor;
 
 const OP: &str = "slice";
 
-pub(crate) fn out_shape(x: &Tensor, args: SliceArgs) -> Result<(usize, Vec<usize>)> {
+/// The output's shape (inline: no allocation per launch) and the
+/// normalised dim.
+pub(crate) fn out_shape(
+    x: &Tensor,
+    args: SliceArgs,
+) -> Result<(usize, smallvec::SmallVec<[usize; crate::layout::MAX_RANK]>)> {
     check_rank(OP, "self", x, 1)?;
     let (d, _, len) = args.resolve(OP, x.shape())?;
-    let mut shape = x.shape().to_vec();
+    let mut shape = smallvec::SmallVec::from_slice(x.shape());
     shape[d] = len;
     Ok((d, shape))
 }

@@ -293,8 +293,7 @@ pub fn run(
     // keeps a finalised runtime (and its streams) alive on a worker.
     let pool = rt.pool.clone();
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
-    let bytes = launch.bytes();
-    match s.submit(crate::stream::Job::Launch(launch, pool), bytes) {
+    match s.submit_launch(launch, pool) {
         Ok(()) => ACLNN_SUCCESS,
         Err(f) => fail(
             ACLNN_ERR_RUNTIME_ERROR,

@@ -69,23 +69,36 @@ pub(crate) enum Job {
 }
 
 impl Job {
+    #[inline]
     fn run(self) -> Result<(), Fault> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || match self {
-            Job::Launch(l, pool) => l.run(&pool),
-            Job::Copy(c, pool) => c.run(&pool),
-            Job::Memset(m) => m.run("aclrtMemsetAsync"),
-            Job::Replay(t, pool) => t.run(&pool),
-            Job::ReplayAt(m, i, pool) => m.task(i).run(&pool),
-            Job::Gated(flow, k, t, pool) => flow.run(k, &t, &pool),
-            Job::Closure(f) => f(),
-        }))
-        .unwrap_or_else(|p| {
-            Err(Fault {
-                code: cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
-                message: crate::abi::internal_error("a stream task", &*p),
-            })
-        })
+        // Device work runs in place, by reference (a launch is some 750
+        // bytes: moving it into the closure would copy it); the job is
+        // dropped after.
+        let r = match &self {
+            Job::Launch(l, pool) => guarded(|| l.run(pool)),
+            Job::Copy(c, pool) => guarded(|| c.run(pool)),
+            Job::Memset(m) => guarded(|| m.run("aclrtMemsetAsync")),
+            Job::Replay(t, pool) => guarded(|| t.run(pool)),
+            Job::ReplayAt(m, i, pool) => guarded(|| m.task(*i).run(pool)),
+            Job::Gated(flow, k, t, pool) => guarded(|| flow.run(*k, t, pool)),
+            Job::Closure(_) => match self {
+                Job::Closure(f) => return guarded(f),
+                _ => unreachable!("matched above"),
+            },
+        };
+        drop(self);
+        r
     }
+}
+
+/// Runs `f`, a panic becoming an internal-error fault.
+fn guarded(f: impl FnOnce() -> Result<(), Fault>) -> Result<(), Fault> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        Err(Fault {
+            code: cann_sys::ACL_ERROR_RT_INTERNAL_ERROR,
+            message: crate::abi::internal_error("a stream task", &*p),
+        })
+    })
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -438,6 +451,45 @@ impl Stream {
         } else {
             job.run()
         };
+        self.finish_inline(result);
+        Ok(())
+    }
+
+    /// [`Stream::submit`] of an operator launch: when it may run inline,
+    /// it runs where it is, by reference (a launch is some 750 bytes; the
+    /// general path moves it into a job, and a queued one into the queue).
+    #[inline(always)]
+    pub(crate) fn submit_launch(
+        &self,
+        launch: Launch,
+        pool: Arc<crate::cores::Cores>,
+    ) -> Result<(), Fault> {
+        let bytes = launch.bytes();
+        let mut q = lock(&self.shared.q);
+        if q.capture.is_some() || q.update.is_some() || !(may_inline(bytes) && self.idle_locked(&q))
+        {
+            drop(q);
+            return self.submit(Job::Launch(launch, pool), bytes);
+        }
+        // As `submit_now`'s inline path.
+        let faulted = q.fault.is_some();
+        q.running = true;
+        self.shared.enqueued.fetch_add(1, Ordering::Relaxed);
+        drop(q);
+        let result = if faulted {
+            Ok(()) // skipped: the stream already faulted
+        } else {
+            guarded(|| launch.run(&pool))
+        };
+        // Gone before the work counts as done (as a queued job is).
+        drop(launch);
+        drop(pool);
+        self.finish_inline(result);
+        Ok(())
+    }
+
+    /// Marks inline work done with `result`.
+    fn finish_inline(&self, result: Result<(), Fault>) {
         if let Err(f) = &result {
             // The device reports the fault to the host's log before the
             // stream counts the task done.
@@ -457,7 +509,6 @@ impl Stream {
         if wake_waiters {
             self.shared.idle.notify_all();
         }
-        Ok(())
     }
 
     /// Whether the stream is being captured (began a capture, or joined
@@ -735,8 +786,13 @@ fn spin_until(done: impl Fn() -> bool) -> bool {
 }
 
 fn worker_loop(s: &Shared) {
+    // The task taken when the previous one was marked done (one lock per
+    // task while the queue is not empty).
+    let mut next = None;
     loop {
-        let (task, faulted, stop) = {
+        let (task, faulted, stop) = if let Some(t) = next.take() {
+            t
+        } else {
             let mut q = lock(&s.q);
             loop {
                 if !q.running {
@@ -807,6 +863,13 @@ fn worker_loop(s: &Shared) {
         q.running = false;
         s.done.fetch_add(1, Ordering::Release);
         let wake = q.waiters > 0;
+        // Nothing can have run inline meanwhile (the stream was running
+        // this task): the next one is next in stream order.
+        if let Some(t) = q.tasks.pop_front() {
+            s.queued.fetch_sub(1, Ordering::Relaxed);
+            q.running = true;
+            next = Some((t, q.fault.is_some(), q.stop_on_failure));
+        }
         drop(q);
         if wake {
             s.idle.notify_all();

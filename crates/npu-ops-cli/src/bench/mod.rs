@@ -147,12 +147,17 @@ pub struct CaseResult {
 
 /// Launch costs of a 4 KiB slice (`slice_d0_s1_4k_f32`), microseconds.
 ///
-/// Two regimes: a launch on an idle stream small enough to run inline is
-/// executed at once on the calling thread, so a launch followed by a
-/// synchronise (`*_sync_us`) measures that path; launches issued back to
-/// back (pipelined, `prepared_us`, `oneshot_us`, `raw_us`) find the stream
-/// busy and go to its worker thread, and are amortised over a batch and
-/// one synchronise.
+/// Two forms: a launch followed by a synchronise (`*_sync_us`, medians of
+/// single runs), and launches issued back to back (pipelined,
+/// `prepared_us`, `oneshot_us`, `raw_us`), amortised over a batch and one
+/// synchronise. On the simulator a launch small enough to run inline on an
+/// idle stream is executed at once on the calling thread; it has finished
+/// when the call returns, so the next one finds the stream idle again, and
+/// pipelined launches run inline too (the stream's worker runs none of
+/// them: `NPU_SIM_STRICT_ASYNC=1` sends them through it). A batch lasts
+/// milliseconds, so on a loaded machine the pipelined figures also absorb
+/// the time the process was not scheduled, which medians of single runs
+/// mostly escape.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LaunchFigures {
     /// A prepared slice, pipelined: many launches and one synchronise, per
@@ -1063,8 +1068,9 @@ impl Report {
                 let _ = writeln!(s, "launch (4 KiB slice, slice_d0_s1_4k_f32), microseconds:");
                 let _ = writeln!(
                     s,
-                    "  a launch on an idle stream runs inline on the calling thread; launches issued \
-                     back to back (pipelined) go to the stream's worker"
+                    "  a small launch on an idle stream runs inline on the calling thread, pipelined ones \
+                     too (each has finished when the next is issued); pipelined figures time whole \
+                     batches, so they also absorb a loaded machine's preemption"
                 );
                 let raw = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2}"));
                 let _ = writeln!(
