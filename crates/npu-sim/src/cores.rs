@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 /// How long an idle helper spins before it sleeps. Waking a sleeping
 /// thread costs the waker a futex call of 8-10 us (median, on a 2-vCPU
-/// VM; p90 11-17 us) and the sleeper starts 5-20 us later, which argues
-/// for spinning through a loop's host-side gaps (200 us was tried); on the
-/// loaded 2-core machine no gain from it could be shown, and a longer spin
-/// takes a core from other work, so it stays at 50 us until a quiet
-/// machine can weigh the two (docs/architecture.md, "Kernel speed").
-const SPIN: Duration = Duration::from_micros(50);
+/// VM) and the sleeper starts 5-20 us later, against about 22 us for a
+/// 1 MiB copy on one core; a loop that does 50-100 us of other work
+/// between two kernels found a 50 us spinner asleep every time. Measured
+/// on a quiet 2-core host, 300 us kept it awake: 1 MiB copies 14-17 us
+/// instead of 35-52 (docs/architecture.md, "Kernel speed").
+const SPIN: Duration = Duration::from_micros(300);
 
 /// Work cut into blocks, shared by its caller and the helpers: the next
 /// block to take, how many helpers are inside a block, and the work
