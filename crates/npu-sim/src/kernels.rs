@@ -139,17 +139,17 @@ impl CopyDesc {
 struct Ptr(usize);
 
 /// Work below this many bytes runs on the calling thread alone; from here
-/// up it is shared with the helpers, and a sleeping helper is woken. The
-/// wake is a futex call on the launching thread, 8-10 us (median) on a
-/// 2-vCPU VM, and the helper starts 5-20 us later: worth it against the
-/// 22 us a 1 MiB copy takes on one core, not against the 3 us of 128 KiB.
-/// Sharing 128-512 KiB with helpers already awake (no wake) was tried; on
-/// the loaded 2-core machine no gain could be shown.
-const PARALLEL_BYTES: u64 = 512 << 10;
+/// up it is shared with helpers that are already awake (spinning after
+/// their last block: no futex call). On a quiet 2-core host, 128 KiB
+/// instead of 512 KiB took a 1 MiB WRAP sampled slice (four copies of
+/// 64-576 KiB) from 33-41 us to 30-35 us and changed no other 1 MiB case
+/// beyond noise (docs/architecture.md, "Kernel speed").
+const PARALLEL_BYTES: u64 = 128 << 10;
 
-/// Work of at least this many bytes wakes sleeping helpers (below it,
-/// only helpers already awake would join: none, while it equals
-/// [`PARALLEL_BYTES`]).
+/// Work of at least this many bytes also wakes sleeping helpers. The wake
+/// is a futex call on the launching thread, 8-10 us (median) on a 2-vCPU
+/// VM, and the helper starts 5-20 us later: worth it against the 22 us a
+/// 1 MiB copy takes on one core, not against the 3 us of 128 KiB.
 const WAKE_BYTES: u64 = 512 << 10;
 
 /// Bytes per block of parallel work (small enough that a helper which
