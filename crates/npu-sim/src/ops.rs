@@ -121,10 +121,34 @@ pub(crate) fn structure(op: Op, tensors: &[(&Tensor, &str)]) -> R<()> {
 }
 
 fn structure_of(op: Op, t: &Tensor, name: &str) -> R<()> {
-    let Some(es) = soc::dtype_size(t.dtype) else {
+    structure_parts(op, t, (&t.view, &t.strides, t.offset), name)
+}
+
+/// [`structure_of`] of the view `(shape, strides, offset)` over `base`'s
+/// storage and dtype: a derived view (Slice's source) is checked without
+/// building a tensor for it, which cost four clones of its shape and
+/// strides.
+fn structure_parts(op: Op, base: &Tensor, view: (&[i64], &[i64], i64), name: &str) -> R<()> {
+    /// The view under check, borrowed.
+    struct View<'a> {
+        view: &'a [i64],
+        strides: &'a [i64],
+        offset: i64,
+        data: u64,
+    }
+    let t = View {
+        view: view.0,
+        strides: view.1,
+        offset: view.2,
+        data: base.data,
+    };
+    let Some(es) = soc::dtype_size(base.dtype) else {
         return Err(invalid(
             op,
-            format_args!("{name} has data type {}, which is not supported", t.dtype.0),
+            format_args!(
+                "{name} has data type {}, which is not supported",
+                base.dtype.0
+            ),
         ));
     };
     if t.view.len() > 8 {
@@ -167,7 +191,7 @@ fn structure_of(op: Op, t: &Tensor, name: &str) -> R<()> {
         let last = t
             .view
             .iter()
-            .zip(&t.strides)
+            .zip(t.strides)
             .try_fold(t.offset, |acc, (&d, &s)| {
                 (d - 1).checked_mul(s).and_then(|v| v.checked_add(acc))
             })
@@ -332,7 +356,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
             };
             (s2, (e2 - s2 + step as i128 - 1) / step as i128)
         };
-        let mut want = x.view.clone();
+        let mut want = objects::Dims::from_slice(&x.view);
         want[d] = len as i64;
         if o.view[..] != want[..] {
             return Err(invalid(
@@ -351,7 +375,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
         } else {
             // The source view: out's shape over self, checked (a step that
             // leaps past 64-bit offsets is invalid, never a wrap).
-            let mut strides = x.strides.clone();
+            let mut strides = objects::Dims::from_slice(&x.strides);
             let overflow = || invalid(op, "the sliced view of self overflows 64-bit offsets");
             strides[d] = if want[d] > 1 {
                 x.strides[d].checked_mul(step).ok_or_else(overflow)?
@@ -362,16 +386,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
                 .checked_mul(x.strides[d])
                 .and_then(|o| o.checked_add(x.offset))
                 .ok_or_else(overflow)?;
-            structure_of(
-                op,
-                &Tensor {
-                    view: want.clone(),
-                    strides: strides.clone(),
-                    offset,
-                    ..x.clone()
-                },
-                "self (sliced)",
-            )?;
+            structure_parts(op, &x, (&want, &strides, offset), "self (sliced)")?;
             Plan::Slice { strides, offset }
         };
         // SAFETY: the preamble checked both non-null; valid by this
@@ -661,13 +676,14 @@ pub unsafe extern "C" fn aclnnIndexSelect(
 /// Whether two different logical indices of the view may share an element
 /// (stride 0 over an extent > 1, or windows that interleave).
 pub fn self_overlapping(shape: &[i64], strides: &[i64]) -> bool {
-    let mut dims: Vec<(i64, i64)> = shape
+    // On the stack up to rank 8 (a first phase's host allocation, else).
+    let mut dims: smallvec::SmallVec<[(i64, i64); 8]> = shape
         .iter()
         .zip(strides)
         .filter(|(n, _)| **n > 1)
         .map(|(n, s)| (*s, *n))
         .collect();
-    dims.sort();
+    dims.sort_unstable();
     let mut span: i128 = 0; // largest offset reachable with the smaller strides
     for (s, n) in dims {
         if (s as i128) <= span {

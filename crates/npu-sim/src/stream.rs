@@ -458,18 +458,23 @@ impl Stream {
     /// [`Stream::submit`] of an operator launch: when it may run inline,
     /// it runs where it is, by reference (a launch is some 750 bytes; the
     /// general path moves it into a job, and a queued one into the queue).
+    /// Taken by `&mut`, not by value: passing it by value cost two copies
+    /// of those bytes on the inline path. The launch is left empty either
+    /// way (its regions, and the allocations they hold, are released
+    /// before the work counts as done, as a queued job's are).
     #[inline(always)]
     pub(crate) fn submit_launch(
         &self,
-        launch: Launch,
-        pool: Arc<crate::cores::Cores>,
+        launch: &mut Launch,
+        pool: &Arc<crate::cores::Cores>,
     ) -> Result<(), Fault> {
         let bytes = launch.bytes();
         let mut q = lock(&self.shared.q);
         if q.capture.is_some() || q.update.is_some() || !(may_inline(bytes) && self.idle_locked(&q))
         {
             drop(q);
-            return self.submit(Job::Launch(launch, pool), bytes);
+            let owned = std::mem::replace(launch, Launch::new(launch.op()));
+            return self.submit(Job::Launch(owned, pool.clone()), bytes);
         }
         // As `submit_now`'s inline path.
         let faulted = q.fault.is_some();
@@ -479,11 +484,11 @@ impl Stream {
         let result = if faulted {
             Ok(()) // skipped: the stream already faulted
         } else {
-            guarded(|| launch.run(&pool))
+            guarded(|| launch.run(pool))
         };
-        // Gone before the work counts as done (as a queued job is).
-        drop(launch);
-        drop(pool);
+        // Its allocations are let go before the work counts as done (as a
+        // queued job's are).
+        launch.clear();
         self.finish_inline(result);
         Ok(())
     }
@@ -515,6 +520,19 @@ impl Stream {
     /// one through an event).
     pub fn capturing(&self) -> bool {
         lock(&self.shared.q).capture.is_some()
+    }
+
+    /// Whether the stream is being captured, and whether the model it is
+    /// bound to is being built ([`Stream::capturing`],
+    /// [`Stream::building`]) under one look at the queue: a synchronize
+    /// asks both.
+    pub fn capture_state(&self) -> (bool, bool) {
+        let q = lock(&self.shared.q);
+        let Some(m) = q.capture.clone() else {
+            return (false, false);
+        };
+        drop(q);
+        (true, m.is_built())
     }
 
     /// Whether the stream is bound to a model being built (its tasks are
