@@ -54,6 +54,7 @@ pub fn numel(shape: &[i64]) -> i64 {
 
 /// The byte range a view touches: `None` when it has no elements.
 /// Saturates on overflow (the memory checker then rejects it).
+#[inline]
 pub fn view_range(
     data: u64,
     offset: i64,

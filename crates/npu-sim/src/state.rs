@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 /// One initialised simulator (between init and finalize).
 pub struct Runtime {
     /// Unique per runtime made in the process (never reused): what the
-    /// allocation lookup cache ([`crate::runtime::find_alloc`]) keys its
+    /// allocation lookup cache (`runtime::find_alloc`) keys its
     /// entries by, so one runtime's allocation is never found in another's
     /// memory (a later runtime reuses the same address ranges).
     pub serial: u64,

@@ -184,6 +184,10 @@ struct Shared {
     done: AtomicU64,
     /// Tasks in `q.tasks` (read without the lock while spinning).
     queued: AtomicU64,
+    /// `q.fault` is set (written under the lock, before the faulting task
+    /// counts done): a synchronize that finds the work done and no fault
+    /// returns without taking the lock.
+    faulted: AtomicBool,
     /// Signals the worker (new task, shutdown, inline work finished).
     work: Condvar,
     /// Signals waiters (task done).
@@ -288,6 +292,7 @@ impl Stream {
             enqueued: AtomicU64::new(0),
             done: AtomicU64::new(0),
             queued: AtomicU64::new(0),
+            faulted: AtomicBool::new(false),
             work: Condvar::new(),
             idle: Condvar::new(),
         });
@@ -503,6 +508,7 @@ impl Stream {
         let mut q = lock(&self.shared.q);
         if let Err(f) = result {
             q.fault.get_or_insert(f);
+            self.shared.faulted.store(true, Ordering::Relaxed);
         }
         q.running = false;
         self.shared.done.fetch_add(1, Ordering::Release);
@@ -633,6 +639,7 @@ impl Stream {
                     .into(),
             };
             q.fault.get_or_insert(fault.clone());
+            self.shared.faulted.store(true, Ordering::Relaxed);
             self.shared.enqueued.fetch_add(1, Ordering::Relaxed);
             self.shared.done.fetch_add(1, Ordering::Release);
             drop(q);
@@ -696,11 +703,18 @@ impl Stream {
             }
             q.waiters -= 1;
         }
+        // Done, and no fault was set before the work counted done (the
+        // flag is written before `done` is released): nothing to report.
+        if !self.shared.faulted.load(Ordering::Acquire) {
+            return Ok(());
+        }
         let mut q = lock(&self.shared.q);
         let fault = if q.stop_on_failure {
             q.fault.clone()
         } else {
-            q.fault.take()
+            let f = q.fault.take();
+            self.shared.faulted.store(false, Ordering::Relaxed);
+            f
         };
         match fault {
             Some(f) => Err(f),
@@ -877,6 +891,7 @@ fn worker_loop(s: &Shared) {
         let mut q = lock(&s.q);
         if let Err(f) = result {
             q.fault.get_or_insert(f);
+            s.faulted.store(true, Ordering::Relaxed);
         }
         q.running = false;
         s.done.fetch_add(1, Ordering::Release);

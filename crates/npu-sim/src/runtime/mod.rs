@@ -170,15 +170,7 @@ thread_local! {
 /// race as with the locked search: the memory checker sees the flag when
 /// the launch runs.
 pub(crate) fn find_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
-    let hit = ALLOC_HITS.with(|c| {
-        let c = c.borrow();
-        let (_, _, _, w) =
-            c.0.iter().flatten().find(|(serial, base, end, _)| {
-                *serial == rt.serial && addr >= *base && addr < *end
-            })?;
-        w.upgrade()
-            .filter(|a| !a.freed.load(std::sync::atomic::Ordering::Acquire))
-    });
+    let hit = cached_alloc(rt, addr);
     if hit.is_some() {
         return hit;
     }
@@ -192,6 +184,20 @@ pub(crate) fn find_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
         });
     }
     found
+}
+
+/// [`find_alloc`]'s answer from the thread's cache, if it has one.
+#[inline(always)]
+fn cached_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
+    ALLOC_HITS.with(|c| {
+        let c = c.borrow();
+        let (_, _, _, w) =
+            c.0.iter().flatten().find(|(serial, base, end, _)| {
+                *serial == rt.serial && addr >= *base && addr < *end
+            })?;
+        w.upgrade()
+            .filter(|a| !a.freed.load(std::sync::atomic::Ordering::Acquire))
+    })
 }
 
 /// A stream handle, resolved: NULL is the device's default stream.
