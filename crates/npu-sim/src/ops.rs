@@ -185,7 +185,7 @@ fn structure_parts(op: Op, base: &Tensor, view: (&[i64], &[i64], i64), name: &st
             ),
         )
     };
-    let n = numel_checked(&t.view).ok_or_else(overflow)?;
+    let n = numel_checked(t.view).ok_or_else(overflow)?;
     n.checked_mul(es as i64).ok_or_else(overflow)?;
     if n > 0 {
         let last = t
