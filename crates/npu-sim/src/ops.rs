@@ -26,13 +26,12 @@ pub(crate) fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
     )
 }
 
-fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
-    state::with_handles(|h| h.tensors.get(&(p as usize)).cloned()).ok_or_else(|| {
-        invalid(
-            op,
-            format_args!("{name} ({p:p}) is not a live tensor (never created, or destroyed)"),
-        )
-    })
+/// The status (and message) of a tensor argument that is not live.
+fn dead_tensor(op: Op, p: *const aclTensor, name: &str) -> aclnnStatus {
+    invalid(
+        op,
+        format_args!("{name} ({p:p}) is not a live tensor (never created, or destroyed)"),
+    )
 }
 
 /// The first-phase preamble every operator shares, in aclnn's order: null
@@ -61,9 +60,24 @@ pub(crate) fn preamble<const N: usize>(
             ty,
         ));
     }
+    // One lock of the handle registry for every tensor (each lock and
+    // lookup is some 85 instructions); the first one not live, in
+    // argument order, is the error.
     let mut found: [Option<Tensor>; N] = std::array::from_fn(|_| None);
-    for (slot, (name, p)) in found.iter_mut().zip(tensors) {
-        *slot = Some(tensor(op, p, name)?);
+    state::with_handles(|h| {
+        for (slot, (_, p)) in found.iter_mut().zip(&tensors) {
+            match h.tensors.get(&(*p as usize)) {
+                Some(t) => *slot = Some(t.clone()),
+                None => break,
+            }
+        }
+    });
+    if let Some((name, p)) = tensors
+        .iter()
+        .zip(&found)
+        .find_map(|(t, f)| f.is_none().then_some(t))
+    {
+        return Err(dead_tensor(op, *p, name));
     }
     let fam = family(op)?;
     Ok((fam, found.map(|t| t.expect("every slot was filled"))))
