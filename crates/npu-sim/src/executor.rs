@@ -54,6 +54,7 @@ pub fn numel(shape: &[i64]) -> i64 {
 
 /// The byte range a view touches: `None` when it has no elements.
 /// Saturates on overflow (the memory checker then rejects it).
+#[inline]
 pub fn view_range(
     data: u64,
     offset: i64,
@@ -287,13 +288,12 @@ pub fn run(
     if matches!(ex.plan, Plan::Empty) {
         return ACLNN_SUCCESS;
     }
-    let launch = build(&rt, &ex, workspace as u64);
+    let mut launch = build(&rt, &ex, workspace as u64);
     drop(ex);
-    // The task holds the kernel pool, not the runtime: queued work never
-    // keeps a finalised runtime (and its streams) alive on a worker.
-    let pool = rt.pool.clone();
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
-    match s.submit_launch(launch, pool) {
+    // A queued task holds the kernel pool, not the runtime: queued work
+    // never keeps a finalised runtime (and its streams) alive on a worker.
+    match s.submit_launch(&mut launch, &rt.pool) {
         Ok(()) => ACLNN_SUCCESS,
         Err(f) => fail(
             ACLNN_ERR_RUNTIME_ERROR,

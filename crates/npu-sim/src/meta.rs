@@ -248,20 +248,29 @@ fn executor_of(
     api: &str,
 ) -> Result<Arc<std::sync::Mutex<Executor>>, aclnnStatus> {
     if ex.is_null() {
-        return Err(fail(
-            ACLNN_ERR_INNER_NULLPTR,
-            format!("npu-sim: {api}: null executor"),
-        ));
+        return Err(null_executor(api));
     }
-    state::with_handles(|h| h.executors.get(&(ex as usize)).cloned()).ok_or_else(|| {
-        fail(
-            ACLNN_ERR_INNER_NULLPTR,
-            format!(
-                "npu-sim: {api}: {ex:p} is not a live executor (a one-shot executor is freed by its run; \
-                 using or destroying it afterwards is a use after free)"
-            ),
-        )
-    })
+    state::with_handles(|h| h.executors.get(&(ex as usize)).cloned())
+        .ok_or_else(|| dead_executor(ex, api))
+}
+
+/// The status (and message) of a null executor argument.
+fn null_executor(api: &str) -> aclnnStatus {
+    fail(
+        ACLNN_ERR_INNER_NULLPTR,
+        format!("npu-sim: {api}: null executor"),
+    )
+}
+
+/// The status (and message) of an executor handle that is not live.
+fn dead_executor(ex: *mut aclOpExecutor, api: &str) -> aclnnStatus {
+    fail(
+        ACLNN_ERR_INNER_NULLPTR,
+        format!(
+            "npu-sim: {api}: {ex:p} is not a live executor (a one-shot executor is freed by its run; \
+             using or destroying it afterwards is a use after free)"
+        ),
+    )
 }
 
 /// `aclSetAclOpExecutorRepeatable`: the executor then survives runs until
@@ -329,11 +338,21 @@ fn set_addr(
     } else {
         "aclSetInputTensorAddr"
     };
-    let ex = match executor_of(executor, api) {
-        Ok(e) => e,
-        Err(c) => return c,
+    if executor.is_null() {
+        return null_executor(api);
+    }
+    // One lock of the handle registry for both handles (each is some 80
+    // instructions of a rebind's 300).
+    let (ex, tensor_live) = state::with_handles(|h| {
+        (
+            h.executors.get(&(executor as usize)).cloned(),
+            tensor.is_null() || h.tensors.contains_key(&(tensor as usize)),
+        )
+    });
+    let Some(ex) = ex else {
+        return dead_executor(executor, api);
     };
-    if !tensor.is_null() && state::with_handles(|h| !h.tensors.contains_key(&(tensor as usize))) {
+    if !tensor_live {
         return fail(
             ACLNN_ERR_PARAM_INVALID,
             format!("npu-sim: {api}: {tensor:p} is not a live tensor"),

@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 /// storage whose base device address is `data`. The format and storage
 /// shape are not kept: every operator here treats data as ND, and the
 /// memory checker bounds views by their allocation, not a declared shape.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Tensor {
     /// Element type.
     pub dtype: aclDataType,
@@ -23,6 +23,21 @@ pub struct Tensor {
     pub offset: i64,
     /// Storage base address.
     pub data: u64,
+}
+
+// By hand: a derived clone copies `SmallVec`s element by element through
+// `extend` (about 60 instructions each); `from_slice` copies the
+// elements at once. A first phase clones each tensor it looks up.
+impl Clone for Tensor {
+    fn clone(&self) -> Tensor {
+        Tensor {
+            dtype: self.dtype,
+            view: Dims::from_slice(&self.view),
+            strides: Dims::from_slice(&self.strides),
+            offset: self.offset,
+            data: self.data,
+        }
+    }
 }
 
 /// Extents or strides of a view, inline up to rank 8 (no heap).

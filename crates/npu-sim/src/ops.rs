@@ -26,13 +26,12 @@ pub(crate) fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
     )
 }
 
-fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
-    state::with_handles(|h| h.tensors.get(&(p as usize)).cloned()).ok_or_else(|| {
-        invalid(
-            op,
-            format_args!("{name} ({p:p}) is not a live tensor (never created, or destroyed)"),
-        )
-    })
+/// The status (and message) of a tensor argument that is not live.
+fn dead_tensor(op: Op, p: *const aclTensor, name: &str) -> aclnnStatus {
+    invalid(
+        op,
+        format_args!("{name} ({p:p}) is not a live tensor (never created, or destroyed)"),
+    )
 }
 
 /// The first-phase preamble every operator shares, in aclnn's order: null
@@ -61,9 +60,24 @@ pub(crate) fn preamble<const N: usize>(
             ty,
         ));
     }
+    // One lock of the handle registry for every tensor (each lock and
+    // lookup is some 85 instructions); the first one not live, in
+    // argument order, is the error.
     let mut found: [Option<Tensor>; N] = std::array::from_fn(|_| None);
-    for (slot, (name, p)) in found.iter_mut().zip(tensors) {
-        *slot = Some(tensor(op, p, name)?);
+    state::with_handles(|h| {
+        for (slot, (_, p)) in found.iter_mut().zip(&tensors) {
+            match h.tensors.get(&(*p as usize)) {
+                Some(t) => *slot = Some(t.clone()),
+                None => break,
+            }
+        }
+    });
+    if let Some((name, p)) = tensors
+        .iter()
+        .zip(&found)
+        .find_map(|(t, f)| f.is_none().then_some(t))
+    {
+        return Err(dead_tensor(op, *p, name));
     }
     let fam = family(op)?;
     Ok((fam, found.map(|t| t.expect("every slot was filled"))))
@@ -121,10 +135,34 @@ pub(crate) fn structure(op: Op, tensors: &[(&Tensor, &str)]) -> R<()> {
 }
 
 fn structure_of(op: Op, t: &Tensor, name: &str) -> R<()> {
-    let Some(es) = soc::dtype_size(t.dtype) else {
+    structure_parts(op, t, (&t.view, &t.strides, t.offset), name)
+}
+
+/// [`structure_of`] of the view `(shape, strides, offset)` over `base`'s
+/// storage and dtype: a derived view (Slice's source) is checked without
+/// building a tensor for it, which cost four clones of its shape and
+/// strides.
+fn structure_parts(op: Op, base: &Tensor, view: (&[i64], &[i64], i64), name: &str) -> R<()> {
+    /// The view under check, borrowed.
+    struct View<'a> {
+        view: &'a [i64],
+        strides: &'a [i64],
+        offset: i64,
+        data: u64,
+    }
+    let t = View {
+        view: view.0,
+        strides: view.1,
+        offset: view.2,
+        data: base.data,
+    };
+    let Some(es) = soc::dtype_size(base.dtype) else {
         return Err(invalid(
             op,
-            format_args!("{name} has data type {}, which is not supported", t.dtype.0),
+            format_args!(
+                "{name} has data type {}, which is not supported",
+                base.dtype.0
+            ),
         ));
     };
     if t.view.len() > 8 {
@@ -161,13 +199,13 @@ fn structure_of(op: Op, t: &Tensor, name: &str) -> R<()> {
             ),
         )
     };
-    let n = numel_checked(&t.view).ok_or_else(overflow)?;
+    let n = numel_checked(t.view).ok_or_else(overflow)?;
     n.checked_mul(es as i64).ok_or_else(overflow)?;
     if n > 0 {
         let last = t
             .view
             .iter()
-            .zip(&t.strides)
+            .zip(t.strides)
             .try_fold(t.offset, |acc, (&d, &s)| {
                 (d - 1).checked_mul(s).and_then(|v| v.checked_add(acc))
             })
@@ -332,7 +370,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
             };
             (s2, (e2 - s2 + step as i128 - 1) / step as i128)
         };
-        let mut want = x.view.clone();
+        let mut want = objects::Dims::from_slice(&x.view);
         want[d] = len as i64;
         if o.view[..] != want[..] {
             return Err(invalid(
@@ -351,7 +389,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
         } else {
             // The source view: out's shape over self, checked (a step that
             // leaps past 64-bit offsets is invalid, never a wrap).
-            let mut strides = x.strides.clone();
+            let mut strides = objects::Dims::from_slice(&x.strides);
             let overflow = || invalid(op, "the sliced view of self overflows 64-bit offsets");
             strides[d] = if want[d] > 1 {
                 x.strides[d].checked_mul(step).ok_or_else(overflow)?
@@ -362,16 +400,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
                 .checked_mul(x.strides[d])
                 .and_then(|o| o.checked_add(x.offset))
                 .ok_or_else(overflow)?;
-            structure_of(
-                op,
-                &Tensor {
-                    view: want.clone(),
-                    strides: strides.clone(),
-                    offset,
-                    ..x.clone()
-                },
-                "self (sliced)",
-            )?;
+            structure_parts(op, &x, (&want, &strides, offset), "self (sliced)")?;
             Plan::Slice { strides, offset }
         };
         // SAFETY: the preamble checked both non-null; valid by this
@@ -661,13 +690,14 @@ pub unsafe extern "C" fn aclnnIndexSelect(
 /// Whether two different logical indices of the view may share an element
 /// (stride 0 over an extent > 1, or windows that interleave).
 pub fn self_overlapping(shape: &[i64], strides: &[i64]) -> bool {
-    let mut dims: Vec<(i64, i64)> = shape
+    // On the stack up to rank 8 (a first phase's host allocation, else).
+    let mut dims: smallvec::SmallVec<[(i64, i64); 8]> = shape
         .iter()
         .zip(strides)
         .filter(|(n, _)| **n > 1)
         .map(|(n, s)| (*s, *n))
         .collect();
-    dims.sort();
+    dims.sort_unstable();
     let mut span: i128 = 0; // largest offset reachable with the smaller strides
     for (s, n) in dims {
         if (s as i128) <= span {

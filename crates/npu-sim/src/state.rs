@@ -13,6 +13,11 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// One initialised simulator (between init and finalize).
 pub struct Runtime {
+    /// Unique per runtime made in the process (never reused): what the
+    /// allocation lookup cache (`runtime::find_alloc`) keys its
+    /// entries by, so one runtime's allocation is never found in another's
+    /// memory (a later runtime reuses the same address ranges).
+    pub serial: u64,
     /// Its configuration.
     pub config: Config,
     /// The NUL-terminated SoC name returned by `aclrtGetSocName` (interned:
@@ -75,7 +80,9 @@ pub fn make_runtime(config: Config) -> Result<Runtime, String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let pool = kernel_pool(config.threads)?;
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     Ok(Runtime {
+        serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         soc_cstr: intern(&config.soc),
         default_streams: Mutex::new(vec![None; config.devices as usize]),
         set_counts: Mutex::new(vec![0; config.devices as usize]),

@@ -184,6 +184,10 @@ struct Shared {
     done: AtomicU64,
     /// Tasks in `q.tasks` (read without the lock while spinning).
     queued: AtomicU64,
+    /// `q.fault` is set (written under the lock, before the faulting task
+    /// counts done): a synchronize that finds the work done and no fault
+    /// returns without taking the lock.
+    faulted: AtomicBool,
     /// Signals the worker (new task, shutdown, inline work finished).
     work: Condvar,
     /// Signals waiters (task done).
@@ -288,6 +292,7 @@ impl Stream {
             enqueued: AtomicU64::new(0),
             done: AtomicU64::new(0),
             queued: AtomicU64::new(0),
+            faulted: AtomicBool::new(false),
             work: Condvar::new(),
             idle: Condvar::new(),
         });
@@ -458,18 +463,23 @@ impl Stream {
     /// [`Stream::submit`] of an operator launch: when it may run inline,
     /// it runs where it is, by reference (a launch is some 750 bytes; the
     /// general path moves it into a job, and a queued one into the queue).
+    /// Taken by `&mut`, not by value: passing it by value cost two copies
+    /// of those bytes on the inline path. The launch is left empty either
+    /// way (its regions, and the allocations they hold, are released
+    /// before the work counts as done, as a queued job's are).
     #[inline(always)]
     pub(crate) fn submit_launch(
         &self,
-        launch: Launch,
-        pool: Arc<crate::cores::Cores>,
+        launch: &mut Launch,
+        pool: &Arc<crate::cores::Cores>,
     ) -> Result<(), Fault> {
         let bytes = launch.bytes();
         let mut q = lock(&self.shared.q);
         if q.capture.is_some() || q.update.is_some() || !(may_inline(bytes) && self.idle_locked(&q))
         {
             drop(q);
-            return self.submit(Job::Launch(launch, pool), bytes);
+            let owned = std::mem::replace(launch, Launch::new(launch.op()));
+            return self.submit(Job::Launch(owned, pool.clone()), bytes);
         }
         // As `submit_now`'s inline path.
         let faulted = q.fault.is_some();
@@ -479,11 +489,11 @@ impl Stream {
         let result = if faulted {
             Ok(()) // skipped: the stream already faulted
         } else {
-            guarded(|| launch.run(&pool))
+            guarded(|| launch.run(pool))
         };
-        // Gone before the work counts as done (as a queued job is).
-        drop(launch);
-        drop(pool);
+        // Its allocations are let go before the work counts as done (as a
+        // queued job's are).
+        launch.clear();
         self.finish_inline(result);
         Ok(())
     }
@@ -498,6 +508,7 @@ impl Stream {
         let mut q = lock(&self.shared.q);
         if let Err(f) = result {
             q.fault.get_or_insert(f);
+            self.shared.faulted.store(true, Ordering::Relaxed);
         }
         q.running = false;
         self.shared.done.fetch_add(1, Ordering::Release);
@@ -515,6 +526,19 @@ impl Stream {
     /// one through an event).
     pub fn capturing(&self) -> bool {
         lock(&self.shared.q).capture.is_some()
+    }
+
+    /// Whether the stream is being captured, and whether the model it is
+    /// bound to is being built ([`Stream::capturing`],
+    /// [`Stream::building`]) under one look at the queue: a synchronize
+    /// asks both.
+    pub fn capture_state(&self) -> (bool, bool) {
+        let q = lock(&self.shared.q);
+        let Some(m) = q.capture.clone() else {
+            return (false, false);
+        };
+        drop(q);
+        (true, m.is_built())
     }
 
     /// Whether the stream is bound to a model being built (its tasks are
@@ -615,6 +639,7 @@ impl Stream {
                     .into(),
             };
             q.fault.get_or_insert(fault.clone());
+            self.shared.faulted.store(true, Ordering::Relaxed);
             self.shared.enqueued.fetch_add(1, Ordering::Relaxed);
             self.shared.done.fetch_add(1, Ordering::Release);
             drop(q);
@@ -678,11 +703,18 @@ impl Stream {
             }
             q.waiters -= 1;
         }
+        // Done, and no fault was set before the work counted done (the
+        // flag is written before `done` is released): nothing to report.
+        if !self.shared.faulted.load(Ordering::Acquire) {
+            return Ok(());
+        }
         let mut q = lock(&self.shared.q);
         let fault = if q.stop_on_failure {
             q.fault.clone()
         } else {
-            q.fault.take()
+            let f = q.fault.take();
+            self.shared.faulted.store(false, Ordering::Relaxed);
+            f
         };
         match fault {
             Some(f) => Err(f),
@@ -859,6 +891,7 @@ fn worker_loop(s: &Shared) {
         let mut q = lock(&s.q);
         if let Err(f) = result {
             q.fault.get_or_insert(f);
+            s.faulted.store(true, Ordering::Relaxed);
         }
         q.running = false;
         s.done.fetch_add(1, Ordering::Release);

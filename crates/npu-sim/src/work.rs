@@ -111,6 +111,14 @@ impl Launch {
         }
     }
 
+    /// Empties the launch (its regions, releasing the allocations they
+    /// hold, and its steps), keeping its operator.
+    pub(crate) fn clear(&mut self) {
+        self.regions.clear();
+        self.steps.clear();
+        self.bytes = 0;
+    }
+
     /// Bytes the launch touches (its regions, summed).
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes

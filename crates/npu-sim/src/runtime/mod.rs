@@ -141,9 +141,63 @@ pub(crate) fn locate(rt: &Runtime, addr: u64, len: u64) -> Result<Loc, String> {
     Ok(Loc::Host)
 }
 
+/// Entries of the per-thread allocation lookup cache.
+const ALLOC_CACHE: usize = 4;
+
+/// An entry of the allocation lookup cache: the serial of the runtime
+/// whose memory held the allocation, its padded range (copied, so a miss
+/// costs no upgrade) and the allocation.
+type AllocHit = (u64, u64, u64, std::sync::Weak<Allocation>);
+
+thread_local! {
+    /// The allocations [`find_alloc`] found last on this thread, round
+    /// robin. Weak, so the cache never keeps a freed allocation's host
+    /// mapping alive.
+    static ALLOC_HITS: std::cell::RefCell<([Option<AllocHit>; ALLOC_CACHE], usize)> =
+        const { std::cell::RefCell::new(([const { None }; ALLOC_CACHE], 0)) };
+}
+
 /// The live allocation containing `addr` (for capturing at enqueue time).
+///
+/// A per-thread cache of the last allocations found answers first, with no
+/// lock: an allocation is in its device's live set exactly while its
+/// `freed` flag is clear (`DeviceMemory::free`, the only way out of the
+/// set, raises it), live allocations never overlap, and the runtime serial
+/// keeps a finalised runtime's allocation (its memory is gone, its address
+/// range reused by the next runtime) from being found. So a cached entry
+/// that is not freed and holds `addr` in its padded size is what the
+/// locked search would return. A free racing with this lookup is the same
+/// race as with the locked search: the memory checker sees the flag when
+/// the launch runs.
 pub(crate) fn find_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
-    rt.memory.iter().find_map(|m| lock(m).find(addr).cloned())
+    let hit = cached_alloc(rt, addr);
+    if hit.is_some() {
+        return hit;
+    }
+    let found = rt.memory.iter().find_map(|m| lock(m).find(addr).cloned());
+    if let Some(a) = &found {
+        ALLOC_HITS.with(|c| {
+            let mut c = c.borrow_mut();
+            let i = c.1;
+            c.0[i] = Some((rt.serial, a.base, a.base + a.padded, Arc::downgrade(a)));
+            c.1 = (i + 1) % ALLOC_CACHE;
+        });
+    }
+    found
+}
+
+/// [`find_alloc`]'s answer from the thread's cache, if it has one.
+#[inline(always)]
+fn cached_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
+    ALLOC_HITS.with(|c| {
+        let c = c.borrow();
+        let (_, _, _, w) =
+            c.0.iter().flatten().find(|(serial, base, end, _)| {
+                *serial == rt.serial && addr >= *base && addr < *end
+            })?;
+        w.upgrade()
+            .filter(|a| !a.freed.load(std::sync::atomic::Ordering::Acquire))
+    })
 }
 
 /// A stream handle, resolved: NULL is the device's default stream.

@@ -346,7 +346,8 @@ pub extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> a
 /// A stream being captured cannot be synchronised (CANN: "Not allow to
 /// synchronize captured-stream"): `ACL_ERROR_RT_STREAM_CAPTURED`.
 pub(crate) fn not_capturing(api: &str, s: Arc<Stream>) -> Result<Arc<Stream>, aclError> {
-    if s.building() {
+    let (capturing, building) = s.capture_state();
+    if building {
         return Err(fail(
             ACL_ERROR_RT_STREAM_CAPTURED,
             format!(
@@ -355,7 +356,7 @@ pub(crate) fn not_capturing(api: &str, s: Arc<Stream>) -> Result<Arc<Stream>, ac
             ),
         ));
     }
-    if s.capturing() {
+    if capturing {
         return Err(fail(
             ACL_ERROR_RT_STREAM_CAPTURED,
             format!(
