@@ -116,11 +116,13 @@ pub enum Op {
     Add,
     /// `aclnnMul` / `aclnnInplaceMul` (section 9).
     Mul,
+    /// `aclnnCat` (section 10).
+    Cat,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 7] = [
+    pub const ALL: [Op; 8] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -128,6 +130,7 @@ impl Op {
         Op::Subtensor,
         Op::Add,
         Op::Mul,
+        Op::Cat,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -140,6 +143,7 @@ impl Op {
             Op::Subtensor => "subtensor",
             Op::Add => "add",
             Op::Mul => "mul",
+            Op::Cat => "cat",
         }
     }
 }
@@ -235,6 +239,35 @@ const ELEMENTWISE_NO_BF16: &[DType] = &[
     DType::Complex128,
 ];
 
+/// Cat (section 10) on A2 / A3.
+const CAT_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::BFloat16,
+    DType::Float64,
+    DType::Complex64,
+];
+
+/// Cat on the training and inference series: the A2/A3 list without bfloat16.
+const CAT_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Float64,
+    DType::Complex64,
+];
+
 /// Whether `op` exists on `family`.
 ///
 /// - slice: training, A2, A3.
@@ -247,10 +280,11 @@ const ELEMENTWISE_NO_BF16: &[DType] = &[
 /// - subtensor: every family (a pure view, no device work).
 /// - add: training, A2, A3 (CANN's English aclnnAdd page).
 /// - mul: every family but Atlas 200I/500 A2.
+/// - cat: every family but Atlas 200I/500 A2 (CANN's aclnnCat page).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
-        Op::Mul => family != Family::A200I500A2,
+        Op::Mul | Op::Cat => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -274,6 +308,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Subtensor => &DType::ALL,
         Op::Add | Op::Mul if a2_or_a3 => ELEMENTWISE_A2_A3,
         Op::Add | Op::Mul => ELEMENTWISE_NO_BF16,
+        Op::Cat if a2_or_a3 => CAT_A2_A3,
+        Op::Cat => CAT_NO_BF16,
     }
 }
 
@@ -399,7 +435,8 @@ mod tests {
                 "sampled_slice",
                 "subtensor",
                 "add",
-                "mul"
+                "mul",
+                "cat"
             ]
         );
     }
@@ -415,6 +452,7 @@ mod tests {
                 Op::Subtensor => [true, true, true, true, true],
                 Op::Add => [true, true, true, false, false],
                 Op::Mul => [true, true, true, true, false],
+                Op::Cat => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

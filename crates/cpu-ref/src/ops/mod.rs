@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add and Mul), and the
+//! The operators (the five data-movement ones, Add, Mul and Cat), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -7,6 +7,7 @@
 
 pub mod add;
 pub mod as_strided;
+pub mod cat;
 pub mod elementwise;
 pub mod index_select;
 pub mod mul;
