@@ -687,6 +687,48 @@ impl Drop for AclIntArray<'_> {
     }
 }
 
+/// An `aclTensorList`, destroyed (with its members) on drop.
+pub(crate) struct AclTensorList<'a> {
+    api: &'a Api,
+    raw: *mut aclTensorList,
+}
+
+impl<'a> AclTensorList<'a> {
+    /// A list owning `members` (owned descriptors, made by
+    /// [`AclTensor::new`]: CANN's list destroys its members with it, so a
+    /// tensor's cached descriptor can never be one). On failure the members
+    /// are destroyed here.
+    pub(crate) fn new(api: &'a Api, members: Vec<AclTensor<'a>>) -> Result<Self> {
+        debug_assert!(members.iter().all(|m| m.owned));
+        let raw: Vec<*const aclTensor> =
+            members.iter().map(|m| m.raw as *const aclTensor).collect();
+        // SAFETY: `raw` holds live descriptors of `api` and lives for the
+        // call; the function copies the handles.
+        let list = unsafe { (api.aclCreateTensorList)(raw.as_ptr(), raw.len() as u64) };
+        if list.is_null() {
+            // `members` drop here and destroy their descriptors.
+            return Err(Error::Runtime {
+                api: "aclCreateTensorList",
+                code: -1,
+                message: last_error(api),
+            });
+        }
+        // The list owns them now.
+        for m in members {
+            std::mem::forget(m);
+        }
+        Ok(AclTensorList { api, raw: list })
+    }
+}
+
+impl Drop for AclTensorList<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by `new`, destroyed once (with its members, which
+        // nothing else destroys).
+        unsafe { (self.api.aclDestroyTensorList)(self.raw) };
+    }
+}
+
 /// An `aclScalar`, destroyed on drop.
 pub(crate) struct AclScalar<'a> {
     api: &'a Api,
@@ -769,6 +811,8 @@ pub(crate) enum First<'a> {
     Mul(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnInplaceMul(selfRef, other)`.
     InplaceMul(&'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnCat(tensors, dim, out)`.
+    Cat(&'a AclTensorList<'a>, i64, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -785,6 +829,7 @@ impl First<'_> {
             First::InplaceAdd(..) => ("aclnnInplaceAddGetWorkspaceSize", "aclnnInplaceAdd"),
             First::Mul(..) => ("aclnnMulGetWorkspaceSize", "aclnnMul"),
             First::InplaceMul(..) => ("aclnnInplaceMulGetWorkspaceSize", "aclnnInplaceMul"),
+            First::Cat(..) => ("aclnnCatGetWorkspaceSize", "aclnnCat"),
         }
     }
 
@@ -870,6 +915,14 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, y.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Cat(list, dim, out) => {
+                let op = api.cat()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(list.raw, dim, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

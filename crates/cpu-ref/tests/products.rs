@@ -2,8 +2,8 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cat, index_select, mul, sampled_slice, slice, subtensor, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cat, index_select, mul, sampled_slice, slice, subtensor, DType, Family,
+    RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
 const OPS: [&str; 8] = [

@@ -73,6 +73,13 @@ pub enum Plan {
     },
     /// Elementwise arithmetic (inputs self and other, output out).
     Binary(BinaryPlan),
+    /// Cat: the inputs (the kept members) joined along `dim` into out.
+    Cat {
+        /// Normalised dim.
+        dim: usize,
+        /// A member meets out: every member goes through the workspace.
+        stage: bool,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their
@@ -114,6 +121,7 @@ impl Executor {
                 Some("it holds a host value (the pad scalar) copied inside")
             }
             Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
+            Plan::Cat { stage: true, .. } => Some("it copies a buffer onto itself"),
             _ => None,
         }
     }

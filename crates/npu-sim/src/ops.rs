@@ -26,7 +26,7 @@ pub(crate) fn invalid(op: Op, msg: impl std::fmt::Display) -> aclnnStatus {
     )
 }
 
-fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
+pub(crate) fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
     state::with_handles(|h| h.tensors.get(&(p as usize)).cloned()).ok_or_else(|| {
         invalid(
             op,
@@ -217,7 +217,7 @@ fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
     Ok(())
 }
 
-fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
+pub(crate) fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
     let r = rank as i64;
     if dim < -r || dim >= r {
         return Err(invalid(
@@ -229,7 +229,7 @@ fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
 }
 
 /// Bytes of a validated tensor's elements.
-fn bytes(t: &Tensor) -> u64 {
+pub(crate) fn bytes(t: &Tensor) -> u64 {
     numel(&t.view) as u64 * elem(t) as u64
 }
 
