@@ -301,3 +301,105 @@ fn mul_inplace_result_not_castable() {
     let (i, f) = (zeros(&s, DType::I32, &[2]), zeros(&s, DType::F32, &[2]));
     expect(s.mul_inplace(&i, &f), "invalid_argument", "mul", "self");
 }
+
+// ---- cat (ops.md §10)
+
+#[test]
+fn cat_empty_list() {
+    let s = stream();
+    expect(s.cat(&[], 0), "invalid_argument", "cat", "tensors");
+}
+
+#[test]
+fn cat_member_dtype_not_listed() {
+    let s = stream();
+    let u = zeros(&s, DType::U32, &[2]);
+    expect(s.cat(&[&u], 0), "unsupported_dtype", "cat", "");
+}
+
+#[test]
+fn cat_mixed_dtypes() {
+    let s = stream();
+    let (i, f) = (zeros(&s, DType::I32, &[2]), zeros(&s, DType::F32, &[2]));
+    expect(s.cat(&[&f, &i], 0), "invalid_argument", "cat", "tensors");
+}
+
+#[test]
+fn cat_dim_outside_rank() {
+    let s = stream();
+    expect(s.cat(&[&x23(&s)], 2), "invalid_argument", "cat", "dim");
+    expect(
+        s.cat(&[&x23(&s)], i64::MIN),
+        "invalid_argument",
+        "cat",
+        "dim",
+    );
+}
+
+#[test]
+fn cat_zero_d_member() {
+    let s = stream();
+    let z = Tensor::from_slice(&s, &[], &[1f32]).unwrap();
+    expect(s.cat(&[&z], 0), "invalid_argument", "cat", "dim");
+}
+
+#[test]
+fn cat_extent_off_dim_differs() {
+    let s = stream();
+    let y = zeros(&s, DType::F32, &[2, 4]);
+    expect(
+        s.cat(&[&x23(&s), &y], 0),
+        "invalid_argument",
+        "cat",
+        "tensors",
+    );
+}
+
+#[test]
+fn cat_rank_differs() {
+    let s = stream();
+    let y = zeros(&s, DType::F32, &[6]);
+    expect(
+        s.cat(&[&x23(&s), &y], 0),
+        "invalid_argument",
+        "cat",
+        "tensors",
+    );
+}
+
+#[test]
+fn cat_into_out_dtype_not_castable() {
+    let s = stream();
+    let o = zeros(&s, DType::I32, &[4, 3]);
+    expect(
+        s.cat_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}
+
+#[test]
+fn cat_into_wrong_shape() {
+    let s = stream();
+    expect(
+        s.cat_into(&[&x23(&s), &x23(&s)], 0, &x23(&s)),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}
+
+#[test]
+fn cat_into_out_writing_twice() {
+    let s = stream();
+    let o = zeros(&s, DType::F32, &[3])
+        .view(&[4, 3], &[0, 1], 0)
+        .unwrap();
+    expect(
+        s.cat_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}
