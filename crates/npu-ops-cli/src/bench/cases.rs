@@ -81,11 +81,14 @@ pub enum Base {
     Mul,
     /// The same through a [`PreparedMul`] made once.
     MulPrepared,
+    /// `[R, C/2]` joined with itself along the last dim into a contiguous
+    /// `[R, C]` ([`Stream::cat_into`], aclnnCat).
+    CatLast,
 }
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 16] = [
+    pub const ALL: [Base; 17] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -102,6 +105,7 @@ impl Base {
         Base::AddPrepared,
         Base::Mul,
         Base::MulPrepared,
+        Base::CatLast,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -123,11 +127,12 @@ impl Base {
             Base::AddPrepared => "add_prepared",
             Base::Mul => "mul",
             Base::MulPrepared => "mul_prepared",
+            Base::CatLast => "cat_last",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
-    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`).
+    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -137,6 +142,7 @@ impl Base {
             Base::SampledWrap | Base::SampledFill => "sampled_slice",
             Base::Add | Base::AddPrepared => "add",
             Base::Mul | Base::MulPrepared => "mul",
+            Base::CatLast => "cat",
         }
     }
 }
@@ -222,6 +228,7 @@ impl CaseSpec {
             Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
             Base::AsStridedWindows => [r / 8 + 7, c],
             Base::InplaceCopyTranspose => [c, r],
+            Base::CatLast => [r, c / 2],
             _ => [r, c],
         };
         let host = random_elements(self.dtype, input_shape[0] * input_shape[1], 0x5eed);
@@ -296,6 +303,7 @@ impl CaseSpec {
                 let alpha = add.then_some(ADD_ALPHA);
                 (Launch::Elementwise { y, alpha, prepared }, vec![])
             }
+            Base::CatLast => (Launch::Cat, vec![]),
         };
         let want = expected(self.base, self.dtype, r, c, &host, &other, &index, &fill).ok_or_else(
             || {
@@ -352,6 +360,8 @@ enum Launch {
         alpha: Option<Scalar>,
         prepared: Option<Box<Prepared>>,
     },
+    /// `cat_into(&[x, x], -1, out)`.
+    Cat,
 }
 
 /// Add's alpha in the bench (`out = x + 2 * y`).
@@ -441,6 +451,7 @@ impl Case {
                 Some(a) => s.add(x, y, *a),
                 None => s.mul(x, y),
             },
+            Launch::Cat => s.cat(&[x, x], -1),
         }
     }
 
@@ -519,6 +530,7 @@ impl Case {
                 (None, Some(a)) => s.add_into(x, y, *a, out),
                 (None, None) => s.mul_into(x, y, out),
             },
+            Launch::Cat => s.cat_into(&[x, x], -1, out),
         }
     }
 
@@ -696,6 +708,8 @@ fn moved(
             }
             // x is [C, R]; out (row, col) = x[col, row].
             Base::InplaceCopyTranspose => col * r + row,
+            // x is [R, C/2], out (row, col) = x[row, col mod C/2].
+            Base::CatLast => row * (c / 2) + col % (c / 2),
             // Computed by `arithmetic`, not moved.
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => i,
         })
@@ -752,7 +766,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 16 * 6);
+        assert_eq!(s.len(), 17 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);
@@ -763,5 +777,6 @@ mod tests {
         assert!(s.iter().any(|c| c.name == "clone_256m_f32"));
         assert!(s.iter().any(|c| c.name == "add_prepared_256m_f32"));
         assert!(s.iter().any(|c| c.name == "mul_1m_f16"));
+        assert!(s.iter().any(|c| c.name == "cat_last_256m_f32"));
     }
 }
