@@ -100,6 +100,12 @@ handle!(
     ScalarHandle(*mut aclScalar)
 );
 
+handle!(
+    /// An `aclTensorList` (and its members) whose ownership was taken from
+    /// an [`AclTensorList`] ([`AclTensorList::into_raw`]).
+    TensorListHandle(*mut aclTensorList)
+);
+
 impl DevicePtr {
     /// No device memory (an absent workspace).
     pub(crate) const NULL: DevicePtr = DevicePtr(null_mut());
@@ -605,6 +611,12 @@ impl<'a> AclTensor<'a> {
 }
 
 impl AclTensor<'_> {
+    /// The raw handle, still owned by this value (to rebind a member of a
+    /// list that takes ownership of it).
+    pub(crate) fn handle(&self) -> TensorHandle {
+        TensorHandle(self.raw)
+    }
+
     /// Gives up ownership (the caller destroys it with [`destroy_tensor`]);
     /// only for an owned descriptor (a shared one is its owner's).
     pub(crate) fn into_raw(self) -> TensorHandle {
@@ -719,6 +731,28 @@ impl<'a> AclTensorList<'a> {
         }
         Ok(AclTensorList { api, raw: list })
     }
+}
+
+impl AclTensorList<'_> {
+    /// Gives up ownership (the caller destroys it, and so its members,
+    /// with [`destroy_tensor_list`]).
+    pub(crate) fn into_raw(self) -> TensorListHandle {
+        let raw = TensorListHandle(self.raw);
+        std::mem::forget(self);
+        raw
+    }
+}
+
+/// Destroys a list (and its members) released by
+/// [`AclTensorList::into_raw`].
+///
+/// # Safety
+/// `raw` came from [`AclTensorList::into_raw`] with `api`, is destroyed
+/// once, and neither it nor a member is used after (no executor that still
+/// runs holds them).
+pub(crate) unsafe fn destroy_tensor_list(api: &Api, raw: TensorListHandle) {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclDestroyTensorList)(raw.0) };
 }
 
 impl Drop for AclTensorList<'_> {

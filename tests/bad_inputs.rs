@@ -403,3 +403,19 @@ fn cat_into_out_writing_twice() {
         "out",
     );
 }
+
+#[test]
+fn cat_prepared_other_members() {
+    let s = stream();
+    let (a, o) = (x23(&s), zeros(&s, DType::F32, &[4, 3]));
+    let p = s.prepare_cat(&[&a, &a], 0, &o).unwrap();
+    expect(p.run(&[&a], &o), "invalid_argument", "cat", "inputs");
+    let t = zeros(&s, DType::F32, &[3, 2]).transpose(0, 1).unwrap();
+    expect(p.run(&[&a, &t], &o), "invalid_argument", "cat", "inputs");
+    expect(
+        p.run(&[&a, &a], &o.transpose(0, 1).unwrap()),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}

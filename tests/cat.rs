@@ -156,3 +156,112 @@ fn cat_errors_match_cpu_ref_kinds() {
     }
     let _ = dtype(cpu_ref::DType::Float32);
 }
+
+#[test]
+#[serial]
+fn prepared_cat_reuses_one_executor_and_keeps_the_rules() {
+    let s = stream();
+    let past = Tensor::from_slice(&s, &[2, 3], &[1f32, 2., 3., 4., 5., 6.]).unwrap();
+    let step = Tensor::from_slice(&s, &[2, 1], &[7f32, 8.]).unwrap();
+    let out = Tensor::empty(&s, DType::F32, &[2, 4]).unwrap();
+    let p = s.prepare_cat(&[&past, &step], -1, &out).unwrap();
+    if common::sim_only("prepared_cat_reuses_one_executor") {
+        assert!(p.is_repeatable());
+    }
+    for k in 0..4 {
+        let step = Tensor::from_slice(&s, &[2, 1], &[k as f32, -(k as f32)]).unwrap();
+        let out2 = Tensor::empty(&s, DType::F32, &[2, 4]).unwrap();
+        p.run(&[&past, &step], &out2).unwrap();
+        assert_eq!(
+            out2.to_vec::<f32>().unwrap(),
+            [1., 2., 3., k as f32, 4., 5., 6., -(k as f32)]
+        );
+    }
+    // Another layout, or another count of members, is refused.
+    let e = p.run(&[&past], &out).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            npu_ops::Error::InvalidArgument {
+                op: "cat",
+                param: "inputs",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = p
+        .run(
+            &[
+                &past.transpose(0, 1).unwrap().transpose(0, 1).unwrap(),
+                &past,
+            ],
+            &out,
+        )
+        .unwrap_err();
+    assert_eq!(e.kind(), "invalid_argument");
+    // Out sharing memory with a member: that run goes through a temporary.
+    let buf = Tensor::from_slice(&s, &[2, 4], &[1f32, 2., 3., 0., 4., 5., 6., 0.]).unwrap();
+    let head = buf.narrow(1, 0, 3).unwrap();
+    let p2 = s.prepare_cat(&[&head, &step], 1, &out).unwrap();
+    p2.run(&[&head, &step], &buf).unwrap();
+    assert_eq!(
+        buf.to_vec::<f32>().unwrap(),
+        [1., 2., 3., 7., 4., 5., 6., 8.]
+    );
+    // An empty member: every run is a `cat_into`.
+    let none = Tensor::empty(&s, DType::F32, &[0]).unwrap();
+    let p3 = s.prepare_cat(&[&none, &past, &step], 1, &out).unwrap();
+    assert!(!p3.is_repeatable());
+    p3.run(&[&none, &past, &step], &out).unwrap();
+    assert_eq!(
+        out.to_vec::<f32>().unwrap(),
+        [1., 2., 3., 7., 4., 5., 6., 8.]
+    );
+    drop((p, p2, p3));
+    s.synchronize().unwrap();
+}
+
+/// A steady-state KV-cache loop: no device allocation, no new executor
+/// and no descriptor per run, and nothing left behind once dropped.
+#[test]
+#[serial]
+fn prepared_cat_steady_state_and_no_leak() {
+    if !common::sim_only("prepared_cat_steady_state_and_no_leak") {
+        return;
+    }
+    let s = stream();
+    let past = Tensor::from_slice(&s, &[2, 3], &[1i64, 2, 3, 4, 5, 6]).unwrap();
+    let steps: Vec<Tensor> = (0..4)
+        .map(|k: i64| Tensor::from_slice(&s, &[2, 1], &[k, 10 + k]).unwrap())
+        .collect();
+    let outs: Vec<Tensor> = (0..4)
+        .map(|_| Tensor::empty(&s, DType::I64, &[2, 4]).unwrap())
+        .collect();
+    s.synchronize().unwrap();
+    let start = npu_sim::stats();
+    let p = s.prepare_cat(&[&past, &steps[0]], 1, &outs[0]).unwrap();
+    p.run(&[&past, &steps[0]], &outs[0]).unwrap();
+    s.synchronize().unwrap();
+    let before = npu_sim::stats();
+    for it in 0..200 {
+        p.run(&[&past, &steps[it % 4]], &outs[it % 4]).unwrap();
+    }
+    s.synchronize().unwrap();
+    let after = npu_sim::stats();
+    assert_eq!(after.allocations, before.allocations);
+    assert_eq!(after.executors, before.executors);
+    assert_eq!(after.tensors, before.tensors);
+    for (k, out) in outs.iter().enumerate() {
+        let k = k as i64;
+        assert_eq!(out.to_vec::<i64>().unwrap(), [1, 2, 3, k, 4, 5, 6, 10 + k]);
+    }
+    drop(p);
+    s.synchronize().unwrap();
+    let end = npu_sim::stats();
+    assert_eq!(end.executors, start.executors, "the executor is destroyed");
+    assert!(
+        end.tensors <= start.tensors + 8,
+        "the list and its members are destroyed"
+    );
+}

@@ -114,6 +114,17 @@ fn check_out(s: &Stream, out: &Tensor, dtype: DType, joined: &[usize]) -> Result
 }
 
 impl Stream {
+    /// Every rule of [`Stream::cat_into`], in its order, without launching
+    /// (for the prepared form).
+    pub(crate) fn check_cat_into(&self, tensors: &[&Tensor], dim: i64, out: &Tensor) -> Result<()> {
+        check_device(self, OP, "out", out)?;
+        let (_, p) = plan(self, tensors, dim)?;
+        match p {
+            Some((dtype, _, joined)) => check_out(self, out, dtype, &joined),
+            None => Ok(()),
+        }
+    }
+
     /// The tensors of `tensors` joined along `dim` (spec section 10): every
     /// tensor has the first's rank and extents except along `dim`; 1-D
     /// empty tensors are dropped first. Members may be any views.

@@ -640,14 +640,19 @@ fn our_into(
             our_other(s, o).and_then(|y| s.prepare_mul(x, &y, out).and_then(|p| p.run(x, &y, out)))
         }
         Call::Mul(o) => our_other(s, o).and_then(|y| s.mul_into(x, &y, out)),
-        Call::Cat(others, dim) if !prepared => others
+        Call::Cat(others, dim) => others
             .iter()
             .map(|o| our_other(s, o))
             .collect::<npu_ops::Result<Vec<_>>>()
             .and_then(|ts| {
                 let mut list = vec![x];
                 list.extend(ts.iter());
-                s.cat_into(&list, *dim, out)
+                if prepared {
+                    s.prepare_cat(&list, *dim, out)
+                        .and_then(|p| p.run(&list, out))
+                } else {
+                    s.cat_into(&list, *dim, out)
+                }
             }),
         _ => return None,
     })
