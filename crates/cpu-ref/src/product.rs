@@ -118,11 +118,13 @@ pub enum Op {
     Mul,
     /// `aclnnCat` (section 10).
     Cat,
+    /// `aclnnStack` (section 11).
+    Stack,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 8] = [
+    pub const ALL: [Op; 9] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -131,6 +133,7 @@ impl Op {
         Op::Add,
         Op::Mul,
         Op::Cat,
+        Op::Stack,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -144,6 +147,7 @@ impl Op {
             Op::Add => "add",
             Op::Mul => "mul",
             Op::Cat => "cat",
+            Op::Stack => "stack",
         }
     }
 }
@@ -281,10 +285,11 @@ const CAT_NO_BF16: &[DType] = &[
 /// - add: training, A2, A3 (CANN's English aclnnAdd page).
 /// - mul: every family but Atlas 200I/500 A2.
 /// - cat: every family but Atlas 200I/500 A2 (CANN's aclnnCat page).
+/// - stack: every family but Atlas 200I/500 A2 (CANN's aclnnStack page).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
-        Op::Mul | Op::Cat => family != Family::A200I500A2,
+        Op::Mul | Op::Cat | Op::Stack => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -310,6 +315,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Add | Op::Mul => ELEMENTWISE_NO_BF16,
         Op::Cat if a2_or_a3 => CAT_A2_A3,
         Op::Cat => CAT_NO_BF16,
+        // Stack (section 11): IndexSelect's list.
+        Op::Stack if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Stack => INDEX_SELECT_NO_BF16,
     }
 }
 
@@ -436,7 +444,8 @@ mod tests {
                 "subtensor",
                 "add",
                 "mul",
-                "cat"
+                "cat",
+                "stack"
             ]
         );
     }
@@ -453,6 +462,7 @@ mod tests {
                 Op::Add => [true, true, true, false, false],
                 Op::Mul => [true, true, true, true, false],
                 Op::Cat => [true, true, true, true, false],
+                Op::Stack => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

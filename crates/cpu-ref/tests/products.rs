@@ -2,11 +2,11 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cat, index_select, mul, sampled_slice, slice, subtensor, DType, Family,
+    add, as_strided, cat, index_select, mul, sampled_slice, slice, stack, subtensor, DType, Family,
     RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 8] = [
+const OPS: [&str; 9] = [
     "slice",
     "index_select",
     "as_strided",
@@ -15,6 +15,7 @@ const OPS: [&str; 8] = [
     "add",
     "mul",
     "cat",
+    "stack",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -33,6 +34,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "add" => add(soc, x, x, Scalar::Int(1)),
         "mul" => mul(soc, x, x),
         "cat" => cat(soc, &[x, x], 1),
+        "stack" => stack(soc, &[x, x], 1),
         _ => unreachable!(),
     }
 }
@@ -42,7 +44,7 @@ fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
         "slice" | "add" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" | "mul" | "cat" => {
+        "index_select" | "sampled_slice" | "mul" | "cat" | "stack" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
@@ -65,7 +67,9 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => false,
         },
-        "index_select" | "as_strided" | "sampled_slice" => dtype != DType::BFloat16 || bf16_family,
+        "index_select" | "as_strided" | "sampled_slice" | "stack" => {
+            dtype != DType::BFloat16 || bf16_family
+        }
         "subtensor" => true,
         "add" | "mul" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
@@ -114,7 +118,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 8 * 28 * 15);
+    assert_eq!(checked, 9 * 28 * 15);
 }
 
 #[test]
