@@ -222,6 +222,7 @@ mod generate {
             "aclnn_add.h",
             "aclnn_mul.h",
             "aclnn_cat.h",
+            "aclnn_stack.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

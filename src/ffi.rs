@@ -847,6 +847,8 @@ pub(crate) enum First<'a> {
     InplaceMul(&'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnCat(tensors, dim, out)`.
     Cat(&'a AclTensorList<'a>, i64, &'a AclTensor<'a>),
+    /// `aclnnStack(tensors, dim, out)`.
+    Stack(&'a AclTensorList<'a>, i64, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -864,6 +866,7 @@ impl First<'_> {
             First::Mul(..) => ("aclnnMulGetWorkspaceSize", "aclnnMul"),
             First::InplaceMul(..) => ("aclnnInplaceMulGetWorkspaceSize", "aclnnInplaceMul"),
             First::Cat(..) => ("aclnnCatGetWorkspaceSize", "aclnnCat"),
+            First::Stack(..) => ("aclnnStackGetWorkspaceSize", "aclnnStack"),
         }
     }
 
@@ -954,6 +957,14 @@ impl First<'_> {
             }
             First::Cat(list, dim, out) => {
                 let op = api.cat()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(list.raw, dim, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Stack(list, dim, out) => {
+                let op = api.stack()?;
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(list.raw, dim, out.raw, &mut ws, &mut ex) },

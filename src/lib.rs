@@ -39,7 +39,8 @@
 //! - Operators on a [`Stream`]: [`Stream::slice`], [`Stream::index_select`]
 //!   (device or host indices), [`Stream::as_strided`],
 //!   [`Stream::sampled_slice`] (five modes, axes, dynamic parameters),
-//!   [`Stream::cat`] (a tensor list joined along a dim), each
+//!   [`Stream::cat`] (a tensor list joined along a dim), [`Stream::stack`]
+//!   (along a new dim), each
 //!   with an `_into` form; the elementwise [`Stream::add`] and
 //!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
 //!   in-place forms); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],

@@ -27,6 +27,8 @@ pub enum OpKind {
     Mul,
     /// [`crate::Stream::cat`]
     Cat,
+    /// [`crate::Stream::stack`]
+    Stack,
 }
 
 impl OpKind {
@@ -41,6 +43,7 @@ impl OpKind {
             OpKind::Add => "add",
             OpKind::Mul => "mul",
             OpKind::Cat => "cat",
+            OpKind::Stack => "stack",
         }
     }
 
@@ -53,9 +56,11 @@ impl OpKind {
             OpKind::Slice | OpKind::Add => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
-            OpKind::IndexSelect | OpKind::SampledSlice | OpKind::Mul | OpKind::Cat => {
-                family != Family::Atlas200I500A2
-            }
+            OpKind::IndexSelect
+            | OpKind::SampledSlice
+            | OpKind::Mul
+            | OpKind::Cat
+            | OpKind::Stack => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }

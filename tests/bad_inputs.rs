@@ -419,3 +419,64 @@ fn cat_prepared_other_members() {
         "out",
     );
 }
+
+// ---- stack (ops.md §11)
+
+#[test]
+fn stack_empty_list() {
+    let s = stream();
+    expect(s.stack(&[], 0), "invalid_argument", "stack", "tensors");
+}
+
+#[test]
+fn stack_shapes_differ() {
+    let s = stream();
+    let y = zeros(&s, DType::F32, &[3, 2]);
+    expect(
+        s.stack(&[&x23(&s), &y], 0),
+        "invalid_argument",
+        "stack",
+        "tensors",
+    );
+    let r8 = zeros(&s, DType::F32, &[1; 8]);
+    expect(s.stack(&[&r8], 0), "invalid_argument", "stack", "tensors");
+}
+
+#[test]
+fn stack_bf16_off_a2() {
+    let rt = Runtime::new(Backend::Simulator).unwrap();
+    let s = rt.stream().unwrap();
+    let b = Tensor::zeros(&s, DType::BF16, &[2]).unwrap();
+    let r = s.stack(&[&b], 0);
+    if rt.family().is_some_and(|f| !f.has_bf16()) {
+        expect(r, "unsupported_dtype", "stack", "");
+    } else {
+        r.unwrap();
+    }
+}
+
+#[test]
+fn stack_dim_outside_rank() {
+    let s = stream();
+    expect(s.stack(&[&x23(&s)], 3), "invalid_argument", "stack", "dim");
+    expect(s.stack(&[&x23(&s)], -4), "invalid_argument", "stack", "dim");
+}
+
+#[test]
+fn stack_into_wrong_out() {
+    let s = stream();
+    let o = zeros(&s, DType::I32, &[2, 2, 3]);
+    expect(
+        s.stack_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "stack",
+        "out",
+    );
+    let o = zeros(&s, DType::F32, &[2, 3, 2]);
+    expect(
+        s.stack_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "stack",
+        "out",
+    );
+}

@@ -265,3 +265,72 @@ fn prepared_cat_steady_state_and_no_leak() {
         "the list and its members are destroyed"
     );
 }
+
+#[test]
+#[serial]
+fn stack_every_dtype_and_dim_matches_cpu_ref() {
+    let s = stream();
+    let fam = cpu_ref::Family::from_soc(&soc()).expect("a known SoC");
+    for d in cpu_ref::supported_dtypes(cpu_ref::Op::Stack, fam).to_vec() {
+        for dim in -3..3i64 {
+            let a = ref_tensor(d, &[2, 3], None, 1);
+            let b = ref_tensor(d, &[2, 3], Some(&[1, 0]), 2);
+            let want = cpu_ref::stack(&soc(), &[&a, &b, &a], dim);
+            let (da, db) = (upload(&s, &a), upload(&s, &b));
+            check(
+                s.stack(&[&da, &db, &da], dim),
+                want,
+                &format!("{d} dim {dim}"),
+            );
+        }
+    }
+}
+
+#[test]
+#[serial]
+fn stack_views_casts_aliasing_and_errors() {
+    let s = stream();
+    // A stride-0 member; 0-D members.
+    let b = Tensor::from_slice(&s, &[3], &[1i32, 2, 3])
+        .unwrap()
+        .view(&[2, 3], &[0, 1], 0)
+        .unwrap();
+    let y = s.stack(&[&b, &b], 1).unwrap();
+    assert_eq!(y.shape(), &[2, 2, 3]);
+    assert_eq!(
+        y.to_vec::<i32>().unwrap(),
+        [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]
+    );
+    let z = Tensor::from_slice(&s, &[], &[4i64]).unwrap();
+    let o = Tensor::zeros(&s, DType::F64, &[3]).unwrap();
+    s.stack_into(&[&z, &z, &z], 0, &o).unwrap();
+    assert_eq!(o.to_vec::<f64>().unwrap(), [4., 4., 4.]);
+    // Out is the members' own storage.
+    let buf = Tensor::from_slice(&s, &[4], &[1u16, 2, 3, 4]).unwrap();
+    let (lo, hi) = (
+        buf.view(&[2], &[1], 0).unwrap(),
+        buf.view(&[2], &[1], 2).unwrap(),
+    );
+    s.stack_into(&[&hi, &lo], 0, &buf.view(&[2, 2], &[2, 1], 0).unwrap())
+        .unwrap();
+    assert_eq!(buf.to_vec::<u16>().unwrap(), [3, 4, 1, 2]);
+    // Errors, as cpu-ref's kinds.
+    let f = Tensor::zeros(&s, DType::F32, &[2]).unwrap();
+    let i = Tensor::zeros(&s, DType::I32, &[2]).unwrap();
+    let f3 = Tensor::zeros(&s, DType::F32, &[3]).unwrap();
+    for (r, param) in [
+        (s.stack(&[], 0), "tensors"),
+        (s.stack(&[&f, &i], 0), "tensors"),
+        (s.stack(&[&f, &f3], 0), "tensors"),
+        (s.stack(&[&f, &f], 2), "dim"),
+        (s.stack(&[&f, &f], -3), "dim"),
+    ] {
+        match r.unwrap_err() {
+            npu_ops::Error::InvalidArgument { op, param: p, .. } => {
+                assert_eq!((op, p), ("stack", param))
+            }
+            e => panic!("{e}"),
+        }
+    }
+    s.synchronize().unwrap();
+}

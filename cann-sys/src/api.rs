@@ -291,6 +291,9 @@ api_table! {
         cat: "Cat" => fn aclnnCatGetWorkspaceSize(
             *const aclTensorList, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnCat;
+        stack: "Stack" => fn aclnnStackGetWorkspaceSize(
+            *const aclTensorList, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnStack;
     }
 }
 

@@ -51,7 +51,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceAddGetWorkspaceSize" => "const void *a, const void *b, const void *c",
                 "aclnnMulGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 "aclnnInplaceMulGetWorkspaceSize" => "void *a, const void *b",
-                "aclnnCatGetWorkspaceSize" => "const void *a, int64_t b, void *c",
+                "aclnnCatGetWorkspaceSize" | "aclnnStackGetWorkspaceSize" => {
+                    "const void *a, int64_t b, void *c"
+                }
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -113,6 +115,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Mul",
             "InplaceMul",
             "Cat",
+            "Stack",
         ]),
         tag,
         1,
@@ -426,7 +429,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "InplaceAdd",
             "Mul",
             "InplaceMul",
-            "Cat"
+            "Cat",
+            "Stack"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -553,6 +557,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Mul",
             "InplaceMul",
             "Cat",
+            "Stack",
         ]),
         "x",
         6,

@@ -1,5 +1,6 @@
-//! Cat (`aclnnCat`, docs/ops.md §10): the tensors of an `aclTensorList`
-//! joined along a dim, over the shared first-phase checks of
+//! Cat (`aclnnCat`, docs/ops.md §10) and Stack (`aclnnStack`, §11): the
+//! tensors of an `aclTensorList` joined along a dim (Stack: a new one),
+//! over the shared first-phase checks of
 //! [`crate::ops`] and the existing copy and cast kernels (no kernel of its
 //! own: each member is one strided copy, or casting copy, into its part of
 //! `out`).
@@ -44,14 +45,61 @@ pub unsafe extern "C" fn aclnnCatGetWorkspaceSize(
     workspace_size: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    let op = Op::Cat;
+    // SAFETY: the caller's contract.
+    unsafe { join_first_phase(Op::Cat, tensors, dim, out, workspace_size, executor) }
+}
+
+/// `aclnnStackGetWorkspaceSize`.
+///
+/// # Safety
+/// As [`aclnnCatGetWorkspaceSize`].
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnStackGetWorkspaceSize(
+    tensors: *const aclTensorList,
+    dim: i64,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    // SAFETY: the caller's contract.
+    unsafe { join_first_phase(Op::Stack, tensors, dim, out, workspace_size, executor) }
+}
+
+/// The first phase of Cat and Stack (`op`), in their sources' orders.
+///
+/// # Safety
+/// As [`aclnnCatGetWorkspaceSize`].
+unsafe fn join_first_phase(
+    op: Op,
+    tensors: *const aclTensorList,
+    dim: i64,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let stack = op == Op::Stack;
     first_phase(op, || {
+        // aclnn_stack.cpp reports a null list or out as an inner null
+        // pointer (561103); aclnn_cat.cpp as a parameter (161001).
+        let null_code = if stack {
+            ACLNN_ERR_INNER_NULLPTR
+        } else {
+            ACLNN_ERR_PARAM_NULLPTR
+        };
         if tensors.is_null() {
             return Err(fail_null(
-                ACLNN_ERR_PARAM_NULLPTR,
+                null_code,
                 op.first_phase_name(),
                 "tensors",
                 "aclTensorList",
+            ));
+        }
+        if stack && out.is_null() {
+            return Err(fail_null(
+                null_code,
+                op.first_phase_name(),
+                "out",
+                "aclTensor",
             ));
         }
         let (fam, [o]) = preamble(
@@ -75,8 +123,8 @@ pub unsafe extern "C" fn aclnnCatGetWorkspaceSize(
         for (i, &h) in handles.iter().enumerate() {
             let t = tensor(op, h as *const aclTensor, &format!("tensors[{i}]"))?;
             // PyTorch's legacy rule, kept by aclnn_cat.cpp: 1-D empty
-            // members are dropped before any check.
-            if t.view.as_slice() != [0] {
+            // members are dropped before any check (Stack drops none).
+            if stack || t.view.as_slice() != [0] {
                 kept.push(t);
             }
         }
@@ -121,6 +169,29 @@ pub unsafe extern "C" fn aclnnCatGetWorkspaceSize(
         }
         structure(op, &[(&o, "out")])?;
         let first = kept[0].view.clone();
+        if stack {
+            if first.len() > 7 {
+                return Err(invalid(
+                    op,
+                    format_args!("tensors have rank {} (at most 7)", first.len()),
+                ));
+            }
+            let d = norm_dim(op, dim, first.len() + 1)?;
+            if let Some((i, t)) = kept.iter().enumerate().find(|(_, t)| t.view != first) {
+                return Err(invalid(
+                    op,
+                    format_args!(
+                        "tensor {i} has shape {:?}; every tensor must have the first's {:?}",
+                        t.view, first
+                    ),
+                ));
+            }
+            let mut want = first.clone();
+            want.insert(d, kept.len() as i64);
+            // SAFETY: the preamble checked both non-null; valid by this
+            // function's contract.
+            return unsafe { finish_join(op, kept, o, &want, d, true, workspace_size, executor) };
+        }
         let d = norm_dim(op, dim, first.len())?;
         let mut want = first.clone();
         want[d] = 0;
@@ -145,7 +216,30 @@ pub unsafe extern "C" fn aclnnCatGetWorkspaceSize(
                 .checked_add(t.view[d])
                 .ok_or_else(|| invalid(op, "the joined extent overflows 64 bits"))?;
         }
-        if o.view != want {
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        unsafe { finish_join(op, kept, o, &want, d, false, workspace_size, executor) }
+    })
+}
+
+/// The rules on `out` (shape `want`, written once), the staging decision
+/// and the plan, shared by Cat and Stack.
+///
+/// # Safety
+/// `workspace_size` and `executor` are valid for writes.
+#[allow(clippy::too_many_arguments)]
+unsafe fn finish_join(
+    op: Op,
+    kept: objects::Tensors,
+    o: Tensor,
+    want: &[i64],
+    d: usize,
+    stack: bool,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> Result<aclnnStatus, aclnnStatus> {
+    {
+        if o.view.as_slice() != want {
             return Err(invalid(
                 op,
                 format_args!("out shape {:?} must be {:?}", o.view, want),
@@ -171,7 +265,11 @@ pub unsafe extern "C" fn aclnnCatGetWorkspaceSize(
         let plan = if empty {
             Plan::Empty
         } else {
-            Plan::Cat { dim: d, stage }
+            Plan::Cat {
+                dim: d,
+                stage,
+                stack,
+            }
         };
         // SAFETY: the preamble checked both non-null; valid by this
         // function's contract.
@@ -186,15 +284,15 @@ pub unsafe extern "C" fn aclnnCatGetWorkspaceSize(
                 executor,
             )
         })
-    })
+    }
 }
 
 fn build_cat(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
-    let Plan::Cat { dim, stage } = e.plan else {
+    let Plan::Cat { dim, stage, stack } = e.plan else {
         unreachable!()
     };
     let o = &e.outputs[0];
-    let mut l = Launch::new(Op::Cat.name());
+    let mut l = Launch::new(e.op.name());
     let cast = (o.dtype != e.inputs[0].dtype)
         .then(|| (kdtype(o.dtype).unwrap(), kdtype(e.inputs[0].dtype).unwrap()));
     // Sources first (staged into the workspace when they meet out).
@@ -222,21 +320,30 @@ fn build_cat(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let mut at = 0i64;
     for (x, s) in e.inputs.iter().zip(sources) {
         let offset = o.offset + at * o.strides[dim];
-        at += x.view[dim];
-        let Some((src, src_strides)) = s else {
+        let Some((src, mut src_strides)) = s else {
+            at += if stack { 1 } else { x.view[dim] };
             continue;
         };
+        // A Stack member is seen with out's rank: extent 1 at `dim`.
+        let mut shape = x.view.clone();
+        if stack {
+            shape.insert(dim, 1);
+            let mut st: objects::Dims = objects::Dims::from_slice(&src_strides);
+            st.insert(dim, 0);
+            src_strides = executor::Strides::of(&st);
+        }
+        at += shape[dim];
         let dst = l
-            .view(rt, "out", o, (&x.view, &o.strides, offset), true)
+            .view(rt, "out", o, (&shape, &o.strides, offset), true)
             .expect("non-empty");
         match cast {
             None => l.steps.push(Step::Copy(
-                CopyDesc::new(&x.view, &o.strides, &src_strides, elem(x)),
+                CopyDesc::new(&shape, &o.strides, &src_strides, elem(x)),
                 dst,
                 src,
             )),
             Some((dt, st)) => l.steps.push(Step::Cast(
-                CopyDesc::new(&x.view, &o.strides, &src_strides, 0),
+                CopyDesc::new(&shape, &o.strides, &src_strides, 0),
                 dt,
                 dst,
                 st,
@@ -261,6 +368,29 @@ pub unsafe extern "C" fn aclnnCat(
     crate::abi::guard("aclnnCat", cann_sys::ACLNN_ERR_INNER, || {
         executor::run(
             Op::Cat,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_cat,
+        )
+    })
+}
+
+/// `aclnnStack`.
+///
+/// # Safety
+/// As [`aclnnCat`].
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnStack(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard("aclnnStack", cann_sys::ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::Stack,
             workspace,
             workspace_size,
             executor,

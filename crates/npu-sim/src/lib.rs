@@ -5,7 +5,7 @@
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
-// cat (Cat, over ops' checks and elementwise's casts).
+// cat (Cat and Stack, over ops' checks and elementwise's casts).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -465,7 +465,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 9);
+/// assert_eq!(api.available_operators().len(), 10);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -561,6 +561,8 @@ pub fn api() -> Api {
         aclnnInplaceMul: Some(aclnnInplaceMul),
         aclnnCatGetWorkspaceSize: Some(aclnnCatGetWorkspaceSize),
         aclnnCat: Some(aclnnCat),
+        aclnnStackGetWorkspaceSize: Some(aclnnStackGetWorkspaceSize),
+        aclnnStack: Some(aclnnStack),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -73,12 +73,15 @@ pub enum Plan {
     },
     /// Elementwise arithmetic (inputs self and other, output out).
     Binary(BinaryPlan),
-    /// Cat: the inputs (the kept members) joined along `dim` into out.
+    /// Cat: the inputs (the kept members) joined along `dim` into out;
+    /// Stack (`stack`): each input is out's slice `k` along `dim`.
     Cat {
-        /// Normalised dim.
+        /// Normalised dim (of out).
         dim: usize,
         /// A member meets out: every member goes through the workspace.
         stage: bool,
+        /// Stack's new dim rather than Cat's join.
+        stack: bool,
     },
 }
 

@@ -43,6 +43,8 @@ pub enum Op {
     InplaceMul,
     /// aclnnCat
     Cat,
+    /// aclnnStack
+    Stack,
 }
 
 impl Op {
@@ -58,6 +60,7 @@ impl Op {
             Op::Mul => "aclnnMul",
             Op::InplaceMul => "aclnnInplaceMul",
             Op::Cat => "aclnnCat",
+            Op::Stack => "aclnnStack",
         }
     }
 
@@ -73,6 +76,7 @@ impl Op {
             Op::Mul => "aclnnMulGetWorkspaceSize",
             Op::InplaceMul => "aclnnInplaceMulGetWorkspaceSize",
             Op::Cat => "aclnnCatGetWorkspaceSize",
+            Op::Stack => "aclnnStackGetWorkspaceSize",
         }
     }
 }
@@ -89,6 +93,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Mul | Op::InplaceMul => !matches!(family, Atlas200I500A2),
         // aclnnCat's page: the training and inference series, A2, A3.
         Op::Cat => !matches!(family, Atlas200I500A2),
+        // aclnnStack's page: not on 200I/500 A2.
+        Op::Stack => !matches!(family, Atlas200I500A2),
     }
 }
 
@@ -203,6 +209,18 @@ mod tests {
         assert!(op_available(Op::InplaceAdd, Family::Training));
         assert!(op_available(Op::Cat, Family::Inference));
         assert!(!op_available(Op::Cat, Family::Atlas200I500A2));
+        assert!(op_available(Op::Stack, Family::Training));
+        assert!(!op_available(Op::Stack, Family::Atlas200I500A2));
+        assert!(dtype_supported(
+            Op::Stack,
+            Family::A2,
+            aclDataType::ACL_UINT64
+        ));
+        assert!(dtype_supported(
+            Op::Stack,
+            Family::A3,
+            aclDataType::ACL_COMPLEX128
+        ));
     }
 
     #[test]

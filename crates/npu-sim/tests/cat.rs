@@ -339,3 +339,92 @@ fn tensor_members(l: &List) -> Vec<*mut aclTensor> {
         .map(|h| h as *mut aclTensor)
         .collect()
 }
+
+fn stack(l: &List, dim: i64, out: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = api().stack().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(l.0, dim, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+#[test]
+#[serial]
+fn stack_every_dtype_and_dim_matches_cpu_ref() {
+    leak_checked(|| {
+        let s = Stream::new();
+        for d in cpu_ref::supported_dtypes(Op::Stack, Family::A2).to_vec() {
+            for dim in -3..3i64 {
+                let a = rand_tensor(d, &[2, 3], 1);
+                // A transposed member and a stride-0 one.
+                let b = rand_tensor(d, &[3, 2], 2)
+                    .view(&[2, 3], &[1, 2], 0)
+                    .unwrap();
+                let c = rand_tensor(d, &[3], 3).view(&[2, 3], &[0, 1], 0).unwrap();
+                let want = cpu_ref::stack(SOC, &[&a, &b, &c], dim).unwrap();
+                let (_bufs, l) = upload_list(&[&a, &b, &c]);
+                let out = output(d, want.shape());
+                stack(&l, dim, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} dim {dim}");
+            }
+        }
+        // Into a cast out, and 0-D members.
+        let z = Tensor::scalar(5i32);
+        let want = cpu_ref::stack_cast(SOC, &[&z, &z], 0, DType::Float64).unwrap();
+        let (_b, l) = upload_list(&[&z, &z]);
+        let out = output(DType::Float64, &[2]);
+        stack(&l, 0, &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), want.contiguous_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn stack_first_phase_errors() {
+    leak_checked(|| {
+        let op = api().stack().unwrap();
+        let a = rand_tensor(DType::Float32, &[2, 3], 1);
+        let (_bufs, l) = upload_list(&[&a, &a]);
+        let ob = Buf::new(4 * 12);
+        let o = dense(aclDataType::ACL_FLOAT, &[2, 2, 3], &ob);
+        let mut ws = 0u64;
+        let mut ex = null_mut();
+        // SAFETY: deliberately null arguments; valid out-pointers otherwise.
+        unsafe {
+            assert_eq!(
+                (op.get_workspace_size)(std::ptr::null(), 0, o.0, &mut ws, &mut ex),
+                ACLNN_ERR_INNER_NULLPTR
+            );
+            assert_eq!(
+                (op.get_workspace_size)(l.0, 0, null_mut(), &mut ws, &mut ex),
+                ACLNN_ERR_INNER_NULLPTR
+            );
+            assert_eq!(
+                (op.get_workspace_size)(l.0, 0, o.0, null_mut(), &mut ex),
+                ACLNN_ERR_PARAM_NULLPTR
+            );
+            assert_eq!(
+                (op.get_workspace_size)(l.0, 3, o.0, &mut ws, &mut ex),
+                ACLNN_ERR_PARAM_INVALID
+            );
+            assert_eq!(
+                (op.get_workspace_size)(l.0, 2, o.0, &mut ws, &mut ex),
+                ACLNN_ERR_PARAM_INVALID
+            );
+            assert!(last_error().contains("out shape"), "{}", last_error());
+        }
+        assert!(ex.is_null());
+        let b = rand_tensor(DType::Float32, &[3, 2], 2);
+        let (_b2, shapes) = upload_list(&[&a, &b]);
+        let r = plan(|w, e| unsafe { (op.get_workspace_size)(shapes.0, 0, o.0, w, e) });
+        assert_eq!(r.err().unwrap().0, ACLNN_ERR_PARAM_INVALID);
+        // A 1-D empty member is stacked, not dropped.
+        let z = Tensor::from_bytes(DType::Float32, &[0], Vec::new()).unwrap();
+        let (_b3, zl) = upload_list(&[&z, &z]);
+        let oz = output(DType::Float32, &[2, 0]);
+        let s = Stream::new();
+        stack(&zl, 0, &oz.t, &s).unwrap();
+    });
+}
