@@ -715,6 +715,71 @@ fn main() {
         push(&mut out, "cat", a2, (st0, x0), params, expect(want), tag);
     }
 
+    // Stack: every family x dtype (a transposed member, a plain one and
+    // the first again), then random lists on A2: ranks 0 to 4 (and 8),
+    // views, dims in and out of range, shapes, dtypes and out dtypes.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let st0 = storage(d, &[3, 2], &mut r);
+            let x0 = st0.view(&[2, 3], &[1, 2], 0).unwrap();
+            let x1 = storage(d, &[2, 3], &mut r);
+            let dim = r.range(-3, 3);
+            let want = cpu_ref::stack(soc, &[&x0, &x1, &x0], dim);
+            let others = [(x1.clone(), x1.clone()), (st0.clone(), x0.clone())];
+            push(
+                &mut out,
+                "stack",
+                soc,
+                (&st0, &x0),
+                json!({"others": others_json(&others), "dim": dim}),
+                expect(want),
+                &format!("{fam}-{}", d.name()),
+            );
+        }
+    }
+    let stack_dtypes = cpu_ref::supported_dtypes(cpu_ref::Op::Stack, Family::A2).to_vec();
+    for _ in 0..200 {
+        let d = stack_dtypes[r.below(stack_dtypes.len() as u64) as usize];
+        let (st0, x0) = if r.below(30) == 0 {
+            let t = storage(d, &[1; 8], &mut r);
+            (t.clone(), t)
+        } else {
+            input(d, &mut r, 4)
+        };
+        let count = r.below(4) as usize;
+        let mut members: Vec<(Tensor, Tensor)> = vec![(st0, x0.clone())];
+        for _ in 0..count {
+            let md = if r.below(25) == 0 {
+                DType::ALL[r.below(15) as usize]
+            } else {
+                d
+            };
+            let mut sh = x0.shape().to_vec();
+            if r.below(20) == 0 {
+                sh.push(1);
+            }
+            let t = storage(md, &sh, &mut r);
+            members.push((t.clone(), t));
+        }
+        let rank = x0.rank() as i64;
+        let dim = match r.below(10) {
+            0 => r.extreme(-10, 10),
+            _ => r.range(-rank - 1, rank + 1),
+        };
+        let refs: Vec<&Tensor> = members.iter().map(|(_, v)| v).collect();
+        let mut params = json!({"others": others_json(&members[1..]), "dim": dim});
+        let (want, tag) = if r.below(5) == 0 {
+            let od = DType::ALL[r.below(15) as usize];
+            params["out_dtype"] = json!(od.name());
+            (cpu_ref::stack_cast(a2, &refs, dim, od), "random-into")
+        } else {
+            (cpu_ref::stack(a2, &refs, dim), "random")
+        };
+        let (st0, x0) = &members[0];
+        push(&mut out, "stack", a2, (st0, x0), params, expect(want), tag);
+    }
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(

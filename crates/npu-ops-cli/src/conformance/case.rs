@@ -39,11 +39,11 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`.
+    /// `add`, `mul`, `cat`, `stack`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
-    /// The input (for `cat`, the list's first member; the others are in
+    /// The input (for `cat` and `stack`, the list's first member; the others are in
     /// `params.others`).
     pub input: CaseTensor,
     /// Operator parameters (read when run).
@@ -63,7 +63,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 8] = [
+const OPS: [&str; 9] = [
     "slice",
     "index_select",
     "as_strided",
@@ -72,6 +72,7 @@ const OPS: [&str; 8] = [
     "add",
     "mul",
     "cat",
+    "stack",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

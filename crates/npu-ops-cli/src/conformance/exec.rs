@@ -357,7 +357,7 @@ fn run_op(
                 Ok(y) => elementwise(s, &x, &y, add.then_some(alpha), out_dtype, inplace),
             }
         }
-        "cat" => {
+        "cat" | "stack" => {
             // The list: `input`, then `params.others` (each may carry a view).
             let others = match p.get("others") {
                 None | Some(Value::Null) => Vec::new(),
@@ -391,13 +391,25 @@ fn run_op(
                 }
             }
             let refs: Vec<&Tensor> = members.iter().collect();
+            let stack = c.op == "stack";
+            let plain = |refs: &[&Tensor]| {
+                if stack {
+                    s.stack(refs, dim)
+                } else {
+                    s.cat(refs, dim)
+                }
+            };
             match out_dtype {
-                None => s.cat(&refs, dim),
+                None => plain(&refs),
                 // The joined shape from the new-tensor form, then the
                 // `_into` form into a new tensor of `out_dtype`.
-                Some(d) => s.cat(&refs, dim).and_then(|y| {
+                Some(d) => plain(&refs).and_then(|y| {
                     let out = Tensor::empty(s, d, y.shape())?;
-                    s.cat_into(&refs, dim, &out)?;
+                    if stack {
+                        s.stack_into(&refs, dim, &out)?;
+                    } else {
+                        s.cat_into(&refs, dim, &out)?;
+                    }
                     Ok(out)
                 }),
             }
