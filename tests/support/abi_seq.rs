@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 5;
+            let which = i.u8() % 6;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -317,6 +317,13 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 // Cat with an arbitrary handle as its list (null, dead, a
                 // tensor's, or anything): never a live list here.
                 4 => (a.aclnnCatGetWorkspaceSize.unwrap())(
+                    st.any(i, &[]) as *const aclTensorList,
+                    i.i64(),
+                    t1,
+                    wsp,
+                    exp,
+                ),
+                5 => (a.aclnnStackGetWorkspaceSize.unwrap())(
                     st.any(i, &[]) as *const aclTensorList,
                     i.i64(),
                     t1,
@@ -377,7 +384,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnInplaceCopy,
                 a.aclnnConstantPadNd,
                 a.aclnnCat,
-            ][(if i.one_in(8) { i.u8() % 5 } else { which }) as usize]
+                a.aclnnStack,
+            ][(if i.one_in(8) { i.u8() % 6 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

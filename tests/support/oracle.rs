@@ -223,6 +223,8 @@ enum Call {
     Mul(Other),
     /// Cat of `[x, others...]` along dim.
     Cat(Vec<Other>, i64),
+    /// Stack of `[x, others...]` along a new dim.
+    Stack(Vec<Other>, i64),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -346,9 +348,41 @@ fn gen_cat(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
     Call::Cat(others, dim)
 }
 
+/// Stack's other members: `x`'s shape (now and then another), mostly
+/// `x`'s dtype; `dim` over the output's rank.
+fn gen_stack(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
+    let dim = gen_dim(src, shape.len() + 1);
+    let count = src.below(4) as usize;
+    let others = (0..count)
+        .map(|_| {
+            let dtype = if src.chance(1, 12) {
+                src.pick(&R::ALL)
+            } else {
+                d
+            };
+            let mut sh = shape.to_vec();
+            if src.chance(1, 16) {
+                sh.push(1);
+            }
+            let n: usize = sh.iter().product();
+            let n = n.min(1 << 12);
+            if n != sh.iter().product::<usize>() {
+                sh = vec![n];
+            }
+            Other {
+                dtype,
+                bytes: element_bytes(src, dtype, n),
+                shape: sh,
+            }
+        })
+        .collect();
+    Call::Stack(others, dim)
+}
+
 fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call {
     let rank = shape.len();
     match src.below(7) {
+        6 if src.chance(1, 2) => gen_stack(src, d, shape),
         6 => gen_cat(src, d, shape),
         0 => {
             let step = if src.chance(1, 10) {
@@ -537,6 +571,15 @@ fn ref_call(
             list.extend(ts.iter());
             cpu_ref::cat(soc, &list, *dim)
         }
+        Call::Stack(others, dim) => {
+            let ts = others
+                .iter()
+                .map(ref_other)
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut list = vec![x];
+            list.extend(ts.iter());
+            cpu_ref::stack(soc, &list, *dim)
+        }
     }
 }
 
@@ -599,6 +642,15 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
             list.extend(ts.iter());
             s.cat(&list, *dim)
         }
+        Call::Stack(others, dim) => {
+            let ts = others
+                .iter()
+                .map(|o| our_other(s, o))
+                .collect::<npu_ops::Result<Vec<_>>>()?;
+            let mut list = vec![x];
+            list.extend(ts.iter());
+            s.stack(&list, *dim)
+        }
     }
 }
 
@@ -653,6 +705,15 @@ fn our_into(
                 } else {
                     s.cat_into(&list, *dim, out)
                 }
+            }),
+        Call::Stack(others, dim) if !prepared => others
+            .iter()
+            .map(|o| our_other(s, o))
+            .collect::<npu_ops::Result<Vec<_>>>()
+            .and_then(|ts| {
+                let mut list = vec![x];
+                list.extend(ts.iter());
+                s.stack_into(&list, *dim, out)
             }),
         _ => return None,
     })
@@ -900,9 +961,12 @@ fn error_forms(
         // Add and Mul: `out`'s dtype and shape come from both operands
         // (promotion, broadcasting); their own tests check the forms.
         // Cat: `out`'s shape comes from every member.
-        Call::Subtensor(..) | Call::Contiguous | Call::Add(..) | Call::Mul(..) | Call::Cat(..) => {
-            return None
-        }
+        Call::Subtensor(..)
+        | Call::Contiguous
+        | Call::Add(..)
+        | Call::Mul(..)
+        | Call::Cat(..)
+        | Call::Stack(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {
