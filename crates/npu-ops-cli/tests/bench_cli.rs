@@ -137,6 +137,7 @@ fn launch_figures_allocs_and_c_calls() {
         "mul_oneshot",
         "mul_prepared",
         "cat_last",
+        "stack_lead",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");

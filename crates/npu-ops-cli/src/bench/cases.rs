@@ -84,11 +84,14 @@ pub enum Base {
     /// `[R, C/2]` joined with itself along the last dim into a contiguous
     /// `[R, C]` ([`Stream::cat_into`], aclnnCat).
     CatLast,
+    /// `[R/2, C]` stacked with itself along a new leading dim into a
+    /// contiguous `[2, R/2, C]` ([`Stream::stack_into`], aclnnStack).
+    StackLead,
 }
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 17] = [
+    pub const ALL: [Base; 18] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -106,6 +109,7 @@ impl Base {
         Base::Mul,
         Base::MulPrepared,
         Base::CatLast,
+        Base::StackLead,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -128,11 +132,12 @@ impl Base {
             Base::Mul => "mul",
             Base::MulPrepared => "mul_prepared",
             Base::CatLast => "cat_last",
+            Base::StackLead => "stack_lead",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
-    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`).
+    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -143,6 +148,7 @@ impl Base {
             Base::Add | Base::AddPrepared => "add",
             Base::Mul | Base::MulPrepared => "mul",
             Base::CatLast => "cat",
+            Base::StackLead => "stack",
         }
     }
 }
@@ -229,6 +235,7 @@ impl CaseSpec {
             Base::AsStridedWindows => [r / 8 + 7, c],
             Base::InplaceCopyTranspose => [c, r],
             Base::CatLast => [r, c / 2],
+            Base::StackLead => [r / 2, c],
             _ => [r, c],
         };
         let host = random_elements(self.dtype, input_shape[0] * input_shape[1], 0x5eed);
@@ -236,6 +243,7 @@ impl CaseSpec {
         let out_shape: Vec<usize> = match self.base {
             Base::AsStridedWindows => vec![r / 8, 8, c],
             Base::AsStridedTranspose => vec![c, r],
+            Base::StackLead => vec![2, r / 2, c],
             _ => vec![r, c],
         };
         let out = Tensor::empty(stream, self.dtype, &out_shape).map_err(npu)?;
@@ -304,6 +312,7 @@ impl CaseSpec {
                 (Launch::Elementwise { y, alpha, prepared }, vec![])
             }
             Base::CatLast => (Launch::Cat, vec![]),
+            Base::StackLead => (Launch::Stack, vec![]),
         };
         let want = expected(self.base, self.dtype, r, c, &host, &other, &index, &fill).ok_or_else(
             || {
@@ -362,6 +371,8 @@ enum Launch {
     },
     /// `cat_into(&[x, x], -1, out)`.
     Cat,
+    /// `stack_into(&[x, x], 0, out)`.
+    Stack,
 }
 
 /// Add's alpha in the bench (`out = x + 2 * y`).
@@ -452,6 +463,7 @@ impl Case {
                 None => s.mul(x, y),
             },
             Launch::Cat => s.cat(&[x, x], -1),
+            Launch::Stack => s.stack(&[x, x], 0),
         }
     }
 
@@ -531,6 +543,7 @@ impl Case {
                 (None, None) => s.mul_into(x, y, out),
             },
             Launch::Cat => s.cat_into(&[x, x], -1, out),
+            Launch::Stack => s.stack_into(&[x, x], 0, out),
         }
     }
 
@@ -710,6 +723,8 @@ fn moved(
             Base::InplaceCopyTranspose => col * r + row,
             // x is [R, C/2], out (row, col) = x[row, col mod C/2].
             Base::CatLast => row * (c / 2) + col % (c / 2),
+            // x is [R/2, C]; out [2, R/2, C] read as [R, C] rows.
+            Base::StackLead => (row % (r / 2)) * c + col,
             // Computed by `arithmetic`, not moved.
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => i,
         })
@@ -766,7 +781,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 17 * 6);
+        assert_eq!(s.len(), 18 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

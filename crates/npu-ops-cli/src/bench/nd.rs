@@ -189,6 +189,9 @@ impl<T: Bits> NdCase<T> {
             Base::CatLast => {
                 ndarray::concatenate(Axis(1), &[x.view(), x.view()]).expect("equal row counts")
             }
+            Base::StackLead => {
+                return Err(ndarray::stack(Axis(0), &[x.view(), x.view()]).expect("equal shapes"))
+            }
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 unreachable!("Nd::new makes no elementwise row")
             }
