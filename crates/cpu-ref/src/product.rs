@@ -120,11 +120,15 @@ pub enum Op {
     Cat,
     /// `aclnnStack` (section 11).
     Stack,
+    /// `aclnnSplitTensor` (section 12).
+    SplitTensor,
+    /// `aclnnSplitWithSize` (section 12).
+    SplitWithSize,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 9] = [
+    pub const ALL: [Op; 11] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -134,6 +138,8 @@ impl Op {
         Op::Mul,
         Op::Cat,
         Op::Stack,
+        Op::SplitTensor,
+        Op::SplitWithSize,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -148,6 +154,8 @@ impl Op {
             Op::Mul => "mul",
             Op::Cat => "cat",
             Op::Stack => "stack",
+            Op::SplitTensor => "split_tensor",
+            Op::SplitWithSize => "split_with_size",
         }
     }
 }
@@ -286,10 +294,13 @@ const CAT_NO_BF16: &[DType] = &[
 /// - mul: every family but Atlas 200I/500 A2.
 /// - cat: every family but Atlas 200I/500 A2 (CANN's aclnnCat page).
 /// - stack: every family but Atlas 200I/500 A2 (CANN's aclnnStack page).
+/// - split_tensor: every family but Atlas 200I/500 A2; split_with_size:
+///   training, A2, A3 (their pages).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
-        Op::Mul | Op::Cat | Op::Stack => family != Family::A200I500A2,
+        Op::Mul | Op::Cat | Op::Stack | Op::SplitTensor => family != Family::A200I500A2,
+        Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -318,6 +329,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // Stack (section 11): IndexSelect's list.
         Op::Stack if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::Stack => INDEX_SELECT_NO_BF16,
+        // Split (section 12): the elementwise list of section 8.
+        Op::SplitTensor | Op::SplitWithSize if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::SplitTensor | Op::SplitWithSize => ELEMENTWISE_NO_BF16,
     }
 }
 
@@ -445,7 +459,9 @@ mod tests {
                 "add",
                 "mul",
                 "cat",
-                "stack"
+                "stack",
+                "split_tensor",
+                "split_with_size"
             ]
         );
     }
@@ -463,6 +479,8 @@ mod tests {
                 Op::Mul => [true, true, true, true, false],
                 Op::Cat => [true, true, true, true, false],
                 Op::Stack => [true, true, true, true, false],
+                Op::SplitTensor => [true, true, true, true, false],
+                Op::SplitWithSize => [true, true, true, false, false],
             }
         };
         for op in Op::ALL {

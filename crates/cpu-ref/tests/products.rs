@@ -2,11 +2,11 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cat, index_select, mul, sampled_slice, slice, stack, subtensor, DType, Family,
-    RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cat, index_select, mul, sampled_slice, slice, split_tensor, split_with_size,
+    stack, subtensor, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 9] = [
+const OPS: [&str; 11] = [
     "slice",
     "index_select",
     "as_strided",
@@ -16,6 +16,8 @@ const OPS: [&str; 9] = [
     "mul",
     "cat",
     "stack",
+    "split_tensor",
+    "split_with_size",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -35,6 +37,8 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "mul" => mul(soc, x, x),
         "cat" => cat(soc, &[x, x], 1),
         "stack" => stack(soc, &[x, x], 1),
+        "split_tensor" => split_tensor(soc, x, 1, 0).map(|v| v[0].clone()),
+        "split_with_size" => split_with_size(soc, x, &[1, 1], 0).map(|v| v[0].clone()),
         _ => unreachable!(),
     }
 }
@@ -43,8 +47,8 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" | "mul" | "cat" | "stack" => {
+        "slice" | "add" | "split_with_size" => matches!(fam, Training | A2 | A3),
+        "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
@@ -71,7 +75,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
-        "add" | "mul" => match dtype {
+        "add" | "mul" | "split_tensor" | "split_with_size" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
@@ -118,7 +122,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 9 * 28 * 15);
+    assert_eq!(checked, 11 * 28 * 15);
 }
 
 #[test]
