@@ -2,7 +2,7 @@
 # aclnn programs written as CANN's samples are (tests/aclnn/), built with
 # CANN's documented lines against `npu-ops sim install` output and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
-#       -lopapi_math -lascendcl -lnnopbase            (-lopapi_nn for IndexSelect)
+#       -lopapi_math -lascendcl -lnnopbase            (-lopapi_nn for IndexSelect; Cat and Stack are ops-math)
 # plus the legacy umbrella (-lopapi), and links that must fail as on an NPU
 # host (an operator whose library is missing). Needs a C and C++ compiler.
 set -euo pipefail
@@ -34,6 +34,10 @@ run inplace_copy "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "
     -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/inplace_copy"
 run constant_pad_nd "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/constant_pad_nd.cpp" \
     -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/constant_pad_nd"
+run cat "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/cat.cpp" \
+    -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/cat"
+run stack "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/stack.cpp" \
+    -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/stack"
 run errors_and_executors "$CC" -std=c11 -Wall -Wextra -Werror -I "$ROOT/include" -I "$ROOT/include/aclnn" \
     "$src/errors_and_executors.c" -L "$ROOT/lib64" -lopapi_math -lopapi_nn -lascendcl -lnnopbase \
     -o "$bin/errors_and_executors"

@@ -100,6 +100,12 @@ handle!(
     ScalarHandle(*mut aclScalar)
 );
 
+handle!(
+    /// An `aclTensorList` (and its members) whose ownership was taken from
+    /// an [`AclTensorList`] ([`AclTensorList::into_raw`]).
+    TensorListHandle(*mut aclTensorList)
+);
+
 impl DevicePtr {
     /// No device memory (an absent workspace).
     pub(crate) const NULL: DevicePtr = DevicePtr(null_mut());
@@ -605,6 +611,12 @@ impl<'a> AclTensor<'a> {
 }
 
 impl AclTensor<'_> {
+    /// The raw handle, still owned by this value (to rebind a member of a
+    /// list that takes ownership of it).
+    pub(crate) fn handle(&self) -> TensorHandle {
+        TensorHandle(self.raw)
+    }
+
     /// Gives up ownership (the caller destroys it with [`destroy_tensor`]);
     /// only for an owned descriptor (a shared one is its owner's).
     pub(crate) fn into_raw(self) -> TensorHandle {
@@ -684,6 +696,70 @@ impl Drop for AclIntArray<'_> {
     fn drop(&mut self) {
         // SAFETY: created by `new`, destroyed once.
         unsafe { (self.api.aclDestroyIntArray)(self.raw) };
+    }
+}
+
+/// An `aclTensorList`, destroyed (with its members) on drop.
+pub(crate) struct AclTensorList<'a> {
+    api: &'a Api,
+    raw: *mut aclTensorList,
+}
+
+impl<'a> AclTensorList<'a> {
+    /// A list owning `members` (owned descriptors, made by
+    /// [`AclTensor::new`]: CANN's list destroys its members with it, so a
+    /// tensor's cached descriptor can never be one). On failure the members
+    /// are destroyed here.
+    pub(crate) fn new(api: &'a Api, members: Vec<AclTensor<'a>>) -> Result<Self> {
+        debug_assert!(members.iter().all(|m| m.owned));
+        let raw: Vec<*const aclTensor> =
+            members.iter().map(|m| m.raw as *const aclTensor).collect();
+        // SAFETY: `raw` holds live descriptors of `api` and lives for the
+        // call; the function copies the handles.
+        let list = unsafe { (api.aclCreateTensorList)(raw.as_ptr(), raw.len() as u64) };
+        if list.is_null() {
+            // `members` drop here and destroy their descriptors.
+            return Err(Error::Runtime {
+                api: "aclCreateTensorList",
+                code: -1,
+                message: last_error(api),
+            });
+        }
+        // The list owns them now.
+        for m in members {
+            std::mem::forget(m);
+        }
+        Ok(AclTensorList { api, raw: list })
+    }
+}
+
+impl AclTensorList<'_> {
+    /// Gives up ownership (the caller destroys it, and so its members,
+    /// with [`destroy_tensor_list`]).
+    pub(crate) fn into_raw(self) -> TensorListHandle {
+        let raw = TensorListHandle(self.raw);
+        std::mem::forget(self);
+        raw
+    }
+}
+
+/// Destroys a list (and its members) released by
+/// [`AclTensorList::into_raw`].
+///
+/// # Safety
+/// `raw` came from [`AclTensorList::into_raw`] with `api`, is destroyed
+/// once, and neither it nor a member is used after (no executor that still
+/// runs holds them).
+pub(crate) unsafe fn destroy_tensor_list(api: &Api, raw: TensorListHandle) {
+    // SAFETY: the caller's contract.
+    unsafe { (api.aclDestroyTensorList)(raw.0) };
+}
+
+impl Drop for AclTensorList<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by `new`, destroyed once (with its members, which
+        // nothing else destroys).
+        unsafe { (self.api.aclDestroyTensorList)(self.raw) };
     }
 }
 
@@ -769,6 +845,10 @@ pub(crate) enum First<'a> {
     Mul(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnInplaceMul(selfRef, other)`.
     InplaceMul(&'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnCat(tensors, dim, out)`.
+    Cat(&'a AclTensorList<'a>, i64, &'a AclTensor<'a>),
+    /// `aclnnStack(tensors, dim, out)`.
+    Stack(&'a AclTensorList<'a>, i64, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -785,6 +865,8 @@ impl First<'_> {
             First::InplaceAdd(..) => ("aclnnInplaceAddGetWorkspaceSize", "aclnnInplaceAdd"),
             First::Mul(..) => ("aclnnMulGetWorkspaceSize", "aclnnMul"),
             First::InplaceMul(..) => ("aclnnInplaceMulGetWorkspaceSize", "aclnnInplaceMul"),
+            First::Cat(..) => ("aclnnCatGetWorkspaceSize", "aclnnCat"),
+            First::Stack(..) => ("aclnnStackGetWorkspaceSize", "aclnnStack"),
         }
     }
 
@@ -870,6 +952,22 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, y.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Cat(list, dim, out) => {
+                let op = api.cat()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(list.raw, dim, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Stack(list, dim, out) => {
+                let op = api.stack()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(list.raw, dim, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

@@ -38,11 +38,13 @@
 //!   `transpose`, `as_strided_view`, `subtensor`).
 //! - Operators on a [`Stream`]: [`Stream::slice`], [`Stream::index_select`]
 //!   (device or host indices), [`Stream::as_strided`],
-//!   [`Stream::sampled_slice`] (five modes, axes, dynamic parameters), each
+//!   [`Stream::sampled_slice`] (five modes, axes, dynamic parameters),
+//!   [`Stream::cat`] (a tensor list joined along a dim), [`Stream::stack`]
+//!   (along a new dim), each
 //!   with an `_into` form; the elementwise [`Stream::add`] and
 //!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
 //!   in-place forms); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
-//!   [`PreparedAdd`], [`PreparedMul`]) for hot loops.
+//!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the
 //!   parameter and the rule.
@@ -96,7 +98,7 @@ pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
 pub use pinned::PinnedBuffer;
-pub use prepared::{PreparedAdd, PreparedIndexSelect, PreparedMul, PreparedSlice};
+pub use prepared::{PreparedAdd, PreparedCat, PreparedIndexSelect, PreparedMul, PreparedSlice};
 pub use product::{Family, OpKind};
 pub use runtime::{build_info, Backend, BackendKind, BuildInfo, Device, MemoryStats, Runtime};
 pub use status::{status_class, status_name, StatusClass};

@@ -4,7 +4,10 @@
 //! a one-shot executor instead, transparently.
 
 use crate::error::{Error, Result};
-use crate::ffi::{self, AclScalar, DevicePtr, ExecutorHandle, First, ScalarHandle, TensorHandle};
+use crate::ffi::{
+    self, AclScalar, AclTensorList, DevicePtr, ExecutorHandle, First, ScalarHandle, TensorHandle,
+    TensorListHandle,
+};
 use crate::layout::SliceArgs;
 use crate::ops::elementwise::Kind as Elementwise;
 use crate::ops::{acl, check_device};
@@ -55,6 +58,10 @@ enum Kind {
     },
     /// Add (its alpha fixed when prepared) or Mul, inputs `self`, `other`.
     Elementwise(Elementwise),
+    /// Cat, inputs the list's members.
+    Cat {
+        dim: i64,
+    },
 }
 
 impl Kind {
@@ -62,7 +69,7 @@ impl Kind {
     /// that overlaps itself is not (the `_into` form hands it over reduced
     /// or materialised, so such runs go through it).
     fn takes_as_is(self, t: &Tensor) -> bool {
-        !matches!(self, Kind::Elementwise(_)) || !t.layout().may_overlap()
+        !matches!(self, Kind::Elementwise(_) | Kind::Cat { .. }) || !t.layout().may_overlap()
     }
 
     /// Add's alpha for a first phase (`None` for other operators).
@@ -94,13 +101,16 @@ pub(crate) struct Prepared {
     exec: std::sync::Mutex<Vec<DevicePtr>>,
 }
 
-/// See [`Prepared::repeatable`].
+/// See [`Prepared::repeatable`]. For Cat, the descriptors of the inputs
+/// are the members of the list, which owns (and destroys) them: only the
+/// output's is the operator's own.
 type Repeatable = (
     ExecutorHandle,
     u64,
     cann_sys::fns::OpRun,
     Vec<TensorHandle>,
     Option<ScalarHandle>,
+    Option<TensorListHandle>,
 );
 
 impl Prepared {
@@ -131,6 +141,9 @@ impl Prepared {
             .chain([&out])
             .map(|t| span_desc(stream, t))
             .collect::<Result<_>>()?;
+        if let Kind::Cat { dim } = kind {
+            return p.new_cat(stream, dim, descs, inputs, out);
+        }
         let alpha = kind.alpha(stream.api())?;
         let first = p.first(&descs, alpha.as_ref());
         let (planned, run) = first.plan(stream.api())?;
@@ -142,7 +155,7 @@ impl Prepared {
             // Kept with the descriptors: whether the runtime copies alpha
             // into the executor is not documented.
             let alpha = alpha.map(AclScalar::into_raw);
-            p.repeatable = Some((planned.executor, planned.workspace, run, raws, alpha));
+            p.repeatable = Some((planned.executor, planned.workspace, run, raws, alpha, None));
         } else {
             // Refused: this executor is one-shot and never run; free it.
             // SAFETY: from the first phase just run, never run, destroyed
@@ -150,6 +163,49 @@ impl Prepared {
             unsafe { ffi::destroy_executor(stream.api(), planned.executor) };
         }
         Ok(p)
+    }
+
+    /// [`Prepared::new`]'s repeatable executor for Cat: the inputs'
+    /// descriptors go into a list (which owns them), the output's stays
+    /// the operator's own.
+    fn new_cat<'s>(
+        mut self,
+        stream: &'s Stream,
+        dim: i64,
+        mut descs: Vec<ffi::AclTensor<'s>>,
+        inputs: &[&Tensor],
+        out: &Tensor,
+    ) -> Result<Prepared> {
+        // An empty member is dropped (or contributes nothing) on the
+        // device, which would shift the inputs' indices: such a layout
+        // runs as `cat_into` every time.
+        if inputs.iter().any(|t| t.numel() == 0) {
+            return Ok(self);
+        }
+        let api = stream.api();
+        let out_desc = descs.pop().expect("the output's descriptor");
+        let mut raws: Vec<TensorHandle> = descs.iter().map(|d| d.handle()).collect();
+        let list = AclTensorList::new(api, descs)?;
+        let (planned, run) = First::Cat(&list, dim, &out_desc).plan(api)?;
+        // SAFETY: a fresh executor from the first phase just run, never run.
+        if unsafe { ffi::set_repeatable(api, planned.executor) } {
+            *self.exec.get_mut().unwrap_or_else(|e| e.into_inner()) =
+                inputs.iter().chain([&out]).map(|t| first_addr(t)).collect();
+            raws.push(out_desc.into_raw());
+            self.repeatable = Some((
+                planned.executor,
+                planned.workspace,
+                run,
+                raws,
+                None,
+                Some(list.into_raw()),
+            ));
+        } else {
+            // SAFETY: from the first phase just run, never run, destroyed
+            // once (dropped here).
+            unsafe { ffi::destroy_executor(api, planned.executor) };
+        }
+        Ok(self)
     }
 
     /// The first phase over the descriptors of the inputs and the output,
@@ -164,6 +220,7 @@ impl Prepared {
             (Kind::IndexSelect { dim }, _) => First::IndexSelect(&d[0], dim, &d[1], &d[2]),
             (Kind::Elementwise(_), Some(al)) => First::Add(&d[0], &d[1], al, &d[2]),
             (Kind::Elementwise(_), None) => First::Mul(&d[0], &d[1], &d[2]),
+            (Kind::Cat { .. }, _) => unreachable!("Cat plans through new_cat or cat_into"),
         }
     }
 
@@ -173,6 +230,7 @@ impl Prepared {
             Kind::IndexSelect { .. } => "aclnnIndexSelect",
             Kind::Elementwise(Elementwise::Add(_)) => "aclnnAdd",
             Kind::Elementwise(Elementwise::Mul) => "aclnnMul",
+            Kind::Cat { .. } => "aclnnCat",
         }
     }
 
@@ -237,11 +295,12 @@ impl Prepared {
                 Kind::Slice(a) => s.slice_into(inputs[0], a.dim, a.start, a.end, a.step, out),
                 Kind::IndexSelect { dim } => s.index_select_into(inputs[0], dim, inputs[1], out),
                 Kind::Elementwise(k) => s.elementwise_into(k, inputs[0], inputs[1], out),
+                Kind::Cat { dim } => s.cat_into(inputs, dim, out),
             };
         }
         s.bind()?;
         match &self.repeatable {
-            Some((ex, ws, run, raws, _)) => {
+            Some((ex, ws, run, raws, _, _)) => {
                 let mut bound = self.exec.lock().unwrap_or_else(|e| e.into_inner());
                 for (i, t) in inputs.iter().chain([&out]).enumerate() {
                     let addr = first_addr(t);
@@ -273,6 +332,12 @@ impl Prepared {
                 unsafe { s.run_planned(self.run_name(), *run, *ws, *ex, false, inputs, out) }
                     .map(drop)
             }
+            None if matches!(self.kind, Kind::Cat { .. }) => {
+                let Kind::Cat { dim } = self.kind else {
+                    unreachable!()
+                };
+                s.cat_into(inputs, dim, out)
+            }
             None => {
                 let descs: Vec<ffi::AclTensor<'_>> = inputs
                     .iter()
@@ -289,7 +354,7 @@ impl Prepared {
 
 impl Drop for Prepared {
     fn drop(&mut self) {
-        if let Some((ex, _, _, raws, alpha)) = self.repeatable.take() {
+        if let Some((ex, _, _, raws, alpha, list)) = self.repeatable.take() {
             let api = self.stream.api();
             let _ = self.stream.bind();
             // Queued runs finish before the executor and descriptors go
@@ -308,10 +373,18 @@ impl Drop for Prepared {
             // destroyed once), run on this stream only, whose queued runs
             // have finished (waited for above).
             unsafe { ffi::destroy_executor(api, ex) };
-            for r in raws {
+            // A list's members are the list's: destroyed with it.
+            let own = if list.is_some() { raws.len() - 1 } else { 0 };
+            for r in raws.into_iter().skip(own) {
                 // SAFETY: its descriptors, released to it by `into_raw`,
                 // destroyed once; the executor using them is gone.
                 unsafe { ffi::destroy_tensor(api, r) };
+            }
+            if let Some(l) = list {
+                // SAFETY: its list, released to it by `into_raw`, destroyed
+                // once (with its members, destroyed nowhere else); the
+                // executor using it is gone.
+                unsafe { ffi::destroy_tensor_list(api, l) };
             }
             if let Some(a) = alpha {
                 // SAFETY: its scalar, released to it by `into_raw`,
@@ -458,7 +531,52 @@ impl PreparedMul {
     }
 }
 
+/// A prepared [`Stream::cat_into`] ([`Stream::prepare_cat`]), for the
+/// hot loop of a KV cache: the same join again and again, on its stream,
+/// with any members and `out` of the prepared dtypes, shapes, strides and
+/// offsets (any storage), with no first phase, no list and no descriptor
+/// per run when the runtime allows executor reuse. The rules of `cat_into`
+/// hold at every run (an `out` sharing memory with a member, an empty or
+/// self-overlapping member: that run is a `cat_into`).
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Tensor, DType};
+/// # let rt = Runtime::new(Backend::Simulator)?;
+/// let s = rt.stream()?;
+/// let past = Tensor::from_slice(&s, &[2, 2], &[1i32, 2, 5, 6])?;
+/// let step = Tensor::from_slice(&s, &[2, 1], &[3i32, 7])?;
+/// let out = Tensor::empty(&s, DType::I32, &[2, 3])?;
+/// let p = s.prepare_cat(&[&past, &step], 1, &out)?;
+/// p.run(&[&past, &step], &out)?;
+/// assert_eq!(out.to_vec::<i32>()?, [1, 2, 3, 5, 6, 7]);
+/// let step2 = Tensor::from_slice(&s, &[2, 1], &[4i32, 8])?;
+/// p.run(&[&past, &step2], &out)?;                 // new buffers, same layouts
+/// assert_eq!(out.to_vec::<i32>()?, [1, 2, 4, 5, 6, 8]);
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+pub struct PreparedCat(Prepared);
+
+impl PreparedCat {
+    /// Runs with new members and `out` of the prepared layouts.
+    pub fn run(&self, tensors: &[&Tensor], out: &Tensor) -> Result<()> {
+        self.0.run(tensors, out)
+    }
+
+    /// Whether runs reuse one repeatable executor (else each run plans anew).
+    pub fn is_repeatable(&self) -> bool {
+        self.0.is_repeatable()
+    }
+}
+
 impl Stream {
+    /// Prepares [`Stream::cat_into`] for members laid out like `tensors`
+    /// and an output like `out`: every rule of `cat_into` is checked here,
+    /// in its order (see [`PreparedCat`]).
+    pub fn prepare_cat(&self, tensors: &[&Tensor], dim: i64, out: &Tensor) -> Result<PreparedCat> {
+        self.check_cat_into(tensors, dim, out)?;
+        Prepared::new(self, "cat", Kind::Cat { dim }, tensors, out).map(PreparedCat)
+    }
+
     /// Prepares [`Stream::slice_into`] for tensors laid out like `x` and `out`.
     pub fn prepare_slice(
         &self,

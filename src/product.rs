@@ -25,6 +25,10 @@ pub enum OpKind {
     Add,
     /// [`crate::Stream::mul`]
     Mul,
+    /// [`crate::Stream::cat`]
+    Cat,
+    /// [`crate::Stream::stack`]
+    Stack,
 }
 
 impl OpKind {
@@ -38,21 +42,25 @@ impl OpKind {
             OpKind::Subtensor => "subtensor",
             OpKind::Add => "add",
             OpKind::Mul => "mul",
+            OpKind::Cat => "cat",
+            OpKind::Stack => "stack",
         }
     }
 
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3; Mul everywhere but 200I/500 A2 (ops.md §7).
+    /// series, A2 and A3; Mul and Cat everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
-            OpKind::IndexSelect | OpKind::SampledSlice | OpKind::Mul => {
-                family != Family::Atlas200I500A2
-            }
+            OpKind::IndexSelect
+            | OpKind::SampledSlice
+            | OpKind::Mul
+            | OpKind::Cat
+            | OpKind::Stack => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -75,6 +83,8 @@ impl OpKind {
             ),
             // The elementwise list (ops.md §8): no unsigned type wider than 8 bits.
             OpKind::Add | OpKind::Mul => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            // Cat's list (ops.md §10).
+            OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             _ => true,
         }
     }

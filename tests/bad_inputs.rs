@@ -301,3 +301,182 @@ fn mul_inplace_result_not_castable() {
     let (i, f) = (zeros(&s, DType::I32, &[2]), zeros(&s, DType::F32, &[2]));
     expect(s.mul_inplace(&i, &f), "invalid_argument", "mul", "self");
 }
+
+// ---- cat (ops.md §10)
+
+#[test]
+fn cat_empty_list() {
+    let s = stream();
+    expect(s.cat(&[], 0), "invalid_argument", "cat", "tensors");
+}
+
+#[test]
+fn cat_member_dtype_not_listed() {
+    let s = stream();
+    let u = zeros(&s, DType::U32, &[2]);
+    expect(s.cat(&[&u], 0), "unsupported_dtype", "cat", "");
+}
+
+#[test]
+fn cat_mixed_dtypes() {
+    let s = stream();
+    let (i, f) = (zeros(&s, DType::I32, &[2]), zeros(&s, DType::F32, &[2]));
+    expect(s.cat(&[&f, &i], 0), "invalid_argument", "cat", "tensors");
+}
+
+#[test]
+fn cat_dim_outside_rank() {
+    let s = stream();
+    expect(s.cat(&[&x23(&s)], 2), "invalid_argument", "cat", "dim");
+    expect(
+        s.cat(&[&x23(&s)], i64::MIN),
+        "invalid_argument",
+        "cat",
+        "dim",
+    );
+}
+
+#[test]
+fn cat_zero_d_member() {
+    let s = stream();
+    let z = Tensor::from_slice(&s, &[], &[1f32]).unwrap();
+    expect(s.cat(&[&z], 0), "invalid_argument", "cat", "dim");
+}
+
+#[test]
+fn cat_extent_off_dim_differs() {
+    let s = stream();
+    let y = zeros(&s, DType::F32, &[2, 4]);
+    expect(
+        s.cat(&[&x23(&s), &y], 0),
+        "invalid_argument",
+        "cat",
+        "tensors",
+    );
+}
+
+#[test]
+fn cat_rank_differs() {
+    let s = stream();
+    let y = zeros(&s, DType::F32, &[6]);
+    expect(
+        s.cat(&[&x23(&s), &y], 0),
+        "invalid_argument",
+        "cat",
+        "tensors",
+    );
+}
+
+#[test]
+fn cat_into_out_dtype_not_castable() {
+    let s = stream();
+    let o = zeros(&s, DType::I32, &[4, 3]);
+    expect(
+        s.cat_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}
+
+#[test]
+fn cat_into_wrong_shape() {
+    let s = stream();
+    expect(
+        s.cat_into(&[&x23(&s), &x23(&s)], 0, &x23(&s)),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}
+
+#[test]
+fn cat_into_out_writing_twice() {
+    let s = stream();
+    let o = zeros(&s, DType::F32, &[3])
+        .view(&[4, 3], &[0, 1], 0)
+        .unwrap();
+    expect(
+        s.cat_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}
+
+#[test]
+fn cat_prepared_other_members() {
+    let s = stream();
+    let (a, o) = (x23(&s), zeros(&s, DType::F32, &[4, 3]));
+    let p = s.prepare_cat(&[&a, &a], 0, &o).unwrap();
+    expect(p.run(&[&a], &o), "invalid_argument", "cat", "inputs");
+    let t = zeros(&s, DType::F32, &[3, 2]).transpose(0, 1).unwrap();
+    expect(p.run(&[&a, &t], &o), "invalid_argument", "cat", "inputs");
+    expect(
+        p.run(&[&a, &a], &o.transpose(0, 1).unwrap()),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
+}
+
+// ---- stack (ops.md §11)
+
+#[test]
+fn stack_empty_list() {
+    let s = stream();
+    expect(s.stack(&[], 0), "invalid_argument", "stack", "tensors");
+}
+
+#[test]
+fn stack_shapes_differ() {
+    let s = stream();
+    let y = zeros(&s, DType::F32, &[3, 2]);
+    expect(
+        s.stack(&[&x23(&s), &y], 0),
+        "invalid_argument",
+        "stack",
+        "tensors",
+    );
+    let r8 = zeros(&s, DType::F32, &[1; 8]);
+    expect(s.stack(&[&r8], 0), "invalid_argument", "stack", "tensors");
+}
+
+#[test]
+fn stack_bf16_off_a2() {
+    let rt = Runtime::new(Backend::Simulator).unwrap();
+    let s = rt.stream().unwrap();
+    let b = Tensor::zeros(&s, DType::BF16, &[2]).unwrap();
+    let r = s.stack(&[&b], 0);
+    if rt.family().is_some_and(|f| !f.has_bf16()) {
+        expect(r, "unsupported_dtype", "stack", "");
+    } else {
+        r.unwrap();
+    }
+}
+
+#[test]
+fn stack_dim_outside_rank() {
+    let s = stream();
+    expect(s.stack(&[&x23(&s)], 3), "invalid_argument", "stack", "dim");
+    expect(s.stack(&[&x23(&s)], -4), "invalid_argument", "stack", "dim");
+}
+
+#[test]
+fn stack_into_wrong_out() {
+    let s = stream();
+    let o = zeros(&s, DType::I32, &[2, 2, 3]);
+    expect(
+        s.stack_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "stack",
+        "out",
+    );
+    let o = zeros(&s, DType::F32, &[2, 3, 2]);
+    expect(
+        s.stack_into(&[&x23(&s), &x23(&s)], 0, &o),
+        "invalid_argument",
+        "stack",
+        "out",
+    );
+}

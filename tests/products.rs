@@ -94,6 +94,16 @@ fn every_family_supports_what_the_spec_says() {
                 &what("add"),
             );
             compare(s.mul(&dx, &dx), cpu_ref::mul(soc, &x, &x), &what("mul"));
+            compare(
+                s.cat(&[&dx, &dx], -1),
+                cpu_ref::cat(soc, &[&x, &x], -1),
+                &what("cat"),
+            );
+            compare(
+                s.stack(&[&dx, &dx], 1),
+                cpu_ref::stack(soc, &[&x, &x], 1),
+                &what("stack"),
+            );
         }
         drop(s);
         drop(rt); // the last runtime: finalizes, so the next reads NPU_SIM_SOC anew

@@ -254,6 +254,8 @@ api_table! {
         fn aclDestroyIntArray(*const aclIntArray) -> aclnnStatus;
         fn aclCreateScalar(*mut c_void, aclDataType) -> *mut aclScalar;
         fn aclDestroyScalar(*const aclScalar) -> aclnnStatus;
+        fn aclCreateTensorList(*const *const aclTensor, u64) -> *mut aclTensorList;
+        fn aclDestroyTensorList(*const aclTensorList) -> aclnnStatus;
     }
     reuse {
         fn aclSetAclOpExecutorRepeatable(*mut aclOpExecutor) -> aclnnStatus;
@@ -286,6 +288,12 @@ api_table! {
         inplace_mul: "InplaceMul" => fn aclnnInplaceMulGetWorkspaceSize(
             *mut aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnInplaceMul;
+        cat: "Cat" => fn aclnnCatGetWorkspaceSize(
+            *const aclTensorList, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnCat;
+        stack: "Stack" => fn aclnnStackGetWorkspaceSize(
+            *const aclTensorList, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnStack;
     }
 }
 

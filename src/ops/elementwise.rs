@@ -57,7 +57,7 @@ fn is_int(d: DType) -> bool {
 }
 
 /// Whether `from` casts to `to` (CANN's "conversion relationship").
-fn can_cast(from: DType, to: DType) -> bool {
+pub(crate) fn can_cast(from: DType, to: DType) -> bool {
     use DType::*;
     match from {
         _ if from == to => true,

@@ -2,11 +2,13 @@
 //! output inference and allocation, then aclnn calls on a stream.
 
 pub(crate) mod as_strided;
+pub(crate) mod cat;
 pub(crate) mod elementwise;
 pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
+pub(crate) mod stack;
 pub(crate) mod write;
 
 use crate::error::{Error, Result};

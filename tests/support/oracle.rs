@@ -221,6 +221,10 @@ enum Call {
     Add(Other, AlphaSpec),
     /// `x * other`.
     Mul(Other),
+    /// Cat of `[x, others...]` along dim.
+    Cat(Vec<Other>, i64),
+    /// Stack of `[x, others...]` along a new dim.
+    Stack(Vec<Other>, i64),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -304,9 +308,82 @@ fn gen_dim(src: &mut impl Source, rank: usize) -> i64 {
     }
 }
 
+/// Cat's other members: `x`'s shape with another extent along `dim` (when
+/// it is in range), mostly `x`'s dtype; now and then a 1-D empty member
+/// (dropped), another rank or extent, or another dtype.
+fn gen_cat(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
+    let rank = shape.len();
+    let dim = gen_dim(src, rank);
+    let k = (rank > 0 && (-(rank as i64)..rank as i64).contains(&dim))
+        .then(|| dim.rem_euclid(rank as i64) as usize);
+    let count = src.below(4) as usize;
+    let others = (0..count)
+        .map(|_| {
+            let dtype = if src.chance(1, 12) {
+                src.pick(&R::ALL)
+            } else {
+                d
+            };
+            let mut sh = shape.to_vec();
+            if let Some(k) = k {
+                sh[k] = src.range(0, 3) as usize;
+            }
+            if src.chance(1, 12) {
+                sh = vec![0];
+            } else if src.chance(1, 16) && !sh.is_empty() {
+                sh[0] += 1;
+            }
+            let n: usize = sh.iter().product();
+            let n = n.min(1 << 12);
+            if n != sh.iter().product::<usize>() {
+                sh = vec![n];
+            }
+            Other {
+                dtype,
+                bytes: element_bytes(src, dtype, n),
+                shape: sh,
+            }
+        })
+        .collect();
+    Call::Cat(others, dim)
+}
+
+/// Stack's other members: `x`'s shape (now and then another), mostly
+/// `x`'s dtype; `dim` over the output's rank.
+fn gen_stack(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
+    let dim = gen_dim(src, shape.len() + 1);
+    let count = src.below(4) as usize;
+    let others = (0..count)
+        .map(|_| {
+            let dtype = if src.chance(1, 12) {
+                src.pick(&R::ALL)
+            } else {
+                d
+            };
+            let mut sh = shape.to_vec();
+            if src.chance(1, 16) {
+                sh.push(1);
+            }
+            let n: usize = sh.iter().product();
+            let n = n.min(1 << 12);
+            if n != sh.iter().product::<usize>() {
+                sh = vec![n];
+            }
+            Other {
+                dtype,
+                bytes: element_bytes(src, dtype, n),
+                shape: sh,
+            }
+        })
+        .collect();
+    Call::Stack(others, dim)
+}
+
 fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call {
     let rank = shape.len();
-    match src.below(6) {
+    match src.below(7) {
+        6 if src.chance(1, 2) => gen_stack(src, d, shape),
+        6 => gen_cat(src, d, shape),
         0 => {
             let step = if src.chance(1, 10) {
                 src.param()
@@ -485,6 +562,24 @@ fn ref_call(
         Call::Contiguous => Ok(x.to_contiguous()),
         Call::Add(o, alpha) => cpu_ref::add(soc, x, &ref_other(o)?, alpha.reference()),
         Call::Mul(o) => cpu_ref::mul(soc, x, &ref_other(o)?),
+        Call::Cat(others, dim) => {
+            let ts = others
+                .iter()
+                .map(ref_other)
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut list = vec![x];
+            list.extend(ts.iter());
+            cpu_ref::cat(soc, &list, *dim)
+        }
+        Call::Stack(others, dim) => {
+            let ts = others
+                .iter()
+                .map(ref_other)
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut list = vec![x];
+            list.extend(ts.iter());
+            cpu_ref::stack(soc, &list, *dim)
+        }
     }
 }
 
@@ -538,6 +633,24 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Contiguous => s.contiguous(x),
         Call::Add(o, alpha) => s.add(x, &our_other(s, o)?, alpha.ours()),
         Call::Mul(o) => s.mul(x, &our_other(s, o)?),
+        Call::Cat(others, dim) => {
+            let ts = others
+                .iter()
+                .map(|o| our_other(s, o))
+                .collect::<npu_ops::Result<Vec<_>>>()?;
+            let mut list = vec![x];
+            list.extend(ts.iter());
+            s.cat(&list, *dim)
+        }
+        Call::Stack(others, dim) => {
+            let ts = others
+                .iter()
+                .map(|o| our_other(s, o))
+                .collect::<npu_ops::Result<Vec<_>>>()?;
+            let mut list = vec![x];
+            list.extend(ts.iter());
+            s.stack(&list, *dim)
+        }
     }
 }
 
@@ -579,6 +692,29 @@ fn our_into(
             our_other(s, o).and_then(|y| s.prepare_mul(x, &y, out).and_then(|p| p.run(x, &y, out)))
         }
         Call::Mul(o) => our_other(s, o).and_then(|y| s.mul_into(x, &y, out)),
+        Call::Cat(others, dim) => others
+            .iter()
+            .map(|o| our_other(s, o))
+            .collect::<npu_ops::Result<Vec<_>>>()
+            .and_then(|ts| {
+                let mut list = vec![x];
+                list.extend(ts.iter());
+                if prepared {
+                    s.prepare_cat(&list, *dim, out)
+                        .and_then(|p| p.run(&list, out))
+                } else {
+                    s.cat_into(&list, *dim, out)
+                }
+            }),
+        Call::Stack(others, dim) if !prepared => others
+            .iter()
+            .map(|o| our_other(s, o))
+            .collect::<npu_ops::Result<Vec<_>>>()
+            .and_then(|ts| {
+                let mut list = vec![x];
+                list.extend(ts.iter());
+                s.stack_into(&list, *dim, out)
+            }),
         _ => return None,
     })
 }
@@ -824,7 +960,13 @@ fn error_forms(
         }
         // Add and Mul: `out`'s dtype and shape come from both operands
         // (promotion, broadcasting); their own tests check the forms.
-        Call::Subtensor(..) | Call::Contiguous | Call::Add(..) | Call::Mul(..) => return None,
+        // Cat: `out`'s shape comes from every member.
+        Call::Subtensor(..)
+        | Call::Contiguous
+        | Call::Add(..)
+        | Call::Mul(..)
+        | Call::Cat(..)
+        | Call::Stack(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

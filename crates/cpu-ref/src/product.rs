@@ -116,11 +116,19 @@ pub enum Op {
     Add,
     /// `aclnnMul` / `aclnnInplaceMul` (section 9).
     Mul,
+    /// `aclnnCat` (section 10).
+    Cat,
+    /// `aclnnStack` (section 11).
+    Stack,
+    /// `aclnnSplitTensor` (section 12).
+    SplitTensor,
+    /// `aclnnSplitWithSize` (section 12).
+    SplitWithSize,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 7] = [
+    pub const ALL: [Op; 11] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -128,6 +136,10 @@ impl Op {
         Op::Subtensor,
         Op::Add,
         Op::Mul,
+        Op::Cat,
+        Op::Stack,
+        Op::SplitTensor,
+        Op::SplitWithSize,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -140,6 +152,10 @@ impl Op {
             Op::Subtensor => "subtensor",
             Op::Add => "add",
             Op::Mul => "mul",
+            Op::Cat => "cat",
+            Op::Stack => "stack",
+            Op::SplitTensor => "split_tensor",
+            Op::SplitWithSize => "split_with_size",
         }
     }
 }
@@ -235,6 +251,35 @@ const ELEMENTWISE_NO_BF16: &[DType] = &[
     DType::Complex128,
 ];
 
+/// Cat (section 10) on A2 / A3.
+const CAT_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::BFloat16,
+    DType::Float64,
+    DType::Complex64,
+];
+
+/// Cat on the training and inference series: the A2/A3 list without bfloat16.
+const CAT_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Float64,
+    DType::Complex64,
+];
+
 /// Whether `op` exists on `family`.
 ///
 /// - slice: training, A2, A3.
@@ -247,10 +292,15 @@ const ELEMENTWISE_NO_BF16: &[DType] = &[
 /// - subtensor: every family (a pure view, no device work).
 /// - add: training, A2, A3 (CANN's English aclnnAdd page).
 /// - mul: every family but Atlas 200I/500 A2.
+/// - cat: every family but Atlas 200I/500 A2 (CANN's aclnnCat page).
+/// - stack: every family but Atlas 200I/500 A2 (CANN's aclnnStack page).
+/// - split_tensor: every family but Atlas 200I/500 A2; split_with_size:
+///   training, A2, A3 (their pages).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
-        Op::Mul => family != Family::A200I500A2,
+        Op::Mul | Op::Cat | Op::Stack | Op::SplitTensor => family != Family::A200I500A2,
+        Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -274,6 +324,14 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Subtensor => &DType::ALL,
         Op::Add | Op::Mul if a2_or_a3 => ELEMENTWISE_A2_A3,
         Op::Add | Op::Mul => ELEMENTWISE_NO_BF16,
+        Op::Cat if a2_or_a3 => CAT_A2_A3,
+        Op::Cat => CAT_NO_BF16,
+        // Stack (section 11): IndexSelect's list.
+        Op::Stack if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Stack => INDEX_SELECT_NO_BF16,
+        // Split (section 12): the elementwise list of section 8.
+        Op::SplitTensor | Op::SplitWithSize if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::SplitTensor | Op::SplitWithSize => ELEMENTWISE_NO_BF16,
     }
 }
 
@@ -399,7 +457,11 @@ mod tests {
                 "sampled_slice",
                 "subtensor",
                 "add",
-                "mul"
+                "mul",
+                "cat",
+                "stack",
+                "split_tensor",
+                "split_with_size"
             ]
         );
     }
@@ -415,6 +477,10 @@ mod tests {
                 Op::Subtensor => [true, true, true, true, true],
                 Op::Add => [true, true, true, false, false],
                 Op::Mul => [true, true, true, true, false],
+                Op::Cat => [true, true, true, true, false],
+                Op::Stack => [true, true, true, true, false],
+                Op::SplitTensor => [true, true, true, true, false],
+                Op::SplitWithSize => [true, true, true, false, false],
             }
         };
         for op in Op::ALL {

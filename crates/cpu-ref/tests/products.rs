@@ -2,11 +2,11 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, index_select, mul, sampled_slice, slice, subtensor, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cat, index_select, mul, sampled_slice, slice, split_tensor, split_with_size,
+    stack, subtensor, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 7] = [
+const OPS: [&str; 11] = [
     "slice",
     "index_select",
     "as_strided",
@@ -14,6 +14,10 @@ const OPS: [&str; 7] = [
     "subtensor",
     "add",
     "mul",
+    "cat",
+    "stack",
+    "split_tensor",
+    "split_with_size",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -31,6 +35,10 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "subtensor" => subtensor(soc, x, &[1], 1),
         "add" => add(soc, x, x, Scalar::Int(1)),
         "mul" => mul(soc, x, x),
+        "cat" => cat(soc, &[x, x], 1),
+        "stack" => stack(soc, &[x, x], 1),
+        "split_tensor" => split_tensor(soc, x, 1, 0).map(|v| v[0].clone()),
+        "split_with_size" => split_with_size(soc, x, &[1, 1], 0).map(|v| v[0].clone()),
         _ => unreachable!(),
     }
 }
@@ -39,8 +47,10 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" | "mul" => matches!(fam, Training | A2 | A3 | Inference),
+        "slice" | "add" | "split_with_size" => matches!(fam, Training | A2 | A3),
+        "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor" => {
+            matches!(fam, Training | A2 | A3 | Inference)
+        }
         "as_strided" | "subtensor" => true,
         _ => unreachable!(),
     }
@@ -61,10 +71,17 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => false,
         },
-        "index_select" | "as_strided" | "sampled_slice" => dtype != DType::BFloat16 || bf16_family,
+        "index_select" | "as_strided" | "sampled_slice" | "stack" => {
+            dtype != DType::BFloat16 || bf16_family
+        }
         "subtensor" => true,
-        "add" | "mul" => match dtype {
+        "add" | "mul" | "split_tensor" | "split_with_size" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
+        "cat" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
         },
@@ -105,7 +122,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 7 * 28 * 15);
+    assert_eq!(checked, 11 * 28 * 15);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, index_select, mul, sampled_slice, slice, subtensor, SampleMode,
+    add, as_strided, cat, index_select, mul, sampled_slice, slice, stack, subtensor, SampleMode,
     SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
@@ -393,5 +393,73 @@ proptest! {
             prop_assert_eq!(z[i].to_bits(), canon(a[i] + t));
             prop_assert_eq!(m[i].to_bits(), canon(a[i] * b[i]));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Cutting a tensor along `dim` into pieces (by slice) and joining them
+    /// back with cat gives the tensor; a transposed member gives the same
+    /// result as its contiguous copy.
+    #[test]
+    fn cat_of_slices_is_the_whole(
+        shape in shape_strategy(1, 4, 4),
+        dim_pick in 0usize..8,
+        cuts in prop::collection::vec(0usize..5, 0..4),
+    ) {
+        let x = arange(&shape);
+        let d = dim_pick % shape.len();
+        let n = shape[d];
+        let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (n + 1)).collect();
+        bounds.push(0);
+        bounds.push(n);
+        bounds.sort_unstable();
+        let pieces: Vec<Tensor> = bounds
+            .windows(2)
+            .map(|w| slice(DEFAULT_SOC, &x, d as i64, w[0] as i64, w[1] as i64, 1).unwrap())
+            .collect();
+        let refs: Vec<&Tensor> = pieces.iter().collect();
+        let y = cat(DEFAULT_SOC, &refs, d as i64).unwrap();
+        prop_assert_eq!(y.shape(), x.shape());
+        prop_assert_eq!(y.contiguous_bytes(), x.contiguous_bytes());
+        let v = transposed(&x);
+        let c = v.to_contiguous();
+        let a = cat(DEFAULT_SOC, &[&v, &c], -1).unwrap();
+        let b = cat(DEFAULT_SOC, &[&c, &c], -1).unwrap();
+        prop_assert_eq!(a.contiguous_bytes(), b.contiguous_bytes());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Stack equals Cat of the members seen with an extent-1 dim inserted
+    /// at `dim` (a stride-0 view), and a view member its contiguous copy.
+    #[test]
+    fn stack_is_cat_of_unsqueezed(
+        shape in shape_strategy(0, 4, 3),
+        dim_pick in 0usize..8,
+        n in 1usize..4,
+    ) {
+        let x = arange(&shape);
+        let d = dim_pick % (shape.len() + 1);
+        let mut sh = shape.clone();
+        sh.insert(d, 1);
+        let mut st = x.strides().to_vec();
+        st.insert(d, 0);
+        let u = x.view(&sh, &st, 0).unwrap();
+        let members: Vec<&Tensor> = (0..n).map(|_| &x).collect();
+        let unsq: Vec<&Tensor> = (0..n).map(|_| &u).collect();
+        let a = stack(DEFAULT_SOC, &members, d as i64).unwrap();
+        let b = cat(DEFAULT_SOC, &unsq, d as i64).unwrap();
+        prop_assert_eq!(a.shape(), b.shape());
+        prop_assert_eq!(a.contiguous_bytes(), b.contiguous_bytes());
+        let v = transposed(&x);
+        let c = v.to_contiguous();
+        prop_assert_eq!(
+            stack(DEFAULT_SOC, &[&v, &c], -1).unwrap().contiguous_bytes(),
+            stack(DEFAULT_SOC, &[&c, &c], -1).unwrap().contiguous_bytes()
+        );
     }
 }

@@ -604,6 +604,182 @@ fn main() {
         push(&mut out, "mul", a2, (&st, &x), mp, expect(em), tag);
     }
 
+    // Cat: every family x dtype (three members: a transposed one, an
+    // offset one, a plain one), then random lists on A2: ranks 1 to 4,
+    // members empty along dim, dropped 1-D empty members, views, bad dims,
+    // shapes, dtypes, and out dtypes. The list is `input` then
+    // `params.others`; every expectation from cpu-ref.
+    let others_json = |ms: &[(Tensor, Tensor)]| -> Value {
+        Value::Array(ms.iter().map(|(st, v)| input_json(st, v)).collect())
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let st0 = storage(d, &[3, 2], &mut r);
+            let x0 = st0.view(&[2, 3], &[1, 2], 0).unwrap();
+            let st1 = storage(d, &[5, 3], &mut r);
+            let x1 = st1.view(&[2, 3], &[6, 1], 3).unwrap();
+            let x2 = storage(d, &[1, 3], &mut r);
+            let dim = r.range(-2, 2);
+            let want = cpu_ref::cat(soc, &[&x0, &x1, &x2], dim);
+            let others = [(st1.clone(), x1.clone()), (x2.clone(), x2.clone())];
+            push(
+                &mut out,
+                "cat",
+                soc,
+                (&st0, &x0),
+                json!({"others": others_json(&others), "dim": dim}),
+                expect(want),
+                &format!("{fam}-{}", d.name()),
+            );
+        }
+    }
+    let cat_dtypes = cpu_ref::supported_dtypes(cpu_ref::Op::Cat, Family::A2).to_vec();
+    for _ in 0..300 {
+        let d = match r.below(12) {
+            0 => DType::ALL[r.below(15) as usize],
+            _ => cat_dtypes[r.below(cat_dtypes.len() as u64) as usize],
+        };
+        let rank = 1 + r.below(4) as usize;
+        let base: Vec<usize> = (0..rank).map(|_| 1 + r.below(3) as usize).collect();
+        let k = r.below(rank as u64) as usize;
+        let count = 1 + r.below(4) as usize;
+        let mut members: Vec<(Tensor, Tensor)> = Vec::new();
+        for _ in 0..count {
+            let mut sh = base.clone();
+            sh[k] = r.below(4) as usize;
+            let md = if r.below(25) == 0 {
+                DType::ALL[r.below(15) as usize]
+            } else {
+                d
+            };
+            match r.below(20) {
+                0 => {
+                    // A dropped 1-D empty member (any dtype).
+                    let t = storage(md, &[0], &mut r);
+                    members.push((t.clone(), t));
+                }
+                1 => {
+                    // One extent off the rule (or a rank off).
+                    let mut bad = sh.clone();
+                    if r.below(2) == 0 && rank > 1 {
+                        bad[(k + 1) % rank] += 1;
+                    } else {
+                        bad.push(1);
+                    }
+                    let t = storage(md, &bad, &mut r);
+                    members.push((t.clone(), t));
+                }
+                2..=6 if rank >= 2 => {
+                    // A transposed view.
+                    let mut s2 = sh.clone();
+                    s2.swap(0, rank - 1);
+                    let st = storage(md, &s2, &mut r);
+                    let mut strides = st.strides().to_vec();
+                    strides.swap(0, rank - 1);
+                    let v = st.view(&sh, &strides, 0).unwrap();
+                    members.push((st, v));
+                }
+                7..=9 if !sh.contains(&0) => {
+                    // A stride-0 (broadcast) view along dim 0.
+                    let mut s1 = sh.clone();
+                    s1[0] = 1;
+                    let st = storage(md, &s1, &mut r);
+                    let mut strides = st.strides().to_vec();
+                    strides[0] = 0;
+                    let v = st.view(&sh, &strides, 0).unwrap();
+                    members.push((st, v));
+                }
+                _ => {
+                    let t = storage(md, &sh, &mut r);
+                    members.push((t.clone(), t));
+                }
+            }
+        }
+        let dim = match r.below(10) {
+            0 => r.extreme(-6, 6),
+            _ => k as i64 - if r.below(2) == 0 { rank as i64 } else { 0 },
+        };
+        let refs: Vec<&Tensor> = members.iter().map(|(_, v)| v).collect();
+        let mut params = json!({"others": others_json(&members[1..]), "dim": dim});
+        let (want, tag) = if r.below(5) == 0 {
+            let od = DType::ALL[r.below(15) as usize];
+            params["out_dtype"] = json!(od.name());
+            let w = cpu_ref::cat_cast(a2, &refs, dim, od)
+                .map(|t| t.unwrap_or_else(|| Tensor::from_bytes(od, &[0], Vec::new()).unwrap()));
+            (w, "random-into")
+        } else {
+            (cpu_ref::cat(a2, &refs, dim), "random")
+        };
+        let (st0, x0) = &members[0];
+        push(&mut out, "cat", a2, (st0, x0), params, expect(want), tag);
+    }
+
+    // Stack: every family x dtype (a transposed member, a plain one and
+    // the first again), then random lists on A2: ranks 0 to 4 (and 8),
+    // views, dims in and out of range, shapes, dtypes and out dtypes.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let st0 = storage(d, &[3, 2], &mut r);
+            let x0 = st0.view(&[2, 3], &[1, 2], 0).unwrap();
+            let x1 = storage(d, &[2, 3], &mut r);
+            let dim = r.range(-3, 3);
+            let want = cpu_ref::stack(soc, &[&x0, &x1, &x0], dim);
+            let others = [(x1.clone(), x1.clone()), (st0.clone(), x0.clone())];
+            push(
+                &mut out,
+                "stack",
+                soc,
+                (&st0, &x0),
+                json!({"others": others_json(&others), "dim": dim}),
+                expect(want),
+                &format!("{fam}-{}", d.name()),
+            );
+        }
+    }
+    let stack_dtypes = cpu_ref::supported_dtypes(cpu_ref::Op::Stack, Family::A2).to_vec();
+    for _ in 0..200 {
+        let d = stack_dtypes[r.below(stack_dtypes.len() as u64) as usize];
+        let (st0, x0) = if r.below(30) == 0 {
+            let t = storage(d, &[1; 8], &mut r);
+            (t.clone(), t)
+        } else {
+            input(d, &mut r, 4)
+        };
+        let count = r.below(4) as usize;
+        let mut members: Vec<(Tensor, Tensor)> = vec![(st0, x0.clone())];
+        for _ in 0..count {
+            let md = if r.below(25) == 0 {
+                DType::ALL[r.below(15) as usize]
+            } else {
+                d
+            };
+            let mut sh = x0.shape().to_vec();
+            if r.below(20) == 0 {
+                sh.push(1);
+            }
+            let t = storage(md, &sh, &mut r);
+            members.push((t.clone(), t));
+        }
+        let rank = x0.rank() as i64;
+        let dim = match r.below(10) {
+            0 => r.extreme(-10, 10),
+            _ => r.range(-rank - 1, rank + 1),
+        };
+        let refs: Vec<&Tensor> = members.iter().map(|(_, v)| v).collect();
+        let mut params = json!({"others": others_json(&members[1..]), "dim": dim});
+        let (want, tag) = if r.below(5) == 0 {
+            let od = DType::ALL[r.below(15) as usize];
+            params["out_dtype"] = json!(od.name());
+            (cpu_ref::stack_cast(a2, &refs, dim, od), "random-into")
+        } else {
+            (cpu_ref::stack(a2, &refs, dim), "random")
+        };
+        let (st0, x0) = &members[0];
+        push(&mut out, "stack", a2, (st0, x0), params, expect(want), tag);
+    }
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(

@@ -136,6 +136,8 @@ fn launch_figures_allocs_and_c_calls() {
         "add_prepared",
         "mul_oneshot",
         "mul_prepared",
+        "cat_last",
+        "stack_lead",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");

@@ -72,7 +72,7 @@ fn promote(a: KDtype, b: KDtype) -> Option<KDtype> {
 }
 
 /// Whether `from` casts to `to` (CANN's "conversion relationship").
-fn can_cast(from: KDtype, to: KDtype) -> bool {
+pub(crate) fn can_cast(from: KDtype, to: KDtype) -> bool {
     use KDtype::*;
     match from {
         _ if from == to => true,

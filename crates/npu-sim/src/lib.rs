@@ -4,7 +4,8 @@
 // into models and their replay), objects (tensors, scalars,
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
-// elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks).
+// elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
+// cat (Cat and Stack, over ops' checks and elementwise's casts).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -57,6 +58,7 @@
 #![allow(non_snake_case)]
 
 mod abi;
+mod cat;
 mod config;
 mod cores;
 mod elementwise;
@@ -73,6 +75,7 @@ mod state;
 mod stream;
 mod work;
 
+pub use cat::*;
 pub use elementwise::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
@@ -462,7 +465,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 8);
+/// assert_eq!(api.available_operators().len(), 10);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -534,6 +537,8 @@ pub fn api() -> Api {
         aclDestroyIntArray,
         aclCreateScalar,
         aclDestroyScalar,
+        aclCreateTensorList,
+        aclDestroyTensorList,
         aclSetAclOpExecutorRepeatable: Some(aclSetAclOpExecutorRepeatable),
         aclDestroyAclOpExecutor: Some(aclDestroyAclOpExecutor),
         aclSetInputTensorAddr: Some(aclSetInputTensorAddr),
@@ -554,6 +559,10 @@ pub fn api() -> Api {
         aclnnMul: Some(aclnnMul),
         aclnnInplaceMulGetWorkspaceSize: Some(aclnnInplaceMulGetWorkspaceSize),
         aclnnInplaceMul: Some(aclnnInplaceMul),
+        aclnnCatGetWorkspaceSize: Some(aclnnCatGetWorkspaceSize),
+        aclnnCat: Some(aclnnCat),
+        aclnnStackGetWorkspaceSize: Some(aclnnStackGetWorkspaceSize),
+        aclnnStack: Some(aclnnStack),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -88,6 +88,16 @@ pub enum Plan {
     },
     /// Elementwise arithmetic (inputs self and other, output out).
     Binary(BinaryPlan),
+    /// Cat: the inputs (the kept members) joined along `dim` into out;
+    /// Stack (`stack`): each input is out's slice `k` along `dim`.
+    Cat {
+        /// Normalised dim (of out).
+        dim: usize,
+        /// A member meets out: every member goes through the workspace.
+        stage: bool,
+        /// Stack's new dim rather than Cat's join.
+        stack: bool,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their
@@ -129,6 +139,7 @@ impl Executor {
                 Some("it holds a host value (the pad scalar) copied inside")
             }
             Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
+            Plan::Cat { stage: true, .. } => Some("it copies a buffer onto itself"),
             _ => None,
         }
     }

@@ -34,6 +34,12 @@ fn dead_tensor(op: Op, p: *const aclTensor, name: &str) -> aclnnStatus {
     )
 }
 
+/// The live tensor behind `p`, or the status of a dead one.
+pub(crate) fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
+    state::with_handles(|h| h.tensors.get(&(p as usize)).cloned())
+        .ok_or_else(|| dead_tensor(op, p, name))
+}
+
 /// The first-phase preamble every operator shares, in aclnn's order: null
 /// pointers (`161001`: each argument in `nulls`, in order), then the live
 /// tensor handles, the runtime and the product's kernel (`561003`). Returns
@@ -255,7 +261,7 @@ fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
     Ok(())
 }
 
-fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
+pub(crate) fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
     let r = rank as i64;
     if dim < -r || dim >= r {
         return Err(invalid(
@@ -267,7 +273,7 @@ fn norm_dim(op: Op, dim: i64, rank: usize) -> R<usize> {
 }
 
 /// Bytes of a validated tensor's elements.
-fn bytes(t: &Tensor) -> u64 {
+pub(crate) fn bytes(t: &Tensor) -> u64 {
     numel(&t.view) as u64 * elem(t) as u64
 }
 

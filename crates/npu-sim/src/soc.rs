@@ -41,6 +41,10 @@ pub enum Op {
     Mul,
     /// aclnnInplaceMul
     InplaceMul,
+    /// aclnnCat
+    Cat,
+    /// aclnnStack
+    Stack,
 }
 
 impl Op {
@@ -55,6 +59,8 @@ impl Op {
             Op::InplaceAdd => "aclnnInplaceAdd",
             Op::Mul => "aclnnMul",
             Op::InplaceMul => "aclnnInplaceMul",
+            Op::Cat => "aclnnCat",
+            Op::Stack => "aclnnStack",
         }
     }
 
@@ -69,6 +75,8 @@ impl Op {
             Op::InplaceAdd => "aclnnInplaceAddGetWorkspaceSize",
             Op::Mul => "aclnnMulGetWorkspaceSize",
             Op::InplaceMul => "aclnnInplaceMulGetWorkspaceSize",
+            Op::Cat => "aclnnCatGetWorkspaceSize",
+            Op::Stack => "aclnnStackGetWorkspaceSize",
         }
     }
 }
@@ -83,6 +91,10 @@ pub fn op_available(op: Op, family: Family) -> bool {
         // aclnnAdd's English page: not on the inference series or 200I/500 A2.
         Op::Add | Op::InplaceAdd => matches!(family, Training | A2 | A3),
         Op::Mul | Op::InplaceMul => !matches!(family, Atlas200I500A2),
+        // aclnnCat's page: the training and inference series, A2, A3.
+        Op::Cat => !matches!(family, Atlas200I500A2),
+        // aclnnStack's page: not on 200I/500 A2.
+        Op::Stack => !matches!(family, Atlas200I500A2),
     }
 }
 
@@ -99,6 +111,20 @@ const ELEMENTWISE_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_BOOL,
     aclDataType::ACL_COMPLEX64,
     aclDataType::ACL_COMPLEX128,
+];
+
+/// Cat's list (aclnnCat page; BF16 separately).
+const CAT_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_INT16,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_BOOL,
+    aclDataType::ACL_DOUBLE,
+    aclDataType::ACL_COMPLEX64,
 ];
 
 const SLICE_DTYPES: &[aclDataType] = &[
@@ -138,6 +164,7 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     match op {
         Op::Slice => SLICE_DTYPES.contains(&dtype),
         Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul => ELEMENTWISE_DTYPES.contains(&dtype),
+        Op::Cat => CAT_DTYPES.contains(&dtype),
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -180,6 +207,30 @@ mod tests {
         assert!(op_available(Op::Mul, Family::Inference));
         assert!(!op_available(Op::InplaceMul, Family::Atlas200I500A2));
         assert!(op_available(Op::InplaceAdd, Family::Training));
+        assert!(op_available(Op::Cat, Family::Inference));
+        assert!(!op_available(Op::Cat, Family::Atlas200I500A2));
+        assert!(op_available(Op::Stack, Family::Training));
+        assert!(!op_available(Op::Stack, Family::Atlas200I500A2));
+        assert!(dtype_supported(
+            Op::Stack,
+            Family::A2,
+            aclDataType::ACL_UINT64
+        ));
+        assert!(dtype_supported(
+            Op::Stack,
+            Family::A3,
+            aclDataType::ACL_COMPLEX128
+        ));
+    }
+
+    #[test]
+    fn cat_dtypes() {
+        use aclDataType as D;
+        assert!(dtype_supported(Op::Cat, Family::A2, D::ACL_BF16));
+        assert!(!dtype_supported(Op::Cat, Family::Inference, D::ACL_BF16));
+        assert!(!dtype_supported(Op::Cat, Family::A2, D::ACL_COMPLEX128));
+        assert!(!dtype_supported(Op::Cat, Family::A2, D::ACL_UINT32));
+        assert!(dtype_supported(Op::Cat, Family::Training, D::ACL_DOUBLE));
     }
 
     #[test]

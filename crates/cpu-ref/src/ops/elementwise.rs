@@ -390,7 +390,7 @@ fn encode(v: Val, d: DType, out: &mut Vec<u8>) {
 }
 
 /// `v` (a value of dtype `from`) as bytes of `to`.
-fn cast_bytes(from: DType, b: &[u8], to: DType) -> Vec<u8> {
+pub(crate) fn cast_bytes(from: DType, b: &[u8], to: DType) -> Vec<u8> {
     let mut out = Vec::with_capacity(to.size());
     encode(decode(from, b), to, &mut out);
     out

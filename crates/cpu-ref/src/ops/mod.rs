@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add and Mul), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack and Split), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -7,11 +7,14 @@
 
 pub mod add;
 pub mod as_strided;
+pub mod cat;
 pub mod elementwise;
 pub mod index_select;
 pub mod mul;
 pub mod sampled_slice;
 pub mod slice;
+pub mod split;
+pub mod stack;
 pub mod subtensor;
 
 use crate::dtype::DType;

@@ -81,11 +81,17 @@ pub enum Base {
     Mul,
     /// The same through a [`PreparedMul`] made once.
     MulPrepared,
+    /// `[R, C/2]` joined with itself along the last dim into a contiguous
+    /// `[R, C]` ([`Stream::cat_into`], aclnnCat).
+    CatLast,
+    /// `[R/2, C]` stacked with itself along a new leading dim into a
+    /// contiguous `[2, R/2, C]` ([`Stream::stack_into`], aclnnStack).
+    StackLead,
 }
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 16] = [
+    pub const ALL: [Base; 18] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -102,6 +108,8 @@ impl Base {
         Base::AddPrepared,
         Base::Mul,
         Base::MulPrepared,
+        Base::CatLast,
+        Base::StackLead,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -123,11 +131,13 @@ impl Base {
             Base::AddPrepared => "add_prepared",
             Base::Mul => "mul",
             Base::MulPrepared => "mul_prepared",
+            Base::CatLast => "cat_last",
+            Base::StackLead => "stack_lead",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
-    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`).
+    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -137,6 +147,8 @@ impl Base {
             Base::SampledWrap | Base::SampledFill => "sampled_slice",
             Base::Add | Base::AddPrepared => "add",
             Base::Mul | Base::MulPrepared => "mul",
+            Base::CatLast => "cat",
+            Base::StackLead => "stack",
         }
     }
 }
@@ -222,6 +234,8 @@ impl CaseSpec {
             Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
             Base::AsStridedWindows => [r / 8 + 7, c],
             Base::InplaceCopyTranspose => [c, r],
+            Base::CatLast => [r, c / 2],
+            Base::StackLead => [r / 2, c],
             _ => [r, c],
         };
         let host = random_elements(self.dtype, input_shape[0] * input_shape[1], 0x5eed);
@@ -229,6 +243,7 @@ impl CaseSpec {
         let out_shape: Vec<usize> = match self.base {
             Base::AsStridedWindows => vec![r / 8, 8, c],
             Base::AsStridedTranspose => vec![c, r],
+            Base::StackLead => vec![2, r / 2, c],
             _ => vec![r, c],
         };
         let out = Tensor::empty(stream, self.dtype, &out_shape).map_err(npu)?;
@@ -296,6 +311,8 @@ impl CaseSpec {
                 let alpha = add.then_some(ADD_ALPHA);
                 (Launch::Elementwise { y, alpha, prepared }, vec![])
             }
+            Base::CatLast => (Launch::Cat, vec![]),
+            Base::StackLead => (Launch::Stack, vec![]),
         };
         let want = expected(self.base, self.dtype, r, c, &host, &other, &index, &fill).ok_or_else(
             || {
@@ -352,6 +369,10 @@ enum Launch {
         alpha: Option<Scalar>,
         prepared: Option<Box<Prepared>>,
     },
+    /// `cat_into(&[x, x], -1, out)`.
+    Cat,
+    /// `stack_into(&[x, x], 0, out)`.
+    Stack,
 }
 
 /// Add's alpha in the bench (`out = x + 2 * y`).
@@ -441,6 +462,8 @@ impl Case {
                 Some(a) => s.add(x, y, *a),
                 None => s.mul(x, y),
             },
+            Launch::Cat => s.cat(&[x, x], -1),
+            Launch::Stack => s.stack(&[x, x], 0),
         }
     }
 
@@ -519,6 +542,8 @@ impl Case {
                 (None, Some(a)) => s.add_into(x, y, *a, out),
                 (None, None) => s.mul_into(x, y, out),
             },
+            Launch::Cat => s.cat_into(&[x, x], -1, out),
+            Launch::Stack => s.stack_into(&[x, x], 0, out),
         }
     }
 
@@ -696,6 +721,10 @@ fn moved(
             }
             // x is [C, R]; out (row, col) = x[col, row].
             Base::InplaceCopyTranspose => col * r + row,
+            // x is [R, C/2], out (row, col) = x[row, col mod C/2].
+            Base::CatLast => row * (c / 2) + col % (c / 2),
+            // x is [R/2, C]; out [2, R/2, C] read as [R, C] rows.
+            Base::StackLead => (row % (r / 2)) * c + col,
             // Computed by `arithmetic`, not moved.
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => i,
         })
@@ -752,7 +781,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 16 * 6);
+        assert_eq!(s.len(), 18 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);
@@ -763,5 +792,6 @@ mod tests {
         assert!(s.iter().any(|c| c.name == "clone_256m_f32"));
         assert!(s.iter().any(|c| c.name == "add_prepared_256m_f32"));
         assert!(s.iter().any(|c| c.name == "mul_1m_f16"));
+        assert!(s.iter().any(|c| c.name == "cat_last_256m_f32"));
     }
 }

@@ -123,6 +123,8 @@ counted! {
         fn aclDestroyIntArray(a: *const aclIntArray) -> aclnnStatus;
         fn aclCreateScalar(a: *mut c_void, b: aclDataType) -> *mut aclScalar;
         fn aclDestroyScalar(a: *const aclScalar) -> aclnnStatus;
+        fn aclCreateTensorList(a: *const *const aclTensor, b: u64) -> *mut aclTensorList;
+        fn aclDestroyTensorList(a: *const aclTensorList) -> aclnnStatus;
     }
     optional {
         fn aclrtLaunchHostFunc(a: aclrtStream, b: aclrtHostFunc, c: *mut c_void) -> aclError;
@@ -172,6 +174,10 @@ counted! {
         fn aclnnMul(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnInplaceMulGetWorkspaceSize(a: *mut aclTensor, b: *const aclTensor, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnInplaceMul(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnCatGetWorkspaceSize(a: *const aclTensorList, b: i64, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnCat(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnStackGetWorkspaceSize(a: *const aclTensorList, b: i64, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnStack(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 

@@ -186,6 +186,12 @@ impl<T: Bits> NdCase<T> {
                 }
                 Array2::from_shape_vec((r, c), v).expect("r x c elements")
             }
+            Base::CatLast => {
+                ndarray::concatenate(Axis(1), &[x.view(), x.view()]).expect("equal row counts")
+            }
+            Base::StackLead => {
+                return Err(ndarray::stack(Axis(0), &[x.view(), x.view()]).expect("equal shapes"))
+            }
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 unreachable!("Nd::new makes no elementwise row")
             }

@@ -38,11 +38,13 @@ pub enum Expect {
 pub struct Case {
     /// Unique name.
     pub id: String,
-    /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`.
+    /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
+    /// `add`, `mul`, `cat`, `stack`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
-    /// The input.
+    /// The input (for `cat` and `stack`, the list's first member; the others are in
+    /// `params.others`).
     pub input: CaseTensor,
     /// Operator parameters (read when run).
     pub params: Value,
@@ -61,7 +63,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 7] = [
+const OPS: [&str; 9] = [
     "slice",
     "index_select",
     "as_strided",
@@ -69,6 +71,8 @@ const OPS: [&str; 7] = [
     "subtensor",
     "add",
     "mul",
+    "cat",
+    "stack",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

@@ -357,6 +357,63 @@ fn run_op(
                 Ok(y) => elementwise(s, &x, &y, add.then_some(alpha), out_dtype, inplace),
             }
         }
+        "cat" | "stack" => {
+            // The list: `input`, then `params.others` (each may carry a view).
+            let others = match p.get("others") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| case::tensor(v, &format!("{}[{i}]", ctx("others"))))
+                    .collect::<Result<Vec<_>, _>>()?,
+                Some(_) => return Err(format!("{}: expected a list", ctx("others"))),
+            };
+            let dim = int(get("dim")?, &ctx("dim"))?;
+            let out_dtype = match p.get("out_dtype") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(
+                    v.as_str()
+                        .and_then(DType::from_name)
+                        .ok_or_else(|| format!("{}: expected a dtype name", ctx("out_dtype")))?,
+                ),
+            };
+            let more = others
+                .iter()
+                .try_fold(0usize, |a, t| a.checked_add(data_bytes(t)));
+            if let Err(e) = budget.charge(more, "the others' data") {
+                return Ok(Err(e));
+            }
+            let mut members = vec![x.clone()];
+            for t in &others {
+                match upload(s, t) {
+                    Ok(y) => members.push(y),
+                    Err(e) => return Ok(Err(e)),
+                }
+            }
+            let refs: Vec<&Tensor> = members.iter().collect();
+            let stack = c.op == "stack";
+            let plain = |refs: &[&Tensor]| {
+                if stack {
+                    s.stack(refs, dim)
+                } else {
+                    s.cat(refs, dim)
+                }
+            };
+            match out_dtype {
+                None => plain(&refs),
+                // The joined shape from the new-tensor form, then the
+                // `_into` form into a new tensor of `out_dtype`.
+                Some(d) => plain(&refs).and_then(|y| {
+                    let out = Tensor::empty(s, d, y.shape())?;
+                    if stack {
+                        s.stack_into(&refs, dim, &out)?;
+                    } else {
+                        s.cat_into(&refs, dim, &out)?;
+                    }
+                    Ok(out)
+                }),
+            }
+        }
         other => return Err(format!("unknown operator {other}")),
     })
 }
