@@ -5,7 +5,8 @@
 //! Plain, obviously-correct host loops: the test oracle that the CPU
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
-//! [`sampled_slice`], [`subtensor`], [`add()`] and [`mul()`]; each takes the SoC name of the
+//! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`fill_scalar`] and
+//! [`zero`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -48,6 +49,7 @@ pub use ops::add::{add, add_cast, add_inplace, add_out_shape};
 pub use ops::as_strided::as_strided;
 pub use ops::check_out_shape;
 pub use ops::elementwise::{broadcast_shape, can_cast, merged_groups, promote};
+pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};

@@ -116,11 +116,15 @@ pub enum Op {
     Add,
     /// `aclnnMul` / `aclnnInplaceMul` (section 9).
     Mul,
+    /// `aclnnInplaceFillScalar` (section 10).
+    FillScalar,
+    /// `aclnnInplaceZero` (section 10).
+    Zero,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 7] = [
+    pub const ALL: [Op; 9] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -128,6 +132,8 @@ impl Op {
         Op::Subtensor,
         Op::Add,
         Op::Mul,
+        Op::FillScalar,
+        Op::Zero,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -140,6 +146,8 @@ impl Op {
             Op::Subtensor => "subtensor",
             Op::Add => "add",
             Op::Mul => "mul",
+            Op::FillScalar => "fill_scalar",
+            Op::Zero => "zero",
         }
     }
 }
@@ -235,6 +243,39 @@ const ELEMENTWISE_NO_BF16: &[DType] = &[
     DType::Complex128,
 ];
 
+/// Zero (section 10) on A2 / A3: the elementwise list plus uint16.
+const ZERO_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+    DType::UInt16,
+    DType::BFloat16,
+];
+
+/// Zero elsewhere: the A2/A3 list without bfloat16.
+const ZERO_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+    DType::UInt16,
+];
+
 /// Whether `op` exists on `family`.
 ///
 /// - slice: training, A2, A3.
@@ -247,10 +288,12 @@ const ELEMENTWISE_NO_BF16: &[DType] = &[
 /// - subtensor: every family (a pure view, no device work).
 /// - add: training, A2, A3 (CANN's English aclnnAdd page).
 /// - mul: every family but Atlas 200I/500 A2.
+/// - fill_scalar, zero: every family but Atlas 200I/500 A2 (section 10).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::Mul => family != Family::A200I500A2,
+        Op::FillScalar | Op::Zero => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -274,6 +317,10 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Subtensor => &DType::ALL,
         Op::Add | Op::Mul if a2_or_a3 => ELEMENTWISE_A2_A3,
         Op::Add | Op::Mul => ELEMENTWISE_NO_BF16,
+        Op::FillScalar if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::FillScalar => ELEMENTWISE_NO_BF16,
+        Op::Zero if a2_or_a3 => ZERO_A2_A3,
+        Op::Zero => ZERO_NO_BF16,
     }
 }
 
@@ -399,7 +446,9 @@ mod tests {
                 "sampled_slice",
                 "subtensor",
                 "add",
-                "mul"
+                "mul",
+                "fill_scalar",
+                "zero"
             ]
         );
     }
@@ -415,6 +464,7 @@ mod tests {
                 Op::Subtensor => [true, true, true, true, true],
                 Op::Add => [true, true, true, false, false],
                 Op::Mul => [true, true, true, true, false],
+                Op::FillScalar | Op::Zero => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

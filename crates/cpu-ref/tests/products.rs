@@ -2,11 +2,11 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, index_select, mul, sampled_slice, slice, subtensor, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, fill_scalar, index_select, mul, sampled_slice, slice, subtensor, zero, DType,
+    Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 7] = [
+const OPS: [&str; 9] = [
     "slice",
     "index_select",
     "as_strided",
@@ -14,6 +14,8 @@ const OPS: [&str; 7] = [
     "subtensor",
     "add",
     "mul",
+    "fill_scalar",
+    "zero",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -31,6 +33,8 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "subtensor" => subtensor(soc, x, &[1], 1),
         "add" => add(soc, x, x, Scalar::Int(1)),
         "mul" => mul(soc, x, x),
+        "fill_scalar" => fill_scalar(soc, x, Scalar::Bool(true)),
+        "zero" => zero(soc, x),
         _ => unreachable!(),
     }
 }
@@ -40,7 +44,9 @@ fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
         "slice" | "add" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" | "mul" => matches!(fam, Training | A2 | A3 | Inference),
+        "index_select" | "sampled_slice" | "mul" | "fill_scalar" | "zero" => {
+            matches!(fam, Training | A2 | A3 | Inference)
+        }
         "as_strided" | "subtensor" => true,
         _ => unreachable!(),
     }
@@ -63,7 +69,12 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         },
         "index_select" | "as_strided" | "sampled_slice" => dtype != DType::BFloat16 || bf16_family,
         "subtensor" => true,
-        "add" | "mul" => match dtype {
+        "zero" => match dtype {
+            DType::UInt32 | DType::UInt64 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
+        "add" | "mul" | "fill_scalar" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
@@ -105,7 +116,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 7 * 28 * 15);
+    assert_eq!(checked, 9 * 28 * 15);
 }
 
 #[test]

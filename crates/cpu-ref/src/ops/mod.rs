@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add and Mul), and the
+//! The operators (the five data-movement ones, Add, Mul and the fills), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -8,6 +8,7 @@
 pub mod add;
 pub mod as_strided;
 pub mod elementwise;
+pub mod fill;
 pub mod index_select;
 pub mod mul;
 pub mod sampled_slice;
