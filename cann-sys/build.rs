@@ -221,6 +221,8 @@ mod generate {
             "aclnn_constant_pad_nd.h",
             "aclnn_add.h",
             "aclnn_mul.h",
+            "aclnn_fill_scalar.h",
+            "aclnn_zero.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

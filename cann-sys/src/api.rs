@@ -286,6 +286,12 @@ api_table! {
         inplace_mul: "InplaceMul" => fn aclnnInplaceMulGetWorkspaceSize(
             *mut aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnInplaceMul;
+        inplace_fill_scalar: "InplaceFillScalar" => fn aclnnInplaceFillScalarGetWorkspaceSize(
+            *mut aclTensor, *const aclScalar, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceFillScalar;
+        inplace_zero: "InplaceZero" => fn aclnnInplaceZeroGetWorkspaceSize(
+            *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceZero;
     }
 }
 

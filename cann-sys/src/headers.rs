@@ -66,6 +66,14 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_mul.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_fill_scalar.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_zero.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -83,6 +91,8 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_constant_pad_nd.h",
             "aclnnop/aclnn_add.h",
             "aclnnop/aclnn_mul.h",
+            "aclnnop/aclnn_fill_scalar.h",
+            "aclnnop/aclnn_zero.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

@@ -51,6 +51,8 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceAddGetWorkspaceSize" => "const void *a, const void *b, const void *c",
                 "aclnnMulGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 "aclnnInplaceMulGetWorkspaceSize" => "void *a, const void *b",
+                "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
+                "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -111,6 +113,8 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceAdd",
             "Mul",
             "InplaceMul",
+            "InplaceFillScalar",
+            "InplaceZero",
         ]),
         tag,
         1,
@@ -423,7 +427,9 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Add",
             "InplaceAdd",
             "Mul",
-            "InplaceMul"
+            "InplaceMul",
+            "InplaceFillScalar",
+            "InplaceZero"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -549,6 +555,8 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceAdd",
             "Mul",
             "InplaceMul",
+            "InplaceFillScalar",
+            "InplaceZero",
         ]),
         "x",
         6,

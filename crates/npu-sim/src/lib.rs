@@ -4,7 +4,8 @@
 // into models and their replay), objects (tensors, scalars,
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
-// elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks).
+// elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
+// fills (InplaceFillScalar, InplaceZero: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -61,6 +62,7 @@ mod config;
 mod cores;
 mod elementwise;
 mod executor;
+mod fills;
 mod kernels;
 mod lists;
 mod memory;
@@ -74,6 +76,7 @@ mod stream;
 mod work;
 
 pub use elementwise::*;
+pub use fills::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
@@ -462,7 +465,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 8);
+/// assert_eq!(api.available_operators().len(), 10);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -554,6 +557,10 @@ pub fn api() -> Api {
         aclnnMul: Some(aclnnMul),
         aclnnInplaceMulGetWorkspaceSize: Some(aclnnInplaceMulGetWorkspaceSize),
         aclnnInplaceMul: Some(aclnnInplaceMul),
+        aclnnInplaceFillScalarGetWorkspaceSize: Some(aclnnInplaceFillScalarGetWorkspaceSize),
+        aclnnInplaceFillScalar: Some(aclnnInplaceFillScalar),
+        aclnnInplaceZeroGetWorkspaceSize: Some(aclnnInplaceZeroGetWorkspaceSize),
+        aclnnInplaceZero: Some(aclnnInplaceZero),
         origin: Origin::linked("npu-sim"),
     }
 }

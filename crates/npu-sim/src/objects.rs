@@ -73,6 +73,14 @@ pub enum Plan {
     },
     /// Elementwise arithmetic (inputs self and other, output out).
     Binary(BinaryPlan),
+    /// Every element of the output (InplaceFillScalar, InplaceZero) set to
+    /// `value` (already in its dtype, `len` bytes).
+    Fill {
+        /// The element, in its first `len` bytes.
+        value: [u8; 16],
+        /// The element's size.
+        len: u8,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their
@@ -114,6 +122,9 @@ impl Executor {
                 Some("it holds a host value (the pad scalar) copied inside")
             }
             Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
+            Plan::Fill { .. } if self.op == Op::InplaceFillScalar => {
+                Some("it holds a host value (the fill scalar) copied inside")
+            }
             _ => None,
         }
     }

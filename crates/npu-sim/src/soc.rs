@@ -41,6 +41,10 @@ pub enum Op {
     Mul,
     /// aclnnInplaceMul
     InplaceMul,
+    /// aclnnInplaceFillScalar
+    InplaceFillScalar,
+    /// aclnnInplaceZero
+    InplaceZero,
 }
 
 impl Op {
@@ -55,6 +59,8 @@ impl Op {
             Op::InplaceAdd => "aclnnInplaceAdd",
             Op::Mul => "aclnnMul",
             Op::InplaceMul => "aclnnInplaceMul",
+            Op::InplaceFillScalar => "aclnnInplaceFillScalar",
+            Op::InplaceZero => "aclnnInplaceZero",
         }
     }
 
@@ -69,6 +75,8 @@ impl Op {
             Op::InplaceAdd => "aclnnInplaceAddGetWorkspaceSize",
             Op::Mul => "aclnnMulGetWorkspaceSize",
             Op::InplaceMul => "aclnnInplaceMulGetWorkspaceSize",
+            Op::InplaceFillScalar => "aclnnInplaceFillScalarGetWorkspaceSize",
+            Op::InplaceZero => "aclnnInplaceZeroGetWorkspaceSize",
         }
     }
 }
@@ -83,6 +91,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         // aclnnAdd's English page: not on the inference series or 200I/500 A2.
         Op::Add | Op::InplaceAdd => matches!(family, Training | A2 | A3),
         Op::Mul | Op::InplaceMul => !matches!(family, Atlas200I500A2),
+        // Their English pages: every family but 200I/500 A2.
+        Op::InplaceFillScalar | Op::InplaceZero => !matches!(family, Atlas200I500A2),
     }
 }
 
@@ -137,7 +147,11 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     }
     match op {
         Op::Slice => SLICE_DTYPES.contains(&dtype),
-        Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul => ELEMENTWISE_DTYPES.contains(&dtype),
+        Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul | Op::InplaceFillScalar => {
+            ELEMENTWISE_DTYPES.contains(&dtype)
+        }
+        // aclnn_zero.cpp: FillScalar's list plus UINT16.
+        Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -193,6 +207,33 @@ mod tests {
             Family::A3,
             D::ACL_COMPLEX128
         ));
+    }
+
+    #[test]
+    fn fill_dtypes() {
+        use aclDataType as D;
+        assert!(!dtype_supported(
+            Op::InplaceFillScalar,
+            Family::A2,
+            D::ACL_UINT16
+        ));
+        assert!(dtype_supported(
+            Op::InplaceZero,
+            Family::Inference,
+            D::ACL_UINT16
+        ));
+        assert!(!dtype_supported(
+            Op::InplaceZero,
+            Family::Training,
+            D::ACL_BF16
+        ));
+        assert!(dtype_supported(
+            Op::InplaceFillScalar,
+            Family::A3,
+            D::ACL_BF16
+        ));
+        assert!(!op_available(Op::InplaceZero, Family::Atlas200I500A2));
+        assert!(op_available(Op::InplaceFillScalar, Family::Inference));
     }
 
     #[test]

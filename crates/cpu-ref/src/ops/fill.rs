@@ -33,48 +33,47 @@ pub fn fill_value(value: Scalar, dtype: DType) -> Result<Vec<u8>, RefError> {
         ));
     }
     let mut out = Vec::with_capacity(dtype.size());
+    let part = if dtype == DType::Complex64 {
+        DType::Float32
+    } else {
+        DType::Float64
+    };
     match v {
-        // A NaN keeps its bits, or its sign, quiet bit and top payload.
-        Val::Real(x) if x.is_nan() && dtype.is_float() => push_nan(&mut out, x, dtype),
+        // A NaN keeps its bits into its own dtype (DOUBLE into FLOAT64,
+        // COMPLEX128 into COMPLEX128); elsewhere its sign, the quiet bit
+        // and its top payload bits.
+        Val::Real(x) if x.is_nan() && dtype.is_float() => {
+            push_nan(&mut out, x, dtype, dtype == DType::Float64)
+        }
+        Val::Real(x) if x.is_nan() && dtype.is_complex() => {
+            push_nan(&mut out, x, part, false);
+            encode(Val::Real(0.0), part, &mut out);
+        }
         Val::Complex(re, im) if (re.is_nan() || im.is_nan()) && dtype.is_complex() => {
-            let part = if dtype == DType::Complex64 {
-                DType::Float32
-            } else {
-                DType::Float64
-            };
             for x in [re, im] {
                 if x.is_nan() {
-                    push_nan(&mut out, x, part);
+                    push_nan(&mut out, x, part, dtype == DType::Complex128);
                 } else {
                     encode(Val::Real(x), part, &mut out);
                 }
             }
-        }
-        Val::Real(x) if x.is_nan() && dtype.is_complex() => {
-            let part = if dtype == DType::Complex64 {
-                DType::Float32
-            } else {
-                DType::Float64
-            };
-            push_nan(&mut out, x, part);
-            encode(Val::Real(0.0), part, &mut out);
         }
         v => encode(v, dtype, &mut out),
     }
     Ok(out)
 }
 
-/// A NaN of f64 into the float type `d`: FLOAT64 keeps the bits; a
-/// narrower type keeps the sign, sets the quiet bit and keeps the top
-/// payload bits that fit.
-fn push_nan(out: &mut Vec<u8>, x: f64, d: DType) {
+/// A NaN of f64 into the float type `d`: the same bits when `keep`;
+/// otherwise the sign, the quiet bit and the top payload bits that fit.
+fn push_nan(out: &mut Vec<u8>, x: f64, d: DType, keep: bool) {
     let bits = x.to_bits();
+    if keep {
+        out.extend_from_slice(&bits.to_le_bytes());
+        return;
+    }
     let (mant, exp) = match d {
-        DType::Float64 => {
-            out.extend_from_slice(&bits.to_le_bytes());
-            return;
-        }
-        DType::Float32 => (23u32, 8u32),
+        DType::Float64 => (52u32, 11u32),
+        DType::Float32 => (23, 8),
         DType::Float16 => (10, 5),
         _ => (7, 8), // bfloat16
     };

@@ -172,6 +172,10 @@ counted! {
         fn aclnnMul(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnInplaceMulGetWorkspaceSize(a: *mut aclTensor, b: *const aclTensor, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnInplaceMul(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceFillScalarGetWorkspaceSize(a: *mut aclTensor, b: *const aclScalar, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceFillScalar(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceZeroGetWorkspaceSize(a: *mut aclTensor, b: *mut u64, c: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceZero(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 
