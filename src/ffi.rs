@@ -769,6 +769,10 @@ pub(crate) enum First<'a> {
     Mul(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnInplaceMul(selfRef, other)`.
     InplaceMul(&'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnInplaceFillScalar(selfRef, value)`.
+    InplaceFillScalar(&'a AclTensor<'a>, &'a AclScalar<'a>),
+    /// `aclnnInplaceZero(selfRef)`.
+    InplaceZero(&'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -785,6 +789,11 @@ impl First<'_> {
             First::InplaceAdd(..) => ("aclnnInplaceAddGetWorkspaceSize", "aclnnInplaceAdd"),
             First::Mul(..) => ("aclnnMulGetWorkspaceSize", "aclnnMul"),
             First::InplaceMul(..) => ("aclnnInplaceMulGetWorkspaceSize", "aclnnInplaceMul"),
+            First::InplaceFillScalar(..) => (
+                "aclnnInplaceFillScalarGetWorkspaceSize",
+                "aclnnInplaceFillScalar",
+            ),
+            First::InplaceZero(..) => ("aclnnInplaceZeroGetWorkspaceSize", "aclnnInplaceZero"),
         }
     }
 
@@ -870,6 +879,22 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, y.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::InplaceFillScalar(x, value) => {
+                let op = api.inplace_fill_scalar()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, value.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::InplaceZero(x) => {
+                let op = api.inplace_zero()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

@@ -41,7 +41,8 @@
 //!   [`Stream::sampled_slice`] (five modes, axes, dynamic parameters), each
 //!   with an `_into` form; the elementwise [`Stream::add`] and
 //!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
-//!   in-place forms); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   in-place forms); the fills [`Stream::fill_scalar_inplace`],
+//!   [`Stream::full`] and [`Stream::zero_inplace`]; prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

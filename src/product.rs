@@ -25,6 +25,10 @@ pub enum OpKind {
     Add,
     /// [`crate::Stream::mul`]
     Mul,
+    /// [`crate::Stream::fill_scalar_inplace`]
+    FillScalar,
+    /// [`crate::Stream::zero_inplace`]
+    Zero,
 }
 
 impl OpKind {
@@ -38,21 +42,26 @@ impl OpKind {
             OpKind::Subtensor => "subtensor",
             OpKind::Add => "add",
             OpKind::Mul => "mul",
+            OpKind::FillScalar => "fill_scalar",
+            OpKind::Zero => "zero",
         }
     }
 
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3; Mul everywhere but 200I/500 A2 (ops.md §7).
+    /// series, A2 and A3; Mul, FillScalar and Zero everywhere but
+    /// 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
-            OpKind::IndexSelect | OpKind::SampledSlice | OpKind::Mul => {
-                family != Family::Atlas200I500A2
-            }
+            OpKind::IndexSelect
+            | OpKind::SampledSlice
+            | OpKind::Mul
+            | OpKind::FillScalar
+            | OpKind::Zero => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -74,7 +83,11 @@ impl OpKind {
                     | DType::Bool
             ),
             // The elementwise list (ops.md §8): no unsigned type wider than 8 bits.
-            OpKind::Add | OpKind::Mul => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            OpKind::Add | OpKind::Mul | OpKind::FillScalar => {
+                !matches!(dtype, DType::U16 | DType::U32 | DType::U64)
+            }
+            // Zero (ops.md §10): that list plus uint16.
+            OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
             _ => true,
         }
     }

@@ -3,6 +3,7 @@
 
 pub(crate) mod as_strided;
 pub(crate) mod elementwise;
+pub(crate) mod fill;
 pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
