@@ -301,3 +301,73 @@ fn mul_inplace_result_not_castable() {
     let (i, f) = (zeros(&s, DType::I32, &[2]), zeros(&s, DType::F32, &[2]));
     expect(s.mul_inplace(&i, &f), "invalid_argument", "mul", "self");
 }
+
+#[test]
+fn fill_scalar_dtype_not_listed() {
+    let s = stream();
+    let u = zeros(&s, DType::U16, &[2]);
+    expect(
+        s.fill_scalar_inplace(&u, Scalar::Int(1)),
+        "unsupported_dtype",
+        "fill_scalar",
+        "",
+    );
+    expect(
+        s.full(DType::U64, &[2], Scalar::Int(1)),
+        "unsupported_dtype",
+        "fill_scalar",
+        "",
+    );
+    s.zero_inplace(&u).unwrap();
+    expect(
+        s.zero_inplace(&zeros(&s, DType::U32, &[2])),
+        "unsupported_dtype",
+        "zero",
+        "",
+    );
+}
+
+#[test]
+fn fill_scalar_value_not_castable() {
+    let s = stream();
+    let i = zeros(&s, DType::I32, &[2]);
+    for v in [
+        Scalar::Float(1.0),
+        Scalar::Complex(0.0, 0.0),
+        Scalar::UInt(u64::MAX),
+    ] {
+        expect(
+            s.fill_scalar_inplace(&i, v),
+            "invalid_argument",
+            "fill_scalar",
+            "value",
+        );
+    }
+    let b = zeros(&s, DType::Bool, &[2]);
+    expect(
+        s.fill_scalar_inplace(&b, Scalar::Float(1.0)),
+        "invalid_argument",
+        "fill_scalar",
+        "value",
+    );
+    expect(
+        s.full(DType::F32, &[2], Scalar::Complex(1.0, 0.0)),
+        "invalid_argument",
+        "fill_scalar",
+        "value",
+    );
+}
+
+#[test]
+fn fill_target_overlapping_itself() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[6]);
+    let w = x.as_strided_view(&[2, 3], &[2, 1], 0).unwrap();
+    expect(s.zero_inplace(&w), "invalid_argument", "zero", "self");
+    expect(
+        s.fill_scalar_inplace(&w, Scalar::Int(1)),
+        "invalid_argument",
+        "fill_scalar",
+        "self",
+    );
+}

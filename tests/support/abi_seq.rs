@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 4;
+            let which = i.u8() % 6;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -314,6 +314,16 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 ),
                 1 => (a.aclnnIndexSelectGetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, wsp, exp),
                 2 => (a.aclnnInplaceCopyGetWorkspaceSize.unwrap())(t0, t1, wsp, exp),
+                4 => {
+                    let sc = st.scalars.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnInplaceFillScalarGetWorkspaceSize.unwrap())(
+                        t0,
+                        sc as *const aclScalar,
+                        wsp,
+                        exp,
+                    )
+                }
+                5 => (a.aclnnInplaceZeroGetWorkspaceSize.unwrap())(t0, wsp, exp),
                 _ => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     let sc = st.scalars.last().map_or(st.any(i, &[]), |p| *p as usize);
@@ -367,7 +377,9 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnIndexSelect,
                 a.aclnnInplaceCopy,
                 a.aclnnConstantPadNd,
-            ][(if i.one_in(8) { i.u8() % 4 } else { which }) as usize]
+                a.aclnnInplaceFillScalar,
+                a.aclnnInplaceZero,
+            ][(if i.one_in(8) { i.u8() % 6 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

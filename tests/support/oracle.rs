@@ -221,6 +221,9 @@ enum Call {
     Add(Other, AlphaSpec),
     /// `x * other`.
     Mul(Other),
+    /// `fill_scalar_inplace(x, value)` (`None`: `zero_inplace(x)`); the
+    /// result is `x` read back through its view.
+    Fill(Option<AlphaSpec>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -416,6 +419,12 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         }
         // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
         _ if src.chance(1, 3) => Call::Contiguous,
+        _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
+            0 => None,
+            1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
+            2 => Some(AlphaSpec::Float(src.pick(&[0.5, -2.0, 1.0e300, f64::NAN]))),
+            _ => Some(AlphaSpec::Int(src.range(-300, 300))),
+        }),
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -485,6 +494,8 @@ fn ref_call(
         Call::Contiguous => Ok(x.to_contiguous()),
         Call::Add(o, alpha) => cpu_ref::add(soc, x, &ref_other(o)?, alpha.reference()),
         Call::Mul(o) => cpu_ref::mul(soc, x, &ref_other(o)?),
+        Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
+        Call::Fill(None) => cpu_ref::zero(soc, x),
     }
 }
 
@@ -538,6 +549,8 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Contiguous => s.contiguous(x),
         Call::Add(o, alpha) => s.add(x, &our_other(s, o)?, alpha.ours()),
         Call::Mul(o) => s.mul(x, &our_other(s, o)?),
+        Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
+        Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
     }
 }
 
@@ -824,7 +837,9 @@ fn error_forms(
         }
         // Add and Mul: `out`'s dtype and shape come from both operands
         // (promotion, broadcasting); their own tests check the forms.
-        Call::Subtensor(..) | Call::Contiguous | Call::Add(..) | Call::Mul(..) => return None,
+        Call::Subtensor(..) | Call::Contiguous | Call::Add(..) | Call::Mul(..) | Call::Fill(..) => {
+            return None
+        }
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

@@ -604,6 +604,91 @@ fn main() {
         push(&mut out, "mul", a2, (&st, &x), mp, expect(em), tag);
     }
 
+    // Fills (ops.md §10): every family x dtype, with values of each kind
+    // (some do not cast: invalid), on random views; then stride-0 and
+    // overlapping views and random calls on A2.
+    let values = [
+        Scalar::Int(-7),
+        Scalar::Int(300),
+        Scalar::Bool(true),
+        Scalar::Float(0.1),
+        Scalar::Float(-1e300),
+        Scalar::Complex(1.5, -0.25),
+    ];
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let tag = format!("{fam}-{}", d.name());
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let v = values[r.below(values.len() as u64) as usize];
+                push(
+                    &mut out,
+                    "fill_scalar",
+                    soc,
+                    (&st, &x),
+                    json!({"value": alpha_json(v)}),
+                    expect(cpu_ref::fill_scalar(soc, &x, v)),
+                    &tag,
+                );
+            }
+            let (st, x) = input(d, &mut r, 3);
+            push(
+                &mut out,
+                "zero",
+                soc,
+                (&st, &x),
+                json!({}),
+                expect(cpu_ref::zero(soc, &x)),
+                &tag,
+            );
+        }
+    }
+    for _ in 0..100 {
+        let d = DType::ALL[r.below(15) as usize];
+        let st = storage(d, &[6], &mut r);
+        // A broadcast row (stride 0: filled once), a window (refused) or
+        // a plain slice.
+        let (x, tag) = match r.below(3) {
+            0 => (
+                st.view(&[2, 3], &[0, 1], r.below(4) as usize).unwrap(),
+                "random-stride0",
+            ),
+            1 => (st.view(&[2, 3], &[2, 1], 0).unwrap(), "random-window"),
+            _ => (
+                st.view(&[3], &[2], r.below(2) as usize).unwrap(),
+                "random-strided",
+            ),
+        };
+        let v = match r.below(4) {
+            0 => Scalar::Int(r.extreme(-3, 3)),
+            1 => Scalar::Float(r.range(-8, 8) as f64 / 4.0),
+            2 => Scalar::Bool(r.below(2) == 1),
+            _ => Scalar::Int(r.range(-3, 3)),
+        };
+        if r.below(4) == 0 {
+            push(
+                &mut out,
+                "zero",
+                a2,
+                (&st, &x),
+                json!({}),
+                expect(cpu_ref::zero(a2, &x)),
+                tag,
+            );
+        } else {
+            push(
+                &mut out,
+                "fill_scalar",
+                a2,
+                (&st, &x),
+                json!({"value": alpha_json(v)}),
+                expect(cpu_ref::fill_scalar(a2, &x, v)),
+                tag,
+            );
+        }
+    }
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(

@@ -81,11 +81,17 @@ pub enum Base {
     Mul,
     /// The same through a [`PreparedMul`] made once.
     MulPrepared,
+    /// Every element of a contiguous `[R, C]` set to 3
+    /// ([`Stream::fill_scalar_inplace`], aclnnInplaceFillScalar).
+    FillScalar,
+    /// Every element of a contiguous `[R, C]` set to zero
+    /// ([`Stream::zero_inplace`], aclnnInplaceZero).
+    Zero,
 }
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 16] = [
+    pub const ALL: [Base; 18] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -102,6 +108,8 @@ impl Base {
         Base::AddPrepared,
         Base::Mul,
         Base::MulPrepared,
+        Base::FillScalar,
+        Base::Zero,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -123,6 +131,8 @@ impl Base {
             Base::AddPrepared => "add_prepared",
             Base::Mul => "mul",
             Base::MulPrepared => "mul_prepared",
+            Base::FillScalar => "fill_scalar",
+            Base::Zero => "zero",
         }
     }
 
@@ -137,6 +147,8 @@ impl Base {
             Base::SampledWrap | Base::SampledFill => "sampled_slice",
             Base::Add | Base::AddPrepared => "add",
             Base::Mul | Base::MulPrepared => "mul",
+            Base::FillScalar => "fill_scalar",
+            Base::Zero => "zero",
         }
     }
 }
@@ -194,9 +206,12 @@ impl CaseSpec {
 
     /// Bytes moved per run, logically: the output written and as many
     /// bytes read, plus the indices of a gather, or the second input of
-    /// Add and Mul.
+    /// Add and Mul; a fill only writes its output.
     pub fn logical_bytes(&self) -> usize {
         let (r, c) = self.rc();
+        if matches!(self.base, Base::FillScalar | Base::Zero) {
+            return self.out_bytes;
+        }
         2 * self.out_bytes
             + match self.base {
                 Base::IndexSelectRows => r * 8,
@@ -279,6 +294,14 @@ impl CaseSpec {
                 (Launch::Sampled(p), vec![])
             }
             Base::InplaceCopyTranspose => (Launch::Copy(x.transpose(0, 1).map_err(npu)?), vec![]),
+            Base::FillScalar => {
+                fill = Scalar::Int(FILL_VALUE).to_bytes(self.dtype).map_err(npu)?;
+                (Launch::Fill(Some(Scalar::Int(FILL_VALUE))), vec![])
+            }
+            Base::Zero => {
+                fill = vec![0; e];
+                (Launch::Fill(None), vec![])
+            }
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 other = random_elements(self.dtype, r * c, 0x0add);
                 let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
@@ -352,7 +375,12 @@ enum Launch {
         alpha: Option<Scalar>,
         prepared: Option<Box<Prepared>>,
     },
+    /// `fill_scalar_inplace(out, value)`, or `zero_inplace(out)` (`None`).
+    Fill(Option<Scalar>),
 }
+
+/// The value of the fill_scalar cases.
+const FILL_VALUE: i64 = 3;
 
 /// Add's alpha in the bench (`out = x + 2 * y`).
 const ADD_ALPHA: Scalar = Scalar::Int(2);
@@ -441,6 +469,12 @@ impl Case {
                 Some(a) => s.add(x, y, *a),
                 None => s.mul(x, y),
             },
+            Launch::Fill(Some(v)) => s.full(x.dtype(), x.shape(), *v),
+            Launch::Fill(None) => {
+                let out = Tensor::empty(s, x.dtype(), x.shape())?;
+                s.zero_inplace(&out)?;
+                Ok(out)
+            }
         }
     }
 
@@ -519,6 +553,8 @@ impl Case {
                 (None, Some(a)) => s.add_into(x, y, *a, out),
                 (None, None) => s.mul_into(x, y, out),
             },
+            Launch::Fill(Some(v)) => s.fill_scalar_inplace(out, *v),
+            Launch::Fill(None) => s.zero_inplace(out),
         }
     }
 
@@ -698,6 +734,8 @@ fn moved(
             Base::InplaceCopyTranspose => col * r + row,
             // Computed by `arithmetic`, not moved.
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => i,
+            // Every element is the fill value.
+            Base::FillScalar | Base::Zero => return None,
         })
     };
     let mut out = vec![0u8; r * c * e];

@@ -97,7 +97,12 @@ impl Nd {
         }
         if matches!(
             base,
-            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared
+            Base::Add
+                | Base::AddPrepared
+                | Base::Mul
+                | Base::MulPrepared
+                | Base::FillScalar
+                | Base::Zero
         ) {
             return None;
         }
@@ -186,8 +191,13 @@ impl<T: Bits> NdCase<T> {
                 }
                 Array2::from_shape_vec((r, c), v).expect("r x c elements")
             }
-            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
-                unreachable!("Nd::new makes no elementwise row")
+            Base::Add
+            | Base::AddPrepared
+            | Base::Mul
+            | Base::MulPrepared
+            | Base::FillScalar
+            | Base::Zero => {
+                unreachable!("Nd::new makes no elementwise or fill row")
             }
         })
     }

@@ -38,7 +38,8 @@ pub enum Expect {
 pub struct Case {
     /// Unique name.
     pub id: String,
-    /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`.
+    /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
+    /// `add`, `mul`, `fill_scalar`, `zero`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -61,7 +62,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 7] = [
+const OPS: [&str; 9] = [
     "slice",
     "index_select",
     "as_strided",
@@ -69,6 +70,8 @@ const OPS: [&str; 7] = [
     "subtensor",
     "add",
     "mul",
+    "fill_scalar",
+    "zero",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

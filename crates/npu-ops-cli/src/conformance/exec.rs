@@ -357,6 +357,18 @@ fn run_op(
                 Ok(y) => elementwise(s, &x, &y, add.then_some(alpha), out_dtype, inplace),
             }
         }
+        "fill_scalar" => {
+            let v = get("value")?;
+            let value = alpha_value(v).ok_or_else(|| {
+                format!(
+                    "{}: expected a number, true/false, \"nan\"/\"inf\"/\"-inf\" or [re, im]",
+                    ctx("value")
+                )
+            })?;
+            // In place: the result is the input, read through its view.
+            s.fill_scalar_inplace(&x, value).map(|()| x.clone())
+        }
+        "zero" => s.zero_inplace(&x).map(|()| x.clone()),
         other => return Err(format!("unknown operator {other}")),
     })
 }
