@@ -790,7 +790,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 16 * 6);
+        assert_eq!(s.len(), 18 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);
