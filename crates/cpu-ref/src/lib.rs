@@ -5,8 +5,8 @@
 //! Plain, obviously-correct host loops: the test oracle that the CPU
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
-//! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`fill_scalar`] and
-//! [`zero`]; each takes the SoC name of the
+//! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`fill_scalar`],
+//! [`zero`] and [`cast()`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -47,6 +47,7 @@ pub use element::Element;
 pub use error::RefError;
 pub use ops::add::{add, add_cast, add_inplace, add_out_shape};
 pub use ops::as_strided::as_strided;
+pub use ops::cast::{cast, cast_element};
 pub use ops::check_out_shape;
 pub use ops::elementwise::{broadcast_shape, can_cast, merged_groups, promote};
 pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};

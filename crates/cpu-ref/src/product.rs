@@ -120,11 +120,13 @@ pub enum Op {
     FillScalar,
     /// `aclnnInplaceZero` (section 10).
     Zero,
+    /// `aclnnCast` (section 11).
+    Cast,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 9] = [
+    pub const ALL: [Op; 10] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -134,6 +136,7 @@ impl Op {
         Op::Mul,
         Op::FillScalar,
         Op::Zero,
+        Op::Cast,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -148,6 +151,7 @@ impl Op {
             Op::Mul => "mul",
             Op::FillScalar => "fill_scalar",
             Op::Zero => "zero",
+            Op::Cast => "cast",
         }
     }
 }
@@ -260,6 +264,24 @@ const ZERO_A2_A3: &[DType] = &[
     DType::BFloat16,
 ];
 
+/// Cast (section 11) off A2/A3: every dtype but bfloat16 (on A2/A3: all).
+const CAST_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int8,
+    DType::UInt8,
+    DType::Int16,
+    DType::UInt16,
+    DType::Int32,
+    DType::UInt32,
+    DType::Int64,
+    DType::UInt64,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+];
+
 /// Zero elsewhere: the A2/A3 list without bfloat16.
 const ZERO_NO_BF16: &[DType] = &[
     DType::Float32,
@@ -289,11 +311,12 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - add: training, A2, A3 (CANN's English aclnnAdd page).
 /// - mul: every family but Atlas 200I/500 A2.
 /// - fill_scalar, zero: every family but Atlas 200I/500 A2 (section 10).
+/// - cast: every family but Atlas 200I/500 A2 (section 11).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::Mul => family != Family::A200I500A2,
-        Op::FillScalar | Op::Zero => family != Family::A200I500A2,
+        Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -321,6 +344,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::FillScalar => ELEMENTWISE_NO_BF16,
         Op::Zero if a2_or_a3 => ZERO_A2_A3,
         Op::Zero => ZERO_NO_BF16,
+        Op::Cast if a2_or_a3 => &DType::ALL,
+        Op::Cast => CAST_NO_BF16,
     }
 }
 
@@ -448,7 +473,8 @@ mod tests {
                 "add",
                 "mul",
                 "fill_scalar",
-                "zero"
+                "zero",
+                "cast"
             ]
         );
     }
@@ -464,7 +490,7 @@ mod tests {
                 Op::Subtensor => [true, true, true, true, true],
                 Op::Add => [true, true, true, false, false],
                 Op::Mul => [true, true, true, true, false],
-                Op::FillScalar | Op::Zero => [true, true, true, true, false],
+                Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

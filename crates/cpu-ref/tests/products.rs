@@ -2,11 +2,11 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, fill_scalar, index_select, mul, sampled_slice, slice, subtensor, zero, DType,
-    Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, fill_scalar, index_select, mul, sampled_slice, slice, subtensor, zero,
+    DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 9] = [
+const OPS: [&str; 10] = [
     "slice",
     "index_select",
     "as_strided",
@@ -16,6 +16,7 @@ const OPS: [&str; 9] = [
     "mul",
     "fill_scalar",
     "zero",
+    "cast",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -35,6 +36,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "mul" => mul(soc, x, x),
         "fill_scalar" => fill_scalar(soc, x, Scalar::Bool(true)),
         "zero" => zero(soc, x),
+        "cast" => cast(soc, x, x.dtype()),
         _ => unreachable!(),
     }
 }
@@ -44,7 +46,7 @@ fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
         "slice" | "add" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" | "mul" | "fill_scalar" | "zero" => {
+        "index_select" | "sampled_slice" | "mul" | "fill_scalar" | "zero" | "cast" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
@@ -69,6 +71,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         },
         "index_select" | "as_strided" | "sampled_slice" => dtype != DType::BFloat16 || bf16_family,
         "subtensor" => true,
+        "cast" => dtype != DType::BFloat16 || bf16_family,
         "zero" => match dtype {
             DType::UInt32 | DType::UInt64 => false,
             DType::BFloat16 => bf16_family,
@@ -116,7 +119,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 9 * 28 * 15);
+    assert_eq!(checked, 10 * 28 * 15);
 }
 
 #[test]

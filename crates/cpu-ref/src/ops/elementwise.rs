@@ -183,7 +183,7 @@ fn le<const N: usize>(b: &[u8]) -> [u8; N] {
 
 /// Decodes one element of `d` (exactly: f16/bf16/f32 widen to f64 without
 /// rounding).
-fn decode(d: DType, b: &[u8]) -> Val {
+pub(crate) fn decode(d: DType, b: &[u8]) -> Val {
     use DType::*;
     match d {
         Bool => Val::Bool(b[0] != 0),

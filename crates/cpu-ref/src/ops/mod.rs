@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul and the fills), and the
+//! The operators (the five data-movement ones, Add, Mul, the fills and Cast), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -7,6 +7,7 @@
 
 pub mod add;
 pub mod as_strided;
+pub mod cast;
 pub mod elementwise;
 pub mod fill;
 pub mod index_select;
