@@ -292,6 +292,9 @@ api_table! {
         inplace_zero: "InplaceZero" => fn aclnnInplaceZeroGetWorkspaceSize(
             *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnInplaceZero;
+        cast: "Cast" => fn aclnnCastGetWorkspaceSize(
+            *const aclTensor, aclDataType, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnCast;
     }
 }
 

@@ -53,6 +53,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceMulGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
+                "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -115,6 +116,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceMul",
             "InplaceFillScalar",
             "InplaceZero",
+            "Cast",
         ]),
         tag,
         1,
@@ -429,7 +431,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Mul",
             "InplaceMul",
             "InplaceFillScalar",
-            "InplaceZero"
+            "InplaceZero",
+            "Cast"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -557,6 +560,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceMul",
             "InplaceFillScalar",
             "InplaceZero",
+            "Cast",
         ]),
         "x",
         6,

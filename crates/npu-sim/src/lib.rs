@@ -5,7 +5,7 @@
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
-// fills (InplaceFillScalar, InplaceZero: likewise).
+// fills (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -58,6 +58,7 @@
 #![allow(non_snake_case)]
 
 mod abi;
+mod casts;
 mod config;
 mod cores;
 mod elementwise;
@@ -75,6 +76,7 @@ mod state;
 mod stream;
 mod work;
 
+pub use casts::*;
 pub use elementwise::*;
 pub use fills::*;
 pub use lists::*;
@@ -465,7 +467,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 10);
+/// assert_eq!(api.available_operators().len(), 11);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -561,6 +563,8 @@ pub fn api() -> Api {
         aclnnInplaceFillScalar: Some(aclnnInplaceFillScalar),
         aclnnInplaceZeroGetWorkspaceSize: Some(aclnnInplaceZeroGetWorkspaceSize),
         aclnnInplaceZero: Some(aclnnInplaceZero),
+        aclnnCastGetWorkspaceSize: Some(aclnnCastGetWorkspaceSize),
+        aclnnCast: Some(aclnnCast),
         origin: Origin::linked("npu-sim"),
     }
 }

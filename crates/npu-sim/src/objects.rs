@@ -81,6 +81,8 @@ pub enum Plan {
         /// The element's size.
         len: u8,
     },
+    /// `out = self` converted to out's dtype (Cast).
+    Cast,
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their

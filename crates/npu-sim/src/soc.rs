@@ -45,6 +45,8 @@ pub enum Op {
     InplaceFillScalar,
     /// aclnnInplaceZero
     InplaceZero,
+    /// aclnnCast
+    Cast,
 }
 
 impl Op {
@@ -61,6 +63,7 @@ impl Op {
             Op::InplaceMul => "aclnnInplaceMul",
             Op::InplaceFillScalar => "aclnnInplaceFillScalar",
             Op::InplaceZero => "aclnnInplaceZero",
+            Op::Cast => "aclnnCast",
         }
     }
 
@@ -77,6 +80,7 @@ impl Op {
             Op::InplaceMul => "aclnnInplaceMulGetWorkspaceSize",
             Op::InplaceFillScalar => "aclnnInplaceFillScalarGetWorkspaceSize",
             Op::InplaceZero => "aclnnInplaceZeroGetWorkspaceSize",
+            Op::Cast => "aclnnCastGetWorkspaceSize",
         }
     }
 }
@@ -92,7 +96,7 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Add | Op::InplaceAdd => matches!(family, Training | A2 | A3),
         Op::Mul | Op::InplaceMul => !matches!(family, Atlas200I500A2),
         // Their English pages: every family but 200I/500 A2.
-        Op::InplaceFillScalar | Op::InplaceZero => !matches!(family, Atlas200I500A2),
+        Op::InplaceFillScalar | Op::InplaceZero | Op::Cast => !matches!(family, Atlas200I500A2),
     }
 }
 
@@ -139,6 +143,7 @@ const GENERAL_DTYPES: &[aclDataType] = &[
 ];
 
 /// Whether `op` accepts data of `dtype` on `family`. BF16 only on A2/A3.
+/// Cast takes the general list for `self` and `dtype` (aclnn_cast.cpp).
 /// Slice has its own short list; IndexSelect's list is used for the others
 /// (InplaceCopy and ConstantPadNd document the same set).
 pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {

@@ -549,3 +549,23 @@ pub fn zero(x: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
         s,
     )
 }
+
+pub fn cast_op() -> Operator<fns::aclnnCastGetWorkspaceSize> {
+    api().cast().unwrap()
+}
+
+/// Runs Cast through both phases.
+pub fn cast(
+    x: &T,
+    dtype: aclDataType,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = cast_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dtype, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
