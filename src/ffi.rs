@@ -773,6 +773,8 @@ pub(crate) enum First<'a> {
     InplaceFillScalar(&'a AclTensor<'a>, &'a AclScalar<'a>),
     /// `aclnnInplaceZero(selfRef)`.
     InplaceZero(&'a AclTensor<'a>),
+    /// `aclnnCast(self, dtype, out)`.
+    Cast(&'a AclTensor<'a>, aclDataType, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -794,6 +796,7 @@ impl First<'_> {
                 "aclnnInplaceFillScalar",
             ),
             First::InplaceZero(..) => ("aclnnInplaceZeroGetWorkspaceSize", "aclnnInplaceZero"),
+            First::Cast(..) => ("aclnnCastGetWorkspaceSize", "aclnnCast"),
         }
     }
 
@@ -895,6 +898,14 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Cast(x, dtype, out) => {
+                let op = api.cast()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dtype, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

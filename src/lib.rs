@@ -42,7 +42,8 @@
 //!   with an `_into` form; the elementwise [`Stream::add`] and
 //!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
 //!   in-place forms); the fills [`Stream::fill_scalar_inplace`],
-//!   [`Stream::full`] and [`Stream::zero_inplace`]; prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   [`Stream::full`] and [`Stream::zero_inplace`]; [`Stream::cast`] (with
+//!   `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

@@ -29,6 +29,8 @@ pub enum OpKind {
     FillScalar,
     /// [`crate::Stream::zero_inplace`]
     Zero,
+    /// [`crate::Stream::cast`]
+    Cast,
 }
 
 impl OpKind {
@@ -44,13 +46,14 @@ impl OpKind {
             OpKind::Mul => "mul",
             OpKind::FillScalar => "fill_scalar",
             OpKind::Zero => "zero",
+            OpKind::Cast => "cast",
         }
     }
 
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3; Mul, FillScalar and Zero everywhere but
+    /// series, A2 and A3; Mul, FillScalar, Zero and Cast everywhere but
     /// 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
@@ -61,7 +64,8 @@ impl OpKind {
             | OpKind::SampledSlice
             | OpKind::Mul
             | OpKind::FillScalar
-            | OpKind::Zero => family != Family::Atlas200I500A2,
+            | OpKind::Zero
+            | OpKind::Cast => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -86,6 +90,8 @@ impl OpKind {
             OpKind::Add | OpKind::Mul | OpKind::FillScalar => {
                 !matches!(dtype, DType::U16 | DType::U32 | DType::U64)
             }
+            // Cast (ops.md §11): every dtype (bfloat16 above).
+            OpKind::Cast => true,
             // Zero (ops.md §10): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
             _ => true,
