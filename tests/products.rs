@@ -94,7 +94,13 @@ fn every_family_supports_what_the_spec_says() {
                 &what("add"),
             );
             compare(s.mul(&dx, &dx), cpu_ref::mul(soc, &x, &x), &what("mul"));
-            // The fills write in place: on a copy, read back.
+            compare(
+                s.cast(&dx, npu_ops::DType::F32),
+                cpu_ref::cast(soc, &x, R::Float32),
+                &what("cast"),
+            );
+            // The fills write in place (on `dx`'s storage when `contiguous`
+            // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {
                 let c = s.contiguous(&dx)?;
                 f(&c)?;

@@ -224,6 +224,8 @@ enum Call {
     /// `fill_scalar_inplace(x, value)` (`None`: `zero_inplace(x)`); the
     /// result is `x` read back through its view.
     Fill(Option<AlphaSpec>),
+    /// `cast(x, dtype)`.
+    Cast(R),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -419,6 +421,7 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         }
         // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
         _ if src.chance(1, 3) => Call::Contiguous,
+        _ if src.chance(1, 5) => Call::Cast(src.pick(&R::ALL)),
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -496,6 +499,7 @@ fn ref_call(
         Call::Mul(o) => cpu_ref::mul(soc, x, &ref_other(o)?),
         Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
         Call::Fill(None) => cpu_ref::zero(soc, x),
+        Call::Cast(d) => cpu_ref::cast(soc, x, *d),
     }
 }
 
@@ -551,6 +555,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Mul(o) => s.mul(x, &our_other(s, o)?),
         Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
         Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
+        Call::Cast(d) => s.cast(x, dtype(*d)),
     }
 }
 
@@ -592,6 +597,7 @@ fn our_into(
             our_other(s, o).and_then(|y| s.prepare_mul(x, &y, out).and_then(|p| p.run(x, &y, out)))
         }
         Call::Mul(o) => our_other(s, o).and_then(|y| s.mul_into(x, &y, out)),
+        Call::Cast(_) if !prepared => s.cast_into(x, out),
         _ => return None,
     })
 }
@@ -837,9 +843,12 @@ fn error_forms(
         }
         // Add and Mul: `out`'s dtype and shape come from both operands
         // (promotion, broadcasting); their own tests check the forms.
-        Call::Subtensor(..) | Call::Contiguous | Call::Add(..) | Call::Mul(..) | Call::Fill(..) => {
-            return None
-        }
+        Call::Subtensor(..)
+        | Call::Contiguous
+        | Call::Add(..)
+        | Call::Mul(..)
+        | Call::Fill(..)
+        | Call::Cast(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

@@ -689,6 +689,27 @@ fn main() {
         }
     }
 
+    // Cast (ops.md §11): every family x dtype pair on random views (random
+    // bytes: NaN payloads, infinities, out-of-range values).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for dx in DType::ALL {
+            for dy in DType::ALL {
+                let (st, x) = input(dx, &mut r, 2);
+                let tag = format!("{fam}-{}-{}", dx.name(), dy.name());
+                push(
+                    &mut out,
+                    "cast",
+                    soc,
+                    (&st, &x),
+                    json!({"dtype": dy.name()}),
+                    expect(cpu_ref::cast(soc, &x, dy)),
+                    &tag,
+                );
+            }
+        }
+    }
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(

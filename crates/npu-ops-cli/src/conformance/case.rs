@@ -39,7 +39,7 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `fill_scalar`, `zero`.
+    /// `add`, `mul`, `fill_scalar`, `zero`, `cast`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -62,7 +62,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 9] = [
+const OPS: [&str; 10] = [
     "slice",
     "index_select",
     "as_strided",
@@ -72,6 +72,7 @@ const OPS: [&str; 9] = [
     "mul",
     "fill_scalar",
     "zero",
+    "cast",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

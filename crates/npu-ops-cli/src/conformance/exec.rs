@@ -369,6 +369,13 @@ fn run_op(
             s.fill_scalar_inplace(&x, value).map(|()| x.clone())
         }
         "zero" => s.zero_inplace(&x).map(|()| x.clone()),
+        "cast" => {
+            let d = get("dtype")?
+                .as_str()
+                .and_then(DType::from_name)
+                .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
+            s.cast(&x, d)
+        }
         other => return Err(format!("unknown operator {other}")),
     })
 }
