@@ -138,6 +138,7 @@ fn launch_figures_allocs_and_c_calls() {
         "mul_prepared",
         "fill_scalar",
         "zero",
+        "cast",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");
@@ -190,7 +191,7 @@ fn every_case_builds_and_checks_at_4k() {
             match case.nd() {
                 Some(nd) => case.check("(ndarray)", &nd.output_bytes()).unwrap(),
                 None => assert!(
-                    ["add", "mul", "fill_scalar", "zero"].contains(&spec.op()),
+                    ["add", "mul", "fill_scalar", "zero", "cast"].contains(&spec.op()),
                     "{}",
                     spec.name
                 ),

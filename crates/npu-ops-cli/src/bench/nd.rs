@@ -103,6 +103,7 @@ impl Nd {
                 | Base::MulPrepared
                 | Base::FillScalar
                 | Base::Zero
+                | Base::Cast
         ) {
             return None;
         }
@@ -196,8 +197,9 @@ impl<T: Bits> NdCase<T> {
             | Base::Mul
             | Base::MulPrepared
             | Base::FillScalar
-            | Base::Zero => {
-                unreachable!("Nd::new makes no elementwise or fill row")
+            | Base::Zero
+            | Base::Cast => {
+                unreachable!("Nd::new makes no elementwise, fill or cast row")
             }
         })
     }
