@@ -88,7 +88,7 @@ pub enum Base {
     /// ([`Stream::zero_inplace`], aclnnInplaceZero).
     Zero,
     /// A contiguous `[R, C]` converted into the case's dtype
-    /// ([`Stream::cast_into`], aclnnCast) from [`cast_source`]'s: int32 to
+    /// ([`Stream::cast_into`], aclnnCast) from `cast_source`'s: int32 to
     /// float32, float32 to float16, int32 to int64.
     Cast,
 }
