@@ -6,7 +6,7 @@
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`fill_scalar`],
-//! [`zero`] and [`cast()`]; each takes the SoC name of the
+//! [`zero`], [`cast()`], [`tril`] and [`triu`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -56,6 +56,7 @@ pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
 pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
 pub use ops::subtensor::subtensor;
+pub use ops::tri::{tril, triu};
 pub use product::{check_op_dtype, supported_dtypes, supports_op, Family, Op, DEFAULT_SOC};
 pub use scalar::Scalar;
 pub use tensor::{Tensor, MAX_RANK};

@@ -122,11 +122,15 @@ pub enum Op {
     Zero,
     /// `aclnnCast` (section 11).
     Cast,
+    /// `aclnnTril` / `aclnnInplaceTril` (section 12).
+    Tril,
+    /// `aclnnTriu` / `aclnnInplaceTriu` (section 12).
+    Triu,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 10] = [
+    pub const ALL: [Op; 12] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -137,6 +141,8 @@ impl Op {
         Op::FillScalar,
         Op::Zero,
         Op::Cast,
+        Op::Tril,
+        Op::Triu,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -152,6 +158,8 @@ impl Op {
             Op::FillScalar => "fill_scalar",
             Op::Zero => "zero",
             Op::Cast => "cast",
+            Op::Tril => "tril",
+            Op::Triu => "triu",
         }
     }
 }
@@ -282,6 +290,39 @@ const CAST_NO_BF16: &[DType] = &[
     DType::Complex128,
 ];
 
+/// Tril and Triu (section 12) on A2 / A3: no complex types.
+const TRI_A2_A3: &[DType] = &[
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Bool,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::BFloat16,
+];
+
+/// Tril and Triu elsewhere: the A2/A3 list without bfloat16.
+const TRI_NO_BF16: &[DType] = &[
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Bool,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+];
+
 /// Zero elsewhere: the A2/A3 list without bfloat16.
 const ZERO_NO_BF16: &[DType] = &[
     DType::Float32,
@@ -312,11 +353,14 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - mul: every family but Atlas 200I/500 A2.
 /// - fill_scalar, zero: every family but Atlas 200I/500 A2 (section 10).
 /// - cast: every family but Atlas 200I/500 A2 (section 11).
+/// - tril, triu **(project, to be checked)**: every family but Atlas
+///   200I/500 A2 (section 12).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::Mul => family != Family::A200I500A2,
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
+        Op::Tril | Op::Triu => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -346,6 +390,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Zero => ZERO_NO_BF16,
         Op::Cast if a2_or_a3 => &DType::ALL,
         Op::Cast => CAST_NO_BF16,
+        Op::Tril | Op::Triu if a2_or_a3 => TRI_A2_A3,
+        Op::Tril | Op::Triu => TRI_NO_BF16,
     }
 }
 
@@ -474,7 +520,9 @@ mod tests {
                 "mul",
                 "fill_scalar",
                 "zero",
-                "cast"
+                "cast",
+                "tril",
+                "triu"
             ]
         );
     }
@@ -491,6 +539,7 @@ mod tests {
                 Op::Add => [true, true, true, false, false],
                 Op::Mul => [true, true, true, true, false],
                 Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
+                Op::Tril | Op::Triu => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

@@ -2,11 +2,11 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, fill_scalar, index_select, mul, sampled_slice, slice, subtensor, zero,
-    DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, fill_scalar, index_select, mul, sampled_slice, slice, subtensor, tril,
+    triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 10] = [
+const OPS: [&str; 12] = [
     "slice",
     "index_select",
     "as_strided",
@@ -17,6 +17,8 @@ const OPS: [&str; 10] = [
     "fill_scalar",
     "zero",
     "cast",
+    "tril",
+    "triu",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -37,6 +39,8 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "fill_scalar" => fill_scalar(soc, x, Scalar::Bool(true)),
         "zero" => zero(soc, x),
         "cast" => cast(soc, x, x.dtype()),
+        "tril" => tril(soc, x, 0),
+        "triu" => triu(soc, x, -1),
         _ => unreachable!(),
     }
 }
@@ -46,7 +50,8 @@ fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
         "slice" | "add" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" | "mul" | "fill_scalar" | "zero" | "cast" => {
+        "index_select" | "sampled_slice" | "mul" | "fill_scalar" | "zero" | "cast" | "tril"
+        | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
@@ -72,6 +77,11 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         "index_select" | "as_strided" | "sampled_slice" => dtype != DType::BFloat16 || bf16_family,
         "subtensor" => true,
         "cast" => dtype != DType::BFloat16 || bf16_family,
+        "tril" | "triu" => match dtype {
+            DType::Complex64 | DType::Complex128 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
         "zero" => match dtype {
             DType::UInt32 | DType::UInt64 => false,
             DType::BFloat16 => bf16_family,
@@ -119,7 +129,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 10 * 28 * 15);
+    assert_eq!(checked, 12 * 28 * 15);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, the fills and Cast), and the
+//! The operators (the five data-movement ones, Add, Mul, the fills, Cast, Tril and Triu), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -15,6 +15,7 @@ pub mod mul;
 pub mod sampled_slice;
 pub mod slice;
 pub mod subtensor;
+pub mod tri;
 
 use crate::dtype::DType;
 use crate::error::RefError;
