@@ -223,6 +223,9 @@ mod generate {
             "aclnn_mul.h",
             "aclnn_cat.h",
             "aclnn_stack.h",
+            "aclnn_fill_scalar.h",
+            "aclnn_zero.h",
+            "aclnn_cast.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

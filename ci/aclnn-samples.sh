@@ -38,6 +38,10 @@ run cat "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/cat.
     -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/cat"
 run stack "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/stack.cpp" \
     -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/stack"
+run fill "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/fill.cpp" \
+    -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/fill"
+run cast "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/cast.cpp" \
+    -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/cast"
 run errors_and_executors "$CC" -std=c11 -Wall -Wextra -Werror -I "$ROOT/include" -I "$ROOT/include/aclnn" \
     "$src/errors_and_executors.c" -L "$ROOT/lib64" -lopapi_math -lopapi_nn -lascendcl -lnnopbase \
     -o "$bin/errors_and_executors"

@@ -849,6 +849,12 @@ pub(crate) enum First<'a> {
     Cat(&'a AclTensorList<'a>, i64, &'a AclTensor<'a>),
     /// `aclnnStack(tensors, dim, out)`.
     Stack(&'a AclTensorList<'a>, i64, &'a AclTensor<'a>),
+    /// `aclnnInplaceFillScalar(selfRef, value)`.
+    InplaceFillScalar(&'a AclTensor<'a>, &'a AclScalar<'a>),
+    /// `aclnnInplaceZero(selfRef)`.
+    InplaceZero(&'a AclTensor<'a>),
+    /// `aclnnCast(self, dtype, out)`.
+    Cast(&'a AclTensor<'a>, aclDataType, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -867,6 +873,12 @@ impl First<'_> {
             First::InplaceMul(..) => ("aclnnInplaceMulGetWorkspaceSize", "aclnnInplaceMul"),
             First::Cat(..) => ("aclnnCatGetWorkspaceSize", "aclnnCat"),
             First::Stack(..) => ("aclnnStackGetWorkspaceSize", "aclnnStack"),
+            First::InplaceFillScalar(..) => (
+                "aclnnInplaceFillScalarGetWorkspaceSize",
+                "aclnnInplaceFillScalar",
+            ),
+            First::InplaceZero(..) => ("aclnnInplaceZeroGetWorkspaceSize", "aclnnInplaceZero"),
+            First::Cast(..) => ("aclnnCastGetWorkspaceSize", "aclnnCast"),
         }
     }
 
@@ -968,6 +980,30 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(list.raw, dim, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::InplaceFillScalar(x, value) => {
+                let op = api.inplace_fill_scalar()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, value.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::InplaceZero(x) => {
+                let op = api.inplace_zero()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Cast(x, dtype, out) => {
+                let op = api.cast()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dtype, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

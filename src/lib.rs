@@ -43,7 +43,9 @@
 //!   (along a new dim), each
 //!   with an `_into` form; the elementwise [`Stream::add`] and
 //!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
-//!   in-place forms); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   in-place forms); the fills [`Stream::fill_scalar_inplace`],
+//!   [`Stream::full`] and [`Stream::zero_inplace`]; [`Stream::cast`] (with
+//!   `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

@@ -29,6 +29,12 @@ pub enum OpKind {
     Cat,
     /// [`crate::Stream::stack`]
     Stack,
+    /// [`crate::Stream::fill_scalar_inplace`]
+    FillScalar,
+    /// [`crate::Stream::zero_inplace`]
+    Zero,
+    /// [`crate::Stream::cast`]
+    Cast,
 }
 
 impl OpKind {
@@ -44,13 +50,17 @@ impl OpKind {
             OpKind::Mul => "mul",
             OpKind::Cat => "cat",
             OpKind::Stack => "stack",
+            OpKind::FillScalar => "fill_scalar",
+            OpKind::Zero => "zero",
+            OpKind::Cast => "cast",
         }
     }
 
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3; Mul and Cat everywhere but 200I/500 A2 (ops.md §7).
+    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
+    /// but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add => {
@@ -60,7 +70,10 @@ impl OpKind {
             | OpKind::SampledSlice
             | OpKind::Mul
             | OpKind::Cat
-            | OpKind::Stack => family != Family::Atlas200I500A2,
+            | OpKind::Stack
+            | OpKind::FillScalar
+            | OpKind::Zero
+            | OpKind::Cast => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -82,9 +95,15 @@ impl OpKind {
                     | DType::Bool
             ),
             // The elementwise list (ops.md §8): no unsigned type wider than 8 bits.
-            OpKind::Add | OpKind::Mul => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            OpKind::Add | OpKind::Mul | OpKind::FillScalar => {
+                !matches!(dtype, DType::U16 | DType::U32 | DType::U64)
+            }
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
+            // Cast (ops.md §14): every dtype (bfloat16 above).
+            OpKind::Cast => true,
+            // Zero (ops.md §13): that list plus uint16.
+            OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
             _ => true,
         }
     }

@@ -480,3 +480,109 @@ fn stack_into_wrong_out() {
         "out",
     );
 }
+
+#[test]
+fn fill_scalar_dtype_not_listed() {
+    let s = stream();
+    let u = zeros(&s, DType::U16, &[2]);
+    expect(
+        s.fill_scalar_inplace(&u, Scalar::Int(1)),
+        "unsupported_dtype",
+        "fill_scalar",
+        "",
+    );
+    expect(
+        s.full(DType::U64, &[2], Scalar::Int(1)),
+        "unsupported_dtype",
+        "fill_scalar",
+        "",
+    );
+    s.zero_inplace(&u).unwrap();
+    expect(
+        s.zero_inplace(&zeros(&s, DType::U32, &[2])),
+        "unsupported_dtype",
+        "zero",
+        "",
+    );
+}
+
+#[test]
+fn fill_scalar_value_not_castable() {
+    let s = stream();
+    let i = zeros(&s, DType::I32, &[2]);
+    for v in [
+        Scalar::Float(1.0),
+        Scalar::Complex(0.0, 0.0),
+        Scalar::UInt(u64::MAX),
+    ] {
+        expect(
+            s.fill_scalar_inplace(&i, v),
+            "invalid_argument",
+            "fill_scalar",
+            "value",
+        );
+    }
+    let b = zeros(&s, DType::Bool, &[2]);
+    expect(
+        s.fill_scalar_inplace(&b, Scalar::Float(1.0)),
+        "invalid_argument",
+        "fill_scalar",
+        "value",
+    );
+    expect(
+        s.full(DType::F32, &[2], Scalar::Complex(1.0, 0.0)),
+        "invalid_argument",
+        "fill_scalar",
+        "value",
+    );
+}
+
+#[test]
+fn fill_target_overlapping_itself() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[6]);
+    let w = x.as_strided_view(&[2, 3], &[2, 1], 0).unwrap();
+    expect(s.zero_inplace(&w), "invalid_argument", "zero", "self");
+    expect(
+        s.fill_scalar_inplace(&w, Scalar::Int(1)),
+        "invalid_argument",
+        "fill_scalar",
+        "self",
+    );
+}
+
+#[test]
+fn cast_target_dtype_not_on_product() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2]);
+    // The default simulated product (an A2 part) has bfloat16; only the
+    // product rule differs elsewhere, so check the kind where it applies.
+    let fam = s.runtime().family();
+    match fam {
+        Some(f) if !f.has_bf16() => {
+            expect(s.cast(&x, DType::BF16), "unsupported_dtype", "cast", "")
+        }
+        _ => {
+            s.cast(&x, DType::BF16).unwrap();
+        }
+    }
+}
+
+#[test]
+fn cast_into_wrong_out() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(
+        s.cast_into(&x, &zeros(&s, DType::I8, &[6])),
+        "invalid_argument",
+        "cast",
+        "out",
+    );
+    let row = zeros(&s, DType::I8, &[3]);
+    expect(
+        s.cast_into(&x, &row.view(&[2, 3], &[0, 1], 0).unwrap()),
+        "invalid_argument",
+        "cast",
+        "out",
+    );
+}

@@ -104,6 +104,28 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::stack(soc, &[&x, &x], 1),
                 &what("stack"),
             );
+            compare(
+                s.cast(&dx, npu_ops::DType::F32),
+                cpu_ref::cast(soc, &x, R::Float32),
+                &what("cast"),
+            );
+            // The fills write in place (on `dx`'s storage when `contiguous`
+            // returns it as it is: so last), read back.
+            let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {
+                let c = s.contiguous(&dx)?;
+                f(&c)?;
+                Ok(c)
+            };
+            compare(
+                fill(&|t| s.fill_scalar_inplace(t, npu_ops::Scalar::Bool(true))),
+                cpu_ref::fill_scalar(soc, &x, cpu_ref::Scalar::Bool(true)),
+                &what("fill_scalar"),
+            );
+            compare(
+                fill(&|t| s.zero_inplace(t)),
+                cpu_ref::zero(soc, &x),
+                &what("zero"),
+            );
         }
         drop(s);
         drop(rt); // the last runtime: finalizes, so the next reads NPU_SIM_SOC anew

@@ -967,6 +967,25 @@ aclnnStatus aclnnStackGetWorkspaceSize(const aclTensorList *tensors, int64_t dim
 aclnnStatus aclnnStack(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                        const aclrtStream stream);
 
+/* @cann aclnnop/aclnn_fill_scalar.h */
+aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *selfRef, const aclScalar *value,
+                                                   uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor);
+aclnnStatus aclnnInplaceFillScalar(void *workspace, uint64_t workspaceSize,
+                                   aclOpExecutor *executor, aclrtStream stream);
+
+/* @cann aclnnop/aclnn_zero.h */
+aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize,
+                                             aclOpExecutor **executor);
+aclnnStatus aclnnInplaceZero(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                             aclrtStream stream);
+
+/* @cann aclnnop/aclnn_cast.h */
+aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const aclDataType dtype, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnCast(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                      aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

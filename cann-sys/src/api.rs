@@ -294,6 +294,15 @@ api_table! {
         stack: "Stack" => fn aclnnStackGetWorkspaceSize(
             *const aclTensorList, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnStack;
+        inplace_fill_scalar: "InplaceFillScalar" => fn aclnnInplaceFillScalarGetWorkspaceSize(
+            *mut aclTensor, *const aclScalar, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceFillScalar;
+        inplace_zero: "InplaceZero" => fn aclnnInplaceZeroGetWorkspaceSize(
+            *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceZero;
+        cast: "Cast" => fn aclnnCastGetWorkspaceSize(
+            *const aclTensor, aclDataType, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnCast;
     }
 }
 

@@ -1646,6 +1646,54 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnInplaceFillScalarGetWorkspaceSize(
+        selfRef: *mut aclTensor,
+        value: *const aclScalar,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceFillScalar(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceZeroGetWorkspaceSize(
+        selfRef: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceZero(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnCastGetWorkspaceSize(
+        self_: *const aclTensor,
+        dtype: aclDataType,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnCast(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
 impl aclrtDevAttr {
     pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = aclrtDevAttr(1);
     pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(101);

@@ -74,6 +74,18 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_stack.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_fill_scalar.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_zero.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_cast.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -93,6 +105,9 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_mul.h",
             "aclnnop/aclnn_cat.h",
             "aclnnop/aclnn_stack.h",
+            "aclnnop/aclnn_fill_scalar.h",
+            "aclnnop/aclnn_zero.h",
+            "aclnnop/aclnn_cast.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

@@ -2,7 +2,8 @@
 // soc (SoC names, Family), bindings, headers, layout, error (LoadError), api (Api, Origin), load (Api::load).
 //! Raw FFI to the parts of Huawei CANN that `npu-ops` uses: the AscendCL
 //! runtime (`libascendcl.so`), the aclnn meta API (`libnnopbase.so`) and the
-//! aclnn operators Slice, IndexSelect, InplaceCopy, ConstantPadNd, Add, InplaceAdd, Mul, InplaceMul, Cat and Stack
+//! aclnn operators Slice, IndexSelect, InplaceCopy, ConstantPadNd, Add, InplaceAdd, Mul, InplaceMul,
+//! Cat, Stack, InplaceFillScalar, InplaceZero and Cast
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status

@@ -54,6 +54,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnCatGetWorkspaceSize" | "aclnnStackGetWorkspaceSize" => {
                     "const void *a, int64_t b, void *c"
                 }
+                "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
+                "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
+                "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -116,6 +119,9 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceMul",
             "Cat",
             "Stack",
+            "InplaceFillScalar",
+            "InplaceZero",
+            "Cast",
         ]),
         tag,
         1,
@@ -430,7 +436,10 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Mul",
             "InplaceMul",
             "Cat",
-            "Stack"
+            "Stack",
+            "InplaceFillScalar",
+            "InplaceZero",
+            "Cast"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -558,6 +567,9 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceMul",
             "Cat",
             "Stack",
+            "InplaceFillScalar",
+            "InplaceZero",
+            "Cast",
         ]),
         "x",
         6,

@@ -51,7 +51,7 @@ fn promote(a: DType, b: DType) -> Option<DType> {
     })
 }
 
-fn is_int(d: DType) -> bool {
+pub(crate) fn is_int(d: DType) -> bool {
     use DType::*;
     matches!(d, I8 | U8 | I16 | U16 | I32 | U32 | I64 | U64)
 }
@@ -114,7 +114,7 @@ fn merged_groups(a: &[usize], b: &[usize], out: &[usize]) -> usize {
 /// Add's alpha as aclnn takes it: its aclScalar dtype, the safe layer's
 /// dtype of that, and its bytes (ops.md §8: `Bool` is BOOL, `Int` and
 /// `UInt` INT64, `Float` DOUBLE, `Complex` COMPLEX128).
-fn alpha_scalar(alpha: Scalar) -> Result<(aclDataType, DType, Vec<u8>)> {
+pub(crate) fn alpha_scalar(alpha: Scalar) -> Result<(aclDataType, DType, Vec<u8>)> {
     Ok(match alpha {
         Scalar::Bool(b) => (aclDataType::ACL_BOOL, DType::Bool, vec![u8::from(b)]),
         Scalar::Int(v) => (aclDataType::ACL_INT64, DType::I64, v.to_le_bytes().to_vec()),

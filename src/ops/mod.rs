@@ -2,8 +2,10 @@
 //! output inference and allocation, then aclnn calls on a stream.
 
 pub(crate) mod as_strided;
+pub(crate) mod cast;
 pub(crate) mod cat;
 pub(crate) mod elementwise;
+pub(crate) mod fill;
 pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;

@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 6;
+            let which = i.u8() % 9;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -326,6 +326,23 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 5 => (a.aclnnStackGetWorkspaceSize.unwrap())(
                     st.any(i, &[]) as *const aclTensorList,
                     i.i64(),
+                    t1,
+                    wsp,
+                    exp,
+                ),
+                6 => {
+                    let sc = st.scalars.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnInplaceFillScalarGetWorkspaceSize.unwrap())(
+                        t0,
+                        sc as *const aclScalar,
+                        wsp,
+                        exp,
+                    )
+                }
+                7 => (a.aclnnInplaceZeroGetWorkspaceSize.unwrap())(t0, wsp, exp),
+                8 => (a.aclnnCastGetWorkspaceSize.unwrap())(
+                    t0,
+                    aclDataType(i32::from(i.u8() % 40)),
                     t1,
                     wsp,
                     exp,
@@ -385,7 +402,10 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnConstantPadNd,
                 a.aclnnCat,
                 a.aclnnStack,
-            ][(if i.one_in(8) { i.u8() % 6 } else { which }) as usize]
+                a.aclnnInplaceFillScalar,
+                a.aclnnInplaceZero,
+                a.aclnnCast,
+            ][(if i.one_in(8) { i.u8() % 9 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -225,6 +225,11 @@ enum Call {
     Cat(Vec<Other>, i64),
     /// Stack of `[x, others...]` along a new dim.
     Stack(Vec<Other>, i64),
+    /// `fill_scalar_inplace(x, value)` (`None`: `zero_inplace(x)`); the
+    /// result is `x` read back through its view.
+    Fill(Option<AlphaSpec>),
+    /// `cast(x, dtype)`.
+    Cast(R),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -493,6 +498,13 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         }
         // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
         _ if src.chance(1, 3) => Call::Contiguous,
+        _ if src.chance(1, 5) => Call::Cast(src.pick(&R::ALL)),
+        _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
+            0 => None,
+            1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
+            2 => Some(AlphaSpec::Float(src.pick(&[0.5, -2.0, 1.0e300, f64::NAN]))),
+            _ => Some(AlphaSpec::Int(src.range(-300, 300))),
+        }),
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -580,6 +592,9 @@ fn ref_call(
             list.extend(ts.iter());
             cpu_ref::stack(soc, &list, *dim)
         }
+        Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
+        Call::Fill(None) => cpu_ref::zero(soc, x),
+        Call::Cast(d) => cpu_ref::cast(soc, x, *d),
     }
 }
 
@@ -651,6 +666,9 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
             list.extend(ts.iter());
             s.stack(&list, *dim)
         }
+        Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
+        Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
+        Call::Cast(d) => s.cast(x, dtype(*d)),
     }
 }
 
@@ -715,6 +733,7 @@ fn our_into(
                 list.extend(ts.iter());
                 s.stack_into(&list, *dim, out)
             }),
+        Call::Cast(_) if !prepared => s.cast_into(x, out),
         _ => return None,
     })
 }
@@ -966,7 +985,9 @@ fn error_forms(
         | Call::Add(..)
         | Call::Mul(..)
         | Call::Cat(..)
-        | Call::Stack(..) => return None,
+        | Call::Stack(..)
+        | Call::Fill(..)
+        | Call::Cast(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

@@ -5,7 +5,8 @@
 //! Plain, obviously-correct host loops: the test oracle that the CPU
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
-//! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`] and [`split_with_size`]; each takes the SoC name of the
+//! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
+//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`] and [`triu`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -46,9 +47,11 @@ pub use element::Element;
 pub use error::RefError;
 pub use ops::add::{add, add_cast, add_inplace, add_out_shape};
 pub use ops::as_strided::as_strided;
+pub use ops::cast::{cast, cast_element};
 pub use ops::cat::{cat, cat_cast, cat_out_shape};
 pub use ops::check_out_shape;
 pub use ops::elementwise::{broadcast_shape, can_cast, merged_groups, promote};
+pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
@@ -56,6 +59,7 @@ pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
 pub use ops::split::{split_tensor, split_tensor_sizes, split_with_size};
 pub use ops::stack::{stack, stack_cast, stack_out_shape, STACK_MAX_RANK};
 pub use ops::subtensor::subtensor;
+pub use ops::tri::{tril, triu};
 pub use product::{check_op_dtype, supported_dtypes, supports_op, Family, Op, DEFAULT_SOC};
 pub use scalar::Scalar;
 pub use tensor::{Tensor, MAX_RANK};

@@ -124,11 +124,21 @@ pub enum Op {
     SplitTensor,
     /// `aclnnSplitWithSize` (section 12).
     SplitWithSize,
+    /// `aclnnInplaceFillScalar` (section 13).
+    FillScalar,
+    /// `aclnnInplaceZero` (section 13).
+    Zero,
+    /// `aclnnCast` (section 14).
+    Cast,
+    /// `aclnnTril` / `aclnnInplaceTril` (section 15).
+    Tril,
+    /// `aclnnTriu` / `aclnnInplaceTriu` (section 15).
+    Triu,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 11] = [
+    pub const ALL: [Op; 16] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -140,6 +150,11 @@ impl Op {
         Op::Stack,
         Op::SplitTensor,
         Op::SplitWithSize,
+        Op::FillScalar,
+        Op::Zero,
+        Op::Cast,
+        Op::Tril,
+        Op::Triu,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -156,6 +171,11 @@ impl Op {
             Op::Stack => "stack",
             Op::SplitTensor => "split_tensor",
             Op::SplitWithSize => "split_with_size",
+            Op::FillScalar => "fill_scalar",
+            Op::Zero => "zero",
+            Op::Cast => "cast",
+            Op::Tril => "tril",
+            Op::Triu => "triu",
         }
     }
 }
@@ -280,6 +300,90 @@ const CAT_NO_BF16: &[DType] = &[
     DType::Complex64,
 ];
 
+/// Zero (section 13) on A2 / A3: the elementwise list plus uint16.
+const ZERO_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+    DType::UInt16,
+    DType::BFloat16,
+];
+
+/// Cast (section 14) off A2/A3: every dtype but bfloat16 (on A2/A3: all).
+const CAST_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int8,
+    DType::UInt8,
+    DType::Int16,
+    DType::UInt16,
+    DType::Int32,
+    DType::UInt32,
+    DType::Int64,
+    DType::UInt64,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// Tril and Triu (section 15) on A2 / A3: no complex types.
+const TRI_A2_A3: &[DType] = &[
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Bool,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::BFloat16,
+];
+
+/// Tril and Triu elsewhere: the A2/A3 list without bfloat16.
+const TRI_NO_BF16: &[DType] = &[
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Bool,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+];
+
+/// Zero elsewhere: the A2/A3 list without bfloat16.
+const ZERO_NO_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+    DType::UInt16,
+];
+
 /// Whether `op` exists on `family`.
 ///
 /// - slice: training, A2, A3.
@@ -296,11 +400,17 @@ const CAT_NO_BF16: &[DType] = &[
 /// - stack: every family but Atlas 200I/500 A2 (CANN's aclnnStack page).
 /// - split_tensor: every family but Atlas 200I/500 A2; split_with_size:
 ///   training, A2, A3 (their pages).
+/// - fill_scalar, zero: every family but Atlas 200I/500 A2 (section 13).
+/// - cast: every family but Atlas 200I/500 A2 (section 14).
+/// - tril, triu **(project, to be checked)**: every family but Atlas
+///   200I/500 A2 (section 15).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::Mul | Op::Cat | Op::Stack | Op::SplitTensor => family != Family::A200I500A2,
         Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
+        Op::Tril | Op::Triu => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -332,6 +442,14 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // Split (section 12): the elementwise list of section 8.
         Op::SplitTensor | Op::SplitWithSize if a2_or_a3 => ELEMENTWISE_A2_A3,
         Op::SplitTensor | Op::SplitWithSize => ELEMENTWISE_NO_BF16,
+        Op::FillScalar if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::FillScalar => ELEMENTWISE_NO_BF16,
+        Op::Zero if a2_or_a3 => ZERO_A2_A3,
+        Op::Zero => ZERO_NO_BF16,
+        Op::Cast if a2_or_a3 => &DType::ALL,
+        Op::Cast => CAST_NO_BF16,
+        Op::Tril | Op::Triu if a2_or_a3 => TRI_A2_A3,
+        Op::Tril | Op::Triu => TRI_NO_BF16,
     }
 }
 
@@ -461,7 +579,12 @@ mod tests {
                 "cat",
                 "stack",
                 "split_tensor",
-                "split_with_size"
+                "split_with_size",
+                "fill_scalar",
+                "zero",
+                "cast",
+                "tril",
+                "triu"
             ]
         );
     }
@@ -481,6 +604,8 @@ mod tests {
                 Op::Stack => [true, true, true, true, false],
                 Op::SplitTensor => [true, true, true, true, false],
                 Op::SplitWithSize => [true, true, true, false, false],
+                Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
+                Op::Tril | Op::Triu => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

@@ -2,11 +2,12 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cat, index_select, mul, sampled_slice, slice, split_tensor, split_with_size,
-    stack, subtensor, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, cat, fill_scalar, index_select, mul, sampled_slice, slice, split_tensor,
+    split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError, SampleMode,
+    SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 11] = [
+const OPS: [&str; 16] = [
     "slice",
     "index_select",
     "as_strided",
@@ -18,6 +19,11 @@ const OPS: [&str; 11] = [
     "stack",
     "split_tensor",
     "split_with_size",
+    "fill_scalar",
+    "zero",
+    "cast",
+    "tril",
+    "triu",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -39,6 +45,11 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "stack" => stack(soc, &[x, x], 1),
         "split_tensor" => split_tensor(soc, x, 1, 0).map(|v| v[0].clone()),
         "split_with_size" => split_with_size(soc, x, &[1, 1], 0).map(|v| v[0].clone()),
+        "fill_scalar" => fill_scalar(soc, x, Scalar::Bool(true)),
+        "zero" => zero(soc, x),
+        "cast" => cast(soc, x, x.dtype()),
+        "tril" => tril(soc, x, 0),
+        "triu" => triu(soc, x, -1),
         _ => unreachable!(),
     }
 }
@@ -48,7 +59,8 @@ fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
         "slice" | "add" | "split_with_size" => matches!(fam, Training | A2 | A3),
-        "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor" => {
+        "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
+        | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
@@ -75,7 +87,18 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
-        "add" | "mul" | "split_tensor" | "split_with_size" => match dtype {
+        "cast" => dtype != DType::BFloat16 || bf16_family,
+        "tril" | "triu" => match dtype {
+            DType::Complex64 | DType::Complex128 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
+        "zero" => match dtype {
+            DType::UInt32 | DType::UInt64 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
+        "add" | "mul" | "split_tensor" | "split_with_size" | "fill_scalar" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
@@ -122,7 +145,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 11 * 28 * 15);
+    assert_eq!(checked, 16 * 28 * 15);
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, index_select, mul, sampled_slice, slice, stack, subtensor, SampleMode,
-    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, fill_scalar, index_select, mul, sampled_slice, slice, stack, subtensor,
+    zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -393,6 +393,29 @@ proptest! {
             prop_assert_eq!(z[i].to_bits(), canon(a[i] + t));
             prop_assert_eq!(m[i].to_bits(), canon(a[i] * b[i]));
         }
+    }
+
+    /// fill_scalar writes `value` as the same-width cast of the host
+    /// (integers wrap, a finite f64 into f32 rounds as `as f32`); a view
+    /// gives what its contiguous copy gives; zero writes all-zero bytes.
+    #[test]
+    fn fills_equal_naive(
+        shape in shape_strategy(0, 4, 4),
+        v in any_i64(),
+        f in any::<f64>().prop_filter("not NaN", |f| !f.is_nan()),
+    ) {
+        let x = arange(&shape);
+        let n = x.numel();
+        let y = fill_scalar(DEFAULT_SOC, &x, Scalar::Int(v)).unwrap();
+        prop_assert_eq!(y.to_vec::<i32>().unwrap(), vec![v as i32; n]);
+        let t = transposed(&x);
+        let a = fill_scalar(DEFAULT_SOC, &t, Scalar::Int(v)).unwrap();
+        let b = fill_scalar(DEFAULT_SOC, &t.to_contiguous(), Scalar::Int(v)).unwrap();
+        prop_assert_eq!(a.contiguous_bytes(), b.contiguous_bytes());
+        let xf = Tensor::from_slice(&shape, &vec![1f32; n]).unwrap();
+        let yf = fill_scalar(DEFAULT_SOC, &xf, Scalar::Float(f)).unwrap();
+        prop_assert_eq!(yf.to_vec::<f32>().unwrap(), vec![f as f32; n]);
+        prop_assert!(zero(DEFAULT_SOC, &t).unwrap().contiguous_bytes().iter().all(|b| *b == 0));
     }
 }
 

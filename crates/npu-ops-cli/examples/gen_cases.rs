@@ -197,15 +197,16 @@ fn input(d: DType, r: &mut Rng, max_rank: usize) -> (Tensor, Tensor) {
 fn main() {
     let mut out: Vec<Value> = Vec::new();
     let mut r = Rng(0x5EED_CA5E);
-    let mut n = 0usize;
-    let mut push = |out: &mut Vec<Value>,
-                    op: &str,
-                    soc: &str,
-                    x: (&Tensor, &Tensor),
-                    params: Value,
-                    e: Value,
-                    tag: &str| {
-        n += 1;
+    let n = std::cell::Cell::new(0usize);
+    let push = |out: &mut Vec<Value>,
+                op: &str,
+                soc: &str,
+                x: (&Tensor, &Tensor),
+                params: Value,
+                e: Value,
+                tag: &str| {
+        n.set(n.get() + 1);
+        let n = n.get();
         out.push(json!({"id": format!("{op}/{tag}-{n}"), "op": op, "soc": soc, "input": input_json(x.0, x.1), "params": params, "expect": e}));
     };
 
@@ -604,6 +605,11 @@ fn main() {
         push(&mut out, "mul", a2, (&st, &x), mp, expect(em), tag);
     }
 
+    // The branches that added Cat/Stack and the fills/Cast each appended
+    // their cases after the same point; both blocks start from that point's
+    // random state and case number, so every earlier case keeps its line.
+    let (fork_r, fork_n) = (r.0, n.get());
+
     // Cat: every family x dtype (three members: a transposed one, an
     // offset one, a plain one), then random lists on A2: ranks 1 to 4,
     // members empty along dim, dropped 1-D empty members, views, bad dims,
@@ -778,6 +784,115 @@ fn main() {
         };
         let (st0, x0) = &members[0];
         push(&mut out, "stack", a2, (st0, x0), params, expect(want), tag);
+    }
+
+    r = Rng(fork_r);
+    n.set(fork_n);
+
+    // Fills (ops.md §13): every family x dtype, with values of each kind
+    // (some do not cast: invalid), on random views; then stride-0 and
+    // overlapping views and random calls on A2.
+    let values = [
+        Scalar::Int(-7),
+        Scalar::Int(300),
+        Scalar::Bool(true),
+        Scalar::Float(0.1),
+        Scalar::Float(-1e300),
+        Scalar::Complex(1.5, -0.25),
+    ];
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let tag = format!("{fam}-{}", d.name());
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let v = values[r.below(values.len() as u64) as usize];
+                push(
+                    &mut out,
+                    "fill_scalar",
+                    soc,
+                    (&st, &x),
+                    json!({"value": alpha_json(v)}),
+                    expect(cpu_ref::fill_scalar(soc, &x, v)),
+                    &tag,
+                );
+            }
+            let (st, x) = input(d, &mut r, 3);
+            push(
+                &mut out,
+                "zero",
+                soc,
+                (&st, &x),
+                json!({}),
+                expect(cpu_ref::zero(soc, &x)),
+                &tag,
+            );
+        }
+    }
+    for _ in 0..100 {
+        let d = DType::ALL[r.below(15) as usize];
+        let st = storage(d, &[6], &mut r);
+        // A broadcast row (stride 0: filled once), a window (refused) or
+        // a plain slice.
+        let (x, tag) = match r.below(3) {
+            0 => (
+                st.view(&[2, 3], &[0, 1], r.below(4) as usize).unwrap(),
+                "random-stride0",
+            ),
+            1 => (st.view(&[2, 3], &[2, 1], 0).unwrap(), "random-window"),
+            _ => (
+                st.view(&[3], &[2], r.below(2) as usize).unwrap(),
+                "random-strided",
+            ),
+        };
+        let v = match r.below(4) {
+            0 => Scalar::Int(r.extreme(-3, 3)),
+            1 => Scalar::Float(r.range(-8, 8) as f64 / 4.0),
+            2 => Scalar::Bool(r.below(2) == 1),
+            _ => Scalar::Int(r.range(-3, 3)),
+        };
+        if r.below(4) == 0 {
+            push(
+                &mut out,
+                "zero",
+                a2,
+                (&st, &x),
+                json!({}),
+                expect(cpu_ref::zero(a2, &x)),
+                tag,
+            );
+        } else {
+            push(
+                &mut out,
+                "fill_scalar",
+                a2,
+                (&st, &x),
+                json!({"value": alpha_json(v)}),
+                expect(cpu_ref::fill_scalar(a2, &x, v)),
+                tag,
+            );
+        }
+    }
+
+    // Cast (ops.md §14): every family x dtype pair on random views (random
+    // bytes: NaN payloads, infinities, out-of-range values).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for dx in DType::ALL {
+            for dy in DType::ALL {
+                let (st, x) = input(dx, &mut r, 2);
+                let tag = format!("{fam}-{}-{}", dx.name(), dy.name());
+                push(
+                    &mut out,
+                    "cast",
+                    soc,
+                    (&st, &x),
+                    json!({"dtype": dy.name()}),
+                    expect(cpu_ref::cast(soc, &x, dy)),
+                    &tag,
+                );
+            }
+        }
     }
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");

@@ -138,6 +138,9 @@ fn launch_figures_allocs_and_c_calls() {
         "mul_prepared",
         "cat_last",
         "stack_lead",
+        "fill_scalar",
+        "zero",
+        "cast",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");
@@ -186,16 +189,13 @@ fn every_case_builds_and_checks_at_4k() {
             let case = spec.build(&s).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(case.output().numel() * dtype.size(), 4096);
             // ndarray's row computes the same bytes (checked in build too);
-            // the elementwise cases have none.
+            // the elementwise and fill cases have none.
             match case.nd() {
                 Some(nd) => case.check("(ndarray)", &nd.output_bytes()).unwrap(),
-                None => assert_eq!(
-                    spec.op(),
-                    if spec.name.starts_with("add") {
-                        "add"
-                    } else {
-                        "mul"
-                    }
+                None => assert!(
+                    ["add", "mul", "fill_scalar", "zero", "cast"].contains(&spec.op()),
+                    "{}",
+                    spec.name
                 ),
             }
         }

@@ -5,7 +5,8 @@
 // executors), state (runtime, handle registry), runtime (aclrt*), meta
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
-// cat (Cat and Stack, over ops' checks and elementwise's casts).
+// cat (Cat and Stack, over ops' checks and elementwise's casts), fills
+// (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -58,11 +59,13 @@
 #![allow(non_snake_case)]
 
 mod abi;
+mod casts;
 mod cat;
 mod config;
 mod cores;
 mod elementwise;
 mod executor;
+mod fills;
 mod kernels;
 mod lists;
 mod memory;
@@ -75,8 +78,10 @@ mod state;
 mod stream;
 mod work;
 
+pub use casts::*;
 pub use cat::*;
 pub use elementwise::*;
+pub use fills::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
@@ -465,7 +470,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 10);
+/// assert_eq!(api.available_operators().len(), 13);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -563,6 +568,12 @@ pub fn api() -> Api {
         aclnnCat: Some(aclnnCat),
         aclnnStackGetWorkspaceSize: Some(aclnnStackGetWorkspaceSize),
         aclnnStack: Some(aclnnStack),
+        aclnnInplaceFillScalarGetWorkspaceSize: Some(aclnnInplaceFillScalarGetWorkspaceSize),
+        aclnnInplaceFillScalar: Some(aclnnInplaceFillScalar),
+        aclnnInplaceZeroGetWorkspaceSize: Some(aclnnInplaceZeroGetWorkspaceSize),
+        aclnnInplaceZero: Some(aclnnInplaceZero),
+        aclnnCastGetWorkspaceSize: Some(aclnnCastGetWorkspaceSize),
+        aclnnCast: Some(aclnnCast),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -98,6 +98,16 @@ pub enum Plan {
         /// Stack's new dim rather than Cat's join.
         stack: bool,
     },
+    /// Every element of the output (InplaceFillScalar, InplaceZero) set to
+    /// `value` (already in its dtype, `len` bytes).
+    Fill {
+        /// The element, in its first `len` bytes.
+        value: [u8; 16],
+        /// The element's size.
+        len: u8,
+    },
+    /// `out = self` converted to out's dtype (Cast).
+    Cast,
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their
@@ -140,6 +150,9 @@ impl Executor {
             }
             Plan::InplaceCopy { stage: true } => Some("it copies a buffer onto itself"),
             Plan::Cat { stage: true, .. } => Some("it copies a buffer onto itself"),
+            Plan::Fill { .. } if self.op == Op::InplaceFillScalar => {
+                Some("it holds a host value (the fill scalar) copied inside")
+            }
             _ => None,
         }
     }

@@ -427,7 +427,7 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
 
 /// Writes `(shape, strides @ offset of t)` into `out` (or through the
 /// workspace when `out` is not contiguous): the tail shared by the ops.
-fn store(
+pub(crate) fn store(
     l: &mut Launch,
     rt: &Runtime,
     o: &Tensor,

@@ -45,6 +45,12 @@ pub enum Op {
     Cat,
     /// aclnnStack
     Stack,
+    /// aclnnInplaceFillScalar
+    InplaceFillScalar,
+    /// aclnnInplaceZero
+    InplaceZero,
+    /// aclnnCast
+    Cast,
 }
 
 impl Op {
@@ -61,6 +67,9 @@ impl Op {
             Op::InplaceMul => "aclnnInplaceMul",
             Op::Cat => "aclnnCat",
             Op::Stack => "aclnnStack",
+            Op::InplaceFillScalar => "aclnnInplaceFillScalar",
+            Op::InplaceZero => "aclnnInplaceZero",
+            Op::Cast => "aclnnCast",
         }
     }
 
@@ -77,6 +86,9 @@ impl Op {
             Op::InplaceMul => "aclnnInplaceMulGetWorkspaceSize",
             Op::Cat => "aclnnCatGetWorkspaceSize",
             Op::Stack => "aclnnStackGetWorkspaceSize",
+            Op::InplaceFillScalar => "aclnnInplaceFillScalarGetWorkspaceSize",
+            Op::InplaceZero => "aclnnInplaceZeroGetWorkspaceSize",
+            Op::Cast => "aclnnCastGetWorkspaceSize",
         }
     }
 }
@@ -95,6 +107,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Cat => !matches!(family, Atlas200I500A2),
         // aclnnStack's page: not on 200I/500 A2.
         Op::Stack => !matches!(family, Atlas200I500A2),
+        // Their English pages: every family but 200I/500 A2.
+        Op::InplaceFillScalar | Op::InplaceZero | Op::Cast => !matches!(family, Atlas200I500A2),
     }
 }
 
@@ -155,6 +169,7 @@ const GENERAL_DTYPES: &[aclDataType] = &[
 ];
 
 /// Whether `op` accepts data of `dtype` on `family`. BF16 only on A2/A3.
+/// Cast takes the general list for `self` and `dtype` (aclnn_cast.cpp).
 /// Slice has its own short list; IndexSelect's list is used for the others
 /// (InplaceCopy and ConstantPadNd document the same set).
 pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
@@ -163,8 +178,12 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     }
     match op {
         Op::Slice => SLICE_DTYPES.contains(&dtype),
-        Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul => ELEMENTWISE_DTYPES.contains(&dtype),
+        Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul | Op::InplaceFillScalar => {
+            ELEMENTWISE_DTYPES.contains(&dtype)
+        }
         Op::Cat => CAT_DTYPES.contains(&dtype),
+        // aclnn_zero.cpp: FillScalar's list plus UINT16.
+        Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -244,6 +263,33 @@ mod tests {
             Family::A3,
             D::ACL_COMPLEX128
         ));
+    }
+
+    #[test]
+    fn fill_dtypes() {
+        use aclDataType as D;
+        assert!(!dtype_supported(
+            Op::InplaceFillScalar,
+            Family::A2,
+            D::ACL_UINT16
+        ));
+        assert!(dtype_supported(
+            Op::InplaceZero,
+            Family::Inference,
+            D::ACL_UINT16
+        ));
+        assert!(!dtype_supported(
+            Op::InplaceZero,
+            Family::Training,
+            D::ACL_BF16
+        ));
+        assert!(dtype_supported(
+            Op::InplaceFillScalar,
+            Family::A3,
+            D::ACL_BF16
+        ));
+        assert!(!op_available(Op::InplaceZero, Family::Atlas200I500A2));
+        assert!(op_available(Op::InplaceFillScalar, Family::Inference));
     }
 
     #[test]

@@ -217,7 +217,7 @@ fn cat_first_phase_errors_in_order() {
         let (_b4, bad) = upload_list(&[&rand_tensor(DType::UInt32, &[2, 3], 4)]);
         for (l, what) in [(&mixed, "one"), (&ranks, "shape"), (&bad, "not supported")] {
             let r = plan(|w, e| unsafe { (op.get_workspace_size)(l.0, 0, o.0, w, e) });
-            let (code, msg) = r.err().expect("refused");
+            let (code, msg) = r.expect_err("refused");
             assert_eq!(code, ACLNN_ERR_PARAM_INVALID);
             assert!(msg.contains(what), "{msg}");
         }

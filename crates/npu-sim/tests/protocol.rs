@@ -108,7 +108,7 @@ fn slice_first_phase_errors_in_order() {
             (0, -1),
             (0, i64::MIN),
         ] {
-            let (c, m) = slice_plan(&x, dim, 0, 2, step, &o).err().expect("rejected");
+            let (c, m) = slice_plan(&x, dim, 0, 2, step, &o).expect_err("rejected");
             assert_eq!(c, ACLNN_ERR_PARAM_INVALID, "dim {dim} step {step}: {m}");
             // EZ1001, then the operator and the rule (the parameter named).
             let param = if step > 0 { "dim" } else { "step" };
@@ -1202,7 +1202,7 @@ fn dtypes_no_operator_takes_are_unsupported() {
             let s = unsafe { (api().aclCreateScalar)(v.as_mut_ptr().cast(), d) };
             assert!(s.is_null(), "{d:?}");
             let x = view(d, &[2, 2], &[2, 1], 0, b.ptr, 4);
-            let (c, m) = slice_plan(&x, 0, 0, 2, 1, &o).err().expect("rejected");
+            let (c, m) = slice_plan(&x, 0, 0, 2, 1, &o).expect_err("rejected");
             assert_eq!(c, ACLNN_ERR_PARAM_INVALID, "{d:?}: {m}");
             assert!(
                 m.starts_with("AclNN_Parameter_Error(EZ1001): ")

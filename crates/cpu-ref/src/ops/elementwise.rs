@@ -25,7 +25,7 @@ pub(crate) enum Binary {
 }
 
 /// Whether `d` is one of the integer dtypes (not BOOL).
-fn is_int(d: DType) -> bool {
+pub(crate) fn is_int(d: DType) -> bool {
     matches!(
         d,
         DType::Int8
@@ -170,7 +170,7 @@ fn limited(d: DType) -> bool {
 
 /// An exactly held value of any dtype.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Val {
+pub(crate) enum Val {
     Bool(bool),
     Int(i128),
     Real(f64),
@@ -183,7 +183,7 @@ fn le<const N: usize>(b: &[u8]) -> [u8; N] {
 
 /// Decodes one element of `d` (exactly: f16/bf16/f32 widen to f64 without
 /// rounding).
-fn decode(d: DType, b: &[u8]) -> Val {
+pub(crate) fn decode(d: DType, b: &[u8]) -> Val {
     use DType::*;
     match d {
         Bool => Val::Bool(b[0] != 0),
@@ -336,7 +336,7 @@ fn real_of(v: Val) -> f64 {
 
 /// Encodes `v` as one element of `d` (ops.md §8, "Casts"; to BOOL:
 /// `v != 0`, used for alpha).
-fn encode(v: Val, d: DType, out: &mut Vec<u8>) {
+pub(crate) fn encode(v: Val, d: DType, out: &mut Vec<u8>) {
     use DType::*;
     let part = |v: Val| -> Val {
         match v {
@@ -399,7 +399,7 @@ pub(crate) fn cast_bytes(from: DType, b: &[u8], to: DType) -> Vec<u8> {
 /// alpha as aclnn sees it: its aclScalar dtype and exact value (ops.md §8:
 /// `Bool` → BOOL, `Int`/`UInt` → INT64, `Float` → DOUBLE, `Complex` →
 /// COMPLEX128).
-fn alpha_value(op: &'static str, alpha: Scalar) -> Result<(DType, Val), RefError> {
+pub(crate) fn alpha_value(op: &'static str, alpha: Scalar) -> Result<(DType, Val), RefError> {
     Ok(match alpha {
         Scalar::Bool(b) => (DType::Bool, Val::Bool(b)),
         Scalar::Int(v) => (DType::Int64, Val::Int(i128::from(v))),

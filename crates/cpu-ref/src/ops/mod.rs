@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack and Split), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -7,8 +7,10 @@
 
 pub mod add;
 pub mod as_strided;
+pub mod cast;
 pub mod cat;
 pub mod elementwise;
+pub mod fill;
 pub mod index_select;
 pub mod mul;
 pub mod sampled_slice;
@@ -16,6 +18,7 @@ pub mod slice;
 pub mod split;
 pub mod stack;
 pub mod subtensor;
+pub mod tri;
 
 use crate::dtype::DType;
 use crate::error::RefError;

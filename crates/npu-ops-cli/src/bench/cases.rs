@@ -87,11 +87,29 @@ pub enum Base {
     /// `[R/2, C]` stacked with itself along a new leading dim into a
     /// contiguous `[2, R/2, C]` ([`Stream::stack_into`], aclnnStack).
     StackLead,
+    /// Every element of a contiguous `[R, C]` set to 3
+    /// ([`Stream::fill_scalar_inplace`], aclnnInplaceFillScalar).
+    FillScalar,
+    /// Every element of a contiguous `[R, C]` set to zero
+    /// ([`Stream::zero_inplace`], aclnnInplaceZero).
+    Zero,
+    /// A contiguous `[R, C]` converted into the case's dtype
+    /// ([`Stream::cast_into`], aclnnCast) from `cast_source`'s: int32 to
+    /// float32, float32 to float16, int32 to int64.
+    Cast,
+}
+
+/// The input dtype of a [`Base::Cast`] case whose output is `d`.
+pub fn cast_source(d: DType) -> DType {
+    match d {
+        DType::F16 | DType::BF16 => DType::F32,
+        _ => DType::I32,
+    }
 }
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 18] = [
+    pub const ALL: [Base; 21] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -110,6 +128,9 @@ impl Base {
         Base::MulPrepared,
         Base::CatLast,
         Base::StackLead,
+        Base::FillScalar,
+        Base::Zero,
+        Base::Cast,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -133,11 +154,15 @@ impl Base {
             Base::MulPrepared => "mul_prepared",
             Base::CatLast => "cat_last",
             Base::StackLead => "stack_lead",
+            Base::FillScalar => "fill_scalar",
+            Base::Zero => "zero",
+            Base::Cast => "cast",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
-    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`).
+    /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
+    /// `"fill_scalar"`, `"zero"`, `"cast"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -149,6 +174,9 @@ impl Base {
             Base::Mul | Base::MulPrepared => "mul",
             Base::CatLast => "cat",
             Base::StackLead => "stack",
+            Base::FillScalar => "fill_scalar",
+            Base::Zero => "zero",
+            Base::Cast => "cast",
         }
     }
 }
@@ -206,9 +234,17 @@ impl CaseSpec {
 
     /// Bytes moved per run, logically: the output written and as many
     /// bytes read, plus the indices of a gather, or the second input of
-    /// Add and Mul.
+    /// Add and Mul; a fill only writes its output.
     pub fn logical_bytes(&self) -> usize {
         let (r, c) = self.rc();
+        if matches!(self.base, Base::FillScalar | Base::Zero) {
+            return self.out_bytes;
+        }
+        if self.base == Base::Cast {
+            // The output written and the input (of its own width) read.
+            return self.out_bytes / self.dtype.size()
+                * (self.dtype.size() + cast_source(self.dtype).size());
+        }
         2 * self.out_bytes
             + match self.base {
                 Base::IndexSelectRows => r * 8,
@@ -238,8 +274,13 @@ impl CaseSpec {
             Base::StackLead => [r / 2, c],
             _ => [r, c],
         };
-        let host = random_elements(self.dtype, input_shape[0] * input_shape[1], 0x5eed);
-        let x = Tensor::from_bytes(stream, self.dtype, &input_shape, &host).map_err(npu)?;
+        let in_dtype = if self.base == Base::Cast {
+            cast_source(self.dtype)
+        } else {
+            self.dtype
+        };
+        let host = random_elements(in_dtype, input_shape[0] * input_shape[1], 0x5eed);
+        let x = Tensor::from_bytes(stream, in_dtype, &input_shape, &host).map_err(npu)?;
         let out_shape: Vec<usize> = match self.base {
             Base::AsStridedWindows => vec![r / 8, 8, c],
             Base::AsStridedTranspose => vec![c, r],
@@ -294,6 +335,15 @@ impl CaseSpec {
                 (Launch::Sampled(p), vec![])
             }
             Base::InplaceCopyTranspose => (Launch::Copy(x.transpose(0, 1).map_err(npu)?), vec![]),
+            Base::FillScalar => {
+                fill = Scalar::Int(FILL_VALUE).to_bytes(self.dtype).map_err(npu)?;
+                (Launch::Fill(Some(Scalar::Int(FILL_VALUE))), vec![])
+            }
+            Base::Zero => {
+                fill = vec![0; e];
+                (Launch::Fill(None), vec![])
+            }
+            Base::Cast => (Launch::Cast, vec![]),
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 other = random_elements(self.dtype, r * c, 0x0add);
                 let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
@@ -373,7 +423,14 @@ enum Launch {
     Cat,
     /// `stack_into(&[x, x], 0, out)`.
     Stack,
+    /// `fill_scalar_inplace(out, value)`, or `zero_inplace(out)` (`None`).
+    Fill(Option<Scalar>),
+    /// `cast_into(x, out)`.
+    Cast,
 }
+
+/// The value of the fill_scalar cases.
+const FILL_VALUE: i64 = 3;
 
 /// Add's alpha in the bench (`out = x + 2 * y`).
 const ADD_ALPHA: Scalar = Scalar::Int(2);
@@ -464,6 +521,13 @@ impl Case {
             },
             Launch::Cat => s.cat(&[x, x], -1),
             Launch::Stack => s.stack(&[x, x], 0),
+            Launch::Fill(Some(v)) => s.full(x.dtype(), x.shape(), *v),
+            Launch::Fill(None) => {
+                let out = Tensor::empty(s, x.dtype(), x.shape())?;
+                s.zero_inplace(&out)?;
+                Ok(out)
+            }
+            Launch::Cast => s.cast(x, self.spec.dtype),
         }
     }
 
@@ -544,6 +608,9 @@ impl Case {
             },
             Launch::Cat => s.cat_into(&[x, x], -1, out),
             Launch::Stack => s.stack_into(&[x, x], 0, out),
+            Launch::Fill(Some(v)) => s.fill_scalar_inplace(out, *v),
+            Launch::Fill(None) => s.zero_inplace(out),
+            Launch::Cast => s.cast_into(x, out),
         }
     }
 
@@ -673,12 +740,39 @@ fn expected(
     fill: &[u8],
 ) -> Option<Vec<u8>> {
     let e = dtype.size();
+    if base == Base::Cast {
+        return converted(dtype, x);
+    }
     let add = match base {
         Base::Add | Base::AddPrepared => true,
         Base::Mul | Base::MulPrepared => false,
         _ => return Some(moved(base, e, r, c, x, index, fill)),
     };
     arithmetic(dtype, add, x, y)
+}
+
+/// The output of a [`Base::Cast`] case into `d` from [`cast_source`]'s
+/// elements `x` (round to nearest even; exact widening).
+fn converted(d: DType, x: &[u8]) -> Option<Vec<u8>> {
+    Some(match d {
+        DType::F32 => x
+            .chunks_exact(4)
+            .flat_map(|b| (i32::from_le_bytes(b.try_into().unwrap()) as f32).to_le_bytes())
+            .collect(),
+        DType::I64 => x
+            .chunks_exact(4)
+            .flat_map(|b| i64::from(i32::from_le_bytes(b.try_into().unwrap())).to_le_bytes())
+            .collect(),
+        DType::F16 => x
+            .chunks_exact(4)
+            .flat_map(|b| f16::from_f32(f32::from_le_bytes(b.try_into().unwrap())).to_le_bytes())
+            .collect(),
+        DType::BF16 => x
+            .chunks_exact(4)
+            .flat_map(|b| bf16::from_f32(f32::from_le_bytes(b.try_into().unwrap())).to_le_bytes())
+            .collect(),
+        _ => return None,
+    })
 }
 
 /// The output of a data-movement case (`e`-byte elements).
@@ -727,6 +821,10 @@ fn moved(
             Base::StackLead => (row % (r / 2)) * c + col,
             // Computed by `arithmetic`, not moved.
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => i,
+            // Every element is the fill value.
+            Base::FillScalar | Base::Zero => return None,
+            // Converted by `converted`, not moved.
+            Base::Cast => i,
         })
     };
     let mut out = vec![0u8; r * c * e];
@@ -781,7 +879,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 18 * 6);
+        assert_eq!(s.len(), 21 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

@@ -178,6 +178,12 @@ counted! {
         fn aclnnCat(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnStackGetWorkspaceSize(a: *const aclTensorList, b: i64, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnStack(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceFillScalarGetWorkspaceSize(a: *mut aclTensor, b: *const aclScalar, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceFillScalar(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceZeroGetWorkspaceSize(a: *mut aclTensor, b: *mut u64, c: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceZero(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnCastGetWorkspaceSize(a: *const aclTensor, b: aclDataType, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnCast(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 

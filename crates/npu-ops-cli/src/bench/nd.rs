@@ -97,7 +97,13 @@ impl Nd {
         }
         if matches!(
             base,
-            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared
+            Base::Add
+                | Base::AddPrepared
+                | Base::Mul
+                | Base::MulPrepared
+                | Base::FillScalar
+                | Base::Zero
+                | Base::Cast
         ) {
             return None;
         }
@@ -192,8 +198,14 @@ impl<T: Bits> NdCase<T> {
             Base::StackLead => {
                 return Err(ndarray::stack(Axis(0), &[x.view(), x.view()]).expect("equal shapes"))
             }
-            Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
-                unreachable!("Nd::new makes no elementwise row")
+            Base::Add
+            | Base::AddPrepared
+            | Base::Mul
+            | Base::MulPrepared
+            | Base::FillScalar
+            | Base::Zero
+            | Base::Cast => {
+                unreachable!("Nd::new makes no elementwise, fill or cast row")
             }
         })
     }

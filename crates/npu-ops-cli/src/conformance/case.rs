@@ -39,7 +39,7 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`, `stack`.
+    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -63,7 +63,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 9] = [
+const OPS: [&str; 12] = [
     "slice",
     "index_select",
     "as_strided",
@@ -73,6 +73,9 @@ const OPS: [&str; 9] = [
     "mul",
     "cat",
     "stack",
+    "fill_scalar",
+    "zero",
+    "cast",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

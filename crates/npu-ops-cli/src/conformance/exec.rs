@@ -414,6 +414,25 @@ fn run_op(
                 }),
             }
         }
+        "fill_scalar" => {
+            let v = get("value")?;
+            let value = alpha_value(v).ok_or_else(|| {
+                format!(
+                    "{}: expected a number, true/false, \"nan\"/\"inf\"/\"-inf\" or [re, im]",
+                    ctx("value")
+                )
+            })?;
+            // In place: the result is the input, read through its view.
+            s.fill_scalar_inplace(&x, value).map(|()| x.clone())
+        }
+        "zero" => s.zero_inplace(&x).map(|()| x.clone()),
+        "cast" => {
+            let d = get("dtype")?
+                .as_str()
+                .and_then(DType::from_name)
+                .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
+            s.cast(&x, d)
+        }
         other => return Err(format!("unknown operator {other}")),
     })
 }

@@ -289,6 +289,7 @@ impl Drop for Stream {
 }
 
 /// The first phase's outcome.
+#[derive(Debug)]
 pub struct Planned {
     pub ws: u64,
     pub ex: *mut aclOpExecutor,
@@ -515,6 +516,55 @@ pub fn mul(x: &T, y: &T, out: &T, s: &Stream) -> Result<(), (&'static str, i32, 
     // SAFETY: live handles, valid out-pointers.
     exec(
         |w, e| unsafe { (op.get_workspace_size)(x.0, y.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+pub fn fill_scalar_op() -> Operator<fns::aclnnInplaceFillScalarGetWorkspaceSize> {
+    api().inplace_fill_scalar().unwrap()
+}
+pub fn zero_op() -> Operator<fns::aclnnInplaceZeroGetWorkspaceSize> {
+    api().inplace_zero().unwrap()
+}
+
+/// Runs InplaceFillScalar through both phases.
+pub fn fill_scalar(x: &T, value: &Scalar, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = fill_scalar_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, value.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+/// Runs InplaceZero through both phases.
+pub fn zero(x: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = zero_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+pub fn cast_op() -> Operator<fns::aclnnCastGetWorkspaceSize> {
+    api().cast().unwrap()
+}
+
+/// Runs Cast through both phases.
+pub fn cast(
+    x: &T,
+    dtype: aclDataType,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = cast_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dtype, out.0, w, e) },
         op.run,
         s,
     )
