@@ -11,15 +11,22 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* In Rust (src/runtime/log.rs): filters, formats and writes one record. */
-void npu_sim_alog_emit(int32_t module_id, int32_t level, const char *fmt, void *list);
+/* Set by Rust when the library is loaded (src/runtime/log.rs, from
+ * .init_array): filters, formats and writes one record. A pointer, not a
+ * symbol of Rust's, so that the libraries built with the simulator export
+ * no simulator symbol; before it is set (never, once loaded) a record is
+ * dropped. */
+typedef void (*npu_sim_alog_sink_fn)(int32_t module_id, int32_t level, const char *fmt,
+                                     void *list);
+npu_sim_alog_sink_fn npu_sim_alog_sink = 0;
 
 /* acllogVaList's body: the caller's list is copied, never consumed. */
 void npu_sim_alog_va_list(int32_t module_id, int32_t level, const char *fmt, va_list list)
 {
     va_list copy;
     va_copy(copy, list);
-    npu_sim_alog_emit(module_id, level, fmt, (void *)&copy);
+    if (npu_sim_alog_sink)
+        npu_sim_alog_sink(module_id, level, fmt, (void *)&copy);
     va_end(copy);
 }
 

@@ -518,7 +518,26 @@ fn deliver(output_type: u32, text: &str) {
     }
 }
 
+/// The C side's pointer to [`npu_sim_alog_emit`]'s type.
+type EmitFn = Option<unsafe extern "C" fn(i32, i32, *const c_char, *mut c_void)>;
+
+/// Points `csrc/alog.c` at [`npu_sim_alog_emit`]; run when the library
+/// is loaded, before any code of the program can call `acllogRecord`.
+extern "C" fn set_sink() {
+    // SAFETY: a plain pointer store into the C side's global, at load time
+    // (before any thread of this library runs), never written elsewhere.
+    unsafe { npu_sim_alog_sink = Some(npu_sim_alog_emit) };
+}
+
+// SAFETY: `.init_array` holds pointers to `extern "C" fn()` run once at
+// load; `set_sink` is one, and touches nothing that needs the runtime.
+#[used]
+#[link_section = ".init_array"]
+static SET_SINK: extern "C" fn() = set_sink;
+
 extern "C" {
+    /// `csrc/alog.c`: where its variadic bodies send each record.
+    static mut npu_sim_alog_sink: EmitFn;
     /// `csrc/alog.c`: acllogRecord's body (variadic). Only jumped to.
     fn npu_sim_alog_record();
     /// `csrc/alog.c`: acllogVaList's body (takes a `va_list`). Only jumped
@@ -534,14 +553,13 @@ extern "C" {
     ) -> c_int;
 }
 
-/// Called by `csrc/alog.c` with a record's arguments: `list` points to a
-/// `va_list` holding the format's arguments.
+/// Called by `csrc/alog.c` (through `npu_sim_alog_sink`) with a record's
+/// arguments: `list` points to a `va_list` holding the format's arguments.
 ///
 /// # Safety
 /// `fmt` is null or a NUL-terminated printf format whose arguments `list`
 /// (a live `va_list`) holds, as for `vsnprintf`.
-#[no_mangle]
-pub unsafe extern "C" fn npu_sim_alog_emit(
+unsafe extern "C" fn npu_sim_alog_emit(
     module_id: i32,
     level: i32,
     fmt: *const c_char,
