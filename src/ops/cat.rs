@@ -4,11 +4,11 @@
 use super::{check_device, check_product, normalise_dim};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ffi::{AclTensorList, First};
+use crate::ffi::First;
 use crate::layout::MAX_RANK;
 use crate::product::OpKind;
 use crate::stream::Stream;
-use crate::tensor::{acl_new, Declared, Tensor};
+use crate::tensor::Tensor;
 
 const OP: &str = "cat";
 
@@ -182,31 +182,8 @@ impl Stream {
             self.cat_into(&kept, dim, &tmp)?;
             return self.copy_into(OP, out, &tmp);
         }
-        // Members that overlap themselves are not handed to aclnn as they
-        // are (CANN's Contiguous step may reject them): materialised.
-        let mut owned = Vec::new();
-        for t in &kept {
-            if t.layout().may_overlap() {
-                owned.push(self.materialise(OP, t)?);
-            }
-        }
-        let mut next = owned.iter();
-        let members: Vec<&Tensor> = kept
-            .iter()
-            .map(|t| {
-                if t.layout().may_overlap() {
-                    next.next().expect("materialised above")
-                } else {
-                    *t
-                }
-            })
-            .collect();
-        let api = self.api();
-        let descs = members
-            .iter()
-            .map(|t| acl_new(api, t, Declared::Whole))
-            .collect::<Result<Vec<_>>>()?;
-        let list = AclTensorList::new(api, descs)?;
+        let (members, list) = self.acl_list(OP, &kept)?;
+        let members: Vec<&Tensor> = members.iter().collect();
         let ao = super::acl(self, out)?;
         // SAFETY: the list's descriptors are of `members` (reads), `ao` of
         // `out` (the write); all stay alive for the call.

@@ -451,6 +451,34 @@ impl Stream {
         self.materialise("contiguous", x)
     }
 
+    /// The members of a tensor list as aclnn takes them (a member that
+    /// overlaps itself is materialised: CANN's Contiguous step may reject
+    /// it) and an `aclTensorList` of their whole-view descriptors, which
+    /// describes them while both live.
+    pub(crate) fn acl_list(
+        &self,
+        op: &'static str,
+        tensors: &[&Tensor],
+    ) -> Result<(Vec<Tensor>, crate::ffi::AclTensorList<'_>)> {
+        let members = tensors
+            .iter()
+            .map(|t| {
+                if t.layout().may_overlap() {
+                    self.materialise(op, t)
+                } else {
+                    Ok((*t).clone())
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let api = self.api();
+        let descs = members
+            .iter()
+            .map(|t| crate::tensor::acl_new(api, t, crate::tensor::Declared::Whole))
+            .collect::<Result<Vec<_>>>()?;
+        let list = crate::ffi::AclTensorList::new(api, descs)?;
+        Ok((members, list))
+    }
+
     /// [`Stream::contiguous`] for operator `op` (its errors name `op`).
     pub(crate) fn materialise(&self, op: &'static str, x: &Tensor) -> Result<Tensor> {
         if x.is_contiguous() {

@@ -4,10 +4,10 @@
 use super::{check_device, check_product};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ffi::{AclTensorList, First};
+use crate::ffi::First;
 use crate::product::OpKind;
 use crate::stream::Stream;
-use crate::tensor::{acl_new, Declared, Tensor};
+use crate::tensor::Tensor;
 
 const OP: &str = "stack";
 
@@ -121,31 +121,8 @@ impl Stream {
             self.stack_into(tensors, dim, &tmp)?;
             return self.copy_into(OP, out, &tmp);
         }
-        // Self-overlapping members are materialised (CANN's Contiguous
-        // step may reject them).
-        let mut owned = Vec::new();
-        for t in tensors {
-            if t.layout().may_overlap() {
-                owned.push(self.materialise(OP, t)?);
-            }
-        }
-        let mut next = owned.iter();
-        let members: Vec<&Tensor> = tensors
-            .iter()
-            .map(|t| {
-                if t.layout().may_overlap() {
-                    next.next().expect("materialised above")
-                } else {
-                    *t
-                }
-            })
-            .collect();
-        let api = self.api();
-        let descs = members
-            .iter()
-            .map(|t| acl_new(api, t, Declared::Whole))
-            .collect::<Result<Vec<_>>>()?;
-        let list = AclTensorList::new(api, descs)?;
+        let (members, list) = self.acl_list(OP, tensors)?;
+        let members: Vec<&Tensor> = members.iter().collect();
         let ao = super::acl(self, out)?;
         // SAFETY: the list's descriptors are of `members` (reads), `ao` of
         // `out` (the write); all stay alive for the call.
