@@ -291,10 +291,11 @@ fn gen_other(src: &mut impl Source, d: R, shape: &[usize]) -> Other {
     if other.len() < 8 && src.chance(1, 8) {
         other.insert(0, src.range(1, 2) as usize);
     }
-    let n: usize = other.iter().product();
-    let n = n.min(1 << 12);
+    // A zero in `x`'s shape replaced by 1 can make the product overflow.
+    let full = other.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
+    let n = full.map_or(1 << 12, |f| f.min(1 << 12));
     let bytes = element_bytes(src, dtype, n);
-    if n != other.iter().product::<usize>() {
+    if Some(n) != full {
         other = vec![n];
     }
     Other {
@@ -338,9 +339,11 @@ fn gen_cat(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
             } else if src.chance(1, 16) && !sh.is_empty() {
                 sh[0] += 1;
             }
-            let n: usize = sh.iter().product();
-            let n = n.min(1 << 12);
-            if n != sh.iter().product::<usize>() {
+            // `x`'s shape may hold huge extents beside a zero; with that
+            // zero replaced the product can overflow.
+            let full = sh.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
+            let n = full.map_or(1 << 12, |f| f.min(1 << 12));
+            if Some(n) != full {
                 sh = vec![n];
             }
             Other {
@@ -369,9 +372,11 @@ fn gen_stack(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
             if src.chance(1, 16) {
                 sh.push(1);
             }
-            let n: usize = sh.iter().product();
-            let n = n.min(1 << 12);
-            if n != sh.iter().product::<usize>() {
+            // `x`'s shape may hold huge extents beside a zero; with that
+            // zero replaced the product can overflow.
+            let full = sh.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
+            let n = full.map_or(1 << 12, |f| f.min(1 << 12));
+            if Some(n) != full {
                 sh = vec![n];
             }
             Other {
