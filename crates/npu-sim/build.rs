@@ -35,7 +35,7 @@ fn main() {
         println!("cargo:rerun-if-changed={}", s.display());
         build.file(s);
     }
-    for h in ["npu_kernels.h", "npu_walk.h", "npu_stream.h"] {
+    for h in ["npu_kernels.h", "npu_walk.h", "npu_stream.h", "npu_half.h"] {
         println!("cargo:rerun-if-changed={}", kernels.join(h).display());
     }
     build.compile("npu_kernels");

@@ -1807,6 +1807,61 @@ static uint32_t bits32(float f)
     return u;
 }
 
+/* f16 Add and Mul (whichever path the CPU takes: F16C or the portable
+   one) against the portable conversions, for every f16 value of `a`
+   against values of `b` of every class, over a range that starts and ends
+   off an 8-element boundary. */
+static void test_arith_f16_every_value(void)
+{
+    static uint16_t a[65536], b[65536], r[65536];
+    static const uint16_t ys[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x3c00, 0xbc00, 0x7bff,
+                                  0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0xfe55, 0x3555, 0xc8a1};
+    static const uint16_t alphas[] = {0x3c00, 0x4200, 0xb4cd};
+    size_t yi, k;
+    int64_t i;
+    const int64_t lo = 3, hi = 65536 - 5;
+    for (yi = 0; yi < sizeof ys / sizeof ys[0]; yi++) {
+        for (k = 0; k < 1 + sizeof alphas / sizeof alphas[0]; k++) {
+            const int mul = k == 0;
+            const uint16_t alh = mul ? 0x3c00 : alphas[k - 1];
+            const float alf = npu_f16_to_f32(alh), fb = npu_f16_to_f32(ys[yi]);
+            long bad = 0;
+            for (i = 0; i < 65536; i++) {
+                a[i] = (uint16_t)i;
+                b[i] = ys[yi];
+                r[i] = 0x5555;
+            }
+            CHECK(npu_binary_run(mul ? NPU_BINARY_MUL : NPU_BINARY_ADD, NPU_F16, r, a, b, &alh, lo, hi) == 0,
+                  "f16 run");
+            for (i = 0; i < 65536; i++) {
+                float e;
+                uint16_t want;
+                if (i < lo || i >= hi) {
+                    bad += r[i] != 0x5555;
+                    continue;
+                }
+                {
+                    const float fa = npu_f16_to_f32(a[i]);
+                    if (mul) {
+                        e = fa * fb;
+                    } else if (alf == 1.0f) {
+                        e = fa + fb;
+                    } else {
+                        const float t = alf * fb;
+                        e = fa + t;
+                    }
+                }
+                if (e != e)
+                    e = bitsf(0x7fc00000u);
+                want = npu_f32_to_f16(e);
+                bad += r[i] != want;
+            }
+            CHECK(bad == 0, "f16 %s b=%04x alpha=%04x: %ld elements differ", mul ? "mul" : "add", ys[yi], alh,
+                  bad);
+        }
+    }
+}
+
 static void test_arith(void)
 {
     /* int8 wraps; dst may be a. */
@@ -1894,6 +1949,7 @@ int main(void)
     run("cast values", test_cast_values);
     run("cast strided", cast_strided);
     run("arithmetic", test_arith);
+    run("f16 arithmetic", test_arith_f16_every_value);
     printf("%lld checks, %lld failed (%.2f s)\n", n_checks, n_fail,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     return n_fail != 0;

@@ -163,6 +163,57 @@ fn views_in_and_out_and_in_place() {
     });
 }
 
+/// Dense operands of one dtype run without staging; an `out` exactly on
+/// `self` or apart from it gives the same bytes as one partly over it
+/// (staged: every input read before any output is written).
+#[test]
+#[serial]
+fn dense_operands_with_out_on_apart_from_or_across_self() {
+    leak_checked(|| {
+        let s = Stream::new();
+        for d in [
+            DType::Float32,
+            DType::Float16,
+            DType::BFloat16,
+            DType::Int32,
+        ] {
+            let n = 37usize;
+            // self is the first n elements of a buffer of n + 3.
+            let store = rand_tensor(d, &[n + 3], 21);
+            let x = store.view(&[n], &[1], 0).unwrap();
+            let y = rand_tensor(d, &[n], 22);
+            let gy = upload(&y);
+            for (shift, alpha) in [
+                (0i64, Scalar::Int(1)),
+                (0, Scalar::Int(2)),
+                (1, Scalar::Int(1)),
+                (3, Scalar::Int(-1)),
+            ] {
+                let want = cpu_ref::add(SOC, &x, &y, alpha).unwrap();
+                let buf = Buf::from(store.storage_bytes());
+                let e = (n + 3) as i64;
+                let xv = view(acl_dtype(d), &[n as i64], &[1], 0, buf.ptr, e);
+                let ov = view(acl_dtype(d), &[n as i64], &[1], shift, buf.ptr, e);
+                add(&xv, &gy.t, &common::Scalar::of(alpha), &ov, &s).unwrap();
+                let got = Tensor::from_bytes(d, &[n + 3], buf.read()).unwrap();
+                let got = got.view(&[n], &[1], shift as usize).unwrap();
+                assert_eq!(
+                    got.contiguous_bytes(),
+                    want.contiguous_bytes(),
+                    "{d} out at {shift}, alpha {alpha:?}"
+                );
+            }
+            // out apart (its own buffer); mul too.
+            let gx = upload(&x);
+            let out_buf = Buf::from(&vec![0u8; n * d.size()]);
+            let ov = view(acl_dtype(d), &[n as i64], &[1], 0, out_buf.ptr, n as i64);
+            add(&gx.t, &gy.t, &common::Scalar::of(Scalar::Int(1)), &ov, &s).unwrap();
+            let want = cpu_ref::add(SOC, &x, &y, Scalar::Int(1)).unwrap();
+            assert_eq!(out_buf.read(), want.contiguous_bytes(), "{d} apart");
+        }
+    });
+}
+
 /// The error of a first phase expected to fail.
 trait Fails {
     fn fails(self) -> (i32, String);
