@@ -111,29 +111,7 @@ static inline double op64(npu_binary_op op, double a, double b, double al, int a
 
 /* ---- f16 with the F16C instructions ----------------------------------------- */
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define NPU_HAVE_F16C 1
-#include <cpuid.h>
-#include <immintrin.h>
-
-/* The CPU converts f16 in hardware (F16C) and the OS saves AVX state. */
-static int have_f16c(void)
-{
-    static int known = -1;
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (k < 0) {
-        unsigned a, b, c, d;
-        k = 0;
-        if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) && (c & bit_AVX) && (c & bit_OSXSAVE)) {
-            unsigned lo, hi;
-            __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-            k = (lo & 6u) == 6u; /* XMM and YMM state enabled */
-        }
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k;
-}
-
+#if NPU_HAVE_F16C
 /* Elements [begin, end) eight at a time; returns where the rest starts.
    Every multiply and add is its own instruction (no FMA), as in the
    scalar loops. */
@@ -159,8 +137,6 @@ f16_binary_f16c(npu_binary_op op, char *d, const char *x, const char *y, float a
     }
     return i;
 }
-#else
-#define NPU_HAVE_F16C 0
 #endif
 
 int npu_binary_run(npu_binary_op op, npu_dtype t, void *dst, const void *a, const void *b,

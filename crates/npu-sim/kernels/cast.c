@@ -376,7 +376,25 @@ DEFINE_DIRECT(direct_bf16_f32, float, 4, uint16_t, 2, bf2f)
 DEFINE_DIRECT(direct_f32_f16, uint16_t, 2, float, 4, f2h)
 DEFINE_DIRECT(direct_f32_bf16, uint16_t, 2, float, 4, f2bf)
 
-enum { DIRECT_NONE, DIRECT_F16_F32, DIRECT_BF16_F32, DIRECT_F32_F16, DIRECT_F32_BF16 };
+/* Integer pairs the generic path takes through int64 (the same values:
+   int32 to float rounds once either way; integers keep their low bits). */
+static inline float i32_f32(int32_t x) { return (float)x; }
+static inline int64_t i32_i64(int32_t x) { return x; }
+static inline uint32_t i64_u32(uint64_t x) { return (uint32_t)x; }
+DEFINE_DIRECT(direct_i32_f32, float, 4, int32_t, 4, i32_f32)
+DEFINE_DIRECT(direct_i32_i64, int64_t, 8, int32_t, 4, i32_i64)
+DEFINE_DIRECT(direct_i64_i32, uint32_t, 4, uint64_t, 8, i64_u32)
+
+enum {
+    DIRECT_NONE,
+    DIRECT_F16_F32,
+    DIRECT_BF16_F32,
+    DIRECT_F32_F16,
+    DIRECT_F32_BF16,
+    DIRECT_I32_F32,
+    DIRECT_I32_I64,
+    DIRECT_I64_I32
+};
 
 typedef struct {
     npu_dtype dt, st;
@@ -387,10 +405,17 @@ typedef struct {
 static void cast_row(const npu_walk *w, char *dst, const char *src, const cast_ctx *c)
 {
     const int64_t n = w->n, di = w->di, si = w->si;
-    int64_t b0;
+    int64_t b0 = 0;
     cbuf buf;
 
-    for (b0 = 0; b0 < n; b0 += CHUNK) {
+#if NPU_HAVE_F16C
+    /* Contiguous f16 rows in hardware, eight at a time; the rest below. */
+    if (c->direct == DIRECT_F32_F16 && di == 2 && si == 4 && have_f16c())
+        b0 = f32_to_f16_f16c(dst, src, n);
+    else if (c->direct == DIRECT_F16_F32 && di == 4 && si == 2 && have_f16c())
+        b0 = f16_to_f32_f16c(dst, src, n);
+#endif
+    for (; b0 < n; b0 += CHUNK) {
         const int64_t m = n - b0 < CHUNK ? n - b0 : CHUNK;
         char *d = dst + b0 * di;
         const char *s = src + b0 * si;
@@ -399,6 +424,9 @@ static void cast_row(const npu_walk *w, char *dst, const char *src, const cast_c
         case DIRECT_BF16_F32: direct_bf16_f32(d, di, s, si, m); continue;
         case DIRECT_F32_F16: direct_f32_f16(d, di, s, si, m); continue;
         case DIRECT_F32_BF16: direct_f32_bf16(d, di, s, si, m); continue;
+        case DIRECT_I32_F32: direct_i32_f32(d, di, s, si, m); continue;
+        case DIRECT_I32_I64: direct_i32_i64(d, di, s, si, m); continue;
+        case DIRECT_I64_I32: direct_i64_i32(d, di, s, si, m); continue;
         default: break;
         }
         decode(c->st, s, si, m, &buf);
@@ -463,6 +491,12 @@ int npu_cast_run(const npu_copy_desc *d, npu_dtype dst_type, void *dst,
         c.direct = DIRECT_F32_F16;
     else if (dst_type == NPU_BF16 && src_type == NPU_F32)
         c.direct = DIRECT_F32_BF16;
+    else if (dst_type == NPU_F32 && src_type == NPU_I32)
+        c.direct = DIRECT_I32_F32;
+    else if (dst_type == NPU_I64 && src_type == NPU_I32)
+        c.direct = DIRECT_I32_I64;
+    else if ((dst_type == NPU_I32 || dst_type == NPU_U32) && (src_type == NPU_I64 || src_type == NPU_U64))
+        c.direct = DIRECT_I64_I32;
     walk_cast(&w, (char *)dst, (const char *)src, row_begin, row_end, &c);
     return 0;
 }

@@ -93,4 +93,59 @@ static inline uint16_t f2bf(float f)
     return (uint16_t)((r & ~m_nan) | (((u >> 16) | 0x40u) & m_nan));
 }
 
+/* ---- F16C: f16 <-> f32 in hardware ------------------------------------------
+   The same bits as h2f/f2h: IEEE conversions, round half to even, NaN
+   payloads kept and made quiet (test_kernels.c compares both over every
+   f16 value and many f32 ones). */
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define NPU_HAVE_F16C 1
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The CPU converts f16 in hardware (F16C) and the OS saves AVX state. */
+static inline int have_f16c(void)
+{
+    static int known = -1;
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k < 0) {
+        unsigned a, b, c, d;
+        k = 0;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) && (c & bit_AVX) && (c & bit_OSXSAVE)) {
+            unsigned lo, hi;
+            __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            k = (lo & 6u) == 6u; /* XMM and YMM state enabled */
+        }
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k;
+}
+
+/* n contiguous f32 at s to f16 at d, eight at a time; returns how many
+   were converted (the rest, fewer than eight, is the caller's). */
+__attribute__((target("avx,f16c"))) static inline int64_t f32_to_f16_f16c(char *d, const char *s,
+                                                                           int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(d + i * 2),
+                         _mm256_cvtps_ph(_mm256_loadu_ps((const float *)(const void *)(s + i * 4)),
+                                         _MM_FROUND_TO_NEAREST_INT));
+    return i;
+}
+
+/* n contiguous f16 at s to f32 at d, as above. */
+__attribute__((target("avx,f16c"))) static inline int64_t f16_to_f32_f16c(char *d, const char *s,
+                                                                           int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps((float *)(void *)(d + i * 4),
+                         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i * 2))));
+    return i;
+}
+#else
+#define NPU_HAVE_F16C 0
+#endif
+
 #endif
