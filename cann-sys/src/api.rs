@@ -303,6 +303,18 @@ api_table! {
         cast: "Cast" => fn aclnnCastGetWorkspaceSize(
             *const aclTensor, aclDataType, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnCast;
+        tril: "Tril" => fn aclnnTrilGetWorkspaceSize(
+            *const aclTensor, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnTril;
+        inplace_tril: "InplaceTril" => fn aclnnInplaceTrilGetWorkspaceSize(
+            *const aclTensor, i64, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceTril;
+        triu: "Triu" => fn aclnnTriuGetWorkspaceSize(
+            *const aclTensor, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnTriu;
+        inplace_triu: "InplaceTriu" => fn aclnnInplaceTriuGetWorkspaceSize(
+            *mut aclTensor, i64, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceTriu;
     }
 }
 

@@ -86,6 +86,14 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_cast.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_tril.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_triu.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -108,6 +116,8 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_fill_scalar.h",
             "aclnnop/aclnn_zero.h",
             "aclnnop/aclnn_cast.h",
+            "aclnnop/aclnn_tril.h",
+            "aclnnop/aclnn_triu.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

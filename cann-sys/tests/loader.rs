@@ -57,6 +57,11 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
+                "aclnnTrilGetWorkspaceSize" | "aclnnTriuGetWorkspaceSize" => {
+                    "const void *a, int64_t b, void *c"
+                }
+                "aclnnInplaceTrilGetWorkspaceSize" => "const void *a, int64_t b",
+                "aclnnInplaceTriuGetWorkspaceSize" => "void *a, int64_t b",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -122,6 +127,10 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "Tril",
+            "InplaceTril",
+            "Triu",
+            "InplaceTriu",
         ]),
         tag,
         1,
@@ -439,7 +448,11 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Stack",
             "InplaceFillScalar",
             "InplaceZero",
-            "Cast"
+            "Cast",
+            "Tril",
+            "InplaceTril",
+            "Triu",
+            "InplaceTriu"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -570,6 +583,10 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "Tril",
+            "InplaceTril",
+            "Triu",
+            "InplaceTriu",
         ]),
         "x",
         6,

@@ -76,6 +76,7 @@ mod runtime;
 pub mod soc;
 mod state;
 mod stream;
+mod tri;
 mod work;
 
 pub use casts::*;
@@ -88,6 +89,7 @@ pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
+pub use tri::*;
 
 use cann_sys::{Api, Origin};
 
@@ -470,7 +472,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 13);
+/// assert_eq!(api.available_operators().len(), 17);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -574,6 +576,14 @@ pub fn api() -> Api {
         aclnnInplaceZero: Some(aclnnInplaceZero),
         aclnnCastGetWorkspaceSize: Some(aclnnCastGetWorkspaceSize),
         aclnnCast: Some(aclnnCast),
+        aclnnTrilGetWorkspaceSize: Some(aclnnTrilGetWorkspaceSize),
+        aclnnTril: Some(aclnnTril),
+        aclnnInplaceTrilGetWorkspaceSize: Some(aclnnInplaceTrilGetWorkspaceSize),
+        aclnnInplaceTril: Some(aclnnInplaceTril),
+        aclnnTriuGetWorkspaceSize: Some(aclnnTriuGetWorkspaceSize),
+        aclnnTriu: Some(aclnnTriu),
+        aclnnInplaceTriuGetWorkspaceSize: Some(aclnnInplaceTriuGetWorkspaceSize),
+        aclnnInplaceTriu: Some(aclnnInplaceTriu),
         origin: Origin::linked("npu-sim"),
     }
 }
