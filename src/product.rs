@@ -35,6 +35,10 @@ pub enum OpKind {
     Zero,
     /// [`crate::Stream::cast`]
     Cast,
+    /// [`crate::Stream::tril`] and its `_into` and in-place forms
+    Tril,
+    /// [`crate::Stream::triu`] and its `_into` and in-place forms
+    Triu,
 }
 
 impl OpKind {
@@ -53,14 +57,16 @@ impl OpKind {
             OpKind::FillScalar => "fill_scalar",
             OpKind::Zero => "zero",
             OpKind::Cast => "cast",
+            OpKind::Tril => "tril",
+            OpKind::Triu => "triu",
         }
     }
 
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2 (ops.md §7).
+    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero, Cast, Tril and
+    /// Triu everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add => {
@@ -73,7 +79,9 @@ impl OpKind {
             | OpKind::Stack
             | OpKind::FillScalar
             | OpKind::Zero
-            | OpKind::Cast => family != Family::Atlas200I500A2,
+            | OpKind::Cast
+            | OpKind::Tril
+            | OpKind::Triu => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -104,6 +112,8 @@ impl OpKind {
             OpKind::Cast => true,
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
+            // Tril and Triu (ops.md §15): no complex types.
+            OpKind::Tril | OpKind::Triu => !matches!(dtype, DType::C64 | DType::C128),
             _ => true,
         }
     }
