@@ -586,3 +586,61 @@ fn cast_into_wrong_out() {
         "out",
     );
 }
+
+#[test]
+fn tri_complex_dtype() {
+    let s = stream();
+    let c = zeros(&s, DType::C64, &[2, 2]);
+    expect(s.tril(&c, 0), "unsupported_dtype", "tril", "");
+    expect(s.triu_inplace(&c, 0), "unsupported_dtype", "triu", "");
+}
+
+#[test]
+fn tri_rank_below_two() {
+    let s = stream();
+    let v = zeros(&s, DType::F32, &[4]);
+    expect(s.tril(&v, 0), "invalid_argument", "tril", "self");
+    expect(s.triu_inplace(&v, 0), "invalid_argument", "triu", "self");
+    let z = Tensor::from_slice(&s, &[], &[1f32]).unwrap();
+    expect(s.triu(&z, 0), "invalid_argument", "triu", "self");
+}
+
+#[test]
+fn tri_into_wrong_out() {
+    let s = stream();
+    let x = x23(&s);
+    expect(
+        s.tril_into(&x, 0, &zeros(&s, DType::F64, &[2, 3])),
+        "invalid_argument",
+        "tril",
+        "out",
+    );
+    expect(
+        s.triu_into(&x, 0, &zeros(&s, DType::F32, &[3, 2])),
+        "invalid_argument",
+        "triu",
+        "out",
+    );
+    let row = zeros(&s, DType::F32, &[3]);
+    expect(
+        s.tril_into(&x, 0, &row.view(&[2, 3], &[0, 1], 0).unwrap()),
+        "invalid_argument",
+        "tril",
+        "out",
+    );
+}
+
+#[test]
+fn tri_inplace_overlapping_itself() {
+    let s = stream();
+    let base = zeros(&s, DType::I32, &[4]);
+    let window = base.view(&[2, 3], &[1, 1], 0).unwrap();
+    expect(
+        s.tril_inplace(&window, 0),
+        "invalid_argument",
+        "tril",
+        "self",
+    );
+    // A new-tensor form reads it: not an error.
+    s.tril(&window, 0).unwrap();
+}

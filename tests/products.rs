@@ -109,6 +109,8 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::cast(soc, &x, R::Float32),
                 &what("cast"),
             );
+            compare(s.tril(&dx, 1), cpu_ref::tril(soc, &x, 1), &what("tril"));
+            compare(s.triu(&dx, -1), cpu_ref::triu(soc, &x, -1), &what("triu"));
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

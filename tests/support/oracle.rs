@@ -230,6 +230,9 @@ enum Call {
     Fill(Option<AlphaSpec>),
     /// `cast(x, dtype)`.
     Cast(R),
+    /// `tril(x, diagonal)` (`true`) or `triu`; in place (the result is `x`
+    /// read back through its view) when the last is set.
+    Tri(bool, i64, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -504,6 +507,7 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
         _ if src.chance(1, 3) => Call::Contiguous,
         _ if src.chance(1, 5) => Call::Cast(src.pick(&R::ALL)),
+        _ if src.chance(1, 6) => Call::Tri(src.chance(1, 2), src.param(), src.chance(1, 3)),
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -600,6 +604,31 @@ fn ref_call(
         Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
         Call::Fill(None) => cpu_ref::zero(soc, x),
         Call::Cast(d) => cpu_ref::cast(soc, x, *d),
+        Call::Tri(lower, diagonal, inplace) => {
+            let (op, r) = if *lower {
+                ("tril", cpu_ref::tril(soc, x, *diagonal))
+            } else {
+                ("triu", cpu_ref::triu(soc, x, *diagonal))
+            };
+            // The in-place forms refuse a target that writes one element
+            // twice (a stride-0 dim of extent 2 or more, or interleaving
+            // strides), after the rank (ops.md §15).
+            let twice = x.numel() > 0
+                && (x
+                    .shape()
+                    .iter()
+                    .zip(x.strides())
+                    .any(|(&n, &st)| n > 1 && st == 0)
+                    || cpu_ref::fill_target_overlaps(x.shape(), x.strides()));
+            match r {
+                Ok(_) if *inplace && twice => Err(cpu_ref::RefError::InvalidArgument {
+                    op,
+                    param: "self",
+                    reason: "the view writes one element twice".into(),
+                }),
+                r => r,
+            }
+        }
     }
 }
 
@@ -674,6 +703,10 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
         Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
         Call::Cast(d) => s.cast(x, dtype(*d)),
+        Call::Tri(true, d, false) => s.tril(x, *d),
+        Call::Tri(false, d, false) => s.triu(x, *d),
+        Call::Tri(true, d, true) => s.tril_inplace(x, *d).map(|()| x.clone()),
+        Call::Tri(false, d, true) => s.triu_inplace(x, *d).map(|()| x.clone()),
     }
 }
 
@@ -739,6 +772,8 @@ fn our_into(
                 s.stack_into(&list, *dim, out)
             }),
         Call::Cast(_) if !prepared => s.cast_into(x, out),
+        Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
+        Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
         _ => return None,
     })
 }

@@ -895,6 +895,8 @@ fn main() {
         }
     }
 
+    tri_and_split(&mut out, &push);
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(
@@ -907,6 +909,78 @@ fn main() {
     }
     eprintln!("{} cases written to {}", out.len(), path.display());
     name_the_seeds_soc();
+}
+
+/// Tril and Triu (ops.md §15), then SplitTensor and SplitWithSize
+/// (§12): appended after every other block, with a random stream of their
+/// own, so the earlier cases keep their lines.
+fn tri_and_split<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x7121_5EED_0015);
+    // Every family x dtype x operator, new-tensor and in-place forms, on
+    // random views of rank 0 to 4 (below 2: invalid) and diagonals from
+    // the extremes to a few either side.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for op in ["tril", "triu"] {
+                for inplace in [false, true] {
+                    let (st, x) = input(d, &mut r, 4);
+                    let diagonal = r.extreme(-4, 5);
+                    let want = if op == "tril" {
+                        cpu_ref::tril(soc, &x, diagonal)
+                    } else {
+                        cpu_ref::triu(soc, &x, diagonal)
+                    };
+                    let mut params = json!({"diagonal": diagonal});
+                    let tag = if inplace {
+                        params["inplace"] = json!(true);
+                        format!("{fam}-{}-inplace", d.name())
+                    } else {
+                        format!("{fam}-{}", d.name())
+                    };
+                    push(out, op, soc, (&st, &x), params, expect(want), &tag);
+                }
+            }
+        }
+    }
+    // Batches of matrices on A2: wide, tall, broadcast (stride 0) inputs.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(15) as usize];
+        let op = if r.below(2) == 0 { "tril" } else { "triu" };
+        let dims: Vec<usize> = (0..2 + r.below(3) as usize)
+            .map(|_| 1 + r.below(6) as usize)
+            .collect();
+        let st = storage(d, &dims, &mut r);
+        let (x, tag, inplace) = if r.below(4) == 0 {
+            // The first matrix broadcast over a new leading dim of 3.
+            let mut shape = vec![3];
+            shape.extend_from_slice(&dims[dims.len() - 2..]);
+            let mut strides = vec![0];
+            strides.extend_from_slice(&st.strides()[dims.len() - 2..]);
+            (
+                st.view(&shape, &strides, 0).unwrap(),
+                "random-stride0",
+                false,
+            )
+        } else {
+            (st.clone(), "random", r.below(2) == 0)
+        };
+        let diagonal = r.range(-7, 8);
+        let want = if op == "tril" {
+            cpu_ref::tril(a2, &x, diagonal)
+        } else {
+            cpu_ref::triu(a2, &x, diagonal)
+        };
+        let mut params = json!({"diagonal": diagonal});
+        if inplace {
+            params["inplace"] = json!(true);
+        }
+        push(out, op, a2, (&st, &x), params, expect(want), tag);
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

@@ -433,6 +433,22 @@ fn run_op(
                 .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
             s.cast(&x, d)
         }
+        "tril" | "triu" => {
+            let diagonal = int(get("diagonal")?, &ctx("diagonal"))?;
+            let inplace = match p.get("inplace") {
+                None | Some(Value::Null) => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| format!("{}: expected true or false", ctx("inplace")))?,
+            };
+            match (c.op == "tril", inplace) {
+                (true, false) => s.tril(&x, diagonal),
+                (false, false) => s.triu(&x, diagonal),
+                // In place: the result is the input, read through its view.
+                (true, true) => s.tril_inplace(&x, diagonal).map(|()| x.clone()),
+                (false, true) => s.triu_inplace(&x, diagonal).map(|()| x.clone()),
+            }
+        }
         other => return Err(format!("unknown operator {other}")),
     })
 }
