@@ -228,6 +228,8 @@ mod generate {
             "aclnn_cast.h",
             "aclnn_tril.h",
             "aclnn_triu.h",
+            "aclnn_split_tensor.h",
+            "aclnn_split_with_size.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

@@ -315,6 +315,12 @@ api_table! {
         inplace_triu: "InplaceTriu" => fn aclnnInplaceTriuGetWorkspaceSize(
             *mut aclTensor, i64, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnInplaceTriu;
+        split_tensor: "SplitTensor" => fn aclnnSplitTensorGetWorkspaceSize(
+            *const aclTensor, u64, i64, *mut aclTensorList, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnSplitTensor;
+        split_with_size: "SplitWithSize" => fn aclnnSplitWithSizeGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, i64, *mut aclTensorList, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnSplitWithSize;
     }
 }
 

@@ -94,6 +94,14 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_triu.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_split_tensor.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_split_with_size.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -118,6 +126,8 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_cast.h",
             "aclnnop/aclnn_tril.h",
             "aclnnop/aclnn_triu.h",
+            "aclnnop/aclnn_split_tensor.h",
+            "aclnnop/aclnn_split_with_size.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

@@ -62,6 +62,12 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 }
                 "aclnnInplaceTrilGetWorkspaceSize" => "const void *a, int64_t b",
                 "aclnnInplaceTriuGetWorkspaceSize" => "void *a, int64_t b",
+                "aclnnSplitTensorGetWorkspaceSize" => {
+                    "const void *a, uint64_t b, int64_t c, void *d"
+                }
+                "aclnnSplitWithSizeGetWorkspaceSize" => {
+                    "const void *a, const void *b, int64_t c, void *d"
+                }
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -131,6 +137,8 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceTril",
             "Triu",
             "InplaceTriu",
+            "SplitTensor",
+            "SplitWithSize",
         ]),
         tag,
         1,
@@ -452,7 +460,9 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Tril",
             "InplaceTril",
             "Triu",
-            "InplaceTriu"
+            "InplaceTriu",
+            "SplitTensor",
+            "SplitWithSize"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -587,6 +597,8 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceTril",
             "Triu",
             "InplaceTriu",
+            "SplitTensor",
+            "SplitWithSize",
         ]),
         "x",
         6,

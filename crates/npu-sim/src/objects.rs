@@ -118,6 +118,14 @@ pub enum Plan {
         /// `selfRef` is contiguous: masked where it lies, no workspace.
         in_place: bool,
     },
+    /// `self` cut along `dim` into the outputs, in order (SplitTensor,
+    /// SplitWithSize).
+    Split {
+        /// Normalised dim.
+        dim: usize,
+        /// An output meets `self`: `self` is read into the workspace first.
+        stage: bool,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their

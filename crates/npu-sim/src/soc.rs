@@ -59,6 +59,10 @@ pub enum Op {
     Triu,
     /// aclnnInplaceTriu
     InplaceTriu,
+    /// aclnnSplitTensor
+    SplitTensor,
+    /// aclnnSplitWithSize
+    SplitWithSize,
 }
 
 impl Op {
@@ -82,6 +86,8 @@ impl Op {
             Op::InplaceTril => "aclnnInplaceTril",
             Op::Triu => "aclnnTriu",
             Op::InplaceTriu => "aclnnInplaceTriu",
+            Op::SplitTensor => "aclnnSplitTensor",
+            Op::SplitWithSize => "aclnnSplitWithSize",
         }
     }
 
@@ -105,6 +111,8 @@ impl Op {
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
             Op::Triu => "aclnnTriuGetWorkspaceSize",
             Op::InplaceTriu => "aclnnInplaceTriuGetWorkspaceSize",
+            Op::SplitTensor => "aclnnSplitTensorGetWorkspaceSize",
+            Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
         }
     }
 }
@@ -129,6 +137,10 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu => {
             !matches!(family, Atlas200I500A2)
         }
+        // Their pages: SplitTensor on every family but 200I/500 A2,
+        // SplitWithSize on the training series, A2 and A3 only.
+        Op::SplitTensor => !matches!(family, Atlas200I500A2),
+        Op::SplitWithSize => matches!(family, Training | A2 | A3),
     }
 }
 
@@ -198,9 +210,13 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     }
     match op {
         Op::Slice => SLICE_DTYPES.contains(&dtype),
-        Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul | Op::InplaceFillScalar => {
-            ELEMENTWISE_DTYPES.contains(&dtype)
-        }
+        Op::Add
+        | Op::InplaceAdd
+        | Op::Mul
+        | Op::InplaceMul
+        | Op::InplaceFillScalar
+        | Op::SplitTensor
+        | Op::SplitWithSize => ELEMENTWISE_DTYPES.contains(&dtype),
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
@@ -331,6 +347,20 @@ mod tests {
             assert!(op_available(op, Family::Inference));
             assert!(!op_available(op, Family::Atlas200I500A2));
         }
+    }
+
+    #[test]
+    fn split_products() {
+        use aclDataType as D;
+        assert!(op_available(Op::SplitTensor, Family::Inference));
+        assert!(!op_available(Op::SplitWithSize, Family::Inference));
+        assert!(!op_available(Op::SplitTensor, Family::Atlas200I500A2));
+        assert!(dtype_supported(
+            Op::SplitWithSize,
+            Family::A2,
+            D::ACL_COMPLEX128
+        ));
+        assert!(!dtype_supported(Op::SplitTensor, Family::A2, D::ACL_UINT16));
     }
 
     #[test]

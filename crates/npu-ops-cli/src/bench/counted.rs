@@ -192,6 +192,10 @@ counted! {
         fn aclnnTriu(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnInplaceTriuGetWorkspaceSize(a: *mut aclTensor, b: i64, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnInplaceTriu(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnSplitTensorGetWorkspaceSize(a: *const aclTensor, b: u64, c: i64, d: *mut aclTensorList, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnSplitTensor(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnSplitWithSizeGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: i64, d: *mut aclTensorList, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnSplitWithSize(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 
