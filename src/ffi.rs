@@ -863,6 +863,15 @@ pub(crate) enum First<'a> {
     Triu(&'a AclTensor<'a>, i64, &'a AclTensor<'a>),
     /// `aclnnInplaceTriu(selfRef, diagonal)`.
     InplaceTriu(&'a AclTensor<'a>, i64),
+    /// `aclnnSplitTensor(self, splitSections, dim, out)`.
+    SplitTensor(&'a AclTensor<'a>, u64, i64, &'a AclTensorList<'a>),
+    /// `aclnnSplitWithSize(self, splitSize, dim, out)`.
+    SplitWithSize(
+        &'a AclTensor<'a>,
+        &'a AclIntArray<'a>,
+        i64,
+        &'a AclTensorList<'a>,
+    ),
 }
 
 impl First<'_> {
@@ -891,6 +900,10 @@ impl First<'_> {
             First::InplaceTril(..) => ("aclnnInplaceTrilGetWorkspaceSize", "aclnnInplaceTril"),
             First::Triu(..) => ("aclnnTriuGetWorkspaceSize", "aclnnTriu"),
             First::InplaceTriu(..) => ("aclnnInplaceTriuGetWorkspaceSize", "aclnnInplaceTriu"),
+            First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
+            First::SplitWithSize(..) => {
+                ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
+            }
         }
     }
 
@@ -1040,6 +1053,26 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, diagonal, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::SplitTensor(x, sections, dim, list) => {
+                let op = api.split_tensor()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, sections, dim, list.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::SplitWithSize(x, sizes, dim, list) => {
+                let op = api.split_with_size()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, sizes.raw, dim, list.raw, &mut ws, &mut ex)
+                    },
                     op.run,
                 )
             }

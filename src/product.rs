@@ -39,6 +39,10 @@ pub enum OpKind {
     Tril,
     /// [`crate::Stream::triu`] and its `_into` and in-place forms
     Triu,
+    /// [`crate::Stream::split_tensor`]
+    SplitTensor,
+    /// [`crate::Stream::split_with_size`]
+    SplitWithSize,
 }
 
 impl OpKind {
@@ -59,6 +63,8 @@ impl OpKind {
             OpKind::Cast => "cast",
             OpKind::Tril => "tril",
             OpKind::Triu => "triu",
+            OpKind::SplitTensor => "split_tensor",
+            OpKind::SplitWithSize => "split_with_size",
         }
     }
 
@@ -69,7 +75,7 @@ impl OpKind {
     /// Triu everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
-            OpKind::Slice | OpKind::Add => {
+            OpKind::Slice | OpKind::Add | OpKind::SplitWithSize => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
             OpKind::IndexSelect
@@ -81,7 +87,8 @@ impl OpKind {
             | OpKind::Zero
             | OpKind::Cast
             | OpKind::Tril
-            | OpKind::Triu => family != Family::Atlas200I500A2,
+            | OpKind::Triu
+            | OpKind::SplitTensor => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -103,9 +110,11 @@ impl OpKind {
                     | DType::Bool
             ),
             // The elementwise list (ops.md §8): no unsigned type wider than 8 bits.
-            OpKind::Add | OpKind::Mul | OpKind::FillScalar => {
-                !matches!(dtype, DType::U16 | DType::U32 | DType::U64)
-            }
+            OpKind::Add
+            | OpKind::Mul
+            | OpKind::FillScalar
+            | OpKind::SplitTensor
+            | OpKind::SplitWithSize => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).

@@ -10,6 +10,7 @@ pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
+pub(crate) mod split;
 pub(crate) mod stack;
 pub(crate) mod tri;
 pub(crate) mod write;
