@@ -233,6 +233,10 @@ enum Call {
     /// `tril(x, diagonal)` (`true`) or `triu`; in place (the result is `x`
     /// read back through its view) when the last is set.
     Tri(bool, i64, bool),
+    /// `split_tensor(x, sections, dim)` (`Some`) or `split_with_size(x,
+    /// sizes, dim)`, the `_into` form into new tensors when the last is
+    /// set; the pieces compared as one flat tensor of their bytes, in order.
+    Split(Option<u64>, Vec<i64>, i64, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -508,6 +512,7 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         _ if src.chance(1, 3) => Call::Contiguous,
         _ if src.chance(1, 5) => Call::Cast(src.pick(&R::ALL)),
         _ if src.chance(1, 6) => Call::Tri(src.chance(1, 2), src.param(), src.chance(1, 3)),
+        _ if src.chance(1, 6) => gen_split(src, shape),
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -528,6 +533,46 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             }
         }
     }
+}
+
+fn gen_split(src: &mut impl Source, shape: &[usize]) -> Call {
+    let dim = gen_dim(src, shape.len());
+    let r = shape.len() as i64;
+    let n = if (-r..r).contains(&dim) {
+        shape[dim.rem_euclid(r) as usize] as i64
+    } else {
+        0
+    };
+    let into = src.chance(1, 3);
+    if src.chance(1, 2) {
+        let sections = if src.chance(1, 8) {
+            src.param() as u64
+        } else {
+            src.range(0, 4) as u64
+        };
+        return Call::Split(Some(sections), Vec::new(), dim, into);
+    }
+    let mut sizes = Vec::new();
+    let mut left = n;
+    while left > 0 && sizes.len() < 4 {
+        let k = src.range(0, left + 1);
+        sizes.push(k);
+        left -= k;
+    }
+    sizes.push(left);
+    if src.chance(1, 8) {
+        sizes.push(src.param());
+    }
+    Call::Split(None, sizes, dim, into)
+}
+
+/// The pieces of a split as one flat tensor of their bytes, in order.
+fn ref_flat(
+    d: R,
+    pieces: Result<Vec<cpu_ref::Tensor>, cpu_ref::RefError>,
+) -> Result<cpu_ref::Tensor, cpu_ref::RefError> {
+    let bytes: Vec<u8> = pieces?.iter().flat_map(|t| t.contiguous_bytes()).collect();
+    cpu_ref::Tensor::from_bytes(d, &[bytes.len() / d.size()], bytes)
 }
 
 fn ref_call(
@@ -629,6 +674,12 @@ fn ref_call(
                 r => r,
             }
         }
+        Call::Split(Some(n), _, dim, _) => {
+            ref_flat(x.dtype(), cpu_ref::split_tensor(soc, x, *n, *dim))
+        }
+        Call::Split(None, sizes, dim, _) => {
+            ref_flat(x.dtype(), cpu_ref::split_with_size(soc, x, sizes, *dim))
+        }
     }
 }
 
@@ -707,6 +758,33 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Tri(false, d, false) => s.triu(x, *d),
         Call::Tri(true, d, true) => s.tril_inplace(x, *d).map(|()| x.clone()),
         Call::Tri(false, d, true) => s.triu_inplace(x, *d).map(|()| x.clone()),
+        Call::Split(sections, sizes, dim, into) => {
+            let plain = || match sections {
+                Some(n) => s.split_tensor(x, *n, *dim),
+                None => s.split_with_size(x, sizes, *dim),
+            };
+            let pieces = if *into {
+                plain().and_then(|ps| {
+                    let outs = ps
+                        .iter()
+                        .map(|t| Tensor::zeros(s, t.dtype(), t.shape()))
+                        .collect::<npu_ops::Result<Vec<_>>>()?;
+                    match sections {
+                        Some(n) => s.split_tensor_into(x, *n, *dim, &outs)?,
+                        None => s.split_with_size_into(x, sizes, *dim, &outs)?,
+                    }
+                    Ok(outs)
+                })
+            } else {
+                plain()
+            }?;
+            let mut bytes = Vec::new();
+            for t in &pieces {
+                bytes.extend(t.to_bytes()?);
+            }
+            let n = bytes.len() / x.dtype().size();
+            Tensor::from_bytes(s, x.dtype(), &[n], &bytes)
+        }
     }
 }
 
@@ -1027,7 +1105,8 @@ fn error_forms(
         | Call::Cat(..)
         | Call::Stack(..)
         | Call::Fill(..)
-        | Call::Cast(..) => return None,
+        | Call::Cast(..)
+        | Call::Split(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

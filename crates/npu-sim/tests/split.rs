@@ -212,10 +212,16 @@ fn first_phase_errors_in_cann_order() {
         // Good calls plan (and run).
         let s0 = Stream::new();
         let p = first_sections(&x, 3, 1, &l).unwrap();
-        assert_eq!(launch(api().split_tensor().unwrap().run, &p, s0.0), ACL_SUCCESS);
+        assert_eq!(
+            launch(api().split_tensor().unwrap().run, &p, s0.0),
+            ACL_SUCCESS
+        );
         let arr = Arr::new(&[3, 2]);
         let p = first_sizes(&x, &arr, -1, &l).unwrap();
-        assert_eq!(launch(api().split_with_size().unwrap().run, &p, s0.0), ACL_SUCCESS);
+        assert_eq!(
+            launch(api().split_with_size().unwrap().run, &p, s0.0),
+            ACL_SUCCESS
+        );
         assert_eq!(s0.sync(), 0);
         // dim, sections, sizes, counts, shapes, dtypes.
         let e = first_sections(&x, 3, 2, &l).unwrap_err();
