@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The aclnnTril/aclnnTriu programs (tests/aclnn/tril.cpp; later
-# split.cpp), written as CANN's samples are, built with CANN's documented
+# The aclnnTril/aclnnTriu and aclnnSplitTensor/aclnnSplitWithSize programs
+# (tests/aclnn/tril.cpp, split.cpp), written as CANN's samples are, built with CANN's documented
 # line against `npu-ops sim install` output and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
 #       -lopapi_math -lascendcl -lnnopbase
@@ -27,7 +27,7 @@ run() { # name compiler-line...
     "$@" || fail "$name does not build"
     "$bin/$name" | tail -n 1 || fail "$name failed"
 }
-ops=(tril)
+ops=(tril split)
 for op in "${ops[@]}"; do
     run "$op" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
         -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/$op"
