@@ -33,6 +33,7 @@ type R<T> = Result<T, aclnnStatus>;
 ///
 /// # Safety
 /// `ws` and `ex` are valid for writes (checked non-null by the preamble).
+#[allow(clippy::too_many_arguments)]
 unsafe fn plan(
     op: Op,
     fam: crate::soc::Family,
