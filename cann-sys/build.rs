@@ -226,6 +226,10 @@ mod generate {
             "aclnn_fill_scalar.h",
             "aclnn_zero.h",
             "aclnn_cast.h",
+            "aclnn_tril.h",
+            "aclnn_triu.h",
+            "aclnn_split_tensor.h",
+            "aclnn_split_with_size.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

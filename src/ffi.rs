@@ -855,6 +855,23 @@ pub(crate) enum First<'a> {
     InplaceZero(&'a AclTensor<'a>),
     /// `aclnnCast(self, dtype, out)`.
     Cast(&'a AclTensor<'a>, aclDataType, &'a AclTensor<'a>),
+    /// `aclnnTril(self, diagonal, out)`.
+    Tril(&'a AclTensor<'a>, i64, &'a AclTensor<'a>),
+    /// `aclnnInplaceTril(selfRef, diagonal)`.
+    InplaceTril(&'a AclTensor<'a>, i64),
+    /// `aclnnTriu(self, diagonal, out)`.
+    Triu(&'a AclTensor<'a>, i64, &'a AclTensor<'a>),
+    /// `aclnnInplaceTriu(selfRef, diagonal)`.
+    InplaceTriu(&'a AclTensor<'a>, i64),
+    /// `aclnnSplitTensor(self, splitSections, dim, out)`.
+    SplitTensor(&'a AclTensor<'a>, u64, i64, &'a AclTensorList<'a>),
+    /// `aclnnSplitWithSize(self, splitSize, dim, out)`.
+    SplitWithSize(
+        &'a AclTensor<'a>,
+        &'a AclIntArray<'a>,
+        i64,
+        &'a AclTensorList<'a>,
+    ),
 }
 
 impl First<'_> {
@@ -879,6 +896,14 @@ impl First<'_> {
             ),
             First::InplaceZero(..) => ("aclnnInplaceZeroGetWorkspaceSize", "aclnnInplaceZero"),
             First::Cast(..) => ("aclnnCastGetWorkspaceSize", "aclnnCast"),
+            First::Tril(..) => ("aclnnTrilGetWorkspaceSize", "aclnnTril"),
+            First::InplaceTril(..) => ("aclnnInplaceTrilGetWorkspaceSize", "aclnnInplaceTril"),
+            First::Triu(..) => ("aclnnTriuGetWorkspaceSize", "aclnnTriu"),
+            First::InplaceTriu(..) => ("aclnnInplaceTriuGetWorkspaceSize", "aclnnInplaceTriu"),
+            First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
+            First::SplitWithSize(..) => {
+                ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
+            }
         }
     }
 
@@ -1004,6 +1029,58 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, dtype, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Tril(x, diagonal, out) => {
+                let op = api.tril()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, diagonal, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::InplaceTril(x, diagonal) => {
+                let op = api.inplace_tril()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, diagonal, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Triu(x, diagonal, out) => {
+                let op = api.triu()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, diagonal, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::SplitTensor(x, sections, dim, list) => {
+                let op = api.split_tensor()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, sections, dim, list.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::SplitWithSize(x, sizes, dim, list) => {
+                let op = api.split_with_size()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, sizes.raw, dim, list.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::InplaceTriu(x, diagonal) => {
+                let op = api.inplace_triu()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, diagonal, &mut ws, &mut ex) },
                     op.run,
                 )
             }

@@ -45,7 +45,9 @@
 //!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
 //!   in-place forms); the fills [`Stream::fill_scalar_inplace`],
 //!   [`Stream::full`] and [`Stream::zero_inplace`]; [`Stream::cast`] (with
-//!   `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   `_into`); [`Stream::tril`] and [`Stream::triu`] (`_into` and in-place
+//!   forms); [`Stream::split_tensor`] and [`Stream::split_with_size`] (a
+//!   tensor cut into a list, with `_into` forms); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

@@ -35,6 +35,14 @@ pub enum OpKind {
     Zero,
     /// [`crate::Stream::cast`]
     Cast,
+    /// [`crate::Stream::tril`] and its `_into` and in-place forms
+    Tril,
+    /// [`crate::Stream::triu`] and its `_into` and in-place forms
+    Triu,
+    /// [`crate::Stream::split_tensor`]
+    SplitTensor,
+    /// [`crate::Stream::split_with_size`]
+    SplitWithSize,
 }
 
 impl OpKind {
@@ -53,17 +61,21 @@ impl OpKind {
             OpKind::FillScalar => "fill_scalar",
             OpKind::Zero => "zero",
             OpKind::Cast => "cast",
+            OpKind::Tril => "tril",
+            OpKind::Triu => "triu",
+            OpKind::SplitTensor => "split_tensor",
+            OpKind::SplitWithSize => "split_with_size",
         }
     }
 
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2 (ops.md §7).
+    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero, Cast, Tril and
+    /// Triu everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
-            OpKind::Slice | OpKind::Add => {
+            OpKind::Slice | OpKind::Add | OpKind::SplitWithSize => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
             OpKind::IndexSelect
@@ -73,7 +85,10 @@ impl OpKind {
             | OpKind::Stack
             | OpKind::FillScalar
             | OpKind::Zero
-            | OpKind::Cast => family != Family::Atlas200I500A2,
+            | OpKind::Cast
+            | OpKind::Tril
+            | OpKind::Triu
+            | OpKind::SplitTensor => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -95,15 +110,19 @@ impl OpKind {
                     | DType::Bool
             ),
             // The elementwise list (ops.md §8): no unsigned type wider than 8 bits.
-            OpKind::Add | OpKind::Mul | OpKind::FillScalar => {
-                !matches!(dtype, DType::U16 | DType::U32 | DType::U64)
-            }
+            OpKind::Add
+            | OpKind::Mul
+            | OpKind::FillScalar
+            | OpKind::SplitTensor
+            | OpKind::SplitWithSize => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).
             OpKind::Cast => true,
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
+            // Tril and Triu (ops.md §15): no complex types.
+            OpKind::Tril | OpKind::Triu => !matches!(dtype, DType::C64 | DType::C128),
             _ => true,
         }
     }

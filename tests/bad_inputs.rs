@@ -586,3 +586,149 @@ fn cast_into_wrong_out() {
         "out",
     );
 }
+
+#[test]
+fn tri_complex_dtype() {
+    let s = stream();
+    let c = zeros(&s, DType::C64, &[2, 2]);
+    expect(s.tril(&c, 0), "unsupported_dtype", "tril", "");
+    expect(s.triu_inplace(&c, 0), "unsupported_dtype", "triu", "");
+}
+
+#[test]
+fn tri_rank_below_two() {
+    let s = stream();
+    let v = zeros(&s, DType::F32, &[4]);
+    expect(s.tril(&v, 0), "invalid_argument", "tril", "self");
+    expect(s.triu_inplace(&v, 0), "invalid_argument", "triu", "self");
+    let z = Tensor::from_slice(&s, &[], &[1f32]).unwrap();
+    expect(s.triu(&z, 0), "invalid_argument", "triu", "self");
+}
+
+#[test]
+fn tri_into_wrong_out() {
+    let s = stream();
+    let x = x23(&s);
+    expect(
+        s.tril_into(&x, 0, &zeros(&s, DType::F64, &[2, 3])),
+        "invalid_argument",
+        "tril",
+        "out",
+    );
+    expect(
+        s.triu_into(&x, 0, &zeros(&s, DType::F32, &[3, 2])),
+        "invalid_argument",
+        "triu",
+        "out",
+    );
+    let row = zeros(&s, DType::F32, &[3]);
+    expect(
+        s.tril_into(&x, 0, &row.view(&[2, 3], &[0, 1], 0).unwrap()),
+        "invalid_argument",
+        "tril",
+        "out",
+    );
+}
+
+#[test]
+fn tri_inplace_overlapping_itself() {
+    let s = stream();
+    let base = zeros(&s, DType::I32, &[4]);
+    let window = base.view(&[2, 3], &[1, 1], 0).unwrap();
+    expect(
+        s.tril_inplace(&window, 0),
+        "invalid_argument",
+        "tril",
+        "self",
+    );
+    // A new-tensor form reads it: not an error.
+    s.tril(&window, 0).unwrap();
+}
+
+#[test]
+fn split_rank_and_dim() {
+    let s = stream();
+    let z = Tensor::from_slice(&s, &[], &[1f32]).unwrap();
+    expect(
+        s.split_tensor(&z, 1, 0),
+        "invalid_argument",
+        "split_tensor",
+        "self",
+    );
+    let x = x23(&s);
+    expect(
+        s.split_with_size(&x, &[3], 2),
+        "invalid_argument",
+        "split_with_size",
+        "dim",
+    );
+}
+
+#[test]
+fn split_sections_zero() {
+    let s = stream();
+    let x = x23(&s);
+    expect(
+        s.split_tensor(&x, 0, 1),
+        "invalid_argument",
+        "split_tensor",
+        "split_sections",
+    );
+    let e = zeros(&s, DType::F32, &[0, 3]);
+    expect(
+        s.split_tensor(&e, 1, 0),
+        "invalid_argument",
+        "split_tensor",
+        "split_sections",
+    );
+}
+
+#[test]
+fn split_sizes_bad() {
+    let s = stream();
+    let x = x23(&s);
+    for sizes in [&[][..], &[4, -1], &[1, 1]] {
+        expect(
+            s.split_with_size(&x, sizes, 1),
+            "invalid_argument",
+            "split_with_size",
+            "split_size",
+        );
+    }
+    let d = zeros(&s, DType::C64, &[33]);
+    expect(
+        s.split_with_size(&d, &[1; 33], 0),
+        "invalid_argument",
+        "split_with_size",
+        "split_size",
+    );
+}
+
+#[test]
+fn split_into_wrong_outs() {
+    let s = stream();
+    let x = x23(&s);
+    let a = zeros(&s, DType::F32, &[2, 2]);
+    let b = zeros(&s, DType::F32, &[2, 1]);
+    expect(
+        s.split_tensor_into(&x, 2, 1, std::slice::from_ref(&a)),
+        "invalid_argument",
+        "split_tensor",
+        "out",
+    );
+    expect(
+        s.split_tensor_into(&x, 2, 1, &[b.clone(), a.clone()]),
+        "invalid_argument",
+        "split_tensor",
+        "out",
+    );
+    let store = zeros(&s, DType::F32, &[4]);
+    let m0 = store.view(&[2, 2], &[2, 1], 0).unwrap();
+    let m1 = store.view(&[2, 1], &[1, 1], 1).unwrap();
+    expect(
+        s.split_with_size_into(&x, &[2, 1], 1, &[m0, m1]),
+        "invalid_argument",
+        "split_with_size",
+        "out",
+    );
+}

@@ -109,6 +109,20 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::cast(soc, &x, R::Float32),
                 &what("cast"),
             );
+            compare(s.tril(&dx, 1), cpu_ref::tril(soc, &x, 1), &what("tril"));
+            compare(s.triu(&dx, -1), cpu_ref::triu(soc, &x, -1), &what("triu"));
+            // The splits: compared piece by piece (as one list of results).
+            let pieces = |r: npu_ops::Result<Vec<npu_ops::Tensor>>| r.map(|v| v[1].clone());
+            compare(
+                pieces(s.split_tensor(&dx, 2, 1)),
+                cpu_ref::split_tensor(soc, &x, 2, 1).map(|v| v[1].clone()),
+                &what("split_tensor"),
+            );
+            compare(
+                pieces(s.split_with_size(&dx, &[1, 2], 0)),
+                cpu_ref::split_with_size(soc, &x, &[1, 2], 0).map(|v| v[1].clone()),
+                &what("split_with_size"),
+            );
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

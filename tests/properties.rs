@@ -188,4 +188,17 @@ proptest! {
         }
         check(got, want, &format!("subtensor {d} {shape:?} {perm:?} {coords:?} {size}"));
     }
+
+    #[test]
+    fn tril_triu_match_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), lower in any::<bool>(), diagonal in prop_oneof![6 => -5i64..6, 1 => param()], seed in any::<u64>()) {
+        let s = stream();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let dx = upload(&s, &x);
+        let (want, got) = if lower {
+            (cpu_ref::tril(rt().soc(), &x, diagonal), s.tril(&dx, diagonal))
+        } else {
+            (cpu_ref::triu(rt().soc(), &x, diagonal), s.triu(&dx, diagonal))
+        };
+        check(got, want, &format!("tri lower {lower} {d} {shape:?} {perm:?} diagonal {diagonal}"));
+    }
 }

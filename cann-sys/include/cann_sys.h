@@ -986,6 +986,40 @@ aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const aclDataType d
 aclnnStatus aclnnCast(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                       aclrtStream stream);
 
+/* @cann aclnnop/aclnn_tril.h */
+aclnnStatus aclnnTrilGetWorkspaceSize(const aclTensor *self, int64_t diagonal, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnTril(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                      const aclrtStream stream);
+aclnnStatus aclnnInplaceTrilGetWorkspaceSize(const aclTensor *selfRef, int64_t diagonal,
+                                             uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnInplaceTril(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                             const aclrtStream stream);
+
+/* @cann aclnnop/aclnn_triu.h */
+aclnnStatus aclnnTriuGetWorkspaceSize(const aclTensor *self, int64_t diagonal, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnTriu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                      aclrtStream stream);
+aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t diagonal,
+                                             uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnInplaceTriu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                             aclrtStream stream);
+
+/* @cann aclnnop/aclnn_split_tensor.h */
+aclnnStatus aclnnSplitTensorGetWorkspaceSize(const aclTensor *self, uint64_t splitSections, int64_t dim,
+                                             aclTensorList *out, uint64_t *workspaceSize,
+                                             aclOpExecutor **executor);
+aclnnStatus aclnnSplitTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                             aclrtStream stream);
+
+/* @cann aclnnop/aclnn_split_with_size.h */
+aclnnStatus aclnnSplitWithSizeGetWorkspaceSize(const aclTensor *self, const aclIntArray *splitSize,
+                                               int64_t dim, aclTensorList *out, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor);
+aclnnStatus aclnnSplitWithSize(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                               aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

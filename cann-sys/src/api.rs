@@ -303,6 +303,24 @@ api_table! {
         cast: "Cast" => fn aclnnCastGetWorkspaceSize(
             *const aclTensor, aclDataType, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnCast;
+        tril: "Tril" => fn aclnnTrilGetWorkspaceSize(
+            *const aclTensor, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnTril;
+        inplace_tril: "InplaceTril" => fn aclnnInplaceTrilGetWorkspaceSize(
+            *const aclTensor, i64, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceTril;
+        triu: "Triu" => fn aclnnTriuGetWorkspaceSize(
+            *const aclTensor, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnTriu;
+        inplace_triu: "InplaceTriu" => fn aclnnInplaceTriuGetWorkspaceSize(
+            *mut aclTensor, i64, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceTriu;
+        split_tensor: "SplitTensor" => fn aclnnSplitTensorGetWorkspaceSize(
+            *const aclTensor, u64, i64, *mut aclTensorList, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnSplitTensor;
+        split_with_size: "SplitWithSize" => fn aclnnSplitWithSizeGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, i64, *mut aclTensorList, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnSplitWithSize;
     }
 }
 

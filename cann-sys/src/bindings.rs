@@ -1694,6 +1694,108 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnTrilGetWorkspaceSize(
+        self_: *const aclTensor,
+        diagonal: i64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnTril(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceTrilGetWorkspaceSize(
+        selfRef: *const aclTensor,
+        diagonal: i64,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceTril(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnTriuGetWorkspaceSize(
+        self_: *const aclTensor,
+        diagonal: i64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnTriu(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceTriuGetWorkspaceSize(
+        selfRef: *mut aclTensor,
+        diagonal: i64,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnInplaceTriu(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitTensorGetWorkspaceSize(
+        self_: *const aclTensor,
+        splitSections: u64,
+        dim: i64,
+        out: *mut aclTensorList,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitTensor(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitWithSizeGetWorkspaceSize(
+        self_: *const aclTensor,
+        splitSize: *const aclIntArray,
+        dim: i64,
+        out: *mut aclTensorList,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSplitWithSize(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
 impl aclrtDevAttr {
     pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = aclrtDevAttr(1);
     pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(101);

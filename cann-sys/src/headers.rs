@@ -86,6 +86,22 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_cast.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_tril.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_triu.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_split_tensor.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_split_with_size.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -108,6 +124,10 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_fill_scalar.h",
             "aclnnop/aclnn_zero.h",
             "aclnnop/aclnn_cast.h",
+            "aclnnop/aclnn_tril.h",
+            "aclnnop/aclnn_triu.h",
+            "aclnnop/aclnn_split_tensor.h",
+            "aclnnop/aclnn_split_with_size.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

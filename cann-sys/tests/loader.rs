@@ -57,6 +57,17 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
+                "aclnnTrilGetWorkspaceSize" | "aclnnTriuGetWorkspaceSize" => {
+                    "const void *a, int64_t b, void *c"
+                }
+                "aclnnInplaceTrilGetWorkspaceSize" => "const void *a, int64_t b",
+                "aclnnInplaceTriuGetWorkspaceSize" => "void *a, int64_t b",
+                "aclnnSplitTensorGetWorkspaceSize" => {
+                    "const void *a, uint64_t b, int64_t c, void *d"
+                }
+                "aclnnSplitWithSizeGetWorkspaceSize" => {
+                    "const void *a, const void *b, int64_t c, void *d"
+                }
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -122,6 +133,12 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "Tril",
+            "InplaceTril",
+            "Triu",
+            "InplaceTriu",
+            "SplitTensor",
+            "SplitWithSize",
         ]),
         tag,
         1,
@@ -439,7 +456,13 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Stack",
             "InplaceFillScalar",
             "InplaceZero",
-            "Cast"
+            "Cast",
+            "Tril",
+            "InplaceTril",
+            "Triu",
+            "InplaceTriu",
+            "SplitTensor",
+            "SplitWithSize"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -570,6 +593,12 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "Tril",
+            "InplaceTril",
+            "Triu",
+            "InplaceTriu",
+            "SplitTensor",
+            "SplitWithSize",
         ]),
         "x",
         6,

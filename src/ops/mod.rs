@@ -10,7 +10,9 @@ pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
+pub(crate) mod split;
 pub(crate) mod stack;
+pub(crate) mod tri;
 pub(crate) mod write;
 
 use crate::error::{Error, Result};

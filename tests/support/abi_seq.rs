@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 9;
+            let which = i.u8() % 15;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -347,6 +347,30 @@ unsafe fn step(st: &mut St, i: &mut In) {
                     wsp,
                     exp,
                 ),
+                9 => (a.aclnnTrilGetWorkspaceSize.unwrap())(t0, i.i64(), t1, wsp, exp),
+                10 => (a.aclnnInplaceTrilGetWorkspaceSize.unwrap())(t0, i.i64(), wsp, exp),
+                11 => (a.aclnnTriuGetWorkspaceSize.unwrap())(t0, i.i64(), t1, wsp, exp),
+                12 => (a.aclnnInplaceTriuGetWorkspaceSize.unwrap())(t0, i.i64(), wsp, exp),
+                // The output list an arbitrary handle, as Cat's input list.
+                13 => (a.aclnnSplitTensorGetWorkspaceSize.unwrap())(
+                    t0,
+                    i.u64(),
+                    i.i64(),
+                    st.any(i, &[]) as *mut aclTensorList,
+                    wsp,
+                    exp,
+                ),
+                14 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnSplitWithSizeGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        i.i64(),
+                        st.any(i, &[]) as *mut aclTensorList,
+                        wsp,
+                        exp,
+                    )
+                }
                 _ => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     let sc = st.scalars.last().map_or(st.any(i, &[]), |p| *p as usize);
@@ -405,7 +429,13 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnInplaceFillScalar,
                 a.aclnnInplaceZero,
                 a.aclnnCast,
-            ][(if i.one_in(8) { i.u8() % 9 } else { which }) as usize]
+                a.aclnnTril,
+                a.aclnnInplaceTril,
+                a.aclnnTriu,
+                a.aclnnInplaceTriu,
+                a.aclnnSplitTensor,
+                a.aclnnSplitWithSize,
+            ][(if i.one_in(8) { i.u8() % 15 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -230,6 +230,13 @@ enum Call {
     Fill(Option<AlphaSpec>),
     /// `cast(x, dtype)`.
     Cast(R),
+    /// `tril(x, diagonal)` (`true`) or `triu`; in place (the result is `x`
+    /// read back through its view) when the last is set.
+    Tri(bool, i64, bool),
+    /// `split_tensor(x, sections, dim)` (`Some`) or `split_with_size(x,
+    /// sizes, dim)`, the `_into` form into new tensors when the last is
+    /// set; the pieces compared as one flat tensor of their bytes, in order.
+    Split(Option<u64>, Vec<i64>, i64, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -504,6 +511,8 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
         _ if src.chance(1, 3) => Call::Contiguous,
         _ if src.chance(1, 5) => Call::Cast(src.pick(&R::ALL)),
+        _ if src.chance(1, 6) => Call::Tri(src.chance(1, 2), src.param(), src.chance(1, 3)),
+        _ if src.chance(1, 6) => gen_split(src, shape),
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -524,6 +533,46 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             }
         }
     }
+}
+
+fn gen_split(src: &mut impl Source, shape: &[usize]) -> Call {
+    let dim = gen_dim(src, shape.len());
+    let r = shape.len() as i64;
+    let n = if (-r..r).contains(&dim) {
+        shape[dim.rem_euclid(r) as usize] as i64
+    } else {
+        0
+    };
+    let into = src.chance(1, 3);
+    if src.chance(1, 2) {
+        let sections = if src.chance(1, 8) {
+            src.param() as u64
+        } else {
+            src.range(0, 4) as u64
+        };
+        return Call::Split(Some(sections), Vec::new(), dim, into);
+    }
+    let mut sizes = Vec::new();
+    let mut left = n;
+    while left > 0 && sizes.len() < 4 {
+        let k = src.range(0, left + 1);
+        sizes.push(k);
+        left -= k;
+    }
+    sizes.push(left);
+    if src.chance(1, 8) {
+        sizes.push(src.param());
+    }
+    Call::Split(None, sizes, dim, into)
+}
+
+/// The pieces of a split as one flat tensor of their bytes, in order.
+fn ref_flat(
+    d: R,
+    pieces: Result<Vec<cpu_ref::Tensor>, cpu_ref::RefError>,
+) -> Result<cpu_ref::Tensor, cpu_ref::RefError> {
+    let bytes: Vec<u8> = pieces?.iter().flat_map(|t| t.contiguous_bytes()).collect();
+    cpu_ref::Tensor::from_bytes(d, &[bytes.len() / d.size()], bytes)
 }
 
 fn ref_call(
@@ -600,6 +649,37 @@ fn ref_call(
         Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
         Call::Fill(None) => cpu_ref::zero(soc, x),
         Call::Cast(d) => cpu_ref::cast(soc, x, *d),
+        Call::Tri(lower, diagonal, inplace) => {
+            let (op, r) = if *lower {
+                ("tril", cpu_ref::tril(soc, x, *diagonal))
+            } else {
+                ("triu", cpu_ref::triu(soc, x, *diagonal))
+            };
+            // The in-place forms refuse a target that writes one element
+            // twice (a stride-0 dim of extent 2 or more, or interleaving
+            // strides), after the rank (ops.md §15).
+            let twice = x.numel() > 0
+                && (x
+                    .shape()
+                    .iter()
+                    .zip(x.strides())
+                    .any(|(&n, &st)| n > 1 && st == 0)
+                    || cpu_ref::fill_target_overlaps(x.shape(), x.strides()));
+            match r {
+                Ok(_) if *inplace && twice => Err(cpu_ref::RefError::InvalidArgument {
+                    op,
+                    param: "self",
+                    reason: "the view writes one element twice".into(),
+                }),
+                r => r,
+            }
+        }
+        Call::Split(Some(n), _, dim, _) => {
+            ref_flat(x.dtype(), cpu_ref::split_tensor(soc, x, *n, *dim))
+        }
+        Call::Split(None, sizes, dim, _) => {
+            ref_flat(x.dtype(), cpu_ref::split_with_size(soc, x, sizes, *dim))
+        }
     }
 }
 
@@ -674,6 +754,37 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
         Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
         Call::Cast(d) => s.cast(x, dtype(*d)),
+        Call::Tri(true, d, false) => s.tril(x, *d),
+        Call::Tri(false, d, false) => s.triu(x, *d),
+        Call::Tri(true, d, true) => s.tril_inplace(x, *d).map(|()| x.clone()),
+        Call::Tri(false, d, true) => s.triu_inplace(x, *d).map(|()| x.clone()),
+        Call::Split(sections, sizes, dim, into) => {
+            let plain = || match sections {
+                Some(n) => s.split_tensor(x, *n, *dim),
+                None => s.split_with_size(x, sizes, *dim),
+            };
+            let pieces = if *into {
+                plain().and_then(|ps| {
+                    let outs = ps
+                        .iter()
+                        .map(|t| Tensor::zeros(s, t.dtype(), t.shape()))
+                        .collect::<npu_ops::Result<Vec<_>>>()?;
+                    match sections {
+                        Some(n) => s.split_tensor_into(x, *n, *dim, &outs)?,
+                        None => s.split_with_size_into(x, sizes, *dim, &outs)?,
+                    }
+                    Ok(outs)
+                })
+            } else {
+                plain()
+            }?;
+            let mut bytes = Vec::new();
+            for t in &pieces {
+                bytes.extend(t.to_bytes()?);
+            }
+            let n = bytes.len() / x.dtype().size();
+            Tensor::from_bytes(s, x.dtype(), &[n], &bytes)
+        }
     }
 }
 
@@ -739,6 +850,8 @@ fn our_into(
                 s.stack_into(&list, *dim, out)
             }),
         Call::Cast(_) if !prepared => s.cast_into(x, out),
+        Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
+        Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
         _ => return None,
     })
 }
@@ -992,7 +1105,8 @@ fn error_forms(
         | Call::Cat(..)
         | Call::Stack(..)
         | Call::Fill(..)
-        | Call::Cast(..) => return None,
+        | Call::Cast(..)
+        | Call::Split(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

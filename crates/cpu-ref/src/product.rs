@@ -134,11 +134,13 @@ pub enum Op {
     Tril,
     /// `aclnnTriu` / `aclnnInplaceTriu` (section 15).
     Triu,
+    /// `aclnnEmbedding` (section 23).
+    Embedding,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 16] = [
+    pub const ALL: [Op; 17] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -155,6 +157,7 @@ impl Op {
         Op::Cast,
         Op::Tril,
         Op::Triu,
+        Op::Embedding,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -176,6 +179,7 @@ impl Op {
             Op::Cast => "cast",
             Op::Tril => "tril",
             Op::Triu => "triu",
+            Op::Embedding => "embedding",
         }
     }
 }
@@ -404,6 +408,7 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - cast: every family but Atlas 200I/500 A2 (section 14).
 /// - tril, triu **(project, to be checked)**: every family but Atlas
 ///   200I/500 A2 (section 15).
+/// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
@@ -411,6 +416,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
         Op::Tril | Op::Triu => family != Family::A200I500A2,
+        Op::Embedding => matches!(family, Family::A2 | Family::A3),
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -450,6 +456,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Cast => CAST_NO_BF16,
         Op::Tril | Op::Triu if a2_or_a3 => TRI_A2_A3,
         Op::Tril | Op::Triu => TRI_NO_BF16,
+        // Embedding (section 23): the elementwise list of section 8 (only
+        // on A2/A3, so with bfloat16).
+        Op::Embedding => ELEMENTWISE_A2_A3,
     }
 }
 
@@ -584,7 +593,8 @@ mod tests {
                 "zero",
                 "cast",
                 "tril",
-                "triu"
+                "triu",
+                "embedding"
             ]
         );
     }
@@ -606,6 +616,7 @@ mod tests {
                 Op::SplitWithSize => [true, true, true, false, false],
                 Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
                 Op::Tril | Op::Triu => [true, true, true, true, false],
+                Op::Embedding => [false, true, true, false, false],
             }
         };
         for op in Op::ALL {

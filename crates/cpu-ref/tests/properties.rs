@@ -2,8 +2,8 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, fill_scalar, index_select, mul, sampled_slice, slice, stack, subtensor,
-    zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, embedding, fill_scalar, index_select, mul, sampled_slice, slice, stack,
+    subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -483,6 +483,41 @@ proptest! {
         prop_assert_eq!(
             stack(DEFAULT_SOC, &[&v, &c], -1).unwrap().contiguous_bytes(),
             stack(DEFAULT_SOC, &[&c, &c], -1).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Embedding of a 1-D index equals IndexSelect along dim 0; of an
+    /// index of any shape, that gather reshaped; a transposed weight gives
+    /// its contiguous copy's result.
+    #[test]
+    fn embedding_is_index_select_of_rows(
+        rows in 1usize..5,
+        cols in 0usize..4,
+        picks in prop::collection::vec(0usize..8, 0..7),
+        split in 1usize..4,
+    ) {
+        let soc = "Ascend910B3";
+        let w = arange(&[rows, cols]);
+        let idx: Vec<i64> = picks.iter().map(|&p| (p % rows) as i64).collect();
+        let flat = Tensor::from_slice(&[idx.len()], &idx).unwrap();
+        let want = index_select(soc, &w, 0, &flat).unwrap();
+        let got = embedding(soc, &w, &flat).unwrap();
+        prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+        if idx.len().is_multiple_of(split) && !idx.is_empty() {
+            let shaped = Tensor::from_slice(&[split, idx.len() / split], &idx).unwrap();
+            let g2 = embedding(soc, &w, &shaped).unwrap();
+            prop_assert_eq!(g2.shape(), &[split, idx.len() / split, cols][..]);
+            prop_assert_eq!(g2.contiguous_bytes(), want.contiguous_bytes());
+        }
+        let wt = transposed(&arange(&[cols, rows]));
+        let c = wt.to_contiguous();
+        prop_assert_eq!(
+            embedding(soc, &wt, &flat).unwrap().contiguous_bytes(),
+            embedding(soc, &c, &flat).unwrap().contiguous_bytes()
         );
     }
 }

@@ -895,6 +895,8 @@ fn main() {
         }
     }
 
+    tri_and_split(&mut out, &push);
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(
@@ -907,6 +909,176 @@ fn main() {
     }
     eprintln!("{} cases written to {}", out.len(), path.display());
     name_the_seeds_soc();
+}
+
+/// Tril and Triu (ops.md §15), then SplitTensor and SplitWithSize
+/// (§12): appended after every other block, with a random stream of their
+/// own, so the earlier cases keep their lines.
+fn tri_and_split<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x7121_5EED_0015);
+    // Every family x dtype x operator, new-tensor and in-place forms, on
+    // random views of rank 0 to 4 (below 2: invalid) and diagonals from
+    // the extremes to a few either side.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for op in ["tril", "triu"] {
+                for inplace in [false, true] {
+                    let (st, x) = input(d, &mut r, 4);
+                    let diagonal = r.extreme(-4, 5);
+                    let want = if op == "tril" {
+                        cpu_ref::tril(soc, &x, diagonal)
+                    } else {
+                        cpu_ref::triu(soc, &x, diagonal)
+                    };
+                    let mut params = json!({"diagonal": diagonal});
+                    let tag = if inplace {
+                        params["inplace"] = json!(true);
+                        format!("{fam}-{}-inplace", d.name())
+                    } else {
+                        format!("{fam}-{}", d.name())
+                    };
+                    push(out, op, soc, (&st, &x), params, expect(want), &tag);
+                }
+            }
+        }
+    }
+    // Batches of matrices on A2: wide, tall, broadcast (stride 0) inputs.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(15) as usize];
+        let op = if r.below(2) == 0 { "tril" } else { "triu" };
+        let dims: Vec<usize> = (0..2 + r.below(3) as usize)
+            .map(|_| 1 + r.below(6) as usize)
+            .collect();
+        let st = storage(d, &dims, &mut r);
+        let (x, tag, inplace) = if r.below(4) == 0 {
+            // The first matrix broadcast over a new leading dim of 3.
+            let mut shape = vec![3];
+            shape.extend_from_slice(&dims[dims.len() - 2..]);
+            let mut strides = vec![0];
+            strides.extend_from_slice(&st.strides()[dims.len() - 2..]);
+            (
+                st.view(&shape, &strides, 0).unwrap(),
+                "random-stride0",
+                false,
+            )
+        } else {
+            (st.clone(), "random", r.below(2) == 0)
+        };
+        let diagonal = r.range(-7, 8);
+        let want = if op == "tril" {
+            cpu_ref::tril(a2, &x, diagonal)
+        } else {
+            cpu_ref::triu(a2, &x, diagonal)
+        };
+        let mut params = json!({"diagonal": diagonal});
+        if inplace {
+            params["inplace"] = json!(true);
+        }
+        push(out, op, a2, (&st, &x), params, expect(want), tag);
+    }
+
+    // SplitTensor and SplitWithSize: every family x dtype on random views
+    // of rank 0 to 3 (0: invalid), sections from 0 to past the extent and
+    // sizes that sum (or not, or hold a negative), some into `_into`.
+    let expect_list = |r: Result<Vec<Tensor>, cpu_ref::RefError>| match r {
+        Ok(ts) => json!({"tensors": ts.iter().map(tensor_json).collect::<Vec<_>>()}),
+        Err(e) => json!({"error": e.kind()}),
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let tag = format!("{fam}-{}", d.name());
+            let (st, x) = input(d, &mut r, 3);
+            let dim = r.range(-3, 3);
+            let n = if x.rank() == 0 {
+                0
+            } else {
+                x.shape()[dim.rem_euclid(x.rank() as i64) as usize]
+            };
+            let sections = match r.below(6) {
+                0 => 0,
+                1 => n as u64 + 1 + r.below(3),
+                _ => 1 + r.below(3),
+            };
+            let mut params = json!({"split_sections": sections, "dim": dim});
+            if r.below(3) == 0 {
+                params["into"] = json!(true);
+            }
+            let want = cpu_ref::split_tensor(soc, &x, sections, dim);
+            push(
+                out,
+                "split_tensor",
+                soc,
+                (&st, &x),
+                params,
+                expect_list(want),
+                &tag,
+            );
+            let (st, x) = input(d, &mut r, 3);
+            let dim = r.range(-3, 3);
+            let n = if x.rank() == 0 {
+                0
+            } else {
+                x.shape()[dim.rem_euclid(x.rank() as i64) as usize] as i64
+            };
+            let mut sizes: Vec<i64> = Vec::new();
+            let mut left = n;
+            while left > 0 && sizes.len() < 4 {
+                let k = r.range(0, left + 1);
+                sizes.push(k);
+                left -= k;
+            }
+            sizes.push(left);
+            match r.below(8) {
+                0 => sizes.push(1),
+                1 => sizes[0] -= 1,
+                2 => sizes = vec![-1, n + 1],
+                _ => {}
+            }
+            let mut params = json!({"split_size": sizes, "dim": dim});
+            if r.below(3) == 0 {
+                params["into"] = json!(true);
+            }
+            let want = cpu_ref::split_with_size(soc, &x, &sizes, dim);
+            push(
+                out,
+                "split_with_size",
+                soc,
+                (&st, &x),
+                params,
+                expect_list(want),
+                &tag,
+            );
+        }
+    }
+    // More pieces on A2: up to 40 (the 32-piece limit of DOUBLE and the
+    // complex types), broadcast (stride 0) inputs.
+    for _ in 0..40 {
+        let d = DType::ALL[r.below(15) as usize];
+        let n = 1 + r.below(40) as usize;
+        let st = storage(d, &[n, 2], &mut r);
+        let (x, tag) = if r.below(3) == 0 {
+            (st.view(&[n, 2], &[1, 0], 0).unwrap(), "random-stride0")
+        } else {
+            (st.clone(), "random")
+        };
+        let sizes = vec![1i64; n];
+        let want = cpu_ref::split_with_size(a2, &x, &sizes, 0);
+        push(
+            out,
+            "split_with_size",
+            a2,
+            (&st, &x),
+            json!({"split_size": sizes, "dim": 0}),
+            expect_list(want),
+            tag,
+        );
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

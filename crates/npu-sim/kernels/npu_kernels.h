@@ -124,6 +124,22 @@ void npu_copy_split_inner(npu_copy_desc *d, int64_t want_rows, int64_t min_inner
 void npu_fill(void *dst, int64_t count, const void *value, size_t elem_size);
 
 /* ------------------------------------------------------------------------ */
+/* Triangle mask (Tril, Triu)                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Over a contiguous buffer of matrices of `rows` x `cols` elements of
+ * `elem_size` bytes, zeroes element (i, j) of each matrix where
+ * j - i > diagonal (lower != 0: Tril keeps the lower triangle) or
+ * j - i < diagonal (lower == 0: Triu). Only the buffer's rows
+ * [row_begin, row_end) (counted over every matrix, row r being row
+ * r % rows of matrix r / rows) are touched, so disjoint row ranges may run
+ * concurrently. Any diagonal is valid; nothing happens for empty extents.
+ */
+void npu_tri_zero_run(void *data, int64_t rows, int64_t cols, int64_t diagonal, int32_t lower,
+                      size_t elem_size, int64_t row_begin, int64_t row_end);
+
+/* ------------------------------------------------------------------------ */
 /* Gather along one axis (IndexSelect)                                      */
 /* ------------------------------------------------------------------------ */
 

@@ -778,6 +778,45 @@ static void test_fill(void)
     npu_fill(NULL, -3, NULL, 4);
 }
 
+/* ---- triangle mask ----------------------------------------------------------------- */
+
+static void test_tri(void)
+{
+    static const int64_t diags[] = {INT64_MIN, -5, -2, -1, 0, 1, 2, 4, INT64_MAX};
+    static const size_t sizes[] = {1, 2, 4, 8, 16};
+    const int64_t mats = 2, rows = 3, cols = 4;
+    size_t di, si;
+    int lower;
+    for (di = 0; di < sizeof diags / sizeof diags[0]; di++)
+        for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (lower = 0; lower < 2; lower++) {
+                const size_t es = sizes[si], n = (size_t)(mats * rows * cols);
+                unsigned char *buf = (unsigned char *)xmalloc(n * es + 64), *ref = (unsigned char *)xmalloc(n * es);
+                int ok = 1;
+                size_t k;
+                int64_t split;
+                fill_random(buf, n * es + 64);
+                memcpy(ref, buf + 32, n * es);
+                /* two row ranges, as two cores would run them */
+                split = (mats * rows) / 2;
+                npu_tri_zero_run(buf + 32, rows, cols, diags[di], lower, es, 0, split);
+                npu_tri_zero_run(buf + 32, rows, cols, diags[di], lower, es, split, mats * rows);
+                for (k = 0; k < n; k++) {
+                    const int64_t i = (int64_t)(k / (size_t)cols) % rows, j = (int64_t)(k % (size_t)cols);
+                    const double dd = (double)j - (double)i, d = (double)diags[di];
+                    const int keep = lower ? dd <= d : dd >= d;
+                    size_t b;
+                    for (b = 0; b < es; b++)
+                        ok &= buf[32 + k * es + b] == (keep ? ref[k * es + b] : 0);
+                }
+                CHECK(ok, "tri diag %lld es %zu lower %d", (long long)diags[di], es, lower);
+                free(buf);
+                free(ref);
+            }
+    npu_tri_zero_run(NULL, 0, 4, 0, 1, 4, 0, 0); /* empty: no access */
+    npu_tri_zero_run(NULL, 3, 0, 0, 0, 4, 0, 3);
+}
+
 /* ---- index check and gather ---------------------------------------------------------- */
 
 static void put_index(void *index, int is64, int64_t i, int64_t v)
@@ -1950,6 +1989,7 @@ int main(void)
     run("cast strided", cast_strided);
     run("arithmetic", test_arith);
     run("f16 arithmetic", test_arith_f16_every_value);
+    run("triangle mask", test_tri);
     printf("%lld checks, %lld failed (%.2f s)\n", n_checks, n_fail,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     return n_fail != 0;

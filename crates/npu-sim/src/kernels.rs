@@ -72,6 +72,16 @@ unsafe extern "C" {
     );
     fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
     fn npu_fill(dst: *mut c_void, count: i64, value: *const c_void, elem_size: usize);
+    fn npu_tri_zero_run(
+        data: *mut c_void,
+        rows: i64,
+        cols: i64,
+        diagonal: i64,
+        lower: i32,
+        elem_size: usize,
+        row_begin: i64,
+        row_end: i64,
+    );
     fn npu_gather_run_ex(
         dst: *mut c_void,
         src: *const c_void,
@@ -325,6 +335,46 @@ pub unsafe fn fill(pool: &Cores, dst: *mut u8, count: i64, value: &[u8]) {
             }
         },
     );
+}
+
+/// The triangle mask of Tril (`lower`) and Triu over `mats` contiguous
+/// matrices of `rows` x `cols` elements of `es` bytes at `data`: element
+/// (i, j) of each is zeroed where `j - i > diagonal` (Tril) or
+/// `j - i < diagonal` (Triu).
+///
+/// # Safety
+/// `data` is valid for reads and writes of `mats * rows * cols * es` bytes.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn tri_zero(
+    pool: &Cores,
+    data: *mut u8,
+    mats: i64,
+    rows: i64,
+    cols: i64,
+    diagonal: i64,
+    lower: bool,
+    es: usize,
+) {
+    let dp = Ptr(data as usize);
+    let units = mats.saturating_mul(rows);
+    let bytes = (units as u64)
+        .saturating_mul(cols as u64)
+        .saturating_mul(es as u64);
+    par_ranges(pool, units, bytes, |lo, hi| {
+        // SAFETY: caller's contract; row ranges are disjoint.
+        unsafe {
+            npu_tri_zero_run(
+                dp.0 as *mut c_void,
+                rows,
+                cols,
+                diagonal,
+                i32::from(lower),
+                es,
+                lo,
+                hi,
+            )
+        }
+    });
 }
 
 /// `dst[o, i, :] = src[o, index[i], :]`, contiguous `[outer, n, inner]`;

@@ -6,7 +6,9 @@
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
-// (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise).
+// (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), tri
+// (Tril, Triu and their in-place forms: likewise), split (SplitTensor,
+// SplitWithSize: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -74,8 +76,10 @@ mod objects;
 mod ops;
 mod runtime;
 pub mod soc;
+mod split;
 mod state;
 mod stream;
+mod tri;
 mod work;
 
 pub use casts::*;
@@ -87,7 +91,9 @@ pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
+pub use split::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
+pub use tri::*;
 
 use cann_sys::{Api, Origin};
 
@@ -470,7 +476,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 13);
+/// assert_eq!(api.available_operators().len(), 19);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -574,6 +580,18 @@ pub fn api() -> Api {
         aclnnInplaceZero: Some(aclnnInplaceZero),
         aclnnCastGetWorkspaceSize: Some(aclnnCastGetWorkspaceSize),
         aclnnCast: Some(aclnnCast),
+        aclnnTrilGetWorkspaceSize: Some(aclnnTrilGetWorkspaceSize),
+        aclnnTril: Some(aclnnTril),
+        aclnnInplaceTrilGetWorkspaceSize: Some(aclnnInplaceTrilGetWorkspaceSize),
+        aclnnInplaceTril: Some(aclnnInplaceTril),
+        aclnnTriuGetWorkspaceSize: Some(aclnnTriuGetWorkspaceSize),
+        aclnnTriu: Some(aclnnTriu),
+        aclnnInplaceTriuGetWorkspaceSize: Some(aclnnInplaceTriuGetWorkspaceSize),
+        aclnnInplaceTriu: Some(aclnnInplaceTriu),
+        aclnnSplitTensorGetWorkspaceSize: Some(aclnnSplitTensorGetWorkspaceSize),
+        aclnnSplitTensor: Some(aclnnSplitTensor),
+        aclnnSplitWithSizeGetWorkspaceSize: Some(aclnnSplitWithSizeGetWorkspaceSize),
+        aclnnSplitWithSize: Some(aclnnSplitWithSize),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -108,6 +108,24 @@ pub enum Plan {
     },
     /// `out = self` converted to out's dtype (Cast).
     Cast,
+    /// `out = tril(self)` or `triu(self)` (Tril, Triu and their in-place
+    /// forms, whose only tensor is the output `selfRef`).
+    Tri {
+        /// The diagonal.
+        diagonal: i64,
+        /// Tril (else Triu).
+        lower: bool,
+        /// `selfRef` is contiguous: masked where it lies, no workspace.
+        in_place: bool,
+    },
+    /// `self` cut along `dim` into the outputs, in order (SplitTensor,
+    /// SplitWithSize).
+    Split {
+        /// Normalised dim.
+        dim: usize,
+        /// An output meets `self`: `self` is read into the workspace first.
+        stage: bool,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their

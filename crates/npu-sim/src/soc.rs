@@ -51,6 +51,18 @@ pub enum Op {
     InplaceZero,
     /// aclnnCast
     Cast,
+    /// aclnnTril
+    Tril,
+    /// aclnnInplaceTril
+    InplaceTril,
+    /// aclnnTriu
+    Triu,
+    /// aclnnInplaceTriu
+    InplaceTriu,
+    /// aclnnSplitTensor
+    SplitTensor,
+    /// aclnnSplitWithSize
+    SplitWithSize,
 }
 
 impl Op {
@@ -70,6 +82,12 @@ impl Op {
             Op::InplaceFillScalar => "aclnnInplaceFillScalar",
             Op::InplaceZero => "aclnnInplaceZero",
             Op::Cast => "aclnnCast",
+            Op::Tril => "aclnnTril",
+            Op::InplaceTril => "aclnnInplaceTril",
+            Op::Triu => "aclnnTriu",
+            Op::InplaceTriu => "aclnnInplaceTriu",
+            Op::SplitTensor => "aclnnSplitTensor",
+            Op::SplitWithSize => "aclnnSplitWithSize",
         }
     }
 
@@ -89,6 +107,12 @@ impl Op {
             Op::InplaceFillScalar => "aclnnInplaceFillScalarGetWorkspaceSize",
             Op::InplaceZero => "aclnnInplaceZeroGetWorkspaceSize",
             Op::Cast => "aclnnCastGetWorkspaceSize",
+            Op::Tril => "aclnnTrilGetWorkspaceSize",
+            Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
+            Op::Triu => "aclnnTriuGetWorkspaceSize",
+            Op::InplaceTriu => "aclnnInplaceTriuGetWorkspaceSize",
+            Op::SplitTensor => "aclnnSplitTensorGetWorkspaceSize",
+            Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
         }
     }
 }
@@ -109,6 +133,14 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Stack => !matches!(family, Atlas200I500A2),
         // Their English pages: every family but 200I/500 A2.
         Op::InplaceFillScalar | Op::InplaceZero | Op::Cast => !matches!(family, Atlas200I500A2),
+        // ops.md §15 (project): every family but 200I/500 A2.
+        Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu => {
+            !matches!(family, Atlas200I500A2)
+        }
+        // Their pages: SplitTensor on every family but 200I/500 A2,
+        // SplitWithSize on the training series, A2 and A3 only.
+        Op::SplitTensor => !matches!(family, Atlas200I500A2),
+        Op::SplitWithSize => matches!(family, Training | A2 | A3),
     }
 }
 
@@ -178,12 +210,24 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     }
     match op {
         Op::Slice => SLICE_DTYPES.contains(&dtype),
-        Op::Add | Op::InplaceAdd | Op::Mul | Op::InplaceMul | Op::InplaceFillScalar => {
-            ELEMENTWISE_DTYPES.contains(&dtype)
-        }
+        Op::Add
+        | Op::InplaceAdd
+        | Op::Mul
+        | Op::InplaceMul
+        | Op::InplaceFillScalar
+        | Op::SplitTensor
+        | Op::SplitWithSize => ELEMENTWISE_DTYPES.contains(&dtype),
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
+        // aclnn_tril.h / aclnn_triu.h: the general list without complex types.
+        Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu => {
+            GENERAL_DTYPES.contains(&dtype)
+                && !matches!(
+                    dtype,
+                    aclDataType::ACL_COMPLEX64 | aclDataType::ACL_COMPLEX128
+                )
+        }
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -290,6 +334,33 @@ mod tests {
         ));
         assert!(!op_available(Op::InplaceZero, Family::Atlas200I500A2));
         assert!(op_available(Op::InplaceFillScalar, Family::Inference));
+    }
+
+    #[test]
+    fn tri_dtypes() {
+        use aclDataType as D;
+        for op in [Op::Tril, Op::InplaceTril, Op::Triu, Op::InplaceTriu] {
+            assert!(dtype_supported(op, Family::A2, D::ACL_UINT64));
+            assert!(dtype_supported(op, Family::A3, D::ACL_BF16));
+            assert!(!dtype_supported(op, Family::Inference, D::ACL_BF16));
+            assert!(!dtype_supported(op, Family::A2, D::ACL_COMPLEX64));
+            assert!(op_available(op, Family::Inference));
+            assert!(!op_available(op, Family::Atlas200I500A2));
+        }
+    }
+
+    #[test]
+    fn split_products() {
+        use aclDataType as D;
+        assert!(op_available(Op::SplitTensor, Family::Inference));
+        assert!(!op_available(Op::SplitWithSize, Family::Inference));
+        assert!(!op_available(Op::SplitTensor, Family::Atlas200I500A2));
+        assert!(dtype_supported(
+            Op::SplitWithSize,
+            Family::A2,
+            D::ACL_COMPLEX128
+        ));
+        assert!(!dtype_supported(Op::SplitTensor, Family::A2, D::ACL_UINT16));
     }
 
     #[test]

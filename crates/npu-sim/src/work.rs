@@ -62,6 +62,9 @@ pub enum Step {
     /// Contiguous elementwise arithmetic of one dtype: op, dtype, dst, a,
     /// b, alpha (one element of the dtype; `None`: 1), count. dst may be a.
     Binary(BinaryOp, KDtype, Ref, Ref, Ref, Option<[u8; 16]>, i64),
+    /// Triangle mask in place over contiguous matrices: data, [mats, rows,
+    /// cols], diagonal, lower (Tril; else Triu), element size.
+    Tri(Ref, [i64; 3], i64, bool, u8),
 }
 
 /// The work of one second-phase call, built on the caller's thread and run
@@ -233,6 +236,18 @@ impl Launch {
                         self.host(&hosts, *dst),
                         *count,
                         &value[..*len as usize],
+                    )
+                },
+                Step::Tri(data, [mats, rows, cols], diagonal, lower, es) => unsafe {
+                    kernels::tri_zero(
+                        pool,
+                        self.host(&hosts, *data),
+                        *mats,
+                        *rows,
+                        *cols,
+                        *diagonal,
+                        *lower,
+                        *es as usize,
                     )
                 },
                 Step::Binary(op, t, dst, a, b, alpha, n) => {

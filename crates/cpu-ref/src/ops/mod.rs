@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, Embedding), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -10,6 +10,7 @@ pub mod as_strided;
 pub mod cast;
 pub mod cat;
 pub mod elementwise;
+pub mod embedding;
 pub mod fill;
 pub mod index_select;
 pub mod mul;

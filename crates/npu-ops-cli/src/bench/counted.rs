@@ -184,6 +184,18 @@ counted! {
         fn aclnnInplaceZero(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnCastGetWorkspaceSize(a: *const aclTensor, b: aclDataType, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnCast(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnTrilGetWorkspaceSize(a: *const aclTensor, b: i64, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnTril(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceTrilGetWorkspaceSize(a: *const aclTensor, b: i64, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceTril(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnTriuGetWorkspaceSize(a: *const aclTensor, b: i64, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnTriu(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceTriuGetWorkspaceSize(a: *mut aclTensor, b: i64, c: *mut u64, d: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceTriu(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnSplitTensorGetWorkspaceSize(a: *const aclTensor, b: u64, c: i64, d: *mut aclTensorList, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnSplitTensor(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnSplitWithSizeGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: i64, d: *mut aclTensorList, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnSplitWithSize(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 

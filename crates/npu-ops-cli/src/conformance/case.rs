@@ -29,6 +29,9 @@ pub struct CaseTensor {
 pub enum Expect {
     /// This output exactly.
     Output(CaseTensor),
+    /// These outputs exactly, in order (an operator that returns a tensor
+    /// list: `expect.tensors`).
+    Outputs(Vec<CaseTensor>),
     /// An error of this kind (`invalid_argument`, ...).
     Error(String),
 }
@@ -39,7 +42,8 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`.
+    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `tril`,
+    /// `triu`, `split_tensor`, `split_with_size`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -63,7 +67,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 12] = [
+const OPS: [&str; 16] = [
     "slice",
     "index_select",
     "as_strided",
@@ -76,6 +80,10 @@ const OPS: [&str; 12] = [
     "fill_scalar",
     "zero",
     "cast",
+    "tril",
+    "triu",
+    "split_tensor",
+    "split_with_size",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",
@@ -108,6 +116,9 @@ struct TensorFields {
     view: Option<Object<ViewFields>>,
     /// Read only in `expect`, where it stands for the whole object.
     error: Slot<String>,
+    /// Read only in `expect`: a list of tensor objects (the outputs of an
+    /// operator that returns a tensor list), standing for the whole object.
+    tensors: Slot<Vec<Value>>,
 }
 
 /// `input.view`'s fields as written.
@@ -473,10 +484,24 @@ pub fn parse_case(line: &str, origin: &str) -> Result<Case, String> {
             .got()
             .ok_or_else(|| format!("{id}.params: expected an object"))?,
     );
-    let Given(Some(Object(e))) = c.expect else {
+    let Given(Some(Object(mut e))) = c.expect else {
         return Err(format!("{id}: missing field `expect`"));
     };
+    let tensors = std::mem::take(&mut e.tensors);
     let expect = match e.error {
+        Slot::Absent if tensors.present() => {
+            let list = tensors
+                .got()
+                .ok_or_else(|| format!("{id}.expect.tensors: expected a list"))?;
+            let mut outs = Vec::with_capacity(list.len());
+            for (i, v) in list.into_iter().enumerate() {
+                let ctx = format!("{id}.expect.tensors[{i}]");
+                let f: TensorFields = serde_json::from_value(v)
+                    .map_err(|_| format!("{ctx}: expected a tensor object"))?;
+                outs.push(read_tensor(f, &ctx)?);
+            }
+            Expect::Outputs(outs)
+        }
         Slot::Absent => Expect::Output(read_tensor(e, &format!("{id}.expect"))?),
         k => {
             let k = k

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 pub(crate) enum Seen {
     /// The operator returned a tensor, read back.
     Output(CaseTensor),
+    /// The operator returned a tensor list, read back in order.
+    Outputs(Vec<CaseTensor>),
     /// The operator (or reading its result) failed.
     Error(Error),
     /// A parameter could not be read.
@@ -33,7 +35,7 @@ impl Seen {
     /// `memory_limit`, `out_of_memory`, `load`, `malformed` or `panic`.
     pub(crate) fn kind(&self) -> &'static str {
         match self {
-            Seen::Output(_) => "output",
+            Seen::Output(_) | Seen::Outputs(_) => "output",
             Seen::Error(e) if hit_memory_limit(e) => "memory_limit",
             Seen::Error(e) => match fault_of(e) {
                 Some((true, _)) => "device_fault",
@@ -58,6 +60,12 @@ impl Seen {
     pub(crate) fn describe(&self) -> String {
         match self {
             Seen::Output(t) => format!("output {} {:?}", t.dtype, t.shape),
+            Seen::Outputs(ts) => format!(
+                "outputs {:?}",
+                ts.iter()
+                    .map(|t| format!("{} {:?}", t.dtype, t.shape))
+                    .collect::<Vec<_>>()
+            ),
             Seen::Error(e) => match self.fault() {
                 Some(f) => format!("{} {} ({})", self.kind(), f.code, f.message),
                 None => format!("error {} ({e})", self.kind()),
@@ -191,16 +199,19 @@ fn upload(s: &Stream, t: &CaseTensor) -> npu_ops::Result<Tensor> {
     }
 }
 
+/// What an operator returned: a tensor, or (the splits) a tensor list.
+enum Got {
+    One(Tensor),
+    Many(Vec<Tensor>),
+}
+
 /// Runs one case's operator; `Err(String)` is a malformed parameter.
 /// Host memory the call would allocate in the size of the case's data
 /// is counted in `budget` first.
-fn run_op(
-    s: &Stream,
-    c: &Case,
-    budget: &mut HostBudget,
-) -> Result<npu_ops::Result<Tensor>, String> {
+fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Result<Got>, String> {
     let expected = match &c.expect {
         Expect::Output(t) => data_bytes(t),
+        Expect::Outputs(ts) => ts.iter().map(data_bytes).sum(),
         Expect::Error(_) => 0,
     };
     if let Err(e) = budget.charge(
@@ -219,7 +230,52 @@ fn run_op(
             .ok_or_else(|| format!("{}.params: missing `{n}`", c.id))
     };
     let ctx = |n: &str| format!("{}.params.{n}", c.id);
-    Ok(match c.op.as_str() {
+    if let op @ ("split_tensor" | "split_with_size") = c.op.as_str() {
+        let dim = int(get("dim")?, &ctx("dim"))?;
+        let into = match p.get("into") {
+            None | Some(Value::Null) => false,
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| format!("{}: expected true or false", ctx("into")))?,
+        };
+        let sections = if op == "split_tensor" {
+            Some(
+                get("split_sections")?
+                    .as_u64()
+                    .ok_or_else(|| format!("{}: expected a u64", ctx("split_sections")))?,
+            )
+        } else {
+            None
+        };
+        let sizes = if op == "split_with_size" {
+            ints(get("split_size")?, &ctx("split_size"))?
+        } else {
+            Vec::new()
+        };
+        let plain = || match sections {
+            Some(n) => s.split_tensor(&x, n, dim),
+            None => s.split_with_size(&x, &sizes, dim),
+        };
+        let r = if into {
+            // The pieces' shapes from the new-tensor form, then the
+            // `_into` form into new tensors of those shapes.
+            plain().and_then(|ps| {
+                let outs = ps
+                    .iter()
+                    .map(|t| Tensor::zeros(s, t.dtype(), t.shape()))
+                    .collect::<npu_ops::Result<Vec<_>>>()?;
+                match sections {
+                    Some(n) => s.split_tensor_into(&x, n, dim, &outs)?,
+                    None => s.split_with_size_into(&x, &sizes, dim, &outs)?,
+                }
+                Ok(outs)
+            })
+        } else {
+            plain()
+        };
+        return Ok(r.map(Got::Many));
+    }
+    let one = match c.op.as_str() {
         "slice" => s.slice(
             &x,
             int(get("dim")?, &ctx("dim"))?,
@@ -433,8 +489,25 @@ fn run_op(
                 .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
             s.cast(&x, d)
         }
+        "tril" | "triu" => {
+            let diagonal = int(get("diagonal")?, &ctx("diagonal"))?;
+            let inplace = match p.get("inplace") {
+                None | Some(Value::Null) => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| format!("{}: expected true or false", ctx("inplace")))?,
+            };
+            match (c.op == "tril", inplace) {
+                (true, false) => s.tril(&x, diagonal),
+                (false, false) => s.triu(&x, diagonal),
+                // In place: the result is the input, read through its view.
+                (true, true) => s.tril_inplace(&x, diagonal).map(|()| x.clone()),
+                (false, true) => s.triu_inplace(&x, diagonal).map(|()| x.clone()),
+            }
+        }
         other => return Err(format!("unknown operator {other}")),
-    })
+    };
+    Ok(one.map(Got::One))
 }
 
 /// Add's alpha as a case writes it: an integer, a number, `true`/`false`,
@@ -572,7 +645,7 @@ pub(crate) fn observe(
         match run_op(s, c, &mut budget) {
             Err(m) => Seen::Malformed(m),
             Ok(Err(e)) => Seen::Error(e),
-            Ok(Ok(t)) => {
+            Ok(Ok(got)) => {
                 if let Some(d) = deadline {
                     let left = d.saturating_duration_since(Instant::now());
                     match s.synchronize_timeout(left.max(Duration::from_millis(1))) {
@@ -589,17 +662,22 @@ pub(crate) fn observe(
                 }
                 // A view (a broadcast one: stride 0 over a tiny storage) reads
                 // back as many elements as it addresses.
-                if let Err(e) = budget.charge(tensor_read_back(&t), "reading the result back") {
-                    return Seen::Error(e);
-                }
-                match t.to_bytes() {
-                    Ok(bytes) => Seen::Output(CaseTensor {
+                let mut read = |t: &Tensor| -> Result<CaseTensor, Error> {
+                    budget.charge(tensor_read_back(t), "reading the result back")?;
+                    Ok(CaseTensor {
                         dtype: t.dtype(),
                         shape: t.shape().to_vec(),
-                        bytes,
+                        bytes: t.to_bytes()?,
                         view: None,
-                    }),
-                    Err(e) => Seen::Error(e),
+                    })
+                };
+                match got {
+                    Got::One(t) => read(&t).map_or_else(Seen::Error, Seen::Output),
+                    Got::Many(ts) => ts
+                        .iter()
+                        .map(&mut read)
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_or_else(Seen::Error, Seen::Outputs),
                 }
             }
         }
@@ -649,7 +727,15 @@ pub(crate) fn judge(c: &Case, seen: &Seen, case_memory: Option<usize>) -> (Statu
         Seen::Panic(p) => return (Status::Failed, format!("panicked: {p}")),
         Seen::Timeout(t) => return (Status::Failed, format!("timed out: {t}")),
         Seen::Error(e) => Err(e),
-        Seen::Output(t) => Ok(t),
+        Seen::Output(t) => Ok(std::slice::from_ref(t)),
+        Seen::Outputs(ts) => Ok(ts.as_slice()),
+    };
+    let list = matches!(seen, Seen::Outputs(_));
+    let shapes = |ts: &[CaseTensor]| {
+        ts.iter()
+            .map(|t| format!("{} {:?}", t.dtype, t.shape))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     if let Err(e) = &got {
         if let (true, Some(limit)) = (hit_memory_limit(e), case_memory) {
@@ -682,11 +768,61 @@ pub(crate) fn judge(c: &Case, seen: &Seen, case_memory: Option<usize>) -> (Statu
             Status::Failed,
             format!("expected error {kind}, got error {} ({e})", e.kind()),
         ),
-        (Expect::Error(kind), Ok(t)) => (
+        (Expect::Error(kind), Ok(ts)) if list => (
+            Status::Failed,
+            format!("expected error {kind}, got tensors [{}]", shapes(ts)),
+        ),
+        (Expect::Error(kind), Ok(ts)) => (
             Status::Failed,
             format!(
                 "expected error {kind}, got a {} tensor of shape {:?}",
-                t.dtype, t.shape
+                ts[0].dtype, ts[0].shape
+            ),
+        ),
+        (Expect::Outputs(ws), Err(e)) => (
+            Status::Failed,
+            format!(
+                "expected tensors [{}], got error {} ({e})",
+                shapes(ws),
+                e.kind()
+            ),
+        ),
+        (Expect::Outputs(ws), Ok(ts)) => {
+            if !list || ws.len() != ts.len() {
+                return (
+                    Status::Failed,
+                    format!("expected tensors [{}], got [{}]", shapes(ws), shapes(ts)),
+                );
+            }
+            for (k, (w, t)) in ws.iter().zip(ts).enumerate() {
+                if t.dtype != w.dtype || t.shape != w.shape {
+                    return (
+                        Status::Failed,
+                        format!(
+                            "tensor {k}: expected {} {:?}, got {} {:?}",
+                            w.dtype, w.shape, t.dtype, t.shape
+                        ),
+                    );
+                }
+                if t.bytes != w.bytes {
+                    return (
+                        Status::Failed,
+                        format!(
+                            "tensor {k}: {}",
+                            first_difference(w.dtype, &w.bytes, &t.bytes)
+                        ),
+                    );
+                }
+            }
+            (Status::Passed, String::new())
+        }
+        (Expect::Output(w), Ok(ts)) if list => (
+            Status::Failed,
+            format!(
+                "expected a {} tensor of shape {:?}, got tensors [{}]",
+                w.dtype,
+                w.shape,
+                shapes(ts)
             ),
         ),
         (Expect::Output(w), Err(e)) => (
@@ -698,7 +834,8 @@ pub(crate) fn judge(c: &Case, seen: &Seen, case_memory: Option<usize>) -> (Statu
                 e.kind()
             ),
         ),
-        (Expect::Output(w), Ok(t)) => {
+        (Expect::Output(w), Ok(ts)) => {
+            let t = &ts[0];
             if t.dtype != w.dtype || t.shape != w.shape {
                 (
                     Status::Failed,
@@ -724,6 +861,15 @@ pub(crate) fn judge(c: &Case, seen: &Seen, case_memory: Option<usize>) -> (Statu
 /// errors also code for code).
 pub(crate) fn difference(a: &Seen, b: &Seen) -> Option<String> {
     match (a, b) {
+        (Seen::Outputs(xs), Seen::Outputs(ys)) => {
+            if xs.len() != ys.len() {
+                return Some(format!("{} vs {}", a.describe(), b.describe()));
+            }
+            xs.iter().zip(ys).enumerate().find_map(|(k, (x, y))| {
+                difference(&Seen::Output(x.clone()), &Seen::Output(y.clone()))
+                    .map(|d| format!("tensor {k}: {d}"))
+            })
+        }
         (Seen::Output(x), Seen::Output(y)) => {
             if x.dtype != y.dtype || x.shape != y.shape {
                 Some(format!(
@@ -743,7 +889,7 @@ pub(crate) fn difference(a: &Seen, b: &Seen) -> Option<String> {
         }
         _ if a.kind() == b.kind()
             && a.fault().map(|f| f.code) == b.fault().map(|f| f.code)
-            && !matches!(a, Seen::Output(_)) =>
+            && !matches!(a, Seen::Output(_) | Seen::Outputs(_)) =>
         {
             None
         }

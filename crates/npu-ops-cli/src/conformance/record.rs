@@ -317,6 +317,11 @@ fn one_line(s: &str) -> String {
 enum RecordedExpect<'a> {
     /// This output.
     Output(TensorOut<'a>),
+    /// These outputs (an operator that returns a tensor list).
+    Outputs {
+        /// The tensors, in order.
+        tensors: Vec<TensorOut<'a>>,
+    },
     /// An error of this kind.
     Error {
         /// The kind.
@@ -332,9 +337,17 @@ fn recordable<'a>(c: &Case, o: &'a Outcome) -> Result<RecordedExpect<'a>, String
     }
     let expect = match o.observed.as_str() {
         "output" => match &o.output {
-            Some(t) => {
-                unwritable(t).map_or(Ok(()), |e| Err(format!("the output {e}")))?;
-                RecordedExpect::Output(TensorOut::new(t))
+            Some(ts) => {
+                for t in ts {
+                    unwritable(t).map_or(Ok(()), |e| Err(format!("the output {e}")))?;
+                }
+                // The splits return a list, whatever its length.
+                match ts.as_slice() {
+                    [t] if !c.op.starts_with("split_") => RecordedExpect::Output(TensorOut::new(t)),
+                    _ => RecordedExpect::Outputs {
+                        tensors: ts.iter().map(TensorOut::new).collect(),
+                    },
+                }
             }
             None => return Err("the output was not kept".into()),
         },

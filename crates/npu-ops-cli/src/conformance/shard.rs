@@ -248,6 +248,13 @@ fn case_digest(c: &Case) -> u64 {
             d.word(1);
             d.text(k)
         }
+        Expect::Outputs(ts) => {
+            d.word(2);
+            d.word(ts.len() as u64);
+            for t in ts {
+                digest_tensor(&mut d, t)
+            }
+        }
     }
     d.0
 }

@@ -569,3 +569,48 @@ pub fn cast(
         s,
     )
 }
+
+/// Runs Tril (`lower`) or Triu through both phases, out of place.
+pub fn tri(
+    lower: bool,
+    x: &T,
+    diagonal: i64,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let a = api();
+    let (get, run) = if lower {
+        (a.tril().unwrap().get_workspace_size, a.tril().unwrap().run)
+    } else {
+        (a.triu().unwrap().get_workspace_size, a.triu().unwrap().run)
+    };
+    // SAFETY: live handles, valid out-pointers.
+    exec(|w, e| unsafe { get(x.0, diagonal, out.0, w, e) }, run, s)
+}
+
+/// Runs InplaceTril (`lower`) or InplaceTriu through both phases.
+pub fn tri_inplace(
+    lower: bool,
+    x: &T,
+    diagonal: i64,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let a = api();
+    if lower {
+        let op = a.inplace_tril().unwrap();
+        // SAFETY: live handles, valid out-pointers.
+        exec(
+            |w, e| unsafe { (op.get_workspace_size)(x.0, diagonal, w, e) },
+            op.run,
+            s,
+        )
+    } else {
+        let op = a.inplace_triu().unwrap();
+        // SAFETY: live handles, valid out-pointers.
+        exec(
+            |w, e| unsafe { (op.get_workspace_size)(x.0, diagonal, w, e) },
+            op.run,
+            s,
+        )
+    }
+}

@@ -94,9 +94,11 @@ pub struct Outcome {
     pub difference: Option<String>,
     /// Seconds the case took (both backends with `--compare`).
     pub seconds: f64,
-    /// The observed output, kept only when [`super::Options::keep_outputs`]
-    /// is set (for `--record`); never in the JSON report.
-    pub output: Option<CaseTensor>,
+    /// The observed output (one tensor; an operator that returns a tensor
+    /// list, each of its tensors), kept only when
+    /// [`super::Options::keep_outputs`] is set (for `--record`); never in
+    /// the JSON report.
+    pub output: Option<Vec<CaseTensor>>,
 }
 
 impl Outcome {
