@@ -226,6 +226,14 @@ mod generate {
             "aclnn_fill_scalar.h",
             "aclnn_zero.h",
             "aclnn_cast.h",
+            "aclnn_reflection_pad1d.h",
+            "aclnn_reflection_pad2d.h",
+            "aclnn_reflection_pad3d.h",
+            "aclnn_replication_pad1d.h",
+            "aclnn_replication_pad2d.h",
+            "aclnn_replication_pad3d.h",
+            "aclnn_circular_pad2d.h",
+            "aclnn_circular_pad3d.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

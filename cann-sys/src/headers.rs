@@ -86,6 +86,38 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_cast.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_reflection_pad1d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_reflection_pad2d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_reflection_pad3d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_replication_pad1d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_replication_pad2d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_replication_pad3d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_circular_pad2d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_circular_pad3d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -108,6 +140,14 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_fill_scalar.h",
             "aclnnop/aclnn_zero.h",
             "aclnnop/aclnn_cast.h",
+            "aclnnop/aclnn_reflection_pad1d.h",
+            "aclnnop/aclnn_reflection_pad2d.h",
+            "aclnnop/aclnn_reflection_pad3d.h",
+            "aclnnop/aclnn_replication_pad1d.h",
+            "aclnnop/aclnn_replication_pad2d.h",
+            "aclnnop/aclnn_replication_pad3d.h",
+            "aclnnop/aclnn_circular_pad2d.h",
+            "aclnnop/aclnn_circular_pad3d.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

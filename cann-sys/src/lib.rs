@@ -3,7 +3,8 @@
 //! Raw FFI to the parts of Huawei CANN that `npu-ops` uses: the AscendCL
 //! runtime (`libascendcl.so`), the aclnn meta API (`libnnopbase.so`) and the
 //! aclnn operators Slice, IndexSelect, InplaceCopy, ConstantPadNd, Add, InplaceAdd, Mul, InplaceMul,
-//! Cat, Stack, InplaceFillScalar, InplaceZero and Cast
+//! Cat, Stack, InplaceFillScalar, InplaceZero, Cast, ReflectionPad1d/2d/3d,
+//! ReplicationPad1d/2d/3d and CircularPad2d/3d
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status

@@ -57,6 +57,14 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
+                "aclnnReflectionPad1dGetWorkspaceSize"
+                | "aclnnReflectionPad2dGetWorkspaceSize"
+                | "aclnnReflectionPad3dGetWorkspaceSize"
+                | "aclnnReplicationPad1dGetWorkspaceSize"
+                | "aclnnReplicationPad2dGetWorkspaceSize"
+                | "aclnnReplicationPad3dGetWorkspaceSize"
+                | "aclnnCircularPad2dGetWorkspaceSize"
+                | "aclnnCircularPad3dGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -122,6 +130,14 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "ReflectionPad1d",
+            "ReflectionPad2d",
+            "ReflectionPad3d",
+            "ReplicationPad1d",
+            "ReplicationPad2d",
+            "ReplicationPad3d",
+            "CircularPad2d",
+            "CircularPad3d",
         ]),
         tag,
         1,
@@ -439,7 +455,15 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Stack",
             "InplaceFillScalar",
             "InplaceZero",
-            "Cast"
+            "Cast",
+            "ReflectionPad1d",
+            "ReflectionPad2d",
+            "ReflectionPad3d",
+            "ReplicationPad1d",
+            "ReplicationPad2d",
+            "ReplicationPad3d",
+            "CircularPad2d",
+            "CircularPad3d"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -570,6 +594,14 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "ReflectionPad1d",
+            "ReflectionPad2d",
+            "ReflectionPad3d",
+            "ReplicationPad1d",
+            "ReplicationPad2d",
+            "ReplicationPad3d",
+            "CircularPad2d",
+            "CircularPad3d",
         ]),
         "x",
         6,

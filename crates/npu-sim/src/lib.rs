@@ -72,6 +72,7 @@ mod memory;
 mod meta;
 mod objects;
 mod ops;
+mod pads;
 mod runtime;
 pub mod soc;
 mod state;
@@ -86,6 +87,7 @@ pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
 pub use ops::*;
+pub use pads::*;
 pub use runtime::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
 
@@ -470,7 +472,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 13);
+/// assert_eq!(api.available_operators().len(), 21);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -574,6 +576,22 @@ pub fn api() -> Api {
         aclnnInplaceZero: Some(aclnnInplaceZero),
         aclnnCastGetWorkspaceSize: Some(aclnnCastGetWorkspaceSize),
         aclnnCast: Some(aclnnCast),
+        aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
+        aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
+        aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),
+        aclnnReflectionPad2d: Some(aclnnReflectionPad2d),
+        aclnnReflectionPad3dGetWorkspaceSize: Some(aclnnReflectionPad3dGetWorkspaceSize),
+        aclnnReflectionPad3d: Some(aclnnReflectionPad3d),
+        aclnnReplicationPad1dGetWorkspaceSize: Some(aclnnReplicationPad1dGetWorkspaceSize),
+        aclnnReplicationPad1d: Some(aclnnReplicationPad1d),
+        aclnnReplicationPad2dGetWorkspaceSize: Some(aclnnReplicationPad2dGetWorkspaceSize),
+        aclnnReplicationPad2d: Some(aclnnReplicationPad2d),
+        aclnnReplicationPad3dGetWorkspaceSize: Some(aclnnReplicationPad3dGetWorkspaceSize),
+        aclnnReplicationPad3d: Some(aclnnReplicationPad3d),
+        aclnnCircularPad2dGetWorkspaceSize: Some(aclnnCircularPad2dGetWorkspaceSize),
+        aclnnCircularPad2d: Some(aclnnCircularPad2d),
+        aclnnCircularPad3dGetWorkspaceSize: Some(aclnnCircularPad3dGetWorkspaceSize),
+        aclnnCircularPad3d: Some(aclnnCircularPad3d),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -108,6 +108,15 @@ pub enum Plan {
     },
     /// `out = self` converted to out's dtype (Cast).
     Cast,
+    /// The reflection, replication and circular pads.
+    Pad {
+        /// How a padded dim maps out indices to self's.
+        mode: crate::pads::PadMode,
+        /// (before, after) per dim of self (0 for the dims not padded).
+        pads: Vec<(i64, i64)>,
+        /// Write out through the workspace (not contiguous, or meeting self).
+        stage: bool,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their
