@@ -39,7 +39,9 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`.
+    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`,
+    /// `reflection_pad1d` .. `reflection_pad3d`, `replication_pad1d` ..
+    /// `replication_pad3d`, `circular_pad2d`, `circular_pad3d`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -63,7 +65,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 12] = [
+const OPS: [&str; 20] = [
     "slice",
     "index_select",
     "as_strided",
@@ -76,6 +78,14 @@ const OPS: [&str; 12] = [
     "fill_scalar",
     "zero",
     "cast",
+    "reflection_pad1d",
+    "reflection_pad2d",
+    "reflection_pad3d",
+    "replication_pad1d",
+    "replication_pad2d",
+    "replication_pad3d",
+    "circular_pad2d",
+    "circular_pad3d",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",
