@@ -214,8 +214,15 @@ impl Stream {
         self.pad_launch(op, x, padding, out)
     }
 
-    /// The aclnn call, `x` materialised first if it overlaps itself.
-    fn pad_launch(&self, op: OpKind, x: &Tensor, padding: &[i64], out: &Tensor) -> Result<()> {
+    /// The aclnn call, `x` materialised first if it overlaps itself (the
+    /// rules checked by the caller; also the sampled slice's pad plan).
+    pub(super) fn pad_launch(
+        &self,
+        op: OpKind,
+        x: &Tensor,
+        padding: &[i64],
+        out: &Tensor,
+    ) -> Result<()> {
         if out.numel() == 0 {
             return Ok(());
         }
