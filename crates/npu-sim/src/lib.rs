@@ -6,7 +6,8 @@
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
-// (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise).
+// (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), pads
+// (ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
