@@ -230,6 +230,14 @@ mod generate {
             "aclnn_triu.h",
             "aclnn_split_tensor.h",
             "aclnn_split_with_size.h",
+            "aclnn_reflection_pad1d.h",
+            "aclnn_reflection_pad2d.h",
+            "aclnn_reflection_pad3d.h",
+            "aclnn_replication_pad1d.h",
+            "aclnn_replication_pad2d.h",
+            "aclnn_replication_pad3d.h",
+            "aclnn_circular_pad2d.h",
+            "aclnn_circular_pad3d.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

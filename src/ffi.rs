@@ -872,6 +872,14 @@ pub(crate) enum First<'a> {
         i64,
         &'a AclTensorList<'a>,
     ),
+    /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
+    /// the pad operator `kind` (one of the eight pad kinds).
+    Pad(
+        crate::product::OpKind,
+        &'a AclTensor<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclTensor<'a>,
+    ),
 }
 
 impl First<'_> {
@@ -904,6 +912,39 @@ impl First<'_> {
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
+            First::Pad(kind, ..) => match kind {
+                crate::product::OpKind::ReflectionPad1d => (
+                    "aclnnReflectionPad1dGetWorkspaceSize",
+                    "aclnnReflectionPad1d",
+                ),
+                crate::product::OpKind::ReflectionPad2d => (
+                    "aclnnReflectionPad2dGetWorkspaceSize",
+                    "aclnnReflectionPad2d",
+                ),
+                crate::product::OpKind::ReflectionPad3d => (
+                    "aclnnReflectionPad3dGetWorkspaceSize",
+                    "aclnnReflectionPad3d",
+                ),
+                crate::product::OpKind::ReplicationPad1d => (
+                    "aclnnReplicationPad1dGetWorkspaceSize",
+                    "aclnnReplicationPad1d",
+                ),
+                crate::product::OpKind::ReplicationPad2d => (
+                    "aclnnReplicationPad2dGetWorkspaceSize",
+                    "aclnnReplicationPad2d",
+                ),
+                crate::product::OpKind::ReplicationPad3d => (
+                    "aclnnReplicationPad3dGetWorkspaceSize",
+                    "aclnnReplicationPad3d",
+                ),
+                crate::product::OpKind::CircularPad2d => {
+                    ("aclnnCircularPad2dGetWorkspaceSize", "aclnnCircularPad2d")
+                }
+                crate::product::OpKind::CircularPad3d => {
+                    ("aclnnCircularPad3dGetWorkspaceSize", "aclnnCircularPad3d")
+                }
+                _ => ("(not a pad operator)", "(not a pad operator)"),
+            },
         }
     }
 
@@ -1081,6 +1122,26 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, diagonal, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Pad(kind, x, padding, out) => {
+                let op = match kind {
+                    crate::product::OpKind::ReflectionPad1d => api.reflection_pad1d()?,
+                    crate::product::OpKind::ReflectionPad2d => api.reflection_pad2d()?,
+                    crate::product::OpKind::ReflectionPad3d => api.reflection_pad3d()?,
+                    crate::product::OpKind::ReplicationPad1d => api.replication_pad1d()?,
+                    crate::product::OpKind::ReplicationPad2d => api.replication_pad2d()?,
+                    crate::product::OpKind::ReplicationPad3d => api.replication_pad3d()?,
+                    crate::product::OpKind::CircularPad2d => api.circular_pad2d()?,
+                    crate::product::OpKind::CircularPad3d => api.circular_pad3d()?,
+                    other => return Err(Error::invalid(other.name(), "op", "not a pad operator")),
+                };
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, padding.raw, out.raw, &mut ws, &mut ex)
+                    },
                     op.run,
                 )
             }

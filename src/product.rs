@@ -43,6 +43,22 @@ pub enum OpKind {
     SplitTensor,
     /// [`crate::Stream::split_with_size`]
     SplitWithSize,
+    /// [`crate::Stream::reflection_pad1d`]
+    ReflectionPad1d,
+    /// [`crate::Stream::reflection_pad2d`]
+    ReflectionPad2d,
+    /// [`crate::Stream::reflection_pad3d`]
+    ReflectionPad3d,
+    /// [`crate::Stream::replication_pad1d`]
+    ReplicationPad1d,
+    /// [`crate::Stream::replication_pad2d`]
+    ReplicationPad2d,
+    /// [`crate::Stream::replication_pad3d`]
+    ReplicationPad3d,
+    /// [`crate::Stream::circular_pad2d`]
+    CircularPad2d,
+    /// [`crate::Stream::circular_pad3d`]
+    CircularPad3d,
 }
 
 impl OpKind {
@@ -65,6 +81,14 @@ impl OpKind {
             OpKind::Triu => "triu",
             OpKind::SplitTensor => "split_tensor",
             OpKind::SplitWithSize => "split_with_size",
+            OpKind::ReflectionPad1d => "reflection_pad1d",
+            OpKind::ReflectionPad2d => "reflection_pad2d",
+            OpKind::ReflectionPad3d => "reflection_pad3d",
+            OpKind::ReplicationPad1d => "replication_pad1d",
+            OpKind::ReplicationPad2d => "replication_pad2d",
+            OpKind::ReplicationPad3d => "replication_pad3d",
+            OpKind::CircularPad2d => "circular_pad2d",
+            OpKind::CircularPad3d => "circular_pad3d",
         }
     }
 
@@ -73,6 +97,9 @@ impl OpKind {
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
     /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero, Cast, Tril and
     /// Triu everywhere but 200I/500 A2 (ops.md §7).
+    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
+    /// but 200I/500 A2, as the reflection and replication pads; the circular
+    /// pads on A2 and A3 only (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add | OpKind::SplitWithSize => {
@@ -89,6 +116,15 @@ impl OpKind {
             | OpKind::Tril
             | OpKind::Triu
             | OpKind::SplitTensor => family != Family::Atlas200I500A2,
+            OpKind::ReflectionPad1d
+            | OpKind::ReflectionPad2d
+            | OpKind::ReflectionPad3d
+            | OpKind::ReplicationPad1d
+            | OpKind::ReplicationPad2d
+            | OpKind::ReplicationPad3d => family != Family::Atlas200I500A2,
+            OpKind::CircularPad2d | OpKind::CircularPad3d => {
+                matches!(family, Family::A2 | Family::A3)
+            }
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -123,6 +159,20 @@ impl OpKind {
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
             // Tril and Triu (ops.md §15): no complex types.
             OpKind::Tril | OpKind::Triu => !matches!(dtype, DType::C64 | DType::C128),
+            // The pads (ops.md §16, §17).
+            OpKind::ReflectionPad1d | OpKind::ReflectionPad2d | OpKind::ReflectionPad3d => {
+                match dtype {
+                    DType::U16 | DType::U32 | DType::U64 => false,
+                    DType::C64 | DType::C128 => family.has_bf16(),
+                    _ => true,
+                }
+            }
+            OpKind::ReplicationPad1d | OpKind::ReplicationPad2d | OpKind::ReplicationPad3d => {
+                !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::Bool)
+            }
+            OpKind::CircularPad2d | OpKind::CircularPad3d => {
+                matches!(dtype, DType::F16 | DType::F32 | DType::I8 | DType::I32)
+            }
             _ => true,
         }
     }

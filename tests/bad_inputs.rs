@@ -732,3 +732,104 @@ fn split_into_wrong_outs() {
         "out",
     );
 }
+
+#[test]
+fn pad_dtype_or_product() {
+    let s = stream();
+    // BOOL is not in the replication pads' list on any product.
+    let b = zeros(&s, DType::Bool, &[1, 2]);
+    expect(
+        s.replication_pad1d(&b, &[1, 1]),
+        "unsupported_dtype",
+        "replication_pad1d",
+        "",
+    );
+    // INT64 is not in the circular pads' list (where they exist).
+    let i = zeros(&s, DType::I64, &[1, 2, 2]);
+    let r = s.circular_pad2d(&i, &[1, 1, 1, 1]);
+    match s.runtime().family() {
+        Some(f) if !f.has_bf16() => expect(r, "unsupported_op", "circular_pad2d", ""),
+        _ => expect(r, "unsupported_dtype", "circular_pad2d", ""),
+    }
+}
+
+#[test]
+fn pad_self_rank() {
+    let s = stream();
+    expect(
+        s.reflection_pad2d(&x23(&s), &[0; 4]),
+        "invalid_argument",
+        "reflection_pad2d",
+        "self",
+    );
+    expect(
+        s.replication_pad1d(&zeros(&s, DType::F32, &[2]), &[1, 1]),
+        "invalid_argument",
+        "replication_pad1d",
+        "self",
+    );
+}
+
+#[test]
+fn pad_padding_rules() {
+    let s = stream();
+    let x = x23(&s);
+    for p in [&[1i64][..], &[1, 1, 1], &[-1, 0], &[3, 0], &[0, 5]] {
+        expect(
+            s.reflection_pad1d(&x, p),
+            "invalid_argument",
+            "reflection_pad1d",
+            "padding",
+        );
+    }
+    expect(
+        s.replication_pad1d(&x, &[i64::MAX, 1]),
+        "invalid_argument",
+        "replication_pad1d",
+        "padding",
+    );
+    // Replication has no upper bound.
+    assert_eq!(s.replication_pad1d(&x, &[5, 0]).unwrap().shape(), &[2, 8]);
+}
+
+#[test]
+fn pad_empty_non_batch_dim() {
+    let s = stream();
+    expect(
+        s.replication_pad2d(&zeros(&s, DType::F32, &[2, 0, 3]), &[1; 4]),
+        "invalid_argument",
+        "replication_pad2d",
+        "self",
+    );
+    // A zero batch is allowed.
+    let z = zeros(&s, DType::F32, &[0, 2, 3, 3]);
+    assert_eq!(
+        s.reflection_pad2d(&z, &[1; 4]).unwrap().shape(),
+        &[0, 2, 5, 5]
+    );
+}
+
+#[test]
+fn pad_into_wrong_out() {
+    let s = stream();
+    let x = x23(&s);
+    expect(
+        s.reflection_pad1d_into(&x, &[1, 1], &zeros(&s, DType::F32, &[2, 4])),
+        "invalid_argument",
+        "reflection_pad1d",
+        "out",
+    );
+    expect(
+        s.reflection_pad1d_into(&x, &[1, 1], &zeros(&s, DType::I32, &[2, 5])),
+        "invalid_argument",
+        "reflection_pad1d",
+        "out",
+    );
+    let row = zeros(&s, DType::F32, &[5]);
+    expect(
+        s.replication_pad1d_into(&x, &[1, 1], &row.view(&[2, 5], &[0, 1], 0).unwrap()),
+        "invalid_argument",
+        "replication_pad1d",
+        "out",
+    );
+}

@@ -1,6 +1,7 @@
 //! The single-launch composite plans (an overlapping AsStrided view or a
 //! wrapped, clamped, reflected or filled sampled slice: one IndexSelect
-//! through an index kept per layout, or one ConstantPadNd) against cpu-ref,
+//! through an index kept per layout, one ConstantPadNd, or one
+//! replication, reflection or circular pad) against cpu-ref,
 //! bit for bit, on the default SoC and on products without IndexSelect
 //! (where the multi-launch plans remain), each call twice (the second
 //! through the kept index) and over inputs at other storage offsets.
@@ -52,6 +53,12 @@ fn check_soc(rt: &Runtime, soc: &str) {
                     ([-3i64, -8], [11i64, 32], [1i64, 1]),
                     ([13, 40], [5, 7], [-2, -3]),
                     ([-2, 5], [15, 3], [1, 1]),
+                    // Windows one pad computes (spec §4, §16, §17): every
+                    // side padded, one side only, a wrap of whole axes.
+                    ([-2, -5], [15, 42], [1, 1]),
+                    ([-3, 4], [8, 10], [1, 1]),
+                    ([-4, -31], [19, 94], [1, 1]),
+                    ([-30, -40], [70, 100], [1, 1]),
                 ] {
                     let mut p = SampledSlice::new(&start, &size, &stride, m);
                     let rp = cpu_ref::SampledSliceParams::new(&start, &size, &stride, rm);

@@ -123,6 +123,53 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::split_with_size(soc, &x, &[1, 2], 0).map(|v| v[1].clone()),
                 &what("split_with_size"),
             );
+            // The pads (x as [1, 3, 4] and [1, 1, 3, 4] where needed).
+            let x3 = x.view(&[1, 3, 4], &[12, 4, 1], 0).unwrap();
+            let x4 = x.view(&[1, 1, 3, 4], &[12, 12, 4, 1], 0).unwrap();
+            let d3 = dx.view(&[1, 3, 4], &[12, 4, 1], 0).unwrap();
+            let d4 = dx.view(&[1, 1, 3, 4], &[12, 12, 4, 1], 0).unwrap();
+            let p2 = [1i64, 2, 2, 0];
+            let p3 = [1i64, 0, 1, 1, 0, 0];
+            compare(
+                s.reflection_pad1d(&dx, &[2, 1]),
+                cpu_ref::reflection_pad1d(soc, &x, &[2, 1]),
+                &what("reflection_pad1d"),
+            );
+            compare(
+                s.reflection_pad2d(&d3, &p2),
+                cpu_ref::reflection_pad2d(soc, &x3, &p2),
+                &what("reflection_pad2d"),
+            );
+            compare(
+                s.reflection_pad3d(&d4, &p3),
+                cpu_ref::reflection_pad3d(soc, &x4, &p3),
+                &what("reflection_pad3d"),
+            );
+            compare(
+                s.replication_pad1d(&dx, &[5, 1]),
+                cpu_ref::replication_pad1d(soc, &x, &[5, 1]),
+                &what("replication_pad1d"),
+            );
+            compare(
+                s.replication_pad2d(&d3, &p2),
+                cpu_ref::replication_pad2d(soc, &x3, &p2),
+                &what("replication_pad2d"),
+            );
+            compare(
+                s.replication_pad3d(&d4, &p3),
+                cpu_ref::replication_pad3d(soc, &x4, &p3),
+                &what("replication_pad3d"),
+            );
+            compare(
+                s.circular_pad2d(&d3, &p2),
+                cpu_ref::circular_pad2d(soc, &x3, &p2),
+                &what("circular_pad2d"),
+            );
+            compare(
+                s.circular_pad3d(&d4, &p3),
+                cpu_ref::circular_pad3d(soc, &x4, &p3),
+                &what("circular_pad3d"),
+            );
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

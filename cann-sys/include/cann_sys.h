@@ -1019,6 +1019,61 @@ aclnnStatus aclnnSplitWithSizeGetWorkspaceSize(const aclTensor *self, const aclI
                                                aclOpExecutor **executor);
 aclnnStatus aclnnSplitWithSize(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                aclrtStream stream);
+/* @cann aclnnop/aclnn_reflection_pad1d.h */
+aclnnStatus aclnnReflectionPad1dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnReflectionPad1d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                 const aclrtStream stream);
+
+/* @cann aclnnop/aclnn_reflection_pad2d.h */
+aclnnStatus aclnnReflectionPad2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnReflectionPad2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                 const aclrtStream stream);
+
+/* @cann aclnnop/aclnn_reflection_pad3d.h */
+aclnnStatus aclnnReflectionPad3dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnReflectionPad3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                 const aclrtStream stream);
+
+/* @cann aclnnop/aclnn_replication_pad1d.h */
+aclnnStatus aclnnReplicationPad1dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnReplicationPad1d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                     aclrtStream stream);
+
+/* @cann aclnnop/aclnn_replication_pad2d.h */
+aclnnStatus aclnnReplicationPad2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnReplicationPad2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                     aclrtStream stream);
+
+/* @cann aclnnop/aclnn_replication_pad3d.h */
+aclnnStatus aclnnReplicationPad3dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnReplicationPad3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                     aclrtStream stream);
+
+/* @cann aclnnop/aclnn_circular_pad2d.h */
+aclnnStatus aclnnCircularPad2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnCircularPad2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                     aclrtStream stream);
+
+/* @cann aclnnop/aclnn_circular_pad3d.h */
+aclnnStatus aclnnCircularPad3dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                     aclTensor *out, uint64_t *workspaceSize,
+                                     aclOpExecutor **executor);
+aclnnStatus aclnnCircularPad3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                     aclrtStream stream);
 
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte

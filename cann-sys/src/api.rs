@@ -321,6 +321,30 @@ api_table! {
         split_with_size: "SplitWithSize" => fn aclnnSplitWithSizeGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, i64, *mut aclTensorList, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnSplitWithSize;
+        reflection_pad1d: "ReflectionPad1d" => fn aclnnReflectionPad1dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnReflectionPad1d;
+        reflection_pad2d: "ReflectionPad2d" => fn aclnnReflectionPad2dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnReflectionPad2d;
+        reflection_pad3d: "ReflectionPad3d" => fn aclnnReflectionPad3dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnReflectionPad3d;
+        replication_pad1d: "ReplicationPad1d" => fn aclnnReplicationPad1dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnReplicationPad1d;
+        replication_pad2d: "ReplicationPad2d" => fn aclnnReplicationPad2dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnReplicationPad2d;
+        replication_pad3d: "ReplicationPad3d" => fn aclnnReplicationPad3dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnReplicationPad3d;
+        circular_pad2d: "CircularPad2d" => fn aclnnCircularPad2dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnCircularPad2d;
+        circular_pad3d: "CircularPad3d" => fn aclnnCircularPad3dGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnCircularPad3d;
     }
 }
 

@@ -102,6 +102,38 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_split_with_size.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_reflection_pad1d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_reflection_pad2d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_reflection_pad3d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_replication_pad1d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_replication_pad2d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_replication_pad3d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_circular_pad2d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_circular_pad3d.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -128,6 +160,14 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_triu.h",
             "aclnnop/aclnn_split_tensor.h",
             "aclnnop/aclnn_split_with_size.h",
+            "aclnnop/aclnn_reflection_pad1d.h",
+            "aclnnop/aclnn_reflection_pad2d.h",
+            "aclnnop/aclnn_reflection_pad3d.h",
+            "aclnnop/aclnn_replication_pad1d.h",
+            "aclnnop/aclnn_replication_pad2d.h",
+            "aclnnop/aclnn_replication_pad3d.h",
+            "aclnnop/aclnn_circular_pad2d.h",
+            "aclnnop/aclnn_circular_pad3d.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

@@ -68,6 +68,14 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnSplitWithSizeGetWorkspaceSize" => {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
+                "aclnnReflectionPad1dGetWorkspaceSize"
+                | "aclnnReflectionPad2dGetWorkspaceSize"
+                | "aclnnReflectionPad3dGetWorkspaceSize"
+                | "aclnnReplicationPad1dGetWorkspaceSize"
+                | "aclnnReplicationPad2dGetWorkspaceSize"
+                | "aclnnReplicationPad3dGetWorkspaceSize"
+                | "aclnnCircularPad2dGetWorkspaceSize"
+                | "aclnnCircularPad3dGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -139,6 +147,14 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceTriu",
             "SplitTensor",
             "SplitWithSize",
+            "ReflectionPad1d",
+            "ReflectionPad2d",
+            "ReflectionPad3d",
+            "ReplicationPad1d",
+            "ReplicationPad2d",
+            "ReplicationPad3d",
+            "CircularPad2d",
+            "CircularPad3d",
         ]),
         tag,
         1,
@@ -462,7 +478,15 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Triu",
             "InplaceTriu",
             "SplitTensor",
-            "SplitWithSize"
+            "SplitWithSize",
+            "ReflectionPad1d",
+            "ReflectionPad2d",
+            "ReflectionPad3d",
+            "ReplicationPad1d",
+            "ReplicationPad2d",
+            "ReplicationPad3d",
+            "CircularPad2d",
+            "CircularPad3d"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -599,6 +623,14 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceTriu",
             "SplitTensor",
             "SplitWithSize",
+            "ReflectionPad1d",
+            "ReflectionPad2d",
+            "ReflectionPad3d",
+            "ReplicationPad1d",
+            "ReplicationPad2d",
+            "ReplicationPad3d",
+            "CircularPad2d",
+            "CircularPad3d",
         ]),
         "x",
         6,

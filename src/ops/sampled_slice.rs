@@ -470,6 +470,112 @@ enum OneLaunch {
     Gather,
 }
 
+/// A window one pad operator computes in one launch (spec §16, §17):
+/// CLAMP (replication), REFLECT (reflection) or WRAP (circular) with unit
+/// steps whose window reaches outside the input on some axis and reads it
+/// on every axis. The crop of `x` the window reads is padded: clamping,
+/// reflecting or wrapping at the crop's edges is the mode's mapping when
+/// the crop reaches the input's edge on each padded side (always for
+/// CLAMP; for REFLECT each pad must be below the crop's extent; for WRAP
+/// the crop must be the whole axis and each pad below it).
+struct PadPlan {
+    /// The pad operator.
+    op: OpKind,
+    /// Per axis of `x`: the crop's start and length (none empty).
+    crops: Vec<(usize, usize)>,
+    /// The operator's padding (its `k` dims, last first).
+    pads: Vec<i64>,
+    /// Extent-1 dims put before the crop so that its rank is `k + 1`.
+    lead: usize,
+}
+
+/// The [`PadPlan`] of a window, if it has one and the product has the
+/// operator for the dtype (else the composition runs, as before).
+fn pad_plan(s: &Stream, mode: &SampleMode, plan: &[Axis], dtype: DType) -> Option<PadPlan> {
+    let (min_k, ops) = match mode {
+        SampleMode::Clamp => (
+            1,
+            [
+                OpKind::ReplicationPad1d,
+                OpKind::ReplicationPad2d,
+                OpKind::ReplicationPad3d,
+            ],
+        ),
+        SampleMode::Reflect => (
+            1,
+            [
+                OpKind::ReflectionPad1d,
+                OpKind::ReflectionPad2d,
+                OpKind::ReflectionPad3d,
+            ],
+        ),
+        SampleMode::Wrap => (
+            2,
+            [
+                OpKind::CircularPad2d,
+                OpKind::CircularPad2d,
+                OpKind::CircularPad3d,
+            ],
+        ),
+        _ => return None,
+    };
+    let rank = plan.len();
+    if rank == 0 || rank > 5 || plan.iter().all(Axis::in_bounds) {
+        return None;
+    }
+    let mut crops = Vec::with_capacity(rank);
+    let mut sides = Vec::with_capacity(rank);
+    for a in plan {
+        if a.stride != 1 && a.size > 1 {
+            return None;
+        }
+        let (s0, n, d) = (a.start, a.size as i128, a.d as i128);
+        let (lo, hi) = (s0.max(0), d.min(s0 + n));
+        if hi <= lo {
+            return None; // the window misses the input on this axis
+        }
+        let len = hi - lo;
+        let (before, after) = (lo - s0, s0 + n - hi);
+        let fits = match mode {
+            SampleMode::Reflect => before < len && after < len,
+            SampleMode::Wrap => {
+                (before == 0 && after == 0) || (len == d && before < d && after < d)
+            }
+            _ => true,
+        };
+        if !fits {
+            return None;
+        }
+        crops.push((lo as usize, len as usize));
+        sides.push((i64::try_from(before).ok()?, i64::try_from(after).ok()?));
+    }
+    // The pad's k dims are the last k of the crop (seen with `lead`
+    // extent-1 dims in front when it has fewer); the others are not padded.
+    let k = rank.max(min_k).min(3);
+    let lead = (k + 1).saturating_sub(rank);
+    let first = rank.saturating_sub(k);
+    if sides[..first].iter().any(|&p| p != (0, 0)) {
+        return None;
+    }
+    let op = ops[k - 1];
+    let fam = s.runtime().family()?;
+    if !op.available(fam) || !op.supports(fam, dtype) {
+        return None;
+    }
+    let mut pads: Vec<i64> = sides[first..]
+        .iter()
+        .rev()
+        .flat_map(|&(b, a)| [b, a])
+        .collect();
+    pads.resize(2 * k, 0);
+    Some(PadPlan {
+        op,
+        crops,
+        pads,
+        lead,
+    })
+}
+
 /// The single-launch plan for a window, if there is one and it beats the
 /// general plans (measured: docs/architecture.md, "Composite plans"):
 /// FILL with unit steps up to [`PAD_MAX_BYTES`] (a crop and one pad), other windows of
@@ -538,6 +644,11 @@ impl Stream {
         if shape.contains(&0) {
             return Tensor::empty(self, x.dtype(), &shape);
         }
+        if let Some(pp) = pad_plan(self, &p.mode, &plan, x.dtype()) {
+            let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+            self.run_pad_plan(x, &plan, &pp, &out)?;
+            return Ok(out);
+        }
         if let Some(how) = one_launch(&p.mode, &plan, x.dtype()) {
             let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
             self.run_one_launch(x, p, &plan, &fill, how, &out)?;
@@ -570,6 +681,7 @@ impl Stream {
         if shape.contains(&0)
             || Tensor::bytes_that_fit(self, OP, "size", x.dtype(), &shape).is_err()
             || block_runs(&p.mode, &plan).is_some()
+            || pad_plan(self, &p.mode, &plan, x.dtype()).is_some()
         {
             return Some(0);
         }
@@ -591,6 +703,9 @@ impl Stream {
             return Ok(());
         }
         if !super::aliases(x, out) {
+            if let Some(pp) = pad_plan(self, &p.mode, &plan, x.dtype()) {
+                return self.run_pad_plan(x, &plan, &pp, out);
+            }
             if let Some(how) = one_launch(&p.mode, &plan, x.dtype()) {
                 return self.run_one_launch(x, p, &plan, &fill, how, out);
             }
@@ -600,6 +715,27 @@ impl Stream {
         }
         let r = self.run_sampled(x, p, &plan, &fill)?;
         self.copy_into(OP, out, &r)
+    }
+
+    /// A window one pad operator computes (see [`PadPlan`]), into `out`
+    /// (which does not alias `x`): the crop, seen with `lead` extent-1 dims
+    /// in front, padded into `out` seen likewise.
+    fn run_pad_plan(&self, x: &Tensor, plan: &[Axis], pp: &PadPlan, out: &Tensor) -> Result<()> {
+        let mut cur = x.clone();
+        for (i, &(lo, len)) in pp.crops.iter().enumerate() {
+            if len != plan[i].d {
+                cur = cur.narrow(i as i64, lo, len)?;
+            }
+        }
+        let lead = |t: &Tensor| -> Result<Tensor> {
+            let mut sh = vec![1; pp.lead];
+            sh.extend_from_slice(t.shape());
+            let mut st = vec![1; pp.lead];
+            st.extend_from_slice(t.strides());
+            t.view(&sh, &st, t.offset())
+        };
+        let (cx, co) = (lead(&cur)?, lead(out)?);
+        self.pad_launch(pp.op, &cx, &pp.pads, &co)
     }
 
     /// A small window in one launch (see [`OneLaunch`]), into `out` (which

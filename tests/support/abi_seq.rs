@@ -296,11 +296,13 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 15;
+            let which = i.u8() % 23;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
             let (t0, t1, t2) = (st.tensor(i), st.tensor(i), st.tensor(i));
+            let pad_arr =
+                st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize) as *const aclIntArray;
             let code = match which {
                 0 => (a.aclnnSliceGetWorkspaceSize.unwrap())(
                     t0,
@@ -371,6 +373,15 @@ unsafe fn step(st: &mut St, i: &mut In) {
                         exp,
                     )
                 }
+                // The pads: the last int array (or anything) as padding.
+                15 => (a.aclnnReflectionPad1dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                16 => (a.aclnnReflectionPad2dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                17 => (a.aclnnReflectionPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                18 => (a.aclnnReplicationPad1dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                19 => (a.aclnnReplicationPad2dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                20 => (a.aclnnReplicationPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                21 => (a.aclnnCircularPad2dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                22 => (a.aclnnCircularPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
                 _ => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     let sc = st.scalars.last().map_or(st.any(i, &[]), |p| *p as usize);
@@ -435,7 +446,15 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnInplaceTriu,
                 a.aclnnSplitTensor,
                 a.aclnnSplitWithSize,
-            ][(if i.one_in(8) { i.u8() % 15 } else { which }) as usize]
+                a.aclnnReflectionPad1d,
+                a.aclnnReflectionPad2d,
+                a.aclnnReflectionPad3d,
+                a.aclnnReplicationPad1d,
+                a.aclnnReplicationPad2d,
+                a.aclnnReplicationPad3d,
+                a.aclnnCircularPad2d,
+                a.aclnnCircularPad3d,
+            ][(if i.one_in(8) { i.u8() % 23 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -230,6 +230,8 @@ enum Call {
     Fill(Option<AlphaSpec>),
     /// `cast(x, dtype)`.
     Cast(R),
+    /// A reflection, replication or circular pad of `x` (spec §16, §17).
+    Pad(cpu_ref::Op, Vec<i64>),
     /// `tril(x, diagonal)` (`true`) or `triu`; in place (the result is `x`
     /// read back through its view) when the last is set.
     Tri(bool, i64, bool),
@@ -376,7 +378,8 @@ fn gen_stack(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
                 d
             };
             let mut sh = shape.to_vec();
-            if src.chance(1, 16) {
+            // Another rank, within 8 (a rank-9 member cannot be made).
+            if src.chance(1, 16) && sh.len() < 8 {
                 sh.push(1);
             }
             // `x`'s shape may hold huge extents beside a zero; with that
@@ -519,6 +522,34 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             2 => Some(AlphaSpec::Float(src.pick(&[0.5, -2.0, 1.0e300, f64::NAN]))),
             _ => Some(AlphaSpec::Int(src.range(-300, 300))),
         }),
+        _ if src.chance(1, 4) => {
+            let op = src.pick(&[
+                cpu_ref::Op::ReflectionPad1d,
+                cpu_ref::Op::ReflectionPad2d,
+                cpu_ref::Op::ReflectionPad3d,
+                cpu_ref::Op::ReplicationPad1d,
+                cpu_ref::Op::ReplicationPad2d,
+                cpu_ref::Op::ReplicationPad3d,
+                cpu_ref::Op::CircularPad2d,
+                cpu_ref::Op::CircularPad3d,
+            ]);
+            let k = cpu_ref::pad_kind(op).map_or(1, |(_, k)| k);
+            let len = if src.chance(1, 10) {
+                src.range(0, 7) as usize
+            } else {
+                2 * k
+            };
+            let padding = (0..len)
+                .map(|_| {
+                    if src.chance(1, 12) {
+                        src.param()
+                    } else {
+                        src.range(0, 4)
+                    }
+                })
+                .collect();
+            Call::Pad(op, padding)
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -649,6 +680,7 @@ fn ref_call(
         Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
         Call::Fill(None) => cpu_ref::zero(soc, x),
         Call::Cast(d) => cpu_ref::cast(soc, x, *d),
+        Call::Pad(op, p) => cpu_ref::pad(*op, soc, x, p),
         Call::Tri(lower, diagonal, inplace) => {
             let (op, r) = if *lower {
                 ("tril", cpu_ref::tril(soc, x, *diagonal))
@@ -754,6 +786,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
         Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
         Call::Cast(d) => s.cast(x, dtype(*d)),
+        Call::Pad(op, p) => our_pad(s, *op, x, p, None),
         Call::Tri(true, d, false) => s.tril(x, *d),
         Call::Tri(false, d, false) => s.triu(x, *d),
         Call::Tri(true, d, true) => s.tril_inplace(x, *d).map(|()| x.clone()),
@@ -786,6 +819,40 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
             Tensor::from_bytes(s, x.dtype(), &[n], &bytes)
         }
     }
+}
+
+/// The safe-layer pad method of `op` (its `_into` form when `out` is given).
+fn our_pad(
+    s: &Stream,
+    op: cpu_ref::Op,
+    x: &Tensor,
+    p: &[i64],
+    out: Option<&Tensor>,
+) -> npu_ops::Result<Tensor> {
+    use cpu_ref::Op as O;
+    let Some(out) = out else {
+        return match op {
+            O::ReflectionPad1d => s.reflection_pad1d(x, p),
+            O::ReflectionPad2d => s.reflection_pad2d(x, p),
+            O::ReflectionPad3d => s.reflection_pad3d(x, p),
+            O::ReplicationPad1d => s.replication_pad1d(x, p),
+            O::ReplicationPad2d => s.replication_pad2d(x, p),
+            O::ReplicationPad3d => s.replication_pad3d(x, p),
+            O::CircularPad2d => s.circular_pad2d(x, p),
+            _ => s.circular_pad3d(x, p),
+        };
+    };
+    match op {
+        O::ReflectionPad1d => s.reflection_pad1d_into(x, p, out),
+        O::ReflectionPad2d => s.reflection_pad2d_into(x, p, out),
+        O::ReflectionPad3d => s.reflection_pad3d_into(x, p, out),
+        O::ReplicationPad1d => s.replication_pad1d_into(x, p, out),
+        O::ReplicationPad2d => s.replication_pad2d_into(x, p, out),
+        O::ReplicationPad3d => s.replication_pad3d_into(x, p, out),
+        O::CircularPad2d => s.circular_pad2d_into(x, p, out),
+        _ => s.circular_pad3d_into(x, p, out),
+    }
+    .map(|()| out.clone())
 }
 
 /// The `_into` (or prepared) form of `call` writing `out`, if it has one.
@@ -850,6 +917,7 @@ fn our_into(
                 s.stack_into(&list, *dim, out)
             }),
         Call::Cast(_) if !prepared => s.cast_into(x, out),
+        Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
         _ => return None,
@@ -1107,6 +1175,7 @@ fn error_forms(
         | Call::Fill(..)
         | Call::Cast(..)
         | Call::Split(..) => return None,
+        Call::Pad(op, p) => cpu_ref::pad_out_shape(*op, x.shape(), p).ok()?,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

@@ -6,7 +6,9 @@
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
-//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`] and [`embedding()`]; each takes the SoC name of the
+//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
+//! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]) and
+//! [`embedding()`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -55,6 +57,11 @@ pub use ops::embedding::{embedding, embedding_out_shape};
 pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
+pub use ops::pad::{
+    circular_pad2d, circular_pad3d, pad, pad_kind, pad_out_shape, reflection_pad1d,
+    reflection_pad2d, reflection_pad3d, replication_pad1d, replication_pad2d, replication_pad3d,
+    PadMode,
+};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
 pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
 pub use ops::split::{split_tensor, split_tensor_sizes, split_with_size};

@@ -136,11 +136,27 @@ pub enum Op {
     Triu,
     /// `aclnnEmbedding` (section 23).
     Embedding,
+    /// `aclnnReflectionPad1d` (section 16).
+    ReflectionPad1d,
+    /// `aclnnReflectionPad2d` (section 16).
+    ReflectionPad2d,
+    /// `aclnnReflectionPad3d` (section 16).
+    ReflectionPad3d,
+    /// `aclnnReplicationPad1d` (section 16).
+    ReplicationPad1d,
+    /// `aclnnReplicationPad2d` (section 16).
+    ReplicationPad2d,
+    /// `aclnnReplicationPad3d` (section 16).
+    ReplicationPad3d,
+    /// `aclnnCircularPad2d` (section 17).
+    CircularPad2d,
+    /// `aclnnCircularPad3d` (section 17).
+    CircularPad3d,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 17] = [
+    pub const ALL: [Op; 25] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -158,6 +174,14 @@ impl Op {
         Op::Tril,
         Op::Triu,
         Op::Embedding,
+        Op::ReflectionPad1d,
+        Op::ReflectionPad2d,
+        Op::ReflectionPad3d,
+        Op::ReplicationPad1d,
+        Op::ReplicationPad2d,
+        Op::ReplicationPad3d,
+        Op::CircularPad2d,
+        Op::CircularPad3d,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -180,6 +204,14 @@ impl Op {
             Op::Tril => "tril",
             Op::Triu => "triu",
             Op::Embedding => "embedding",
+            Op::ReflectionPad1d => "reflection_pad1d",
+            Op::ReflectionPad2d => "reflection_pad2d",
+            Op::ReflectionPad3d => "reflection_pad3d",
+            Op::ReplicationPad1d => "replication_pad1d",
+            Op::ReplicationPad2d => "replication_pad2d",
+            Op::ReplicationPad3d => "replication_pad3d",
+            Op::CircularPad2d => "circular_pad2d",
+            Op::CircularPad3d => "circular_pad3d",
         }
     }
 }
@@ -372,6 +404,74 @@ const TRI_NO_BF16: &[DType] = &[
     DType::UInt64,
 ];
 
+/// The reflection pads (section 16) on A2 / A3.
+const REFLECTION_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::BFloat16,
+    DType::Float64,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// The reflection pads on the training and inference series: no bfloat16,
+/// no complex types.
+const REFLECTION_OTHER: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Bool,
+];
+
+/// The replication pads (section 16) on A2 / A3: no bool.
+const REPLICATION_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::BFloat16,
+    DType::Float64,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// The replication pads elsewhere: the A2/A3 list without bfloat16.
+const REPLICATION_NO_BF16: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// The circular pads (section 17), A2 / A3 only.
+const CIRCULAR: &[DType] = &[
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Int8,
+    DType::Int32,
+];
+
 /// Zero elsewhere: the A2/A3 list without bfloat16.
 const ZERO_NO_BF16: &[DType] = &[
     DType::Float32,
@@ -409,6 +509,8 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - tril, triu **(project, to be checked)**: every family but Atlas
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
+/// - the reflection and replication pads: every family but Atlas 200I/500
+///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
         Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
@@ -417,6 +519,13 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
         Op::Tril | Op::Triu => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
+        Op::ReflectionPad1d
+        | Op::ReflectionPad2d
+        | Op::ReflectionPad3d
+        | Op::ReplicationPad1d
+        | Op::ReplicationPad2d
+        | Op::ReplicationPad3d => family != Family::A200I500A2,
+        Op::CircularPad2d | Op::CircularPad3d => matches!(family, Family::A2 | Family::A3),
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -459,6 +568,15 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // Embedding (section 23): the elementwise list of section 8 (only
         // on A2/A3, so with bfloat16).
         Op::Embedding => ELEMENTWISE_A2_A3,
+        Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
+            REFLECTION_A2_A3
+        }
+        Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d => REFLECTION_OTHER,
+        Op::ReplicationPad1d | Op::ReplicationPad2d | Op::ReplicationPad3d if a2_or_a3 => {
+            REPLICATION_A2_A3
+        }
+        Op::ReplicationPad1d | Op::ReplicationPad2d | Op::ReplicationPad3d => REPLICATION_NO_BF16,
+        Op::CircularPad2d | Op::CircularPad3d => CIRCULAR,
     }
 }
 
@@ -594,7 +712,15 @@ mod tests {
                 "cast",
                 "tril",
                 "triu",
-                "embedding"
+                "embedding",
+                "reflection_pad1d",
+                "reflection_pad2d",
+                "reflection_pad3d",
+                "replication_pad1d",
+                "replication_pad2d",
+                "replication_pad3d",
+                "circular_pad2d",
+                "circular_pad3d"
             ]
         );
     }
@@ -617,6 +743,13 @@ mod tests {
                 Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
                 Op::Tril | Op::Triu => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
+                Op::ReflectionPad1d
+                | Op::ReflectionPad2d
+                | Op::ReflectionPad3d
+                | Op::ReplicationPad1d
+                | Op::ReplicationPad2d
+                | Op::ReplicationPad3d => [true, true, true, true, false],
+                Op::CircularPad2d | Op::CircularPad3d => [false, true, true, false, false],
             }
         };
         for op in Op::ALL {

@@ -2,12 +2,14 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, embedding, fill_scalar, index_select, mul, sampled_slice, slice,
-    split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, fill_scalar,
+    index_select, mul, reflection_pad1d, reflection_pad2d, reflection_pad3d, replication_pad1d,
+    replication_pad2d, replication_pad3d, sampled_slice, slice, split_tensor, split_with_size,
+    stack, subtensor, tril, triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams,
+    Scalar, Tensor,
 };
 
-const OPS: [&str; 17] = [
+const OPS: [&str; 25] = [
     "slice",
     "index_select",
     "as_strided",
@@ -24,12 +26,22 @@ const OPS: [&str; 17] = [
     "cast",
     "tril",
     "triu",
+    "reflection_pad1d",
+    "reflection_pad2d",
+    "reflection_pad3d",
+    "replication_pad1d",
+    "replication_pad2d",
+    "replication_pad3d",
+    "circular_pad2d",
+    "circular_pad3d",
     "embedding",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
 fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
     let index = Tensor::from_slice(&[1], &[1i64]).unwrap();
+    let x3 = Tensor::from_bytes(x.dtype(), &[1, 2, 2], x.contiguous_bytes()).unwrap();
+    let x4 = Tensor::from_bytes(x.dtype(), &[1, 1, 2, 2], x.contiguous_bytes()).unwrap();
     match op {
         "slice" => slice(soc, x, 0, 0, 1, 1),
         "index_select" => index_select(soc, x, 0, &index),
@@ -52,6 +64,14 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "tril" => tril(soc, x, 0),
         "triu" => triu(soc, x, -1),
         "embedding" => embedding(soc, x, &index),
+        "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
+        "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
+        "reflection_pad3d" => reflection_pad3d(soc, &x4, &[1, 1, 1, 1, 0, 0]),
+        "replication_pad1d" => replication_pad1d(soc, x, &[3, 1]),
+        "replication_pad2d" => replication_pad2d(soc, &x3, &[1, 2, 3, 4]),
+        "replication_pad3d" => replication_pad3d(soc, &x4, &[1, 1, 1, 1, 1, 1]),
+        "circular_pad2d" => circular_pad2d(soc, &x3, &[1, 1, 1, 1]),
+        "circular_pad3d" => circular_pad3d(soc, &x4, &[1, 1, 1, 0, 0, 0]),
         _ => unreachable!(),
     }
 }
@@ -67,6 +87,11 @@ fn available(op: &str, fam: Family) -> bool {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
+        "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" | "replication_pad1d"
+        | "replication_pad2d" | "replication_pad3d" => {
+            matches!(fam, Training | A2 | A3 | Inference)
+        }
+        "circular_pad2d" | "circular_pad3d" => matches!(fam, A2 | A3),
         _ => unreachable!(),
     }
 }
@@ -113,6 +138,20 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => true,
         },
+        "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
+            DType::BFloat16 | DType::Complex64 | DType::Complex128 => bf16_family,
+            _ => true,
+        },
+        "replication_pad1d" | "replication_pad2d" | "replication_pad3d" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 | DType::Bool => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
+        "circular_pad2d" | "circular_pad3d" => matches!(
+            dtype,
+            DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Int8 | DType::Int32
+        ),
         _ => unreachable!(),
     }
 }
@@ -150,7 +189,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 17 * 28 * 15);
+    assert_eq!(checked, 25 * 28 * 15);
 }
 
 #[test]

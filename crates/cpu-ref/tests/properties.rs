@@ -521,3 +521,54 @@ proptest! {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Each pad equals IndexSelect along each padded dim with the mapped
+    /// index list (ops.md §16, §17), and a view its contiguous copy.
+    #[test]
+    fn pads_equal_index_select_chains(
+        shape in shape_strategy(2, 5, 4),
+        pads in prop::collection::vec(0i64..6, 6),
+        which in 0usize..8,
+        transpose in any::<bool>(),
+    ) {
+        use cpu_ref::{pad, pad_kind, Op, PadMode};
+        let ops = [
+            Op::ReflectionPad1d, Op::ReflectionPad2d, Op::ReflectionPad3d,
+            Op::ReplicationPad1d, Op::ReplicationPad2d, Op::ReplicationPad3d,
+            Op::CircularPad2d, Op::CircularPad3d,
+        ];
+        let op = ops[which];
+        let (mode, k) = pad_kind(op).unwrap();
+        let x = arange(&shape);
+        let x = if transpose { transposed(&x) } else { x };
+        let padding = &pads[..2 * k];
+        let got = pad(op, DEFAULT_SOC, &x, padding);
+        let rank = shape.len();
+        let valid = (rank == k + 1 || rank == k + 2)
+            && (0..k).all(|j| {
+                let n = x.shape()[rank - 1 - j] as i64;
+                n > 0 && (mode == PadMode::Replicate
+                    || (padding[2 * j] < n && padding[2 * j + 1] < n))
+            })
+            && x.shape()[usize::from(rank == k + 2)..].iter().all(|&n| n > 0);
+        prop_assert_eq!(got.is_ok(), valid, "{:?} {:?} {:?}", op, x.shape(), padding);
+        if let Ok(y) = got {
+            let mut want = x.to_contiguous();
+            for j in 0..k {
+                let d = rank - 1 - j;
+                let n = x.shape()[d] as i64;
+                let (a, b) = (padding[2 * j], padding[2 * j + 1]);
+                let idx: Vec<i64> = (0..n + a + b).map(|o| mode.source(o - a, n)).collect();
+                let idx = Tensor::from_slice(&[idx.len()], &idx).unwrap();
+                want = index_select(DEFAULT_SOC, &want, d as i64, &idx).unwrap();
+            }
+            prop_assert_eq!(y.shape(), want.shape());
+            prop_assert_eq!(y.contiguous_bytes(), want.contiguous_bytes());
+            let c = pad(op, DEFAULT_SOC, &x.to_contiguous(), padding).unwrap();
+            prop_assert_eq!(c.contiguous_bytes(), y.contiguous_bytes());
+        }
+    }
+}

@@ -897,6 +897,9 @@ fn main() {
 
     tri_and_split(&mut out, &push);
 
+    // Appended last, so the random stream of every case above is unchanged.
+    pad_cases(&mut out, &mut r, &push);
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(
@@ -1117,4 +1120,93 @@ fn name_the_seeds_soc() {
         "{added} seed cases given soc {SEED_SOC} in {}",
         path.display()
     );
+}
+/// The signature of `main`'s `push`.
+type Push<'a> = dyn Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str) + 'a;
+
+/// The reflection, replication and circular pads (ops.md §16, §17): every
+/// family x operator x dtype on a transposed input, then random shapes,
+/// views, paddings (negative, too large, wrong length) and empty batches
+/// on A2, every expectation from cpu-ref.
+fn pad_cases(out: &mut Vec<Value>, r: &mut Rng, push: &Push) {
+    use cpu_ref::Op;
+    let ops = [
+        Op::ReflectionPad1d,
+        Op::ReflectionPad2d,
+        Op::ReflectionPad3d,
+        Op::ReplicationPad1d,
+        Op::ReplicationPad2d,
+        Op::ReplicationPad3d,
+        Op::CircularPad2d,
+        Op::CircularPad3d,
+    ];
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for op in ops {
+            let (_, k) = cpu_ref::pad_kind(op).unwrap();
+            let shape: Vec<usize> = [2, 3, 4, 3][..k + 1].to_vec();
+            let padding: Vec<i64> = (0..2 * k as i64).map(|v| (v * 5 + 1) % 3).collect();
+            for d in DType::ALL {
+                let mut s2 = shape.clone();
+                s2.swap(0, k);
+                let st = storage(d, &s2, r);
+                let mut strides = st.strides().to_vec();
+                strides.swap(0, k);
+                let x = st.view(&shape, &strides, 0).unwrap();
+                push(
+                    out,
+                    op.name(),
+                    soc,
+                    (&st, &x),
+                    json!({"padding": padding}),
+                    expect(cpu_ref::pad(op, soc, &x, &padding)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    let a2 = "Ascend910B3";
+    for op in ops {
+        let (_, k) = cpu_ref::pad_kind(op).unwrap();
+        let list = cpu_ref::supported_dtypes(op, Family::A2);
+        for i in 0..40 {
+            let d = list[r.below(list.len() as u64) as usize];
+            let (st, x) = loop {
+                let (st, x) = input(d, r, k + 2);
+                if x.rank() + 1 >= k || i % 8 == 0 {
+                    break (st, x);
+                }
+            };
+            let len = if r.below(10) == 0 {
+                r.below(7) as usize
+            } else {
+                2 * k
+            };
+            let padding: Vec<i64> = (0..len)
+                .map(|_| match r.below(12) {
+                    0 => -1,
+                    1 => r.range(3, 9),
+                    _ => r.range(0, 3),
+                })
+                .collect();
+            let tag = if i % 10 == 0 { "zero-batch" } else { "random" };
+            let (st, x) = if tag == "zero-batch" {
+                let mut shape: Vec<usize> = (0..k + 2).map(|_| 1 + r.below(3) as usize).collect();
+                shape[0] = 0;
+                let st = storage(d, &shape, r);
+                (st.clone(), st)
+            } else {
+                (st, x)
+            };
+            push(
+                out,
+                op.name(),
+                a2,
+                (&st, &x),
+                json!({"padding": padding}),
+                expect(cpu_ref::pad(op, a2, &x, &padding)),
+                tag,
+            );
+        }
+    }
 }

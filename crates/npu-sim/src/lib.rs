@@ -8,7 +8,8 @@
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
 // (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), tri
 // (Tril, Triu and their in-place forms: likewise), split (SplitTensor,
-// SplitWithSize: likewise).
+// SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
+// ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -74,6 +75,7 @@ mod memory;
 mod meta;
 mod objects;
 mod ops;
+mod pads;
 mod runtime;
 pub mod soc;
 mod split;
@@ -90,6 +92,7 @@ pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
 pub use ops::*;
+pub use pads::*;
 pub use runtime::*;
 pub use split::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
@@ -476,7 +479,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 19);
+/// assert_eq!(api.available_operators().len(), 27);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -592,6 +595,22 @@ pub fn api() -> Api {
         aclnnSplitTensor: Some(aclnnSplitTensor),
         aclnnSplitWithSizeGetWorkspaceSize: Some(aclnnSplitWithSizeGetWorkspaceSize),
         aclnnSplitWithSize: Some(aclnnSplitWithSize),
+        aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
+        aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
+        aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),
+        aclnnReflectionPad2d: Some(aclnnReflectionPad2d),
+        aclnnReflectionPad3dGetWorkspaceSize: Some(aclnnReflectionPad3dGetWorkspaceSize),
+        aclnnReflectionPad3d: Some(aclnnReflectionPad3d),
+        aclnnReplicationPad1dGetWorkspaceSize: Some(aclnnReplicationPad1dGetWorkspaceSize),
+        aclnnReplicationPad1d: Some(aclnnReplicationPad1d),
+        aclnnReplicationPad2dGetWorkspaceSize: Some(aclnnReplicationPad2dGetWorkspaceSize),
+        aclnnReplicationPad2d: Some(aclnnReplicationPad2d),
+        aclnnReplicationPad3dGetWorkspaceSize: Some(aclnnReplicationPad3dGetWorkspaceSize),
+        aclnnReplicationPad3d: Some(aclnnReplicationPad3d),
+        aclnnCircularPad2dGetWorkspaceSize: Some(aclnnCircularPad2dGetWorkspaceSize),
+        aclnnCircularPad2d: Some(aclnnCircularPad2d),
+        aclnnCircularPad3dGetWorkspaceSize: Some(aclnnCircularPad3dGetWorkspaceSize),
+        aclnnCircularPad3d: Some(aclnnCircularPad3d),
         origin: Origin::linked("npu-sim"),
     }
 }

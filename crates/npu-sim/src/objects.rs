@@ -126,6 +126,15 @@ pub enum Plan {
         /// An output meets `self`: `self` is read into the workspace first.
         stage: bool,
     },
+    /// The reflection, replication and circular pads.
+    Pad {
+        /// How a padded dim maps out indices to self's.
+        mode: crate::pads::PadMode,
+        /// (before, after) per dim of self (0 for the dims not padded).
+        pads: Vec<(i64, i64)>,
+        /// Write out through the workspace (not contiguous, or meeting self).
+        stage: bool,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their

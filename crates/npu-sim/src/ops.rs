@@ -55,7 +55,7 @@ pub(crate) fn preamble<const N: usize>(
         let ty = match *name {
             "workspaceSize" => "uint64_t *",
             "executor" => "aclOpExecutor **",
-            "pad" => "aclIntArray",
+            "pad" | "padding" => "aclIntArray",
             "value" | "alpha" => "aclScalar",
             _ => "aclTensor",
         };
@@ -248,7 +248,7 @@ pub(crate) fn writes_once(op: Op, t: &Tensor, name: &str) -> R<()> {
 }
 
 /// `out` must have `self`'s dtype.
-fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
+pub(crate) fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
     if o.dtype != x.dtype {
         return Err(invalid(
             op,

@@ -63,6 +63,22 @@ pub enum Op {
     SplitTensor,
     /// aclnnSplitWithSize
     SplitWithSize,
+    /// aclnnReflectionPad1d
+    ReflectionPad1d,
+    /// aclnnReflectionPad2d
+    ReflectionPad2d,
+    /// aclnnReflectionPad3d
+    ReflectionPad3d,
+    /// aclnnReplicationPad1d
+    ReplicationPad1d,
+    /// aclnnReplicationPad2d
+    ReplicationPad2d,
+    /// aclnnReplicationPad3d
+    ReplicationPad3d,
+    /// aclnnCircularPad2d
+    CircularPad2d,
+    /// aclnnCircularPad3d
+    CircularPad3d,
 }
 
 impl Op {
@@ -88,6 +104,14 @@ impl Op {
             Op::InplaceTriu => "aclnnInplaceTriu",
             Op::SplitTensor => "aclnnSplitTensor",
             Op::SplitWithSize => "aclnnSplitWithSize",
+            Op::ReflectionPad1d => "aclnnReflectionPad1d",
+            Op::ReflectionPad2d => "aclnnReflectionPad2d",
+            Op::ReflectionPad3d => "aclnnReflectionPad3d",
+            Op::ReplicationPad1d => "aclnnReplicationPad1d",
+            Op::ReplicationPad2d => "aclnnReplicationPad2d",
+            Op::ReplicationPad3d => "aclnnReplicationPad3d",
+            Op::CircularPad2d => "aclnnCircularPad2d",
+            Op::CircularPad3d => "aclnnCircularPad3d",
         }
     }
 
@@ -113,6 +137,14 @@ impl Op {
             Op::InplaceTriu => "aclnnInplaceTriuGetWorkspaceSize",
             Op::SplitTensor => "aclnnSplitTensorGetWorkspaceSize",
             Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
+            Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
+            Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
+            Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
+            Op::ReplicationPad1d => "aclnnReplicationPad1dGetWorkspaceSize",
+            Op::ReplicationPad2d => "aclnnReplicationPad2dGetWorkspaceSize",
+            Op::ReplicationPad3d => "aclnnReplicationPad3dGetWorkspaceSize",
+            Op::CircularPad2d => "aclnnCircularPad2dGetWorkspaceSize",
+            Op::CircularPad3d => "aclnnCircularPad3dGetWorkspaceSize",
         }
     }
 }
@@ -141,6 +173,15 @@ pub fn op_available(op: Op, family: Family) -> bool {
         // SplitWithSize on the training series, A2 and A3 only.
         Op::SplitTensor => !matches!(family, Atlas200I500A2),
         Op::SplitWithSize => matches!(family, Training | A2 | A3),
+        // Their pages (ops.md §16): every family but 200I/500 A2.
+        Op::ReflectionPad1d
+        | Op::ReflectionPad2d
+        | Op::ReflectionPad3d
+        | Op::ReplicationPad1d
+        | Op::ReplicationPad2d
+        | Op::ReplicationPad3d => !matches!(family, Atlas200I500A2),
+        // aclnnCircularPad2d's page (ops.md §17): A2 and A3 only.
+        Op::CircularPad2d | Op::CircularPad3d => matches!(family, A2 | A3),
     }
 }
 
@@ -200,6 +241,42 @@ const GENERAL_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_COMPLEX128,
 ];
 
+/// The reflection pads' list (aclnn_reflection_pad2d.cpp; complex types
+/// on A2/A3 only, BF16 separately).
+const REFLECTION_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_DOUBLE,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_INT16,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_BOOL,
+];
+
+/// The replication pads' list (op_replication_pad.h; BF16 separately).
+const REPLICATION_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_DOUBLE,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_INT16,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_COMPLEX64,
+    aclDataType::ACL_COMPLEX128,
+];
+
+/// The circular pads' list (aclnnCircularPad2d page; BF16 separately).
+const CIRCULAR_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_INT32,
+];
+
 /// Whether `op` accepts data of `dtype` on `family`. BF16 only on A2/A3.
 /// Cast takes the general list for `self` and `dtype` (aclnn_cast.cpp).
 /// Slice has its own short list; IndexSelect's list is used for the others
@@ -228,6 +305,18 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
                     aclDataType::ACL_COMPLEX64 | aclDataType::ACL_COMPLEX128
                 )
         }
+        Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d => {
+            REFLECTION_DTYPES.contains(&dtype)
+                || (family.has_bf16()
+                    && matches!(
+                        dtype,
+                        aclDataType::ACL_COMPLEX64 | aclDataType::ACL_COMPLEX128
+                    ))
+        }
+        Op::ReplicationPad1d | Op::ReplicationPad2d | Op::ReplicationPad3d => {
+            REPLICATION_DTYPES.contains(&dtype)
+        }
+        Op::CircularPad2d | Op::CircularPad3d => CIRCULAR_DTYPES.contains(&dtype),
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -283,6 +372,41 @@ mod tests {
             Op::Stack,
             Family::A3,
             aclDataType::ACL_COMPLEX128
+        ));
+    }
+
+    #[test]
+    fn pad_tables() {
+        use aclDataType as D;
+        assert!(!op_available(Op::ReflectionPad2d, Family::Atlas200I500A2));
+        assert!(op_available(Op::ReplicationPad3d, Family::Inference));
+        assert!(!op_available(Op::CircularPad2d, Family::Training));
+        assert!(op_available(Op::CircularPad3d, Family::A3));
+        assert!(dtype_supported(
+            Op::ReflectionPad1d,
+            Family::A2,
+            D::ACL_COMPLEX64
+        ));
+        assert!(!dtype_supported(
+            Op::ReflectionPad1d,
+            Family::Training,
+            D::ACL_COMPLEX64
+        ));
+        assert!(dtype_supported(
+            Op::ReflectionPad1d,
+            Family::Training,
+            D::ACL_BOOL
+        ));
+        assert!(!dtype_supported(
+            Op::ReplicationPad1d,
+            Family::A2,
+            D::ACL_BOOL
+        ));
+        assert!(dtype_supported(Op::CircularPad2d, Family::A2, D::ACL_BF16));
+        assert!(!dtype_supported(
+            Op::CircularPad2d,
+            Family::A2,
+            D::ACL_INT64
         ));
     }
 

@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, Embedding), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -14,6 +14,7 @@ pub mod embedding;
 pub mod fill;
 pub mod index_select;
 pub mod mul;
+pub mod pad;
 pub mod sampled_slice;
 pub mod slice;
 pub mod split;

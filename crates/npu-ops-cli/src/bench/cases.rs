@@ -69,6 +69,9 @@ pub enum Base {
     SampledWrap,
     /// The same in FILL mode (fill value 3).
     SampledFill,
+    /// A sampled slice of `[R-2, C-2]`: start `[-1, -1]`, size `[R, C]`,
+    /// stride `[1, 1]`, REFLECT (the window of [`Base::ReflectionPad2d`]).
+    SampledReflect,
     /// `x.transpose(0, 1)` of a contiguous `[C, R]` copied into a
     /// contiguous `[R, C]` ([`Stream::copy`], aclnnInplaceCopy).
     InplaceCopyTranspose,
@@ -97,6 +100,10 @@ pub enum Base {
     /// ([`Stream::cast_into`], aclnnCast) from `cast_source`'s: int32 to
     /// float32, float32 to float16, int32 to int64.
     Cast,
+    /// `[1, R-2, C-2]` padded by one on every side of its last two dims
+    /// into a contiguous `[1, R, C]` ([`Stream::reflection_pad2d_into`],
+    /// aclnnReflectionPad2d): row copies, then the edges.
+    ReflectionPad2d,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -109,7 +116,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 21] = [
+    pub const ALL: [Base; 23] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -131,6 +138,8 @@ impl Base {
         Base::FillScalar,
         Base::Zero,
         Base::Cast,
+        Base::ReflectionPad2d,
+        Base::SampledReflect,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -157,19 +166,21 @@ impl Base {
             Base::FillScalar => "fill_scalar",
             Base::Zero => "zero",
             Base::Cast => "cast",
+            Base::ReflectionPad2d => "reflection_pad2d",
+            Base::SampledReflect => "sampled_reflect",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
-    /// `"fill_scalar"`, `"zero"`, `"cast"`).
+    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"reflection_pad2d"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
             Base::SliceD0S1 | Base::SliceD0S2 | Base::SliceLastS1 | Base::SliceLastS2 => "slice",
             Base::IndexSelectRows | Base::IndexSelectCols => "index_select",
             Base::AsStridedWindows | Base::AsStridedTranspose => "as_strided",
-            Base::SampledWrap | Base::SampledFill => "sampled_slice",
+            Base::SampledWrap | Base::SampledFill | Base::SampledReflect => "sampled_slice",
             Base::Add | Base::AddPrepared => "add",
             Base::Mul | Base::MulPrepared => "mul",
             Base::CatLast => "cat",
@@ -177,6 +188,7 @@ impl Base {
             Base::FillScalar => "fill_scalar",
             Base::Zero => "zero",
             Base::Cast => "cast",
+            Base::ReflectionPad2d => "reflection_pad2d",
         }
     }
 }
@@ -272,6 +284,7 @@ impl CaseSpec {
             Base::InplaceCopyTranspose => [c, r],
             Base::CatLast => [r, c / 2],
             Base::StackLead => [r / 2, c],
+            Base::ReflectionPad2d | Base::SampledReflect => [r - 2, c - 2],
             _ => [r, c],
         };
         let in_dtype = if self.base == Base::Cast {
@@ -344,6 +357,21 @@ impl CaseSpec {
                 (Launch::Fill(None), vec![])
             }
             Base::Cast => (Launch::Cast, vec![]),
+            Base::SampledReflect => (
+                Launch::Sampled(SampledSlice::new(
+                    &[-1, -1],
+                    &[ri, ci],
+                    &[1, 1],
+                    SampleMode::Reflect,
+                )),
+                vec![],
+            ),
+            Base::ReflectionPad2d => {
+                let (h, w) = (r - 2, c - 2);
+                let x3 = x.view(&[1, h, w], &[h * w, w, 1], 0).map_err(npu)?;
+                let out3 = out.view(&[1, r, c], &[r * c, c, 1], 0).map_err(npu)?;
+                (Launch::Pad { x3, out3 }, vec![])
+            }
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 other = random_elements(self.dtype, r * c, 0x0add);
                 let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
@@ -427,7 +455,16 @@ enum Launch {
     Fill(Option<Scalar>),
     /// `cast_into(x, out)`.
     Cast,
+    /// `reflection_pad2d_into(x3, [1, 1, 1, 1], out3)` over 3-D views of
+    /// `x` and `out`.
+    Pad {
+        x3: Tensor,
+        out3: Tensor,
+    },
 }
+
+/// The padding of the reflection_pad2d cases (one on every side).
+const PAD: [i64; 4] = [1, 1, 1, 1];
 
 /// The value of the fill_scalar cases.
 const FILL_VALUE: i64 = 3;
@@ -528,6 +565,7 @@ impl Case {
                 Ok(out)
             }
             Launch::Cast => s.cast(x, self.spec.dtype),
+            Launch::Pad { x3, .. } => s.reflection_pad2d(x3, &PAD),
         }
     }
 
@@ -611,6 +649,7 @@ impl Case {
             Launch::Fill(Some(v)) => s.fill_scalar_inplace(out, *v),
             Launch::Fill(None) => s.zero_inplace(out),
             Launch::Cast => s.cast_into(x, out),
+            Launch::Pad { x3, out3 } => s.reflection_pad2d_into(x3, &PAD, out3),
         }
     }
 
@@ -825,6 +864,21 @@ fn moved(
             Base::FillScalar | Base::Zero => return None,
             // Converted by `converted`, not moved.
             Base::Cast => i,
+            // x is [R-2, C-2]; each out index reflected into it.
+            Base::ReflectionPad2d | Base::SampledReflect => {
+                let m = |o: usize, n: usize| -> usize {
+                    let i = o as i64 - 1;
+                    let n = n as i64;
+                    (if i < 0 {
+                        -i
+                    } else if i >= n {
+                        2 * (n - 1) - i
+                    } else {
+                        i
+                    }) as usize
+                };
+                m(row, r - 2) * (c - 2) + m(col, c - 2)
+            }
         })
     };
     let mut out = vec![0u8; r * c * e];
@@ -879,7 +933,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 21 * 6);
+        assert_eq!(s.len(), 23 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

@@ -104,6 +104,8 @@ impl Nd {
                 | Base::FillScalar
                 | Base::Zero
                 | Base::Cast
+                | Base::ReflectionPad2d
+                | Base::SampledReflect
         ) {
             return None;
         }
@@ -204,8 +206,10 @@ impl<T: Bits> NdCase<T> {
             | Base::MulPrepared
             | Base::FillScalar
             | Base::Zero
-            | Base::Cast => {
-                unreachable!("Nd::new makes no elementwise, fill or cast row")
+            | Base::Cast
+            | Base::ReflectionPad2d
+            | Base::SampledReflect => {
+                unreachable!("Nd::new makes no elementwise, fill, cast or pad row")
             }
         })
     }

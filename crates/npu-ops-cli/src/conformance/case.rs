@@ -43,7 +43,9 @@ pub struct Case {
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
     /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `tril`,
-    /// `triu`, `split_tensor`, `split_with_size`.
+    /// `triu`, `split_tensor`, `split_with_size`, `reflection_pad1d` ..
+    /// `reflection_pad3d`, `replication_pad1d` .. `replication_pad3d`,
+    /// `circular_pad2d`, `circular_pad3d`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -67,7 +69,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 16] = [
+const OPS: [&str; 24] = [
     "slice",
     "index_select",
     "as_strided",
@@ -84,6 +86,14 @@ const OPS: [&str; 16] = [
     "triu",
     "split_tensor",
     "split_with_size",
+    "reflection_pad1d",
+    "reflection_pad2d",
+    "reflection_pad3d",
+    "replication_pad1d",
+    "replication_pad2d",
+    "replication_pad3d",
+    "circular_pad2d",
+    "circular_pad3d",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

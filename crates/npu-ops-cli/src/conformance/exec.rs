@@ -489,6 +489,21 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
             s.cast(&x, d)
         }
+        op @ ("reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d"
+        | "replication_pad1d" | "replication_pad2d" | "replication_pad3d"
+        | "circular_pad2d" | "circular_pad3d") => {
+            let p = ints(get("padding")?, &ctx("padding"))?;
+            match op {
+                "reflection_pad1d" => s.reflection_pad1d(&x, &p),
+                "reflection_pad2d" => s.reflection_pad2d(&x, &p),
+                "reflection_pad3d" => s.reflection_pad3d(&x, &p),
+                "replication_pad1d" => s.replication_pad1d(&x, &p),
+                "replication_pad2d" => s.replication_pad2d(&x, &p),
+                "replication_pad3d" => s.replication_pad3d(&x, &p),
+                "circular_pad2d" => s.circular_pad2d(&x, &p),
+                _ => s.circular_pad3d(&x, &p),
+            }
+        }
         "tril" | "triu" => {
             let diagonal = int(get("diagonal")?, &ctx("diagonal"))?;
             let inplace = match p.get("inplace") {

@@ -614,3 +614,55 @@ pub fn tri_inplace(
         )
     }
 }
+
+/// The pad operator named as in the case format (`reflection_pad1d` ..
+/// `circular_pad3d`); the eight share one signature.
+pub fn pad_mode_op(name: &str) -> Operator<fns::aclnnReflectionPad1dGetWorkspaceSize> {
+    let a = api();
+    match name {
+        "reflection_pad1d" => a.reflection_pad1d(),
+        "reflection_pad2d" => a.reflection_pad2d(),
+        "reflection_pad3d" => a.reflection_pad3d(),
+        "replication_pad1d" => a.replication_pad1d(),
+        "replication_pad2d" => a.replication_pad2d(),
+        "replication_pad3d" => a.replication_pad3d(),
+        "circular_pad2d" => a.circular_pad2d(),
+        "circular_pad3d" => a.circular_pad3d(),
+        other => panic!("not a pad operator: {other}"),
+    }
+    .unwrap()
+}
+
+/// An `aclIntArray`, destroyed on drop.
+pub struct IntArray(pub *mut aclIntArray);
+
+impl IntArray {
+    pub fn new(v: &[i64]) -> IntArray {
+        // SAFETY: a valid array of its length.
+        IntArray(unsafe { (api().aclCreateIntArray)(v.as_ptr(), v.len() as u64) })
+    }
+}
+
+impl Drop for IntArray {
+    fn drop(&mut self) {
+        // SAFETY: a live handle (or null).
+        unsafe { (api().aclDestroyIntArray)(self.0) };
+    }
+}
+
+/// Runs the pad operator `name` through both phases.
+pub fn pad_mode(
+    name: &str,
+    x: &T,
+    padding: &IntArray,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = pad_mode_op(name);
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, padding.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
