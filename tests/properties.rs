@@ -201,4 +201,28 @@ proptest! {
         };
         check(got, want, &format!("tri lower {lower} {d} {shape:?} {perm:?} diagonal {diagonal}"));
     }
+
+    #[test]
+    fn pads_match_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), which in 0usize..8, padding in proptest::collection::vec(prop_oneof![10 => 0i64..4, 1 => Just(-1), 1 => param()], 0..8), seed in any::<u64>()) {
+        let s = stream();
+        let op = [
+            cpu_ref::Op::ReflectionPad1d, cpu_ref::Op::ReflectionPad2d, cpu_ref::Op::ReflectionPad3d,
+            cpu_ref::Op::ReplicationPad1d, cpu_ref::Op::ReplicationPad2d, cpu_ref::Op::ReplicationPad3d,
+            cpu_ref::Op::CircularPad2d, cpu_ref::Op::CircularPad3d,
+        ][which];
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::pad(op, rt().soc(), &x, &padding);
+        let dx = upload(&s, &x);
+        let got = match op {
+            cpu_ref::Op::ReflectionPad1d => s.reflection_pad1d(&dx, &padding),
+            cpu_ref::Op::ReflectionPad2d => s.reflection_pad2d(&dx, &padding),
+            cpu_ref::Op::ReflectionPad3d => s.reflection_pad3d(&dx, &padding),
+            cpu_ref::Op::ReplicationPad1d => s.replication_pad1d(&dx, &padding),
+            cpu_ref::Op::ReplicationPad2d => s.replication_pad2d(&dx, &padding),
+            cpu_ref::Op::ReplicationPad3d => s.replication_pad3d(&dx, &padding),
+            cpu_ref::Op::CircularPad2d => s.circular_pad2d(&dx, &padding),
+            _ => s.circular_pad3d(&dx, &padding),
+        };
+        check(got, want, &format!("{} {d} {shape:?} {perm:?} {padding:?}", op.name()));
+    }
 }

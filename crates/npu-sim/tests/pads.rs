@@ -276,3 +276,38 @@ fn products() {
     drop(buf);
     reinit(SOC);
 }
+
+#[test]
+#[serial]
+fn a_view_past_its_allocation_faults_at_sync() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let buf = Buf::new(64); // 16 floats, self viewed as 1 x 256 x 256
+        let x = view(
+            aclDataType::ACL_FLOAT,
+            &[1, 256, 256],
+            &[1 << 16, 256, 1],
+            0,
+            buf.ptr,
+            1 << 16,
+        );
+        let out = Buf::new(258 * 258 * 4);
+        let o = dense(aclDataType::ACL_FLOAT, &[1, 258, 258], &out);
+        let p = IntArray::new(&[1, 1, 1, 1]);
+        // Both phases by hand (common::launch synchronises, and so takes
+        // the fault, before it frees the workspace).
+        let planned = first("reflection_pad2d", &x, &p, &o).unwrap();
+        let ws = Buf::new(planned.ws.max(1) as usize);
+        let run = pad_mode_op("reflection_pad2d").run;
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        assert_eq!(unsafe { run(ws.ptr, planned.ws, planned.ex, s.0) }, 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        let msg = last_error();
+        assert!(msg.contains("memcheck") && msg.contains("self"), "{msg}");
+        assert_eq!(out.read(), vec![0u8; 258 * 258 * 4], "nothing was written");
+        // The stream works again after the fault was reported.
+        let y = dense(aclDataType::ACL_FLOAT, &[1, 2, 2], &buf);
+        let o2 = dense(aclDataType::ACL_FLOAT, &[1, 4, 4], &out);
+        pad_mode("reflection_pad2d", &y, &p, &o2, &s).unwrap();
+    });
+}
