@@ -188,3 +188,21 @@ fn every_rule_names_operator_and_parameter() {
     );
     s.split_tensor_into(&x, 2, 1, &[a, b]).unwrap();
 }
+
+/// An extent of 2^40 (a stride-0 view) split by 1: a typed error, never
+/// a list of 2^40 pieces built first (the process aborted); the `_into`
+/// form refuses the count against its outputs first.
+#[test]
+fn a_huge_extent_split_by_one_is_a_typed_error() {
+    let s = stream();
+    let one = upload(&s, &ref_tensor(R::Float32, &[1], None, 3));
+    let huge = one.view(&[1 << 40], &[0], 0).unwrap();
+    let e = s.split_tensor(&huge, 1, 0).unwrap_err();
+    assert_eq!(e.kind(), npu_ops::ErrorKind::OutOfMemory, "{e}");
+    let out = Tensor::zeros(&s, DType::F32, &[1]).unwrap();
+    invalid(
+        s.split_tensor_into(&huge, 1, 0, &[out]).unwrap_err(),
+        "split_tensor",
+        "out",
+    );
+}

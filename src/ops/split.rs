@@ -28,8 +28,25 @@ impl Sizes<'_> {
     }
 }
 
-/// The extents along the split dim of the pieces of an extent `n`.
-fn piece_extents(op: &'static str, n: usize, sizes: Sizes<'_>, dtype: DType) -> Result<Vec<usize>> {
+/// The extents along the split dim of the pieces of an extent `n`; with
+/// `expect` (the `_into` forms' output count), a different count is an
+/// error before any list is made (a stride-0 extent of 2^40 split by 1
+/// must not build 2^40 entries first).
+fn piece_extents(
+    op: &'static str,
+    n: usize,
+    sizes: Sizes<'_>,
+    dtype: DType,
+    expect: Option<usize>,
+) -> Result<Vec<usize>> {
+    let count_rule = |count: usize| match expect {
+        Some(k) if k != count => Err(Error::invalid(
+            op,
+            "out",
+            format!("{k} tensors for {count} pieces"),
+        )),
+        _ => Ok(()),
+    };
     match sizes {
         Sizes::Sections(s) => match (n, s) {
             (0, 0) => Ok(vec![0]),
@@ -45,7 +62,15 @@ fn piece_extents(op: &'static str, n: usize, sizes: Sizes<'_>, dtype: DType) -> 
             )),
             (n, s) => {
                 let s = usize::try_from(s).unwrap_or(usize::MAX).min(n);
-                Ok((0..n).step_by(s).map(|a| s.min(n - a)).collect())
+                let count = (n - 1) / s + 1;
+                count_rule(count)?;
+                let mut v = Vec::new();
+                v.try_reserve_exact(count)
+                    .map_err(|_| Error::HostOutOfMemory {
+                        bytes: count.saturating_mul(std::mem::size_of::<usize>()),
+                    })?;
+                v.extend((0..n).step_by(s).map(|a| s.min(n - a)));
+                Ok(v)
             }
         },
         Sizes::List(v) => {
@@ -78,6 +103,7 @@ fn piece_extents(op: &'static str, n: usize, sizes: Sizes<'_>, dtype: DType) -> 
                     format!("{} pieces of {dtype}: at most 32", v.len()),
                 ));
             }
+            count_rule(v.len())?;
             Ok(v.iter().map(|&s| s as usize).collect())
         }
     }
@@ -91,27 +117,42 @@ impl Stream {
         x: &Tensor,
         sizes: Sizes<'_>,
         dim: i64,
+        outs: Option<&[Tensor]>,
     ) -> Result<(usize, Vec<Vec<usize>>)> {
         let kind = sizes.kind();
         let op = kind.name();
         check_product(self, kind, x.dtype())?;
         check_device(self, op, "self", x)?;
+        for o in outs.unwrap_or_default() {
+            check_device(self, op, "out", o)?;
+        }
         check_rank(op, "self", x, 1)?;
         let d = normalise_dim(op, dim, x.rank())?;
-        let extents = piece_extents(op, x.shape()[d], sizes, x.dtype())?;
-        let shapes = extents
-            .iter()
-            .map(|&e| {
-                let mut s = x.shape().to_vec();
-                s[d] = e;
-                s
-            })
-            .collect();
+        let extents = piece_extents(
+            op,
+            x.shape()[d],
+            sizes,
+            x.dtype(),
+            outs.map(<[Tensor]>::len),
+        )?;
+        let mut shapes = Vec::new();
+        shapes
+            .try_reserve_exact(extents.len())
+            .map_err(|_| Error::HostOutOfMemory {
+                bytes: extents
+                    .len()
+                    .saturating_mul(std::mem::size_of::<Vec<usize>>()),
+            })?;
+        shapes.extend(extents.iter().map(|&e| {
+            let mut s = x.shape().to_vec();
+            s[d] = e;
+            s
+        }));
         Ok((d, shapes))
     }
 
     fn split_new(&self, x: &Tensor, sizes: Sizes<'_>, dim: i64) -> Result<Vec<Tensor>> {
-        let (_, shapes) = self.split_check(x, sizes, dim)?;
+        let (_, shapes) = self.split_check(x, sizes, dim, None)?;
         let op = sizes.kind().name();
         // Every piece a contiguous tensor over one storage, back to back:
         // one launch writes them all.
@@ -134,7 +175,7 @@ impl Stream {
         dim: i64,
         outs: &[Tensor],
     ) -> Result<()> {
-        let (_, shapes) = self.split_check(x, sizes, dim)?;
+        let (_, shapes) = self.split_check(x, sizes, dim, Some(outs))?;
         let op = sizes.kind().name();
         if outs.len() != shapes.len() {
             return Err(Error::invalid(
@@ -144,7 +185,6 @@ impl Stream {
             ));
         }
         for (o, s) in outs.iter().zip(&shapes) {
-            check_device(self, op, "out", o)?;
             super::check_out(op, o, x.dtype(), s)?;
         }
         for (i, a) in outs.iter().enumerate() {

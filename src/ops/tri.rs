@@ -21,15 +21,19 @@ fn kind(lower: bool) -> OpKind {
 impl Stream {
     /// The rules shared by every form, after the product: the device and
     /// the rank of `self`.
-    fn tri_check(&self, lower: bool, x: &Tensor) -> Result<()> {
+    /// The product, the devices (`self`, then `out` if given), the rank.
+    fn tri_check(&self, lower: bool, x: &Tensor, out: Option<&Tensor>) -> Result<()> {
         let op = kind(lower);
         check_product(self, op, x.dtype())?;
         check_device(self, op.name(), "self", x)?;
+        if let Some(o) = out {
+            check_device(self, op.name(), "out", o)?;
+        }
         check_rank(op.name(), "self", x, 2)
     }
 
     fn tri_new(&self, lower: bool, x: &Tensor, diagonal: i64) -> Result<Tensor> {
-        self.tri_check(lower, x)?;
+        self.tri_check(lower, x, None)?;
         let name = kind(lower).name();
         let out = Tensor::empty_for(self, name, "self", x.dtype(), x.shape())?;
         self.tri_launch(lower, x, diagonal, &out)?;
@@ -37,9 +41,8 @@ impl Stream {
     }
 
     fn tri_into(&self, lower: bool, x: &Tensor, diagonal: i64, out: &Tensor) -> Result<()> {
-        self.tri_check(lower, x)?;
+        self.tri_check(lower, x, Some(out))?;
         let name = kind(lower).name();
-        check_device(self, name, "out", out)?;
         check_out(name, out, x.dtype(), x.shape())?;
         if x.numel() > 0 && aliases(x, out) {
             let tmp = Tensor::empty_for(self, name, "out", out.dtype(), out.shape())?;
@@ -50,7 +53,7 @@ impl Stream {
     }
 
     fn tri_inplace(&self, lower: bool, x: &Tensor, diagonal: i64) -> Result<()> {
-        self.tri_check(lower, x)?;
+        self.tri_check(lower, x, None)?;
         let name = kind(lower).name();
         // An empty view writes nothing, so it writes no element twice.
         if x.numel() > 0 && x.layout().may_overlap() {

@@ -198,18 +198,6 @@ unsafe fn first(
     })
 }
 
-/// The `self` index of the shifted out index `i` of a reflected dim of
-/// extent `n` (`-n < i < 2n - 1`, checked in the first phase).
-fn reflect(i: i64, n: i64) -> i64 {
-    if i < 0 {
-        -i
-    } else if i >= n {
-        2 * (n - 1) - i
-    } else {
-        i
-    }
-}
-
 fn build(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let Plan::Pad { mode, pads, stage } = &e.plan else {
         unreachable!()
@@ -251,7 +239,7 @@ fn build(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
             .map(|k| base[k] * ostr[k])
             .sum();
         // Copies `count` slabs of dim `d` from index `from` (stepping by
-        // `step`: 0 repeats one slab) to index `to`.
+        // `step`: 0 repeats one slab, -1 walks backwards) to index `to`.
         let slab = |l: &mut Launch, to: i64, from: i64, count: i64, step: i64| {
             let mut shape = ext.clone();
             shape[d] = count;
@@ -264,9 +252,18 @@ fn build(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
             ));
         };
         match mode {
+            // One copy per side, walking the source backwards: out index
+            // `t < a` mirrors `2a - t`, index `a + n + j` mirrors
+            // `a + n - 2 - j` (a and b are below n: the first phase), so
+            // each side reads written slabs apart from the ones it writes.
+            // (One copy per padded index made a step per index: billions
+            // of them for a wide pad, before the memory checker ran.)
             PadMode::Reflect => {
-                for t in (0..a).chain(a + n..a + n + b) {
-                    slab(&mut l, t, a + reflect(t - a, n), 1, 1);
+                if a > 0 {
+                    slab(&mut l, 0, 2 * a, a, -1);
+                }
+                if b > 0 {
+                    slab(&mut l, a + n, a + n - 2, b, -1);
                 }
             }
             PadMode::Replicate => {

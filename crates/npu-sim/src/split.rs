@@ -140,6 +140,15 @@ unsafe fn split_first_phase(
                 }
                 (n, s) => {
                     let s = i64::try_from(s).unwrap_or(i64::MAX).min(n);
+                    // The count first: an extent of 2^40 split by 1 must
+                    // not build its list before out's length refuses it.
+                    let count = (n - 1) / s + 1;
+                    if count != outs.len() as i64 {
+                        return Err(invalid(
+                            op,
+                            format_args!("{count} pieces, but out holds {} tensors", outs.len()),
+                        ));
+                    }
                     (0..n).step_by(s as usize).map(|a| s.min(n - a)).collect()
                 }
             },

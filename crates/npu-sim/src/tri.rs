@@ -78,10 +78,16 @@ unsafe fn plan(
             ));
         }
         structure(op, &[(&x, xn), (o, on)])?;
-        writes_once(op, o, on)?;
+        // An empty target writes nothing: never refused for overlapping
+        // itself (ops.md §15).
+        if numel(&o.view) > 0 {
+            writes_once(op, o, on)?;
+        }
     } else {
         structure(op, &[(&x, xn)])?;
-        writes_once(op, &x, xn)?;
+        if numel(&x.view) > 0 {
+            writes_once(op, &x, xn)?;
+        }
     }
     let n = numel(&x.view);
     let contiguous_in_place = in_place && is_contiguous(&x.view, &x.strides);

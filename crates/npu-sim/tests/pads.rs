@@ -311,3 +311,38 @@ fn a_view_past_its_allocation_faults_at_sync() {
         pad_mode("reflection_pad2d", &y, &p, &o2, &s).unwrap();
     });
 }
+
+/// A reflection pad as wide as its input into an `out` far larger than its
+/// allocation: the launch is a few copies whatever the padding (it was one
+/// per padded index, 2^41 steps built before the memory checker ran, and
+/// the process aborted), and the checker faults it.
+#[test]
+#[serial]
+fn a_wide_reflection_over_a_small_allocation_faults_without_a_step_per_index() {
+    leak_checked(|| {
+        let s = Stream::new();
+        // self: one byte read n times (stride 0); out, allocated after it,
+        // far past its 64 bytes.
+        let buf = Buf::new(64);
+        let n: i64 = 1 << 40;
+        let x = view(aclDataType::ACL_INT8, &[1, 1, n], &[1, 1, 0], 0, buf.ptr, 1);
+        let out = Buf::new(64);
+        let o = view(
+            aclDataType::ACL_INT8,
+            &[1, 1, 3 * n - 2],
+            &[3 * n - 2, 3 * n - 2, 1],
+            0,
+            out.ptr,
+            3 * n - 2,
+        );
+        let p = IntArray::new(&[n - 1, n - 1]);
+        let planned = first("reflection_pad1d", &x, &p, &o).unwrap();
+        let ws = Buf::new(planned.ws.max(1) as usize);
+        let run = pad_mode_op("reflection_pad1d").run;
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        let code = unsafe { run(ws.ptr, planned.ws, planned.ex, s.0) };
+        let code = if code == 0 { s.sync() } else { code };
+        assert_ne!(code, 0, "the memory checker refuses the views");
+        assert_eq!(out.read(), vec![0u8; 64], "nothing was written");
+    });
+}

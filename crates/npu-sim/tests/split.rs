@@ -288,3 +288,29 @@ fn products() {
     drop(buf);
     reinit(SOC);
 }
+
+/// An extent of 2^40 (a stride-0 view) split by 1 into a list of one:
+/// refused for the count at once (the list of 2^40 pieces was built
+/// first, and the process aborted).
+#[test]
+#[serial]
+fn a_huge_extent_split_by_one_is_refused_for_the_count() {
+    leak_checked(|| {
+        let buf = Buf::new(64);
+        let n: i64 = 1 << 40;
+        let x = view(aclDataType::ACL_FLOAT, &[n], &[0], 0, buf.ptr, 1);
+        let out = Buf::new(64);
+        let o = view(aclDataType::ACL_FLOAT, &[1], &[1], 0, out.ptr, 1);
+        let list = list(vec![o]);
+        let op = api().split_tensor().unwrap();
+        let (mut ws, mut ex) = (0u64, std::ptr::null_mut());
+        // SAFETY: live handles, valid out-pointers.
+        let code = unsafe { (op.get_workspace_size)(x.0, 1, 0, list.0, &mut ws, &mut ex) };
+        assert_eq!(code, 161002);
+        assert!(
+            last_error().contains("pieces, but out holds 1 tensors"),
+            "{}",
+            last_error()
+        );
+    });
+}

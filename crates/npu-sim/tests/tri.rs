@@ -217,3 +217,23 @@ fn products() {
     drop(buf);
     reinit(SOC);
 }
+
+/// An empty in-place target that overlaps itself writes nothing and is
+/// not refused (ops.md §15), as the safe layer does.
+#[test]
+#[serial]
+fn an_empty_self_overlapping_target_is_not_refused() {
+    leak_checked(|| {
+        let buf = Buf::new(64);
+        let x = view(aclDataType::ACL_FLOAT, &[0, 3], &[1, 0], 0, buf.ptr, 1);
+        let op = api().inplace_tril().unwrap();
+        let (mut ws, mut ex) = (0u64, std::ptr::null_mut());
+        // SAFETY: live handles, valid out-pointers.
+        let code = unsafe { (op.get_workspace_size)(x.0, 0, &mut ws, &mut ex) };
+        assert_eq!(code, 0, "{}", last_error());
+        let s = Stream::new();
+        // SAFETY: the executor just planned (no workspace).
+        assert_eq!(unsafe { (op.run)(std::ptr::null_mut(), 0, ex, s.0) }, 0);
+        assert_eq!(s.sync(), 0);
+    });
+}
