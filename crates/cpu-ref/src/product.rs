@@ -134,11 +134,13 @@ pub enum Op {
     Tril,
     /// `aclnnTriu` / `aclnnInplaceTriu` (section 15).
     Triu,
+    /// `aclnnPermute` (section 18).
+    Permute,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 16] = [
+    pub const ALL: [Op; 17] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -155,6 +157,7 @@ impl Op {
         Op::Cast,
         Op::Tril,
         Op::Triu,
+        Op::Permute,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -176,6 +179,7 @@ impl Op {
             Op::Cast => "cast",
             Op::Tril => "tril",
             Op::Triu => "triu",
+            Op::Permute => "permute",
         }
     }
 }
@@ -238,6 +242,24 @@ const INDEX_SELECT_NO_BF16: &[DType] = &[
     DType::Float64,
     DType::Complex64,
     DType::Complex128,
+];
+
+/// Permute (section 18) on the training series: IndexSelect's list
+/// without bfloat16 and complex128 (CANN's aclnnPermute page).
+const PERMUTE_TRAINING: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int64,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Bool,
+    DType::Float64,
+    DType::Complex64,
 ];
 
 /// Add and Mul (sections 8 and 9) on A2 / A3.
@@ -411,6 +433,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
         Op::Tril | Op::Triu => family != Family::A200I500A2,
+        Op::Permute => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -450,6 +473,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Cast => CAST_NO_BF16,
         Op::Tril | Op::Triu if a2_or_a3 => TRI_A2_A3,
         Op::Tril | Op::Triu => TRI_NO_BF16,
+        Op::Permute if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Permute => PERMUTE_TRAINING,
     }
 }
 
@@ -584,7 +609,8 @@ mod tests {
                 "zero",
                 "cast",
                 "tril",
-                "triu"
+                "triu",
+                "permute"
             ]
         );
     }
@@ -606,6 +632,7 @@ mod tests {
                 Op::SplitWithSize => [true, true, true, false, false],
                 Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
                 Op::Tril | Op::Triu => [true, true, true, true, false],
+                Op::Permute => [true, true, true, false, false],
             }
         };
         for op in Op::ALL {

@@ -2,12 +2,12 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, fill_scalar, index_select, mul, sampled_slice, slice, split_tensor,
-    split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError, SampleMode,
-    SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, cat, fill_scalar, index_select, mul, permute, sampled_slice, slice,
+    split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
+    SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 16] = [
+const OPS: [&str; 17] = [
     "slice",
     "index_select",
     "as_strided",
@@ -24,6 +24,7 @@ const OPS: [&str; 16] = [
     "cast",
     "tril",
     "triu",
+    "permute",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -50,6 +51,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "cast" => cast(soc, x, x.dtype()),
         "tril" => tril(soc, x, 0),
         "triu" => triu(soc, x, -1),
+        "permute" => permute(soc, x, &[1, 0]),
         _ => unreachable!(),
     }
 }
@@ -58,7 +60,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" | "split_with_size" => matches!(fam, Training | A2 | A3),
+        "slice" | "add" | "split_with_size" | "permute" => matches!(fam, Training | A2 | A3),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -88,6 +90,10 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         }
         "subtensor" => true,
         "cast" => dtype != DType::BFloat16 || bf16_family,
+        "permute" => match dtype {
+            DType::BFloat16 | DType::Complex128 => bf16_family,
+            _ => true,
+        },
         "tril" | "triu" => match dtype {
             DType::Complex64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
@@ -145,7 +151,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 16 * 28 * 15);
+    assert_eq!(checked, 17 * 28 * 15);
 }
 
 #[test]

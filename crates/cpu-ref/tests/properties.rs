@@ -2,8 +2,8 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, fill_scalar, index_select, mul, sampled_slice, slice, stack, subtensor,
-    zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, fill_scalar, index_select, mul, permute, sampled_slice, slice, stack,
+    subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -483,6 +483,43 @@ proptest! {
         prop_assert_eq!(
             stack(DEFAULT_SOC, &[&v, &c], -1).unwrap().contiguous_bytes(),
             stack(DEFAULT_SOC, &[&c, &c], -1).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Permute equals the permuted strided view read in logical order, a
+    /// view input its contiguous copy, and the inverse permutation undoes it.
+    #[test]
+    fn permute_equals_permuted_view(
+        shape in shape_strategy(0, 5, 3),
+        keys in prop::collection::vec(any::<u32>(), 5),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let mut order: Vec<usize> = (0..r).collect();
+        order.sort_by_key(|&i| keys[i]);
+        let dims: Vec<i64> = order.iter().map(|&d| d as i64).collect();
+        let sh: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
+        let st: Vec<usize> = order.iter().map(|&d| x.strides()[d]).collect();
+        let v = x.view(&sh, &st, 0).unwrap();
+        let y = permute(DEFAULT_SOC, &x, &dims).unwrap();
+        prop_assert_eq!(y.shape(), &sh[..]);
+        prop_assert_eq!(y.contiguous_bytes(), v.contiguous_bytes());
+        let t = transposed(&x);
+        prop_assert_eq!(
+            permute(DEFAULT_SOC, &t, &dims).unwrap().contiguous_bytes(),
+            permute(DEFAULT_SOC, &t.to_contiguous(), &dims).unwrap().contiguous_bytes()
+        );
+        let mut inv = vec![0i64; r];
+        for (k, &d) in order.iter().enumerate() {
+            inv[d] = k as i64 - r as i64; // negative spelling
+        }
+        prop_assert_eq!(
+            permute(DEFAULT_SOC, &y, &inv).unwrap().contiguous_bytes(),
+            x.contiguous_bytes()
         );
     }
 }

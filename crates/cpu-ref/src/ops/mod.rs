@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril, Triu and Permute), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -13,6 +13,7 @@ pub mod elementwise;
 pub mod fill;
 pub mod index_select;
 pub mod mul;
+pub mod permute;
 pub mod sampled_slice;
 pub mod slice;
 pub mod split;
