@@ -226,6 +226,7 @@ mod generate {
             "aclnn_fill_scalar.h",
             "aclnn_zero.h",
             "aclnn_cast.h",
+            "aclnn_permute.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

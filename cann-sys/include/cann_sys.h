@@ -986,6 +986,12 @@ aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const aclDataType d
 aclnnStatus aclnnCast(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                       aclrtStream stream);
 
+/* @cann aclnnop/aclnn_permute.h */
+aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnPermute(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                         const aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -303,6 +303,9 @@ api_table! {
         cast: "Cast" => fn aclnnCastGetWorkspaceSize(
             *const aclTensor, aclDataType, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnCast;
+        permute: "Permute" => fn aclnnPermuteGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnPermute;
     }
 }
 

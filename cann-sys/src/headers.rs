@@ -86,6 +86,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_cast.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_permute.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -108,6 +112,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_fill_scalar.h",
             "aclnnop/aclnn_zero.h",
             "aclnnop/aclnn_cast.h",
+            "aclnnop/aclnn_permute.h",
         ],
     ),
     ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),

@@ -57,6 +57,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
+                "aclnnPermuteGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -122,6 +123,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "Permute",
         ]),
         tag,
         1,
@@ -439,7 +441,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Stack",
             "InplaceFillScalar",
             "InplaceZero",
-            "Cast"
+            "Cast",
+            "Permute"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -570,6 +573,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
+            "Permute",
         ]),
         "x",
         6,

@@ -6,7 +6,8 @@
 // (aclCreateTensor, executor reuse), lists (tensor and scalar lists), executor (second phase), ops (aclnn ops),
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
-// (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise).
+// (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), views
+// (Permute: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -76,6 +77,7 @@ mod runtime;
 pub mod soc;
 mod state;
 mod stream;
+mod views;
 mod work;
 
 pub use casts::*;
@@ -88,6 +90,7 @@ pub use meta::*;
 pub use ops::*;
 pub use runtime::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
+pub use views::*;
 
 use cann_sys::{Api, Origin};
 
@@ -470,7 +473,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 13);
+/// assert_eq!(api.available_operators().len(), 14);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -574,6 +577,8 @@ pub fn api() -> Api {
         aclnnInplaceZero: Some(aclnnInplaceZero),
         aclnnCastGetWorkspaceSize: Some(aclnnCastGetWorkspaceSize),
         aclnnCast: Some(aclnnCast),
+        aclnnPermuteGetWorkspaceSize: Some(aclnnPermuteGetWorkspaceSize),
+        aclnnPermute: Some(aclnnPermute),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -108,6 +108,14 @@ pub enum Plan {
     },
     /// `out = self` converted to out's dtype (Cast).
     Cast,
+    /// `out` = the view (out's shape, `strides`, self's offset) of self
+    /// (Permute): one strided copy, through the workspace when `stage`.
+    ViewCopy {
+        /// Strides of the source view, in elements.
+        strides: Dims,
+        /// `out` is not contiguous or meets `self`.
+        stage: bool,
+    },
 }
 
 /// `out = self + alpha * other` or `self * other` (Add, Mul and their

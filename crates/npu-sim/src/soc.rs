@@ -51,6 +51,8 @@ pub enum Op {
     InplaceZero,
     /// aclnnCast
     Cast,
+    /// aclnnPermute
+    Permute,
 }
 
 impl Op {
@@ -70,6 +72,7 @@ impl Op {
             Op::InplaceFillScalar => "aclnnInplaceFillScalar",
             Op::InplaceZero => "aclnnInplaceZero",
             Op::Cast => "aclnnCast",
+            Op::Permute => "aclnnPermute",
         }
     }
 
@@ -89,6 +92,7 @@ impl Op {
             Op::InplaceFillScalar => "aclnnInplaceFillScalarGetWorkspaceSize",
             Op::InplaceZero => "aclnnInplaceZeroGetWorkspaceSize",
             Op::Cast => "aclnnCastGetWorkspaceSize",
+            Op::Permute => "aclnnPermuteGetWorkspaceSize",
         }
     }
 }
@@ -109,6 +113,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Stack => !matches!(family, Atlas200I500A2),
         // Their English pages: every family but 200I/500 A2.
         Op::InplaceFillScalar | Op::InplaceZero | Op::Cast => !matches!(family, Atlas200I500A2),
+        // aclnnPermute's page: the training series, A2 and A3.
+        Op::Permute => matches!(family, Training | A2 | A3),
     }
 }
 
@@ -184,6 +190,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
+        // aclnnPermute's page: no COMPLEX128 on the training series.
+        Op::Permute if dtype == aclDataType::ACL_COMPLEX128 => family.has_bf16(),
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -290,6 +298,26 @@ mod tests {
         ));
         assert!(!op_available(Op::InplaceZero, Family::Atlas200I500A2));
         assert!(op_available(Op::InplaceFillScalar, Family::Inference));
+    }
+
+    #[test]
+    fn permute_table() {
+        use aclDataType as D;
+        assert!(op_available(Op::Permute, Family::Training));
+        assert!(!op_available(Op::Permute, Family::Inference));
+        assert!(!op_available(Op::Permute, Family::Atlas200I500A2));
+        assert!(!dtype_supported(
+            Op::Permute,
+            Family::Training,
+            D::ACL_COMPLEX128
+        ));
+        assert!(dtype_supported(Op::Permute, Family::A3, D::ACL_COMPLEX128));
+        assert!(dtype_supported(
+            Op::Permute,
+            Family::Training,
+            D::ACL_UINT16
+        ));
+        assert!(dtype_supported(Op::Permute, Family::A2, D::ACL_BF16));
     }
 
     #[test]

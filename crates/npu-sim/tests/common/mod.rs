@@ -569,3 +569,40 @@ pub fn cast(
         s,
     )
 }
+
+/// An `aclIntArray`, destroyed on drop.
+pub struct IntArr(pub *mut aclIntArray);
+
+impl IntArr {
+    pub fn new(v: &[i64]) -> IntArr {
+        // SAFETY: a valid array of its length.
+        IntArr(unsafe { (api().aclCreateIntArray)(v.as_ptr(), v.len() as u64) })
+    }
+}
+
+impl Drop for IntArr {
+    fn drop(&mut self) {
+        // SAFETY: a live handle (or null).
+        unsafe { (api().aclDestroyIntArray)(self.0) };
+    }
+}
+
+pub fn permute_op() -> Operator<fns::aclnnPermuteGetWorkspaceSize> {
+    api().permute().unwrap()
+}
+
+/// Runs Permute through both phases.
+pub fn permute(
+    x: &T,
+    dims: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = permute_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dims.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}

@@ -1,0 +1,222 @@
+//! The slices-and-views family over the copy kernel: Permute
+//! (`aclnnPermute`, docs/ops.md §18).
+//!
+//! No kernel of its own: Permute is one strided copy from the permuted
+//! view of `self` (its strides reordered) into `out`, through the
+//! workspace when `out` is not contiguous or shares bytes with `self`, as
+//! CANN's Contiguous, Transpose and ViewCopy. The copy kernel's block
+//! transposes take the transposing shapes.
+
+use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, view_range};
+use crate::kernels::CopyDesc;
+use crate::objects::{self, Executor, Plan, Tensor};
+use crate::ops::{bytes, dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
+use crate::soc::Op;
+use crate::state::{self, Runtime};
+use crate::work::{Launch, Step};
+use cann_sys::*;
+use std::ffi::c_void;
+
+type R<T> = Result<T, aclnnStatus>;
+
+/// Whether two validated views' byte ranges meet (empty views meet
+/// nothing).
+fn meet(a: &Tensor, b: &Tensor) -> bool {
+    let r = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, elem(t));
+    match (r(a), r(b)) {
+        (Some((a0, al)), Some((b0, bl))) => {
+            a0 < b0.saturating_add(bl) && b0 < a0.saturating_add(al)
+        }
+        _ => false,
+    }
+}
+
+/// The live int array behind `p` (`161002` when it is not one).
+fn int_array(op: Op, p: *const aclIntArray, name: &str) -> R<Vec<i64>> {
+    state::with_handles(|h| h.int_arrays.get(&(p as usize)).map(|a| (**a).clone()))
+        .ok_or_else(|| invalid(op, format_args!("{name} ({p:p}) is not a live int array")))
+}
+
+/// `out`'s dtype must be `self`'s.
+fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
+    if o.dtype != x.dtype {
+        return Err(invalid(
+            op,
+            format_args!(
+                "out data type {} differs from self's {}",
+                o.dtype.0, x.dtype.0
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `out`'s shape must be `want`.
+fn out_shape(op: Op, o: &Tensor, want: &[i64]) -> R<()> {
+    if o.view[..] != want[..] {
+        return Err(invalid(
+            op,
+            format_args!("out shape {:?} must be {:?}", o.view, want),
+        ));
+    }
+    Ok(())
+}
+
+/// The plan of a copy from the view `(out's shape, strides)` of `x` into
+/// `o`, and its workspace: staged when `o` is not contiguous or meets `x`.
+fn copy_plan(x: &Tensor, o: &Tensor, strides: objects::Dims) -> (Plan, u64) {
+    if numel(&o.view) == 0 {
+        return (Plan::Empty, 0);
+    }
+    let stage = !is_contiguous(&o.view, &o.strides) || meet(x, o);
+    let ws = if stage { align(bytes(o)) } else { 0 };
+    (Plan::ViewCopy { strides, stage }, ws)
+}
+
+// ---------------------------------------------------------------- Permute
+
+/// `aclnnPermuteGetWorkspaceSize`: dim `k` of `out` is dim `dims[k]` of
+/// `self`.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnPermuteGetWorkspaceSize(
+    self_: *const aclTensor,
+    dims: *const aclIntArray,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Permute;
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("dims", dims.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("self", self_), ("out", out)],
+        )?;
+        let dims = int_array(op, dims, "dims")?;
+        dtype_ok(op, fam, &x, "self")?;
+        dtype_ok(op, fam, &o, "out")?;
+        same_dtype(op, &o, &x)?;
+        structure(op, &[(&x, "self"), (&o, "out")])?;
+        let rank = x.view.len();
+        if o.view.len() != rank {
+            return Err(invalid(
+                op,
+                format_args!("out has rank {}, self {rank}", o.view.len()),
+            ));
+        }
+        if dims.len() != rank {
+            return Err(invalid(
+                op,
+                format_args!("dims has {} entries for rank {rank}", dims.len()),
+            ));
+        }
+        let r = rank as i64;
+        let mut seen = [false; 8];
+        let mut want = objects::Dims::new();
+        let mut strides = objects::Dims::new();
+        for &d in &dims {
+            if d < -r || d >= r {
+                return Err(invalid(
+                    op,
+                    format_args!("dims entry {d} is outside [{}, {}]", -r, r - 1),
+                ));
+            }
+            let n = if d < 0 { d + r } else { d } as usize;
+            if std::mem::replace(&mut seen[n], true) {
+                return Err(invalid(op, format_args!("dims names dim {n} twice")));
+            }
+            want.push(x.view[n]);
+            strides.push(x.strides[n]);
+        }
+        out_shape(op, &o, &want)?;
+        writes_once(op, &o, "out")?;
+        let (plan, workspace) = copy_plan(&x, &o, strides);
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// The launch of a [`Plan::ViewCopy`]: `out = (out's shape, strides @
+/// self's offset)` of `self`, one strided copy (two when staged).
+fn build_view_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::ViewCopy { strides, stage } = &e.plan else {
+        unreachable!()
+    };
+    let (x, o) = (&e.inputs[0], &e.outputs[0]);
+    let es = elem(x);
+    let mut l = Launch::new(e.op.name());
+    let src = l
+        .view(rt, "self", x, (&o.view, strides, x.offset), false)
+        .expect("non-empty self");
+    if *stage {
+        let dense = contiguous(&o.view);
+        let tmp = l.region(rt, "workspace (out staging)", ws, bytes(o), true);
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &dense, strides, es),
+            tmp,
+            src,
+        ));
+        let dst = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, &dense, es),
+            dst,
+            tmp,
+        ));
+    } else {
+        let dst = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, strides, es),
+            dst,
+            src,
+        ));
+    }
+    l
+}
+
+/// `aclnnPermute`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnPermute(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::Permute.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::Permute,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_view_copy,
+        )
+    })
+}

@@ -1,0 +1,248 @@
+//! The slices-and-views family through the C ABI (Permute): every dtype
+//! against cpu-ref bit for bit, views in and out, out sharing self's
+//! memory, the first phase's order and codes, empty tensors, products and
+//! device faults.
+
+mod common;
+
+use cann_sys::*;
+use common::*;
+use cpu_ref::{DType, Family, Op, Tensor};
+use serial_test::serial;
+
+const SOC: &str = "Ascend910B3";
+
+fn rand_tensor(d: DType, shape: &[usize], seed: u64) -> Tensor {
+    let n: usize = shape.iter().product();
+    Tensor::from_bytes(d, shape, data(d, n, seed)).unwrap()
+}
+
+fn first_permute(x: &T, dims: &IntArr, o: &T) -> Result<Planned, (i32, String)> {
+    let op = permute_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, dims.0, o.0, w, e) })
+}
+
+#[test]
+#[serial]
+fn permute_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 10;
+        for &d in cpu_ref::supported_dtypes(Op::Permute, Family::A2) {
+            for dims in [&[2i64, 0, 1][..], &[1, 0, 2], &[-1, -2, -3], &[0, 1, 2]] {
+                seed += 1;
+                // self: [3, 4, 5] seen through a transpose of its first two dims.
+                let x = rand_tensor(d, &[4, 3, 5], seed)
+                    .view(&[3, 4, 5], &[5, 15, 1], 0)
+                    .unwrap();
+                let want = cpu_ref::permute(SOC, &x, dims).unwrap();
+                let gx = upload(&x);
+                let a = IntArr::new(dims);
+                let out = output(d, want.shape());
+                permute(&gx.t, &a, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {dims:?}");
+                // Into a non-contiguous out (the transposed storage of the result).
+                let sh: Vec<i64> = want.shape().iter().map(|&v| v as i64).collect();
+                let n = want.numel();
+                let ob = Buf::from(&vec![0u8; n * d.size()]);
+                let (st, rev) = {
+                    let mut rev = sh.clone();
+                    rev.reverse();
+                    let mut st = contiguous_strides(&rev);
+                    st.reverse();
+                    (st, rev)
+                };
+                let o = view(acl_dtype(d), &sh, &st, 0, ob.ptr, n as i64);
+                permute(&gx.t, &a, &o, &s).unwrap();
+                let rev_u: Vec<usize> = rev.iter().map(|&v| v as usize).collect();
+                let st_u: Vec<usize> = st.iter().map(|&v| v as usize).collect();
+                let got = Tensor::from_bytes(d, &rev_u, ob.read())
+                    .unwrap()
+                    .view(want.shape(), &st_u, 0)
+                    .unwrap();
+                assert_eq!(
+                    got.contiguous_bytes(),
+                    want.contiguous_bytes(),
+                    "{d} {dims:?}"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn permute_out_sharing_self_broadcast_self_and_big_transposes() {
+    leak_checked(|| {
+        let s = Stream::new();
+        // A square transpose in place: out is self's buffer.
+        let x = rand_tensor(DType::Int32, &[8, 8], 3);
+        let want = cpu_ref::permute(SOC, &x, &[1, 0]).unwrap();
+        let g = upload(&x);
+        let a = IntArr::new(&[1, 0]);
+        let p = first_permute(&g.t, &a, &g.t).unwrap();
+        assert!(p.ws >= 256, "staged through the workspace");
+        assert_eq!(launch(permute_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        assert_eq!(g.buf.read(), want.contiguous_bytes());
+        // A stride-0 self.
+        let row = rand_tensor(DType::Float16, &[3], 4);
+        let b = row.view(&[2, 3], &[0, 1], 0).unwrap();
+        let want = cpu_ref::permute(SOC, &b, &[1, 0]).unwrap();
+        let gb = upload(&b);
+        let out = output(DType::Float16, &[3, 2]);
+        permute(&gb.t, &a, &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), want.contiguous_bytes());
+        // Large enough for the block transposes and the helpers.
+        for d in [
+            DType::Int8,
+            DType::Float16,
+            DType::Float32,
+            DType::Float64,
+            DType::Complex128,
+        ] {
+            let x = rand_tensor(d, &[257, 129, 3], 7);
+            for dims in [[1i64, 0, 2], [2, 1, 0], [0, 2, 1]] {
+                let want = cpu_ref::permute(SOC, &x, &dims).unwrap();
+                let gx = upload(&x);
+                let a = IntArr::new(&dims);
+                let out = output(d, want.shape());
+                permute(&gx.t, &a, &out.t, &s).unwrap();
+                assert!(out.buf.read() == want.contiguous_bytes(), "{d} {dims:?}");
+            }
+        }
+        // 0-D.
+        let z = Tensor::scalar(9i64);
+        let gz = upload(&z);
+        let out = output(DType::Int64, &[]);
+        permute(&gz.t, &IntArr::new(&[]), &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), 9i64.to_le_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn permute_first_phase_errors_in_cann_order() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let null = T(std::ptr::null_mut());
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+            f(aclDataType::ACL_FLOAT, &[3, 2]),
+        );
+        let a = IntArr::new(&[1, 0]);
+        let no_dims = IntArr(std::ptr::null_mut());
+        let e = first_permute(&null, &a, &o).unwrap_err();
+        assert_eq!(e.0, ACLNN_ERR_PARAM_NULLPTR);
+        let e = first_permute(&x, &no_dims, &o).unwrap_err();
+        assert_eq!(e.0, ACLNN_ERR_PARAM_NULLPTR);
+        assert!(e.1.contains("dims"), "{}", e.1);
+        let e = first_permute(&x, &a, &null).unwrap_err();
+        assert!(e.1.contains("out"), "{}", e.1);
+        // A dead int array.
+        let dead = IntArr::new(&[1, 0]);
+        let p = dead.0;
+        drop(dead);
+        let e = first_permute(&x, &IntArr(p), &o);
+        std::mem::forget(IntArr(p));
+        let e = e.unwrap_err();
+        assert_eq!(e.0, ACLNN_ERR_PARAM_INVALID);
+        assert!(e.1.contains("int array"), "{}", e.1);
+        // dtypes: self's, then out's, then the two differing.
+        let o_str = f(aclDataType::ACL_STRING, &[3, 2]);
+        let e = first_permute(&x, &a, &o_str).unwrap_err();
+        assert!(e.1.contains("out has data type"), "{}", e.1);
+        let e = first_permute(&x, &a, &f(aclDataType::ACL_INT32, &[3, 2])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        // Ranks, dims' length, range, repeats, shape, writing twice.
+        let e = first_permute(&x, &a, &f(aclDataType::ACL_FLOAT, &[6])).unwrap_err();
+        assert!(e.1.contains("rank"), "{}", e.1);
+        let e = first_permute(&x, &IntArr::new(&[0]), &o).unwrap_err();
+        assert!(e.1.contains("entries"), "{}", e.1);
+        let e = first_permute(&x, &IntArr::new(&[2, 0]), &o).unwrap_err();
+        assert!(e.1.contains("outside"), "{}", e.1);
+        let e = first_permute(&x, &IntArr::new(&[-1, 1]), &o).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        let e = first_permute(&x, &IntArr::new(&[0, 1]), &o).unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let twice = view(aclDataType::ACL_FLOAT, &[3, 2], &[0, 1], 0, buf.ptr, 2);
+        let e = first_permute(&x, &a, &twice).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        // Empty: no workspace; the shape still checked.
+        let s = Stream::new();
+        let ex = f(aclDataType::ACL_FLOAT, &[0, 3]);
+        let p = first_permute(&ex, &a, &f(aclDataType::ACL_FLOAT, &[3, 0])).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(permute_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(
+            first_permute(&ex, &a, &o).unwrap_err().0,
+            ACLNN_ERR_PARAM_INVALID
+        );
+    });
+}
+
+#[test]
+#[serial]
+fn permute_products() {
+    reinit("Ascend910A");
+    let buf = Buf::new(256);
+    let a = IntArr::new(&[0]);
+    let c = dense(aclDataType::ACL_COMPLEX128, &[2], &buf);
+    assert_eq!(
+        first_permute(&c, &a, &c).unwrap_err().0,
+        ACLNN_ERR_PARAM_INVALID
+    );
+    let b = dense(aclDataType::ACL_BF16, &[2], &buf);
+    assert_eq!(
+        first_permute(&b, &a, &b).unwrap_err().0,
+        ACLNN_ERR_PARAM_INVALID
+    );
+    let u = dense(aclDataType::ACL_UINT64, &[2], &buf);
+    let o = Buf::new(64);
+    let uo = dense(aclDataType::ACL_UINT64, &[2], &o);
+    let s = Stream::new();
+    permute(&u, &a, &uo, &s).unwrap();
+    drop((c, b, u, uo, s));
+    for soc in ["Ascend310P3", "Ascend310B1"] {
+        reinit(soc);
+        let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+        assert_eq!(
+            first_permute(&x, &a, &x).unwrap_err().0,
+            ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+        );
+    }
+    drop((a, buf));
+    reinit(SOC);
+}
+
+#[test]
+#[serial]
+fn permute_of_a_view_past_its_allocation_faults_at_sync() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let buf = Buf::new(64); // 16 floats
+        let x = view(
+            aclDataType::ACL_FLOAT,
+            &[256, 256],
+            &[256, 1],
+            0,
+            buf.ptr,
+            1 << 16,
+        );
+        let out = Buf::new(1 << 18);
+        let o = dense(aclDataType::ACL_FLOAT, &[256, 256], &out);
+        let a = IntArr::new(&[1, 0]);
+        // Both phases by hand (common::launch synchronises, and so takes
+        // the fault, before it frees the workspace).
+        let p = first_permute(&x, &a, &o).unwrap();
+        let ws = Buf::new(p.ws.max(1) as usize);
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        assert_eq!(unsafe { (permute_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        let msg = last_error();
+        assert!(msg.contains("memcheck") && msg.contains("self"), "{msg}");
+        assert_eq!(out.read(), vec![0u8; 1 << 18], "nothing was written");
+    });
+}
