@@ -855,6 +855,8 @@ pub(crate) enum First<'a> {
     InplaceZero(&'a AclTensor<'a>),
     /// `aclnnCast(self, dtype, out)`.
     Cast(&'a AclTensor<'a>, aclDataType, &'a AclTensor<'a>),
+    /// `aclnnPermute(self, dims, out)`.
+    Permute(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -879,6 +881,7 @@ impl First<'_> {
             ),
             First::InplaceZero(..) => ("aclnnInplaceZeroGetWorkspaceSize", "aclnnInplaceZero"),
             First::Cast(..) => ("aclnnCastGetWorkspaceSize", "aclnnCast"),
+            First::Permute(..) => ("aclnnPermuteGetWorkspaceSize", "aclnnPermute"),
         }
     }
 
@@ -1004,6 +1007,14 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, dtype, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Permute(x, dims, out) => {
+                let op = api.permute()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dims.raw, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

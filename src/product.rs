@@ -35,6 +35,8 @@ pub enum OpKind {
     Zero,
     /// [`crate::Stream::cast`]
     Cast,
+    /// [`crate::Stream::permute`]
+    Permute,
 }
 
 impl OpKind {
@@ -53,6 +55,7 @@ impl OpKind {
             OpKind::FillScalar => "fill_scalar",
             OpKind::Zero => "zero",
             OpKind::Cast => "cast",
+            OpKind::Permute => "permute",
         }
     }
 
@@ -60,10 +63,10 @@ impl OpKind {
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
     /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2 (ops.md §7).
+    /// but 200I/500 A2; Permute on the training series, A2 and A3 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
-            OpKind::Slice | OpKind::Add => {
+            OpKind::Slice | OpKind::Add | OpKind::Permute => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
             OpKind::IndexSelect
@@ -102,6 +105,8 @@ impl OpKind {
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).
             OpKind::Cast => true,
+            // Permute (ops.md §18): no complex128 off A2 and A3.
+            OpKind::Permute => dtype != DType::C128 || family.has_bf16(),
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
             _ => true,

@@ -8,6 +8,7 @@ pub(crate) mod elementwise;
 pub(crate) mod fill;
 pub(crate) mod index_cache;
 pub(crate) mod index_select;
+pub(crate) mod permute;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
 pub(crate) mod stack;

@@ -1,0 +1,116 @@
+//! The slices-and-views family through the safe layer (Permute, spec
+//! section 18), against cpu-ref bit for bit: every dtype, views in and
+//! out, overlapping inputs, aliasing outputs, every rule.
+
+mod common;
+
+use common::{check, dtype, ref_tensor, stream, upload};
+use cpu_ref::DType as R;
+use npu_ops::{DType, Error, Tensor};
+
+fn soc() -> String {
+    common::rt().soc().to_string()
+}
+
+fn invalid(e: Error, op: &str, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), (op, param), "{e}"),
+        other => panic!("expected invalid ({op}, {param}), got {other}"),
+    }
+}
+
+#[test]
+fn permute_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 70;
+    for d in R::ALL {
+        seed += 1;
+        let x = ref_tensor(d, &[3, 4, 5], Some(&[1, 0, 2]), seed);
+        let gx = upload(&s, &x);
+        for dims in [[2i64, 0, 1], [1, 0, 2], [-1, -3, -2], [0, 1, 2]] {
+            let what = format!("permute {d} {dims:?}");
+            let want = cpu_ref::permute(&soc, &x, &dims);
+            check(s.permute(&gx, &dims), want.clone(), &what);
+            // Into a view with reversed dims.
+            let shape = want.as_ref().unwrap().shape().to_vec();
+            let mut rev = shape.clone();
+            rev.reverse();
+            let store = Tensor::zeros(&s, dtype(d), &rev).unwrap();
+            let out = store.permute(&[2, 1, 0]).unwrap();
+            let got = s.permute_into(&gx, &dims, &out).map(|()| out.clone());
+            check(got, want, &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn permute_overlapping_inputs_aliasing_outputs_empty_and_zero_d() {
+    let s = stream();
+    let soc = soc();
+    // A sliding window of 3 over 6 float32s.
+    let base = ref_tensor(R::Float32, &[6], None, 5);
+    let w = base.view(&[4, 3], &[1, 1], 0).unwrap();
+    let g = upload(&s, &base);
+    let gw = g.view(&[4, 3], &[1, 1], 0).unwrap();
+    check(
+        s.permute(&gw, &[1, 0]),
+        cpu_ref::permute(&soc, &w, &[1, 0]),
+        "window",
+    );
+    // out is x itself: a square transpose in place.
+    let x = Tensor::from_slice(&s, &[2, 2], &[1i32, 2, 3, 4]).unwrap();
+    s.permute_into(&x, &[1, 0], &x).unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [1, 3, 2, 4]);
+    // Empty and 0-D.
+    let e = Tensor::zeros(&s, DType::F32, &[0, 3]).unwrap();
+    assert_eq!(s.permute(&e, &[1, 0]).unwrap().shape(), &[3, 0]);
+    invalid(
+        s.permute_into(
+            &e,
+            &[1, 0],
+            &Tensor::zeros(&s, DType::F32, &[0, 3]).unwrap(),
+        )
+        .unwrap_err(),
+        "permute",
+        "out",
+    );
+    let z = Tensor::from_slice(&s, &[], &[5i64]).unwrap();
+    assert_eq!(s.permute(&z, &[]).unwrap().to_vec::<i64>().unwrap(), [5]);
+}
+
+#[test]
+fn permute_every_rule_in_order() {
+    let s = stream();
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    for dims in [&[0i64][..], &[0, 2], &[i64::MIN, 0], &[-1, 1], &[0, 1, 2]] {
+        invalid(s.permute(&x, dims).unwrap_err(), "permute", "dims");
+    }
+    let bad_shape = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    invalid(
+        s.permute_into(&x, &[1, 0], &bad_shape).unwrap_err(),
+        "permute",
+        "out",
+    );
+    let bad_dtype = Tensor::zeros(&s, DType::I32, &[3, 2]).unwrap();
+    invalid(
+        s.permute_into(&x, &[1, 0], &bad_dtype).unwrap_err(),
+        "permute",
+        "out",
+    );
+    let row = Tensor::zeros(&s, DType::F32, &[2]).unwrap();
+    let twice = row.view(&[3, 2], &[0, 1], 0).unwrap();
+    invalid(
+        s.permute_into(&x, &[1, 0], &twice).unwrap_err(),
+        "permute",
+        "out",
+    );
+    // dims are checked before out.
+    invalid(
+        s.permute_into(&x, &[0, 0], &bad_dtype).unwrap_err(),
+        "permute",
+        "dims",
+    );
+}
