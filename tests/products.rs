@@ -109,6 +109,11 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::cast(soc, &x, R::Float32),
                 &what("cast"),
             );
+            compare(
+                s.permute(&dx, &[1, 0]),
+                cpu_ref::permute(soc, &x, &[1, 0]),
+                &what("permute"),
+            );
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

@@ -189,3 +189,30 @@ proptest! {
         check(got, want, &format!("subtensor {d} {shape:?} {perm:?} {coords:?} {size}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Permute (spec section 18): a shuffled order of the dims, some
+    /// entries spelt negative, now and then a wrong length, an entry out of
+    /// range (extremes included) or a repeat.
+    #[test]
+    fn permute_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), keys in proptest::collection::vec(any::<u32>(), 8), neg in any::<u8>(), broken in 0u8..12, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len();
+        let mut order: Vec<usize> = (0..r).collect();
+        order.sort_by_key(|&k| keys[k]);
+        let mut dims: Vec<i64> = order.iter().enumerate().map(|(k, &v)| if neg >> (k % 8) & 1 == 1 { v as i64 - r as i64 } else { v as i64 }).collect();
+        match broken {
+            0 => { dims.pop(); }
+            1 => dims.push(bad),
+            2 if r > 0 => dims[0] = bad,
+            3 if r > 1 => dims[1] = dims[0],
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::permute(rt().soc(), &x, &dims);
+        let got = s.permute(&upload(&s, &x), &dims);
+        check(got, want, &format!("permute {d} {shape:?} {perm:?} dims {dims:?}"));
+    }
+}

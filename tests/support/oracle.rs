@@ -230,6 +230,9 @@ enum Call {
     Fill(Option<AlphaSpec>),
     /// `cast(x, dtype)`.
     Cast(R),
+    /// `permute(x, dims)`: a permutation of x's dims, now and then broken
+    /// (a wrong length, an entry out of range, a repeat).
+    Permute(Vec<i64>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -504,6 +507,27 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
         _ if src.chance(1, 3) => Call::Contiguous,
         _ if src.chance(1, 5) => Call::Cast(src.pick(&R::ALL)),
+        _ if src.chance(1, 5) => {
+            let mut dims: Vec<i64> = (0..rank as i64).collect();
+            for i in (1..rank).rev() {
+                dims.swap(i, src.range(0, i as i64) as usize);
+            }
+            for v in dims.iter_mut() {
+                if src.chance(1, 3) {
+                    *v -= rank as i64;
+                }
+            }
+            match src.below(10) {
+                0 => {
+                    dims.pop();
+                }
+                1 => dims.push(src.range(-3, 3)),
+                2 if rank > 0 => dims[0] = src.param(),
+                3 if rank > 1 => dims[1] = dims[0],
+                _ => {}
+            }
+            Call::Permute(dims)
+        }
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -600,6 +624,7 @@ fn ref_call(
         Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
         Call::Fill(None) => cpu_ref::zero(soc, x),
         Call::Cast(d) => cpu_ref::cast(soc, x, *d),
+        Call::Permute(dims) => cpu_ref::permute(soc, x, dims),
     }
 }
 
@@ -674,6 +699,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
         Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
         Call::Cast(d) => s.cast(x, dtype(*d)),
+        Call::Permute(dims) => s.permute(x, dims),
     }
 }
 
@@ -739,6 +765,7 @@ fn our_into(
                 s.stack_into(&list, *dim, out)
             }),
         Call::Cast(_) if !prepared => s.cast_into(x, out),
+        Call::Permute(dims) if !prepared => s.permute_into(x, dims, out),
         _ => return None,
     })
 }
@@ -992,7 +1019,8 @@ fn error_forms(
         | Call::Cat(..)
         | Call::Stack(..)
         | Call::Fill(..)
-        | Call::Cast(..) => return None,
+        | Call::Cast(..)
+        | Call::Permute(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

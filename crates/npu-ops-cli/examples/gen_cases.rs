@@ -895,6 +895,8 @@ fn main() {
         }
     }
 
+    view_cases(&mut out);
+
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(
@@ -907,6 +909,105 @@ fn main() {
     }
     eprintln!("{} cases written to {}", out.len(), path.display());
     name_the_seeds_soc();
+}
+
+/// The slices-and-views family (issue 21: Permute, ops.md §18), appended
+/// after every earlier block from a random stream of its own, so neither
+/// the earlier lines nor other families' appended blocks move.
+fn view_cases(out: &mut Vec<Value>) {
+    let mut r = Rng(0x5EED_F1EE);
+    let mut n = 0usize;
+    let mut push = |out: &mut Vec<Value>,
+                    op: &str,
+                    soc: &str,
+                    x: (&Tensor, &Tensor),
+                    params: Value,
+                    e: Value,
+                    tag: &str| {
+        n += 1;
+        out.push(json!({"id": format!("{op}/{tag}-v{n}"), "op": op, "soc": soc, "input": input_json(x.0, x.1), "params": params, "expect": e}));
+    };
+    // A random permutation of 0..rank, some entries spelt negative.
+    let perm = |r: &mut Rng, rank: usize| -> Vec<i64> {
+        let mut p: Vec<i64> = (0..rank as i64).collect();
+        for i in (1..rank).rev() {
+            p.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        for v in p.iter_mut() {
+            if r.below(3) == 0 {
+                *v -= rank as i64;
+            }
+        }
+        p
+    };
+
+    // Permute: every family x dtype on random views (ranks 0 to 4) and
+    // permutations; then random calls on A2 with bad dims (wrong length,
+    // out of range, extremes, repeats).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let dims = perm(&mut r, x.rank());
+                push(
+                    out,
+                    "permute",
+                    soc,
+                    (&st, &x),
+                    json!({ "dims": dims }),
+                    expect(cpu_ref::permute(soc, &x, &dims)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let rank = x.rank();
+        let mut dims = perm(&mut r, rank);
+        let tag = match r.below(5) {
+            0 if rank > 0 => {
+                dims.pop();
+                "short"
+            }
+            1 => {
+                dims.push(r.extreme(-6, 6));
+                "long"
+            }
+            2 if rank > 0 => {
+                let k = r.below(rank as u64) as usize;
+                dims[k] = r.extreme(-10, 10);
+                "entry"
+            }
+            3 if rank > 1 => {
+                let k = 1 + r.below(rank as u64 - 1) as usize;
+                dims[k] = if r.below(2) == 0 {
+                    dims[0]
+                } else {
+                    dims[0]
+                        + if dims[0] < 0 {
+                            rank as i64
+                        } else {
+                            -(rank as i64)
+                        }
+                };
+                "repeat"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "permute",
+            a2,
+            (&st, &x),
+            json!({ "dims": dims }),
+            expect(cpu_ref::permute(a2, &x, &dims)),
+            tag,
+        );
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

@@ -39,7 +39,7 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`.
+    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `permute`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -63,7 +63,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 12] = [
+const OPS: [&str; 13] = [
     "slice",
     "index_select",
     "as_strided",
@@ -76,6 +76,7 @@ const OPS: [&str; 12] = [
     "fill_scalar",
     "zero",
     "cast",
+    "permute",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

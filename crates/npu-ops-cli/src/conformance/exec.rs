@@ -433,6 +433,7 @@ fn run_op(
                 .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
             s.cast(&x, d)
         }
+        "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
         other => return Err(format!("unknown operator {other}")),
     })
 }
