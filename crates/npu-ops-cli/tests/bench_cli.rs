@@ -141,6 +141,7 @@ fn launch_figures_allocs_and_c_calls() {
         "fill_scalar",
         "zero",
         "cast",
+        "permute_transpose",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");

@@ -97,6 +97,9 @@ pub enum Base {
     /// ([`Stream::cast_into`], aclnnCast) from `cast_source`'s: int32 to
     /// float32, float32 to float16, int32 to int64.
     Cast,
+    /// A contiguous `[C, R]` permuted by `[1, 0]` into a contiguous
+    /// `[R, C]` ([`Stream::permute_into`], aclnnPermute): a transpose.
+    PermuteTranspose,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -109,7 +112,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 21] = [
+    pub const ALL: [Base; 22] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -131,6 +134,7 @@ impl Base {
         Base::FillScalar,
         Base::Zero,
         Base::Cast,
+        Base::PermuteTranspose,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -157,12 +161,13 @@ impl Base {
             Base::FillScalar => "fill_scalar",
             Base::Zero => "zero",
             Base::Cast => "cast",
+            Base::PermuteTranspose => "permute_transpose",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
-    /// `"fill_scalar"`, `"zero"`, `"cast"`).
+    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"permute"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -177,6 +182,7 @@ impl Base {
             Base::FillScalar => "fill_scalar",
             Base::Zero => "zero",
             Base::Cast => "cast",
+            Base::PermuteTranspose => "permute",
         }
     }
 }
@@ -269,7 +275,7 @@ impl CaseSpec {
             Base::SliceD0S1 | Base::SliceD0S2 => [2 * r, c],
             Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
             Base::AsStridedWindows => [r / 8 + 7, c],
-            Base::InplaceCopyTranspose => [c, r],
+            Base::InplaceCopyTranspose | Base::PermuteTranspose => [c, r],
             Base::CatLast => [r, c / 2],
             Base::StackLead => [r / 2, c],
             _ => [r, c],
@@ -344,6 +350,7 @@ impl CaseSpec {
                 (Launch::Fill(None), vec![])
             }
             Base::Cast => (Launch::Cast, vec![]),
+            Base::PermuteTranspose => (Launch::Permute, vec![]),
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 other = random_elements(self.dtype, r * c, 0x0add);
                 let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
@@ -427,6 +434,8 @@ enum Launch {
     Fill(Option<Scalar>),
     /// `cast_into(x, out)`.
     Cast,
+    /// `permute_into(x, [1, 0], out)`.
+    Permute,
 }
 
 /// The value of the fill_scalar cases.
@@ -528,6 +537,7 @@ impl Case {
                 Ok(out)
             }
             Launch::Cast => s.cast(x, self.spec.dtype),
+            Launch::Permute => s.permute(x, &[1, 0]),
         }
     }
 
@@ -611,6 +621,7 @@ impl Case {
             Launch::Fill(Some(v)) => s.fill_scalar_inplace(out, *v),
             Launch::Fill(None) => s.zero_inplace(out),
             Launch::Cast => s.cast_into(x, out),
+            Launch::Permute => s.permute_into(x, &[1, 0], out),
         }
     }
 
@@ -814,7 +825,7 @@ fn moved(
                 y as usize * c + z as usize
             }
             // x is [C, R]; out (row, col) = x[col, row].
-            Base::InplaceCopyTranspose => col * r + row,
+            Base::InplaceCopyTranspose | Base::PermuteTranspose => col * r + row,
             // x is [R, C/2], out (row, col) = x[row, col mod C/2].
             Base::CatLast => row * (c / 2) + col % (c / 2),
             // x is [R/2, C]; out [2, R/2, C] read as [R, C] rows.
@@ -879,7 +890,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 21 * 6);
+        assert_eq!(s.len(), 22 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

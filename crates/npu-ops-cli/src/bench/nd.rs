@@ -164,7 +164,7 @@ impl<T: Bits> NdCase<T> {
             }
             // The transposed view's elements in row-major order (`to_owned`
             // alone would keep the column-major strides).
-            Base::AsStridedTranspose | Base::InplaceCopyTranspose => {
+            Base::AsStridedTranspose | Base::InplaceCopyTranspose | Base::PermuteTranspose => {
                 x.t().as_standard_layout().into_owned()
             }
             // Row by row, each the concatenation of two pieces of a source
