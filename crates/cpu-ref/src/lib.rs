@@ -6,7 +6,7 @@
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
-//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`] and [`permute()`]; each takes the SoC name of the
+//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], [`permute()`] and [`flip()`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -52,6 +52,7 @@ pub use ops::cat::{cat, cat_cast, cat_out_shape};
 pub use ops::check_out_shape;
 pub use ops::elementwise::{broadcast_shape, can_cast, merged_groups, promote};
 pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
+pub use ops::flip::{flip, flip_dims};
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::permute::{permute, permute_dims, permute_out_shape};

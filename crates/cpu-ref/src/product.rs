@@ -136,11 +136,13 @@ pub enum Op {
     Triu,
     /// `aclnnPermute` (section 18).
     Permute,
+    /// `aclnnFlip` (section 19).
+    Flip,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 17] = [
+    pub const ALL: [Op; 18] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -158,6 +160,7 @@ impl Op {
         Op::Tril,
         Op::Triu,
         Op::Permute,
+        Op::Flip,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -180,6 +183,7 @@ impl Op {
             Op::Tril => "tril",
             Op::Triu => "triu",
             Op::Permute => "permute",
+            Op::Flip => "flip",
         }
     }
 }
@@ -260,6 +264,22 @@ const PERMUTE_TRAINING: &[DType] = &[
     DType::Bool,
     DType::Float64,
     DType::Complex64,
+];
+
+/// Flip (section 19, A2 and A3 only): CANN's aclnnFlip page.
+const FLIP_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Int32,
+    DType::Int16,
+    DType::Int64,
+    DType::Bool,
+    DType::Int8,
+    DType::UInt8,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+    DType::BFloat16,
 ];
 
 /// Add and Mul (sections 8 and 9) on A2 / A3.
@@ -434,6 +454,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
         Op::Tril | Op::Triu => family != Family::A200I500A2,
         Op::Permute => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -475,6 +496,7 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Tril | Op::Triu => TRI_NO_BF16,
         Op::Permute if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::Permute => PERMUTE_TRAINING,
+        Op::Flip => FLIP_A2_A3,
     }
 }
 
@@ -610,7 +632,8 @@ mod tests {
                 "cast",
                 "tril",
                 "triu",
-                "permute"
+                "permute",
+                "flip"
             ]
         );
     }
@@ -633,6 +656,7 @@ mod tests {
                 Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
                 Op::Tril | Op::Triu => [true, true, true, true, false],
                 Op::Permute => [true, true, true, false, false],
+                Op::Flip => [false, true, true, false, false],
             }
         };
         for op in Op::ALL {

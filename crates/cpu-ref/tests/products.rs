@@ -2,12 +2,12 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, fill_scalar, index_select, mul, permute, sampled_slice, slice,
-    split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, cat, fill_scalar, flip, index_select, mul, permute, sampled_slice,
+    slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family,
+    RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 17] = [
+const OPS: [&str; 18] = [
     "slice",
     "index_select",
     "as_strided",
@@ -25,6 +25,7 @@ const OPS: [&str; 17] = [
     "tril",
     "triu",
     "permute",
+    "flip",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -52,6 +53,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "tril" => tril(soc, x, 0),
         "triu" => triu(soc, x, -1),
         "permute" => permute(soc, x, &[1, 0]),
+        "flip" => flip(soc, x, &[0]),
         _ => unreachable!(),
     }
 }
@@ -66,6 +68,7 @@ fn available(op: &str, fam: Family) -> bool {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
+        "flip" => matches!(fam, A2 | A3),
         _ => unreachable!(),
     }
 }
@@ -90,6 +93,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         }
         "subtensor" => true,
         "cast" => dtype != DType::BFloat16 || bf16_family,
+        "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
         "permute" => match dtype {
             DType::BFloat16 | DType::Complex128 => bf16_family,
             _ => true,
@@ -151,7 +155,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 17 * 28 * 15);
+    assert_eq!(checked, 18 * 28 * 15);
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, fill_scalar, index_select, mul, permute, sampled_slice, slice, stack,
-    subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, fill_scalar, flip, index_select, mul, permute, sampled_slice, slice,
+    stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -520,6 +520,36 @@ proptest! {
         prop_assert_eq!(
             permute(DEFAULT_SOC, &y, &inv).unwrap().contiguous_bytes(),
             x.contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Flip equals the view with the flipped dims read backwards (as
+    /// indices), a view input its contiguous copy, and flipping twice is
+    /// the identity.
+    #[test]
+    fn flip_equals_reversed_indices(
+        shape in shape_strategy(0, 4, 3),
+        mask in 0u8..16,
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let dims: Vec<i64> = (0..r).filter(|k| mask >> k & 1 == 1).map(|k| k as i64 - r as i64 * (k as i64 % 2)).collect();
+        let y = flip(DEFAULT_SOC, &x, &dims).unwrap();
+        let got = y.to_vec::<i32>().unwrap();
+        for (n, idx) in indices(&shape).iter().enumerate() {
+            let src: Vec<usize> = idx.iter().enumerate().map(|(k, &i)| if mask >> k & 1 == 1 { shape[k] - 1 - i } else { i }).collect();
+            let flat: usize = src.iter().zip(x.strides()).map(|(i, s)| i * s).sum();
+            prop_assert_eq!(got[n], flat as i32);
+        }
+        prop_assert_eq!(flip(DEFAULT_SOC, &y, &dims).unwrap().contiguous_bytes(), x.contiguous_bytes());
+        let t = transposed(&x);
+        prop_assert_eq!(
+            flip(DEFAULT_SOC, &t, &dims).unwrap().contiguous_bytes(),
+            flip(DEFAULT_SOC, &t.to_contiguous(), &dims).unwrap().contiguous_bytes()
         );
     }
 }

@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril, Triu and Permute), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril, Triu, Permute and Flip), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -11,6 +11,7 @@ pub mod cast;
 pub mod cat;
 pub mod elementwise;
 pub mod fill;
+pub mod flip;
 pub mod index_select;
 pub mod mul;
 pub mod permute;
