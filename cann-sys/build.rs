@@ -227,6 +227,7 @@ mod generate {
             "aclnn_zero.h",
             "aclnn_cast.h",
             "aclnn_permute.h",
+            "aclnn_flip.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

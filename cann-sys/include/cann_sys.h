@@ -992,6 +992,11 @@ aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor *self, const aclIntArra
 aclnnStatus aclnnPermute(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                          const aclrtStream stream);
 
+/* @cann aclnnop/aclnn_flip.h */
+aclnnStatus aclnnFlipGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnFlip(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -306,6 +306,9 @@ api_table! {
         permute: "Permute" => fn aclnnPermuteGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnPermute;
+        flip: "Flip" => fn aclnnFlipGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnFlip;
     }
 }
 

@@ -90,6 +90,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_permute.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_flip.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -115,7 +119,10 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_permute.h",
         ],
     ),
-    ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),
+    (
+        "libopapi_nn.so",
+        &["aclnnop/aclnn_index_select.h", "aclnnop/aclnn_flip.h"],
+    ),
     ("libopapi.so", &["aclnnop/"]),
     ("libascendalog.so", &["base/acl_log.h"]),
 ];
@@ -241,7 +248,8 @@ pub fn cann_headers() -> Vec<Header> {
 /// ```
 /// let libs = cann_sys::headers::library_exports();
 /// let nn = &libs.iter().find(|(l, _)| *l == "libopapi_nn.so").unwrap().1;
-/// assert_eq!(nn, &["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
+/// assert_eq!(nn[..2], ["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
+/// assert!(nn.contains(&"aclnnFlip"));
 /// ```
 pub fn library_exports() -> Vec<(&'static str, Vec<&'static str>)> {
     let parts = parts();

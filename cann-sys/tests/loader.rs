@@ -57,7 +57,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
-                "aclnnPermuteGetWorkspaceSize" => "const void *a, const void *b, void *c",
+                "aclnnPermuteGetWorkspaceSize" | "aclnnFlipGetWorkspaceSize" => {
+                    "const void *a, const void *b, void *c"
+                }
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -104,7 +106,7 @@ fn meta_syms() -> Vec<&'static str> {
 
 /// A complete fake CANN 8.5 layout in `lib64`: runtime, meta and the split
 /// operator libraries (Slice/InplaceCopy/ConstantPadNd in math, IndexSelect
-/// in nn).
+/// in nn, with Flip).
 fn fake_cann(lib64: &Path, tag: &str) {
     build_lib(&lib64.join("libascendcl.so"), &runtime_syms(), tag, 0);
     build_lib(&lib64.join("libnnopbase.so"), &meta_syms(), tag, 0);
@@ -130,7 +132,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
     );
     build_lib(
         &lib64.join("libopapi_nn.so"),
-        &op_syms(&["IndexSelect"]),
+        &op_syms(&["IndexSelect", "Flip"]),
         tag,
         2,
     );
@@ -555,7 +557,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
     build_lib(&dir.join("libnnopbase.so"), &meta_syms(), "x", 0);
     build_lib(
         &dir.join("libaclnn_ops_infer.so"),
-        &op_syms(&["Slice", "IndexSelect"]),
+        &op_syms(&["Slice", "IndexSelect", "Flip"]),
         "x",
         5,
     );

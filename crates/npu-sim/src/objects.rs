@@ -108,11 +108,15 @@ pub enum Plan {
     },
     /// `out = self` converted to out's dtype (Cast).
     Cast,
-    /// `out` = the view (out's shape, `strides`, self's offset) of self
-    /// (Permute): one strided copy, through the workspace when `stage`.
+    /// `out` = the view (out's shape, `strides`, self's offset + `start`)
+    /// of self (Permute; Flip, whose strides may be negative): one strided
+    /// copy, through the workspace when `stage`.
     ViewCopy {
-        /// Strides of the source view, in elements.
+        /// Strides of the source view, in elements (negative: read
+        /// backwards).
         strides: Dims,
+        /// Its first element, in elements from self's offset.
+        start: i64,
         /// `out` is not contiguous or meets `self`.
         stage: bool,
     },

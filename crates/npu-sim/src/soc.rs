@@ -53,6 +53,8 @@ pub enum Op {
     Cast,
     /// aclnnPermute
     Permute,
+    /// aclnnFlip
+    Flip,
 }
 
 impl Op {
@@ -73,6 +75,7 @@ impl Op {
             Op::InplaceZero => "aclnnInplaceZero",
             Op::Cast => "aclnnCast",
             Op::Permute => "aclnnPermute",
+            Op::Flip => "aclnnFlip",
         }
     }
 
@@ -93,6 +96,7 @@ impl Op {
             Op::InplaceZero => "aclnnInplaceZeroGetWorkspaceSize",
             Op::Cast => "aclnnCastGetWorkspaceSize",
             Op::Permute => "aclnnPermuteGetWorkspaceSize",
+            Op::Flip => "aclnnFlipGetWorkspaceSize",
         }
     }
 }
@@ -115,6 +119,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::InplaceFillScalar | Op::InplaceZero | Op::Cast => !matches!(family, Atlas200I500A2),
         // aclnnPermute's page: the training series, A2 and A3.
         Op::Permute => matches!(family, Training | A2 | A3),
+        // aclnnFlip's page: A2 and A3 only.
+        Op::Flip => matches!(family, A2 | A3),
     }
 }
 
@@ -192,6 +198,14 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
         // aclnnPermute's page: no COMPLEX128 on the training series.
         Op::Permute if dtype == aclDataType::ACL_COMPLEX128 => family.has_bf16(),
+        // aclnnFlip's page: no unsigned type wider than 8 bits.
+        Op::Flip => {
+            GENERAL_DTYPES.contains(&dtype)
+                && !matches!(
+                    dtype,
+                    aclDataType::ACL_UINT16 | aclDataType::ACL_UINT32 | aclDataType::ACL_UINT64
+                )
+        }
         _ => GENERAL_DTYPES.contains(&dtype),
     }
 }
@@ -318,6 +332,10 @@ mod tests {
             D::ACL_UINT16
         ));
         assert!(dtype_supported(Op::Permute, Family::A2, D::ACL_BF16));
+        assert!(!op_available(Op::Flip, Family::Training));
+        assert!(op_available(Op::Flip, Family::A3));
+        assert!(!dtype_supported(Op::Flip, Family::A2, D::ACL_UINT16));
+        assert!(dtype_supported(Op::Flip, Family::A2, D::ACL_COMPLEX128));
     }
 
     #[test]

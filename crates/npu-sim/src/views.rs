@@ -1,11 +1,13 @@
 //! The slices-and-views family over the copy kernel: Permute
-//! (`aclnnPermute`, docs/ops.md §18).
+//! (`aclnnPermute`, docs/ops.md §18) and Flip (`aclnnFlip`, §19).
 //!
-//! No kernel of its own: Permute is one strided copy from the permuted
-//! view of `self` (its strides reordered) into `out`, through the
-//! workspace when `out` is not contiguous or shares bytes with `self`, as
-//! CANN's Contiguous, Transpose and ViewCopy. The copy kernel's block
-//! transposes take the transposing shapes.
+//! No kernel of its own: each is one strided copy from a view of `self`
+//! into `out`, through the workspace when `out` is not contiguous or
+//! shares bytes with `self`, as CANN's Contiguous, Transpose / ReverseV2
+//! and ViewCopy. Permute's view has `self`'s strides reordered (the copy
+//! kernel's block transposes take the transposing shapes); Flip's has the
+//! flipped dims' strides negated, starting from their last element (the
+//! kernel walks signed strides).
 
 use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, view_range};
 use crate::kernels::CopyDesc;
@@ -13,7 +15,7 @@ use crate::objects::{self, Executor, Plan, Tensor};
 use crate::ops::{bytes, dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
 use crate::soc::Op;
 use crate::state::{self, Runtime};
-use crate::work::{Launch, Step};
+use crate::work::{Launch, Ref, Step};
 use cann_sys::*;
 use std::ffi::c_void;
 
@@ -64,13 +66,20 @@ fn out_shape(op: Op, o: &Tensor, want: &[i64]) -> R<()> {
 
 /// The plan of a copy from the view `(out's shape, strides)` of `x` into
 /// `o`, and its workspace: staged when `o` is not contiguous or meets `x`.
-fn copy_plan(x: &Tensor, o: &Tensor, strides: objects::Dims) -> (Plan, u64) {
+fn copy_plan(x: &Tensor, o: &Tensor, strides: objects::Dims, start: i64) -> (Plan, u64) {
     if numel(&o.view) == 0 {
         return (Plan::Empty, 0);
     }
     let stage = !is_contiguous(&o.view, &o.strides) || meet(x, o);
     let ws = if stage { align(bytes(o)) } else { 0 };
-    (Plan::ViewCopy { strides, stage }, ws)
+    (
+        Plan::ViewCopy {
+            strides,
+            start,
+            stage,
+        },
+        ws,
+    )
 }
 
 // ---------------------------------------------------------------- Permute
@@ -140,7 +149,7 @@ pub unsafe extern "C" fn aclnnPermuteGetWorkspaceSize(
         }
         out_shape(op, &o, &want)?;
         writes_once(op, &o, "out")?;
-        let (plan, workspace) = copy_plan(&x, &o, strides);
+        let (plan, workspace) = copy_plan(&x, &o, strides, 0);
         // SAFETY: the preamble checked both non-null; valid by this
         // function's contract.
         Ok(unsafe {
@@ -158,17 +167,27 @@ pub unsafe extern "C" fn aclnnPermuteGetWorkspaceSize(
 }
 
 /// The launch of a [`Plan::ViewCopy`]: `out = (out's shape, strides @
-/// self's offset)` of `self`, one strided copy (two when staged).
+/// self's offset + start)` of `self`, one strided copy (two when staged).
+/// The region declared is `self`'s own view, which holds every element the
+/// source view reads (the same elements, in another order).
 fn build_view_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
-    let Plan::ViewCopy { strides, stage } = &e.plan else {
+    let Plan::ViewCopy {
+        strides,
+        start,
+        stage,
+    } = &e.plan
+    else {
         unreachable!()
     };
     let (x, o) = (&e.inputs[0], &e.outputs[0]);
     let es = elem(x);
     let mut l = Launch::new(e.op.name());
-    let src = l
-        .view(rt, "self", x, (&o.view, strides, x.offset), false)
+    let base = l
+        .view(rt, "self", x, (&x.view, &x.strides, x.offset), false)
         .expect("non-empty self");
+    // Within self's region: the first phase checked the view (`start` is
+    // at most its span).
+    let src = Ref::offset(base, *start as u64 * es as u64);
     if *stage {
         let dense = contiguous(&o.view);
         let tmp = l.region(rt, "workspace (out staging)", ws, bytes(o), true);
@@ -212,6 +231,106 @@ pub unsafe extern "C" fn aclnnPermute(
     crate::abi::guard(Op::Permute.name(), ACLNN_ERR_INNER, || {
         executor::run(
             Op::Permute,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_view_copy,
+        )
+    })
+}
+
+// ------------------------------------------------------------------- Flip
+
+/// `aclnnFlipGetWorkspaceSize`: `out` is `self` with the dims of `dims`
+/// reversed.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnFlipGetWorkspaceSize(
+    self_: *const aclTensor,
+    dims: *const aclIntArray,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Flip;
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("dims", dims.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("self", self_), ("out", out)],
+        )?;
+        let dims = int_array(op, dims, "dims")?;
+        same_dtype(op, &o, &x)?;
+        dtype_ok(op, fam, &x, "self")?;
+        structure(op, &[(&x, "self"), (&o, "out")])?;
+        out_shape(op, &o, &x.view)?;
+        let rank = x.view.len();
+        // A 0-D self takes the dims of a 1-D one (aclnn_flip.cpp).
+        let r = rank.max(1) as i64;
+        let mut flipped = [false; 8];
+        for &d in &dims {
+            if d < -r || d >= r {
+                return Err(invalid(
+                    op,
+                    format_args!("dims entry {d} is outside [{}, {}]", -r, r - 1),
+                ));
+            }
+            let n = if d < 0 { d + r } else { d } as usize;
+            if std::mem::replace(&mut flipped[n], true) {
+                return Err(invalid(op, format_args!("dims names dim {n} twice")));
+            }
+        }
+        writes_once(op, &o, "out")?;
+        let mut strides = objects::Dims::from_slice(&x.strides);
+        let mut start = 0i64;
+        for k in 0..rank {
+            if flipped[k] && x.view[k] > 0 {
+                // Within the view's span (checked by `structure`).
+                start += (x.view[k] - 1) * x.strides[k];
+                strides[k] = -x.strides[k];
+            }
+        }
+        let (plan, workspace) = copy_plan(&x, &o, strides, start);
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// `aclnnFlip`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnFlip(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::Flip.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::Flip,
             workspace,
             workspace_size,
             executor,

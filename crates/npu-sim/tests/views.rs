@@ -246,3 +246,175 @@ fn permute_of_a_view_past_its_allocation_faults_at_sync() {
         assert_eq!(out.read(), vec![0u8; 1 << 18], "nothing was written");
     });
 }
+
+fn first_flip(x: &T, dims: &IntArr, o: &T) -> Result<Planned, (i32, String)> {
+    let op = flip_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, dims.0, o.0, w, e) })
+}
+
+#[test]
+#[serial]
+fn flip_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 100;
+        for &d in cpu_ref::supported_dtypes(Op::Flip, Family::A2) {
+            for dims in [&[0i64][..], &[-1], &[2, 0], &[0, 1, 2], &[], &[1]] {
+                seed += 1;
+                let x = rand_tensor(d, &[4, 3, 5], seed)
+                    .view(&[3, 4, 5], &[5, 15, 1], 0)
+                    .unwrap();
+                let want = cpu_ref::flip(SOC, &x, dims).unwrap();
+                let gx = upload(&x);
+                let a = IntArr::new(dims);
+                let out = output(d, &[3, 4, 5]);
+                flip(&gx.t, &a, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {dims:?}");
+                // Into a transposed out.
+                let ob = Buf::from(&vec![0u8; 60 * d.size()]);
+                let o = view(acl_dtype(d), &[3, 4, 5], &[1, 15, 3], 0, ob.ptr, 60);
+                flip(&gx.t, &a, &o, &s).unwrap();
+                let got = Tensor::from_bytes(d, &[4, 5, 3], ob.read())
+                    .unwrap()
+                    .view(&[3, 4, 5], &[1, 15, 3], 0)
+                    .unwrap();
+                assert_eq!(
+                    got.contiguous_bytes(),
+                    want.contiguous_bytes(),
+                    "{d} {dims:?}"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn flip_in_place_broadcast_big_and_zero_d() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let x = rand_tensor(DType::Int32, &[8, 8], 3);
+        let want = cpu_ref::flip(SOC, &x, &[0, 1]).unwrap();
+        let g = upload(&x);
+        let a = IntArr::new(&[0, 1]);
+        let p = first_flip(&g.t, &a, &g.t).unwrap();
+        assert!(p.ws >= 256, "staged through the workspace");
+        assert_eq!(launch(flip_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        assert_eq!(g.buf.read(), want.contiguous_bytes());
+        // A stride-0 self.
+        let row = rand_tensor(DType::Float16, &[3], 4);
+        let b = row.view(&[2, 3], &[0, 1], 0).unwrap();
+        let want = cpu_ref::flip(SOC, &b, &[1]).unwrap();
+        let gb = upload(&b);
+        let out = output(DType::Float16, &[2, 3]);
+        flip(&gb.t, &IntArr::new(&[1]), &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), want.contiguous_bytes());
+        // Large enough for the helpers, every pattern of flipped dims.
+        for d in [
+            DType::Int8,
+            DType::Float16,
+            DType::Float32,
+            DType::Complex128,
+        ] {
+            let x = rand_tensor(d, &[257, 129, 3], 7);
+            for dims in [&[0i64][..], &[1], &[2], &[0, 2], &[0, 1, 2]] {
+                let want = cpu_ref::flip(SOC, &x, dims).unwrap();
+                let gx = upload(&x);
+                let out = output(d, &[257, 129, 3]);
+                flip(&gx.t, &IntArr::new(dims), &out.t, &s).unwrap();
+                assert!(out.buf.read() == want.contiguous_bytes(), "{d} {dims:?}");
+            }
+        }
+        // 0-D.
+        let z = Tensor::scalar(9i64);
+        let gz = upload(&z);
+        let out = output(DType::Int64, &[]);
+        flip(&gz.t, &IntArr::new(&[-1]), &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), 9i64.to_le_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn flip_first_phase_errors_in_cann_order() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let null = T(std::ptr::null_mut());
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+        );
+        let a = IntArr::new(&[1]);
+        assert_eq!(
+            first_flip(&null, &a, &o).unwrap_err().0,
+            ACLNN_ERR_PARAM_NULLPTR
+        );
+        let e = first_flip(&x, &IntArr(std::ptr::null_mut()), &o).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains("dims"),
+            "{}",
+            e.1
+        );
+        // out's dtype differing comes before self's dtype.
+        let u16x = f(aclDataType::ACL_UINT16, &[2, 3]);
+        let e = first_flip(&u16x, &a, &o).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = first_flip(&u16x, &a, &u16x).unwrap_err();
+        assert!(e.1.contains("not supported"), "{}", e.1);
+        let e = first_flip(&x, &a, &f(aclDataType::ACL_FLOAT, &[3, 2])).unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let e = first_flip(&x, &IntArr::new(&[2]), &o).unwrap_err();
+        assert!(e.1.contains("outside"), "{}", e.1);
+        let e = first_flip(&x, &IntArr::new(&[1, -1]), &o).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        let twice = view(aclDataType::ACL_FLOAT, &[2, 3], &[0, 1], 0, buf.ptr, 3);
+        let e = first_flip(&x, &a, &twice).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        // Empty: no workspace.
+        let s = Stream::new();
+        let ex = f(aclDataType::ACL_FLOAT, &[0, 3]);
+        let p = first_flip(&ex, &a, &ex).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(flip_op().run, &p, s.0), ACL_SUCCESS);
+    });
+}
+
+#[test]
+#[serial]
+fn flip_products_and_fault() {
+    for soc in ["Ascend910A", "Ascend310P3", "Ascend310B1"] {
+        reinit(soc);
+        let buf = Buf::new(64);
+        let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+        assert_eq!(
+            first_flip(&x, &IntArr::new(&[0]), &x).unwrap_err().0,
+            ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+        );
+    }
+    reinit(SOC);
+    leak_checked(|| {
+        let s = Stream::new();
+        let buf = Buf::new(64); // 16 floats
+        let x = view(
+            aclDataType::ACL_FLOAT,
+            &[256, 256],
+            &[256, 1],
+            0,
+            buf.ptr,
+            1 << 16,
+        );
+        let out = Buf::new(1 << 18);
+        let o = dense(aclDataType::ACL_FLOAT, &[256, 256], &out);
+        let p = first_flip(&x, &IntArr::new(&[0]), &o).unwrap();
+        let ws = Buf::new(p.ws.max(1) as usize);
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        assert_eq!(unsafe { (flip_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        let msg = last_error();
+        assert!(msg.contains("memcheck") && msg.contains("self"), "{msg}");
+        assert_eq!(out.read(), vec![0u8; 1 << 18], "nothing was written");
+    });
+}

@@ -186,6 +186,8 @@ counted! {
         fn aclnnCast(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnPermuteGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnPermute(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnFlipGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnFlip(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 

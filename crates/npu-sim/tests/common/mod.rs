@@ -606,3 +606,18 @@ pub fn permute(
         s,
     )
 }
+
+pub fn flip_op() -> Operator<fns::aclnnFlipGetWorkspaceSize> {
+    api().flip().unwrap()
+}
+
+/// Runs Flip through both phases.
+pub fn flip(x: &T, dims: &IntArr, out: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = flip_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dims.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
