@@ -857,6 +857,8 @@ pub(crate) enum First<'a> {
     Cast(&'a AclTensor<'a>, aclDataType, &'a AclTensor<'a>),
     /// `aclnnPermute(self, dims, out)`.
     Permute(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnFlip(self, dims, out)`.
+    Flip(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -882,6 +884,7 @@ impl First<'_> {
             First::InplaceZero(..) => ("aclnnInplaceZeroGetWorkspaceSize", "aclnnInplaceZero"),
             First::Cast(..) => ("aclnnCastGetWorkspaceSize", "aclnnCast"),
             First::Permute(..) => ("aclnnPermuteGetWorkspaceSize", "aclnnPermute"),
+            First::Flip(..) => ("aclnnFlipGetWorkspaceSize", "aclnnFlip"),
         }
     }
 
@@ -1012,6 +1015,14 @@ impl First<'_> {
             }
             First::Permute(x, dims, out) => {
                 let op = api.permute()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dims.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Flip(x, dims, out) => {
+                let op = api.flip()?;
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, dims.raw, out.raw, &mut ws, &mut ex) },

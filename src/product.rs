@@ -37,6 +37,8 @@ pub enum OpKind {
     Cast,
     /// [`crate::Stream::permute`]
     Permute,
+    /// [`crate::Stream::flip`]
+    Flip,
 }
 
 impl OpKind {
@@ -56,6 +58,7 @@ impl OpKind {
             OpKind::Zero => "zero",
             OpKind::Cast => "cast",
             OpKind::Permute => "permute",
+            OpKind::Flip => "flip",
         }
     }
 
@@ -63,7 +66,7 @@ impl OpKind {
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
     /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2; Permute on the training series, A2 and A3 (ops.md §7).
+    /// but 200I/500 A2; Permute on the training series, A2 and A3; Flip on A2 and A3 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add | OpKind::Permute => {
@@ -77,6 +80,7 @@ impl OpKind {
             | OpKind::FillScalar
             | OpKind::Zero
             | OpKind::Cast => family != Family::Atlas200I500A2,
+            OpKind::Flip => matches!(family, Family::A2 | Family::A3),
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
     }
@@ -107,6 +111,8 @@ impl OpKind {
             OpKind::Cast => true,
             // Permute (ops.md §18): no complex128 off A2 and A3.
             OpKind::Permute => dtype != DType::C128 || family.has_bf16(),
+            // Flip (ops.md §19): no unsigned type wider than 8 bits.
+            OpKind::Flip => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
             _ => true,

@@ -114,3 +114,104 @@ fn permute_every_rule_in_order() {
         "dims",
     );
 }
+
+/// A stream on an A2 SoC (Flip exists on A2 and A3 only), when the
+/// default runtime is not one.
+fn flip_soc_ok() -> bool {
+    matches!(
+        common::rt().family(),
+        Some(npu_ops::Family::A2 | npu_ops::Family::A3) | None
+    )
+}
+
+#[test]
+fn flip_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 90;
+    for d in R::ALL {
+        seed += 1;
+        let x = ref_tensor(d, &[3, 4, 5], Some(&[1, 0, 2]), seed);
+        let gx = upload(&s, &x);
+        for dims in [&[0i64][..], &[-1], &[2, 0], &[0, 1, 2], &[]] {
+            let what = format!("flip {d} {dims:?}");
+            let want = cpu_ref::flip(&soc, &x, dims);
+            check(s.flip(&gx, dims), want.clone(), &what);
+            if want.is_err() {
+                continue;
+            }
+            let store = Tensor::zeros(&s, dtype(d), &[5, 4, 3]).unwrap();
+            let out = store.permute(&[2, 1, 0]).unwrap();
+            let got = s.flip_into(&gx, dims, &out).map(|()| out.clone());
+            check(got, want, &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn flip_overlapping_inputs_aliasing_outputs_empty_and_zero_d() {
+    if !flip_soc_ok() {
+        return;
+    }
+    let s = stream();
+    let soc = soc();
+    let base = ref_tensor(R::Float32, &[6], None, 5);
+    let w = base.view(&[4, 3], &[1, 1], 0).unwrap();
+    let g = upload(&s, &base);
+    let gw = g.view(&[4, 3], &[1, 1], 0).unwrap();
+    check(
+        s.flip(&gw, &[0, 1]),
+        cpu_ref::flip(&soc, &w, &[0, 1]),
+        "window",
+    );
+    // out is x itself, and out a shifted window of x's storage.
+    let x = Tensor::from_slice(&s, &[5], &[1i32, 2, 3, 4, 5]).unwrap();
+    s.flip_into(&x, &[0], &x).unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [5, 4, 3, 2, 1]);
+    s.flip_into(
+        &x.narrow(0, 0, 4).unwrap(),
+        &[0],
+        &x.narrow(0, 1, 4).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [5, 2, 3, 4, 5]);
+    let e = Tensor::zeros(&s, DType::F32, &[0, 3]).unwrap();
+    assert_eq!(s.flip(&e, &[1]).unwrap().shape(), &[0, 3]);
+    let z = Tensor::from_slice(&s, &[], &[5i64]).unwrap();
+    assert_eq!(s.flip(&z, &[-1]).unwrap().to_vec::<i64>().unwrap(), [5]);
+}
+
+#[test]
+fn flip_every_rule_in_order() {
+    if !flip_soc_ok() {
+        return;
+    }
+    let s = stream();
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    for dims in [&[2i64][..], &[-3], &[i64::MIN], &[1, -1], &[0, 0]] {
+        invalid(s.flip(&x, dims).unwrap_err(), "flip", "dims");
+    }
+    let z = Tensor::from_slice(&s, &[], &[5i64]).unwrap();
+    invalid(s.flip(&z, &[1]).unwrap_err(), "flip", "dims");
+    for bad in [
+        Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap(),
+        Tensor::zeros(&s, DType::I32, &[2, 3]).unwrap(),
+        Tensor::zeros(&s, DType::F32, &[3])
+            .unwrap()
+            .view(&[2, 3], &[0, 1], 0)
+            .unwrap(),
+    ] {
+        invalid(s.flip_into(&x, &[0], &bad).unwrap_err(), "flip", "out");
+    }
+    invalid(
+        s.flip_into(&x, &[5], &Tensor::zeros(&s, DType::I32, &[2, 3]).unwrap())
+            .unwrap_err(),
+        "flip",
+        "dims",
+    );
+    let u = Tensor::zeros(&s, DType::U16, &[2]).unwrap();
+    assert_eq!(
+        s.flip(&u, &[0]).unwrap_err().kind().as_str(),
+        "unsupported_dtype"
+    );
+}

@@ -6,6 +6,7 @@ pub(crate) mod cast;
 pub(crate) mod cat;
 pub(crate) mod elementwise;
 pub(crate) mod fill;
+pub(crate) mod flip;
 pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod permute;
