@@ -678,3 +678,75 @@ fn permute_into_wrong_out() {
         "out",
     );
 }
+
+#[test]
+fn flip_unsigned_or_product() {
+    let s = stream();
+    let x = zeros(&s, DType::U16, &[2]);
+    match s.runtime().family() {
+        Some(npu_ops::Family::A2 | npu_ops::Family::A3) | None => {
+            expect(s.flip(&x, &[0]), "unsupported_dtype", "flip", "")
+        }
+        Some(_) => expect(s.flip(&x, &[0]), "unsupported_op", "flip", ""),
+    }
+}
+
+/// Flip exists on A2 and A3 only: its rule tests need one.
+fn flip_runs(s: &Stream) -> bool {
+    matches!(
+        s.runtime().family(),
+        Some(npu_ops::Family::A2 | npu_ops::Family::A3) | None
+    )
+}
+
+#[test]
+fn flip_dim_out_of_range() {
+    let s = stream();
+    if !flip_runs(&s) {
+        return;
+    }
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for bad in [2, -3, i64::MIN, i64::MAX] {
+        expect(s.flip(&x, &[bad]), "invalid_argument", "flip", "dims");
+    }
+    let z = Tensor::from_slice(&s, &[], &[1i32]).unwrap();
+    expect(s.flip(&z, &[1]), "invalid_argument", "flip", "dims");
+}
+
+#[test]
+fn flip_dim_repeated() {
+    let s = stream();
+    if !flip_runs(&s) {
+        return;
+    }
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(s.flip(&x, &[1, -1]), "invalid_argument", "flip", "dims");
+}
+
+#[test]
+fn flip_into_wrong_out() {
+    let s = stream();
+    if !flip_runs(&s) {
+        return;
+    }
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(
+        s.flip_into(&x, &[0], &zeros(&s, DType::F32, &[3, 2])),
+        "invalid_argument",
+        "flip",
+        "out",
+    );
+    expect(
+        s.flip_into(&x, &[0], &zeros(&s, DType::I32, &[2, 3])),
+        "invalid_argument",
+        "flip",
+        "out",
+    );
+    let row = zeros(&s, DType::F32, &[3]);
+    expect(
+        s.flip_into(&x, &[0], &row.view(&[2, 3], &[0, 1], 0).unwrap()),
+        "invalid_argument",
+        "flip",
+        "out",
+    );
+}

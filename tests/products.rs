@@ -114,6 +114,11 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::permute(soc, &x, &[1, 0]),
                 &what("permute"),
             );
+            compare(
+                s.flip(&dx, &[0]),
+                cpu_ref::flip(soc, &x, &[0]),
+                &what("flip"),
+            );
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

@@ -216,3 +216,26 @@ proptest! {
         check(got, want, &format!("permute {d} {shape:?} {perm:?} dims {dims:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Flip (spec section 19): a random subset of the dims, some spelt
+    /// negative, now and then an entry out of range (extremes included) or
+    /// a repeat.
+    #[test]
+    fn flip_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), mask in any::<u8>(), neg in any::<u8>(), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len().max(1) as i64;
+        let mut dims: Vec<i64> = (0..r).filter(|&k| mask >> k & 1 == 1).map(|k| if neg >> k & 1 == 1 { k - r } else { k }).collect();
+        match broken {
+            0 => dims.push(bad),
+            1 if !dims.is_empty() => dims.push(dims[0]),
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::flip(rt().soc(), &x, &dims);
+        let got = s.flip(&upload(&s, &x), &dims);
+        check(got, want, &format!("flip {d} {shape:?} {perm:?} dims {dims:?}"));
+    }
+}

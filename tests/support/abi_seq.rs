@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 10;
+            let which = i.u8() % 11;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -347,6 +347,16 @@ unsafe fn step(st: &mut St, i: &mut In) {
                     wsp,
                     exp,
                 ),
+                10 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnFlipGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
                 9 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnPermuteGetWorkspaceSize.unwrap())(
@@ -416,7 +426,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnInplaceZero,
                 a.aclnnCast,
                 a.aclnnPermute,
-            ][(if i.one_in(8) { i.u8() % 10 } else { which }) as usize]
+                a.aclnnFlip,
+            ][(if i.one_in(8) { i.u8() % 11 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

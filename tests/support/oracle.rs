@@ -233,6 +233,9 @@ enum Call {
     /// `permute(x, dims)`: a permutation of x's dims, now and then broken
     /// (a wrong length, an entry out of range, a repeat).
     Permute(Vec<i64>),
+    /// `flip(x, dims)`: a subset of x's dims, now and then out of range or
+    /// repeated.
+    Flip(Vec<i64>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -528,6 +531,21 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             }
             Call::Permute(dims)
         }
+        _ if src.chance(1, 5) => {
+            let r = rank.max(1) as i64;
+            let mut dims = Vec::new();
+            for d in 0..r {
+                if src.chance(1, 2) {
+                    dims.push(if src.chance(1, 3) { d - r } else { d });
+                }
+            }
+            match src.below(10) {
+                0 => dims.push(src.param()),
+                1 if !dims.is_empty() => dims.push(dims[0]),
+                _ => {}
+            }
+            Call::Flip(dims)
+        }
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -625,6 +643,7 @@ fn ref_call(
         Call::Fill(None) => cpu_ref::zero(soc, x),
         Call::Cast(d) => cpu_ref::cast(soc, x, *d),
         Call::Permute(dims) => cpu_ref::permute(soc, x, dims),
+        Call::Flip(dims) => cpu_ref::flip(soc, x, dims),
     }
 }
 
@@ -700,6 +719,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
         Call::Cast(d) => s.cast(x, dtype(*d)),
         Call::Permute(dims) => s.permute(x, dims),
+        Call::Flip(dims) => s.flip(x, dims),
     }
 }
 
@@ -766,6 +786,7 @@ fn our_into(
             }),
         Call::Cast(_) if !prepared => s.cast_into(x, out),
         Call::Permute(dims) if !prepared => s.permute_into(x, dims, out),
+        Call::Flip(dims) if !prepared => s.flip_into(x, dims, out),
         _ => return None,
     })
 }

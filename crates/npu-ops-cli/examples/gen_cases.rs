@@ -911,7 +911,8 @@ fn main() {
     name_the_seeds_soc();
 }
 
-/// The slices-and-views family (issue 21: Permute, ops.md §18), appended
+/// The slices-and-views family (issue 21: Permute, ops.md §18; Flip,
+/// §19), appended
 /// after every earlier block from a random stream of its own, so neither
 /// the earlier lines nor other families' appended blocks move.
 fn view_cases(out: &mut Vec<Value>) {
@@ -1005,6 +1006,74 @@ fn view_cases(out: &mut Vec<Value>) {
             (&st, &x),
             json!({ "dims": dims }),
             expect(cpu_ref::permute(a2, &x, &dims)),
+            tag,
+        );
+    }
+
+    // Flip: every family x dtype on random views (ranks 0 to 4) and random
+    // subsets of dims (some spelt negative); then random calls on A2 with
+    // bad dims (out of range, extremes, repeats).
+    let subset = |r: &mut Rng, rank: usize| -> Vec<i64> {
+        let mut d: Vec<i64> = (0..rank.max(1) as i64)
+            .filter(|_| r.below(2) == 0)
+            .collect();
+        for i in (1..d.len()).rev() {
+            d.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        for v in d.iter_mut() {
+            if r.below(3) == 0 {
+                *v -= rank.max(1) as i64;
+            }
+        }
+        d
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let dims = subset(&mut r, x.rank());
+                push(
+                    out,
+                    "flip",
+                    soc,
+                    (&st, &x),
+                    json!({ "dims": dims }),
+                    expect(cpu_ref::flip(soc, &x, &dims)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let mut dims = subset(&mut r, x.rank());
+        let tag = match r.below(4) {
+            0 => {
+                dims.push(r.extreme(-6, 6));
+                "entry"
+            }
+            1 if !dims.is_empty() => {
+                let v = dims[0];
+                dims.push(if r.below(2) == 0 {
+                    v
+                } else if v < 0 {
+                    v + x.rank().max(1) as i64
+                } else {
+                    v - x.rank().max(1) as i64
+                });
+                "repeat"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "flip",
+            a2,
+            (&st, &x),
+            json!({ "dims": dims }),
+            expect(cpu_ref::flip(a2, &x, &dims)),
             tag,
         );
     }

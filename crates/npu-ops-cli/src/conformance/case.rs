@@ -39,7 +39,7 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `permute`.
+    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `permute`, `flip`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -63,7 +63,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 13] = [
+const OPS: [&str; 14] = [
     "slice",
     "index_select",
     "as_strided",
@@ -77,6 +77,7 @@ const OPS: [&str; 13] = [
     "zero",
     "cast",
     "permute",
+    "flip",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

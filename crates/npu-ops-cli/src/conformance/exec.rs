@@ -434,6 +434,7 @@ fn run_op(
             s.cast(&x, d)
         }
         "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
+        "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
         other => return Err(format!("unknown operator {other}")),
     })
 }
