@@ -138,11 +138,13 @@ pub enum Op {
     Permute,
     /// `aclnnFlip` (section 19).
     Flip,
+    /// `aclnnRoll` (section 20).
+    Roll,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 18] = [
+    pub const ALL: [Op; 19] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -161,6 +163,7 @@ impl Op {
         Op::Triu,
         Op::Permute,
         Op::Flip,
+        Op::Roll,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -184,6 +187,7 @@ impl Op {
             Op::Triu => "triu",
             Op::Permute => "permute",
             Op::Flip => "flip",
+            Op::Roll => "roll",
         }
     }
 }
@@ -279,6 +283,20 @@ const FLIP_A2_A3: &[DType] = &[
     DType::Float64,
     DType::Complex64,
     DType::Complex128,
+    DType::BFloat16,
+];
+
+/// Roll (section 20) on A2 / A3 (CANN's aclnnRoll page); the other
+/// families take the first eight (no bfloat16).
+const ROLL_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Int8,
+    DType::UInt8,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt32,
+    DType::Bool,
     DType::BFloat16,
 ];
 
@@ -455,6 +473,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Tril | Op::Triu => family != Family::A200I500A2,
         Op::Permute => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::Flip => matches!(family, Family::A2 | Family::A3),
+        Op::Roll => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -497,6 +516,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Permute if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::Permute => PERMUTE_TRAINING,
         Op::Flip => FLIP_A2_A3,
+        Op::Roll if a2_or_a3 => ROLL_A2_A3,
+        Op::Roll => &ROLL_A2_A3[..8],
     }
 }
 
@@ -633,7 +654,8 @@ mod tests {
                 "tril",
                 "triu",
                 "permute",
-                "flip"
+                "flip",
+                "roll"
             ]
         );
     }
@@ -657,6 +679,7 @@ mod tests {
                 Op::Tril | Op::Triu => [true, true, true, true, false],
                 Op::Permute => [true, true, true, false, false],
                 Op::Flip => [false, true, true, false, false],
+                Op::Roll => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

@@ -2,12 +2,12 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, fill_scalar, flip, index_select, mul, permute, sampled_slice,
+    add, as_strided, cast, cat, fill_scalar, flip, index_select, mul, permute, roll, sampled_slice,
     slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family,
     RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 18] = [
+const OPS: [&str; 19] = [
     "slice",
     "index_select",
     "as_strided",
@@ -26,6 +26,7 @@ const OPS: [&str; 18] = [
     "triu",
     "permute",
     "flip",
+    "roll",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -54,6 +55,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "triu" => triu(soc, x, -1),
         "permute" => permute(soc, x, &[1, 0]),
         "flip" => flip(soc, x, &[0]),
+        "roll" => roll(soc, x, &[1], &[0]),
         _ => unreachable!(),
     }
 }
@@ -69,6 +71,7 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
+        "roll" => matches!(fam, Training | A2 | A3 | Inference),
         _ => unreachable!(),
     }
 }
@@ -94,6 +97,18 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         "subtensor" => true,
         "cast" => dtype != DType::BFloat16 || bf16_family,
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
+        "roll" => match dtype {
+            DType::Float16
+            | DType::Float32
+            | DType::Int8
+            | DType::UInt8
+            | DType::Int32
+            | DType::Int64
+            | DType::UInt32
+            | DType::Bool => true,
+            DType::BFloat16 => bf16_family,
+            _ => false,
+        },
         "permute" => match dtype {
             DType::BFloat16 | DType::Complex128 => bf16_family,
             _ => true,
@@ -155,7 +170,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 18 * 28 * 15);
+    assert_eq!(checked, 19 * 28 * 15);
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, fill_scalar, flip, index_select, mul, permute, sampled_slice, slice,
-    stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, fill_scalar, flip, index_select, mul, permute, roll, sampled_slice,
+    slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -550,6 +550,43 @@ proptest! {
         prop_assert_eq!(
             flip(DEFAULT_SOC, &t, &dims).unwrap().contiguous_bytes(),
             flip(DEFAULT_SOC, &t.to_contiguous(), &dims).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Roll then roll back is the identity (any shifts, extremes
+    /// included), a view input gives its contiguous copy's result, and the
+    /// flat roll of a 1-D tensor is its roll along dim 0.
+    #[test]
+    fn roll_undoes_and_flat_matches_dim_zero(
+        shape in shape_strategy(1, 4, 3),
+        shifts in prop::collection::vec(any_i64(), 1..4),
+        picks in prop::collection::vec(0usize..8, 3),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let dims: Vec<i64> = shifts.iter().zip(&picks).map(|(_, &p)| (p % r) as i64).collect();
+        let y = roll(DEFAULT_SOC, &x, &shifts, &dims).unwrap();
+        // Undo in two steps (a negated i64::MIN would overflow): -s = -(s+1) + 1.
+        let back1: Vec<i64> = shifts.iter().map(|&s| -(s.wrapping_add(1)).max(i64::MIN + 1)).collect();
+        let ones = vec![1i64; shifts.len()];
+        let z = roll(DEFAULT_SOC, &roll(DEFAULT_SOC, &y, &back1, &dims).unwrap(), &ones, &dims).unwrap();
+        if shifts.iter().all(|&s| s != i64::MAX) {
+            prop_assert_eq!(z.contiguous_bytes(), x.contiguous_bytes());
+        }
+        let t = transposed(&x);
+        prop_assert_eq!(
+            roll(DEFAULT_SOC, &t, &shifts[..1], &[]).unwrap().contiguous_bytes(),
+            roll(DEFAULT_SOC, &t.to_contiguous(), &shifts[..1], &[]).unwrap().contiguous_bytes()
+        );
+        let n: usize = shape.iter().product();
+        let flat = x.view(&[n], &[1], 0).unwrap();
+        prop_assert_eq!(
+            roll(DEFAULT_SOC, &x, &shifts[..1], &[]).unwrap().contiguous_bytes(),
+            roll(DEFAULT_SOC, &flat, &shifts[..1], &[0]).unwrap().contiguous_bytes()
         );
     }
 }
