@@ -228,6 +228,7 @@ mod generate {
             "aclnn_cast.h",
             "aclnn_permute.h",
             "aclnn_flip.h",
+            "aclnn_roll.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

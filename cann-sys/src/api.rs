@@ -309,6 +309,10 @@ api_table! {
         flip: "Flip" => fn aclnnFlipGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnFlip;
+        roll: "Roll" => fn aclnnRollGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *mut aclTensor, *mut u64,
+            *mut *mut aclOpExecutor),
+            fn aclnnRoll;
     }
 }
 

@@ -94,6 +94,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_flip.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_roll.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -117,6 +121,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_zero.h",
             "aclnnop/aclnn_cast.h",
             "aclnnop/aclnn_permute.h",
+            "aclnnop/aclnn_roll.h",
         ],
     ),
     (

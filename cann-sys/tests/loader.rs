@@ -60,6 +60,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnPermuteGetWorkspaceSize" | "aclnnFlipGetWorkspaceSize" => {
                     "const void *a, const void *b, void *c"
                 }
+                "aclnnRollGetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, void *d"
+                }
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -126,6 +129,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "InplaceZero",
             "Cast",
             "Permute",
+            "Roll",
         ]),
         tag,
         1,
@@ -444,7 +448,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "InplaceFillScalar",
             "InplaceZero",
             "Cast",
-            "Permute"
+            "Permute",
+            "Roll"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -576,6 +581,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "InplaceZero",
             "Cast",
             "Permute",
+            "Roll",
         ]),
         "x",
         6,

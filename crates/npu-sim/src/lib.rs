@@ -7,7 +7,7 @@
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
 // (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), views
-// (Permute, Flip: likewise).
+// (Permute, Flip, Roll: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -473,7 +473,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 15);
+/// assert_eq!(api.available_operators().len(), 16);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -581,6 +581,8 @@ pub fn api() -> Api {
         aclnnPermute: Some(aclnnPermute),
         aclnnFlipGetWorkspaceSize: Some(aclnnFlipGetWorkspaceSize),
         aclnnFlip: Some(aclnnFlip),
+        aclnnRollGetWorkspaceSize: Some(aclnnRollGetWorkspaceSize),
+        aclnnRoll: Some(aclnnRoll),
         origin: Origin::linked("npu-sim"),
     }
 }

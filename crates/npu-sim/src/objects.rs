@@ -108,6 +108,18 @@ pub enum Plan {
     },
     /// `out = self` converted to out's dtype (Cast).
     Cast,
+    /// `out` = `self` rolled (Roll): `2^m` box copies for `m` rolled dims,
+    /// or two copies of the flat sequence.
+    Roll {
+        /// Per dim, the shift in `[0, N)` (dims mode).
+        shifts: Dims,
+        /// The flat sequence's shift (`dims` empty), in `[0, numel)`.
+        flat: Option<i64>,
+        /// Copy a non-contiguous `self` into the workspace first (flat).
+        stage_in: bool,
+        /// Write through the workspace (`out` strided or meeting `self`).
+        stage: bool,
+    },
     /// `out` = the view (out's shape, `strides`, self's offset + `start`)
     /// of self (Permute; Flip, whose strides may be negative): one strided
     /// copy, through the workspace when `stage`.

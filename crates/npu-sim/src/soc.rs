@@ -55,6 +55,8 @@ pub enum Op {
     Permute,
     /// aclnnFlip
     Flip,
+    /// aclnnRoll
+    Roll,
 }
 
 impl Op {
@@ -76,6 +78,7 @@ impl Op {
             Op::Cast => "aclnnCast",
             Op::Permute => "aclnnPermute",
             Op::Flip => "aclnnFlip",
+            Op::Roll => "aclnnRoll",
         }
     }
 
@@ -97,6 +100,7 @@ impl Op {
             Op::Cast => "aclnnCastGetWorkspaceSize",
             Op::Permute => "aclnnPermuteGetWorkspaceSize",
             Op::Flip => "aclnnFlipGetWorkspaceSize",
+            Op::Roll => "aclnnRollGetWorkspaceSize",
         }
     }
 }
@@ -121,6 +125,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Permute => matches!(family, Training | A2 | A3),
         // aclnnFlip's page: A2 and A3 only.
         Op::Flip => matches!(family, A2 | A3),
+        // aclnnRoll's page: every family but 200I/500 A2.
+        Op::Roll => !matches!(family, Atlas200I500A2),
     }
 }
 
@@ -151,6 +157,18 @@ const CAT_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_BOOL,
     aclDataType::ACL_DOUBLE,
     aclDataType::ACL_COMPLEX64,
+];
+
+/// Roll's list (aclnnRoll page; BF16 separately).
+const ROLL_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_UINT32,
+    aclDataType::ACL_BOOL,
 ];
 
 const SLICE_DTYPES: &[aclDataType] = &[
@@ -198,6 +216,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
         // aclnnPermute's page: no COMPLEX128 on the training series.
         Op::Permute if dtype == aclDataType::ACL_COMPLEX128 => family.has_bf16(),
+        // aclnnRoll's page (BF16 above).
+        Op::Roll => ROLL_DTYPES.contains(&dtype),
         // aclnnFlip's page: no unsigned type wider than 8 bits.
         Op::Flip => {
             GENERAL_DTYPES.contains(&dtype)
@@ -336,6 +356,9 @@ mod tests {
         assert!(op_available(Op::Flip, Family::A3));
         assert!(!dtype_supported(Op::Flip, Family::A2, D::ACL_UINT16));
         assert!(dtype_supported(Op::Flip, Family::A2, D::ACL_COMPLEX128));
+        assert!(op_available(Op::Roll, Family::Inference));
+        assert!(!dtype_supported(Op::Roll, Family::A2, D::ACL_INT16));
+        assert!(dtype_supported(Op::Roll, Family::Training, D::ACL_UINT32));
     }
 
     #[test]

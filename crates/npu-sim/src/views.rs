@@ -1,5 +1,7 @@
 //! The slices-and-views family over the copy kernel: Permute
-//! (`aclnnPermute`, docs/ops.md §18) and Flip (`aclnnFlip`, §19).
+//! (`aclnnPermute`, docs/ops.md §18), Flip (`aclnnFlip`, §19) and Roll
+//! (`aclnnRoll`, §20: `2^m` box copies for `m` rolled dims, or two copies
+//! of the flat sequence).
 //!
 //! No kernel of its own: each is one strided copy from a view of `self`
 //! into `out`, through the workspace when `out` is not contiguous or
@@ -9,6 +11,7 @@
 //! flipped dims' strides negated, starting from their last element (the
 //! kernel walks signed strides).
 
+use crate::executor::Strides;
 use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, view_range};
 use crate::kernels::CopyDesc;
 use crate::objects::{self, Executor, Plan, Tensor};
@@ -336,6 +339,236 @@ pub unsafe extern "C" fn aclnnFlip(
             executor,
             stream,
             build_view_copy,
+        )
+    })
+}
+
+// ------------------------------------------------------------------- Roll
+
+/// `aclnnRollGetWorkspaceSize`: `out` is `x` with its elements moved
+/// `shifts[k]` places along `dims[k]`, wrapping (or `flat(x)` moved by
+/// `shifts[0]` when `dims` is empty).
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnRollGetWorkspaceSize(
+    x: *const aclTensor,
+    shifts: *const aclIntArray,
+    dims: *const aclIntArray,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Roll;
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
+            op,
+            &[
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+                ("x", x.is_null()),
+                ("shifts", shifts.is_null()),
+                ("dims", dims.is_null()),
+                ("out", out.is_null()),
+            ],
+            [("x", x), ("out", out)],
+        )?;
+        let shifts = int_array(op, shifts, "shifts")?;
+        let dims = int_array(op, dims, "dims")?;
+        dtype_ok(op, fam, &x, "x")?;
+        dtype_ok(op, fam, &o, "out")?;
+        same_dtype(op, &o, &x)?;
+        structure(op, &[(&x, "x"), (&o, "out")])?;
+        out_shape(op, &o, &x.view)?;
+        if !dims.is_empty() && shifts.len() != dims.len() {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "shifts has {} entries, dims {}: they must match",
+                    shifts.len(),
+                    dims.len()
+                ),
+            ));
+        }
+        if dims.is_empty() && shifts.len() != 1 {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "shifts must have one entry when dims is empty, got {}",
+                    shifts.len()
+                ),
+            ));
+        }
+        writes_once(op, &o, "out")?;
+        let rank = x.view.len();
+        let n = numel(&x.view);
+        if rank == 0 && !dims.is_empty() {
+            return Err(invalid(op, "a 0-D x takes no dims"));
+        }
+        let mut per_dim = objects::Dims::from_elem(0, rank);
+        let mut flat = None;
+        if n > 0 && dims.is_empty() {
+            flat = Some(i128::from(shifts[0]).rem_euclid(n as i128) as i64);
+        } else if n > 0 {
+            let r = rank as i64;
+            for (&d, &s) in dims.iter().zip(&shifts) {
+                if d < -r || d >= r {
+                    return Err(invalid(
+                        op,
+                        format_args!("dims entry {d} is outside [{}, {}]", -r, r - 1),
+                    ));
+                }
+                let k = if d < 0 { d + r } else { d } as usize;
+                let m = i128::from(x.view[k]);
+                per_dim[k] = ((i128::from(per_dim[k]) + i128::from(s).rem_euclid(m)) % m) as i64;
+            }
+        }
+        let (plan, workspace) = if n == 0 {
+            (Plan::Empty, 0)
+        } else {
+            let stage_in = flat.is_some() && !is_contiguous(&x.view, &x.strides);
+            let stage = !is_contiguous(&o.view, &o.strides) || meet(&x, &o);
+            let ws = if stage_in { align(bytes(&x)) } else { 0 }
+                + if stage { align(bytes(&o)) } else { 0 };
+            (
+                Plan::Roll {
+                    shifts: per_dim,
+                    flat,
+                    stage_in,
+                    stage,
+                },
+                ws,
+            )
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// The launch of a [`Plan::Roll`]: the source (`x`, or its contiguous
+/// copy for a flat roll), the destination (`out`, or the workspace), then
+/// the box copies and, when staged, the copy into `out`.
+fn build_roll(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::Roll {
+        shifts,
+        flat,
+        stage_in,
+        stage,
+    } = &e.plan
+    else {
+        unreachable!()
+    };
+    let (x, o) = (&e.inputs[0], &e.outputs[0]);
+    let es = elem(x);
+    let dense = contiguous(&x.view);
+    let mut l = Launch::new(Op::Roll.name());
+    let mut cursor = ws;
+    let mut src = l
+        .view(rt, "x", x, (&x.view, &x.strides, x.offset), false)
+        .expect("non-empty x");
+    let mut src_strides = Strides::of(&x.strides);
+    if *stage_in {
+        let tmp = l.region(rt, "workspace (x staging)", cursor, bytes(x), true);
+        cursor = cursor.saturating_add(align(bytes(x)));
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&x.view, &dense, &x.strides, es),
+            tmp,
+            src,
+        ));
+        src = tmp;
+        src_strides = Strides::of(&dense);
+    }
+    let (dst, dst_strides) = if *stage {
+        let tmp = l.region(rt, "workspace (out staging)", cursor, bytes(o), true);
+        (tmp, Strides::of(&dense))
+    } else {
+        let d = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        (d, Strides::of(&o.strides))
+    };
+    let at = |r: Ref, elems: i64| Ref::offset(r, elems as u64 * es as u64);
+    if let Some(k) = *flat {
+        // Both sides contiguous: dst[k..] = src[..n-k], dst[..k] = src[n-k..].
+        let n = numel(&x.view);
+        for (d0, s0, len) in [(k, 0, n - k), (0, n - k, k)] {
+            if len > 0 {
+                l.steps.push(Step::Copy(
+                    CopyDesc::new(&[len], &[1], &[1], es),
+                    at(dst, d0),
+                    at(src, s0),
+                ));
+            }
+        }
+    } else {
+        // Each rolled dim splits in two: out[k..] = x[..n-k], out[..k] = x[n-k..].
+        let rolled: Vec<usize> = (0..x.view.len()).filter(|&d| shifts[d] > 0).collect();
+        for combo in 0..1u32 << rolled.len() {
+            let mut shape = objects::Dims::from_slice(&x.view);
+            let (mut s_off, mut d_off) = (0i64, 0i64);
+            for (bit, &d) in rolled.iter().enumerate() {
+                let (n, k) = (x.view[d], shifts[d]);
+                let (s0, d0, len) = if combo >> bit & 1 == 0 {
+                    (0, k, n - k)
+                } else {
+                    (n - k, 0, k)
+                };
+                shape[d] = len;
+                s_off += s0 * src_strides[d];
+                d_off += d0 * dst_strides[d];
+            }
+            l.steps.push(Step::Copy(
+                CopyDesc::new(&shape, &dst_strides, &src_strides, es),
+                at(dst, d_off),
+                at(src, s_off),
+            ));
+        }
+    }
+    if *stage {
+        let out = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, &dense, es),
+            out,
+            dst,
+        ));
+    }
+    l
+}
+
+/// `aclnnRoll`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnRoll(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::Roll.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::Roll,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_roll,
         )
     })
 }

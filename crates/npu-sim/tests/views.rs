@@ -418,3 +418,179 @@ fn flip_products_and_fault() {
         assert_eq!(out.read(), vec![0u8; 1 << 18], "nothing was written");
     });
 }
+
+fn first_roll(x: &T, shifts: &IntArr, dims: &IntArr, o: &T) -> Result<Planned, (i32, String)> {
+    let op = roll_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, shifts.0, dims.0, o.0, w, e) })
+}
+
+#[test]
+#[serial]
+fn roll_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 200;
+        let params: [(&[i64], &[i64]); 7] = [
+            (&[1], &[0]),
+            (&[-2], &[-1]),
+            (&[1, 7], &[0, 2]),
+            (&[3, -1, 2], &[0, 1, 2]),
+            (&[5], &[]),
+            (&[1, 2], &[1, 1]),
+            (&[i64::MIN], &[2]),
+        ];
+        for &d in cpu_ref::supported_dtypes(Op::Roll, Family::A2) {
+            for (shifts, dims) in params {
+                seed += 1;
+                let x = rand_tensor(d, &[4, 3, 5], seed)
+                    .view(&[3, 4, 5], &[5, 15, 1], 0)
+                    .unwrap();
+                let want = cpu_ref::roll(SOC, &x, shifts, dims).unwrap();
+                let gx = upload(&x);
+                let (sa, da) = (IntArr::new(shifts), IntArr::new(dims));
+                let out = output(d, &[3, 4, 5]);
+                roll(&gx.t, &sa, &da, &out.t, &s).unwrap();
+                assert_eq!(
+                    out.buf.read(),
+                    want.contiguous_bytes(),
+                    "{d} {shifts:?} {dims:?}"
+                );
+                // A contiguous x, and a transposed out.
+                let xc = x.to_contiguous();
+                let want = cpu_ref::roll(SOC, &xc, shifts, dims).unwrap();
+                let gc = upload(&xc);
+                let ob = Buf::from(&vec![0u8; 60 * d.size()]);
+                let o = view(acl_dtype(d), &[3, 4, 5], &[1, 15, 3], 0, ob.ptr, 60);
+                roll(&gc.t, &sa, &da, &o, &s).unwrap();
+                let got = Tensor::from_bytes(d, &[4, 5, 3], ob.read())
+                    .unwrap()
+                    .view(&[3, 4, 5], &[1, 15, 3], 0)
+                    .unwrap();
+                assert_eq!(
+                    got.contiguous_bytes(),
+                    want.contiguous_bytes(),
+                    "{d} {shifts:?} {dims:?}"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn roll_in_place_big_zero_d_and_errors() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let x = rand_tensor(DType::Int32, &[8, 8], 3);
+        let want = cpu_ref::roll(SOC, &x, &[3, 5], &[0, 1]).unwrap();
+        let g = upload(&x);
+        let (sa, da) = (IntArr::new(&[3, 5]), IntArr::new(&[0, 1]));
+        let p = first_roll(&g.t, &sa, &da, &g.t).unwrap();
+        assert!(p.ws >= 256, "staged through the workspace");
+        assert_eq!(launch(roll_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        assert_eq!(g.buf.read(), want.contiguous_bytes());
+        for d in [DType::Int8, DType::Float32, DType::Int64] {
+            let x = rand_tensor(d, &[257, 129, 3], 7);
+            for (shifts, dims) in [
+                (&[100i64][..], &[0i64][..]),
+                (&[-7, 1], &[1, 2]),
+                (&[12345], &[]),
+            ] {
+                let want = cpu_ref::roll(SOC, &x, shifts, dims).unwrap();
+                let gx = upload(&x);
+                let out = output(d, &[257, 129, 3]);
+                roll(&gx.t, &IntArr::new(shifts), &IntArr::new(dims), &out.t, &s).unwrap();
+                assert!(
+                    out.buf.read() == want.contiguous_bytes(),
+                    "{d} {shifts:?} {dims:?}"
+                );
+            }
+        }
+        let z = Tensor::scalar(9i64);
+        let gz = upload(&z);
+        let out = output(DType::Int64, &[]);
+        roll(&gz.t, &IntArr::new(&[4]), &IntArr::new(&[]), &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), 9i64.to_le_bytes());
+        // The first phase's codes, in order.
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+        );
+        let null = IntArr(std::ptr::null_mut());
+        let (one, zero_d) = (IntArr::new(&[1]), IntArr::new(&[0]));
+        let e = first_roll(&x, &null, &zero_d, &o).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains("shifts"),
+            "{}",
+            e.1
+        );
+        let e = first_roll(&f(aclDataType::ACL_INT16, &[2, 3]), &one, &zero_d, &o).unwrap_err();
+        assert!(e.1.contains("not supported"), "{}", e.1);
+        let e = first_roll(&x, &one, &zero_d, &f(aclDataType::ACL_INT32, &[2, 3])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = first_roll(&x, &one, &zero_d, &f(aclDataType::ACL_FLOAT, &[3, 2])).unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let e = first_roll(&x, &IntArr::new(&[1, 2]), &zero_d, &o).unwrap_err();
+        assert!(e.1.contains("must match"), "{}", e.1);
+        let e = first_roll(&x, &IntArr::new(&[1, 2]), &IntArr::new(&[]), &o).unwrap_err();
+        assert!(e.1.contains("one entry"), "{}", e.1);
+        let e = first_roll(&x, &one, &IntArr::new(&[2]), &o).unwrap_err();
+        assert!(e.1.contains("outside"), "{}", e.1);
+        let sc = f(aclDataType::ACL_FLOAT, &[]);
+        let e = first_roll(&sc, &one, &zero_d, &sc).unwrap_err();
+        assert!(e.1.contains("0-D"), "{}", e.1);
+        // Empty: dims not range-checked, no workspace.
+        let ex = f(aclDataType::ACL_FLOAT, &[0, 3]);
+        let p = first_roll(&ex, &one, &IntArr::new(&[9]), &ex).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(roll_op().run, &p, s.0), ACL_SUCCESS);
+    });
+}
+
+#[test]
+#[serial]
+fn roll_products_and_fault() {
+    reinit("Ascend310B1");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+    let (a, b) = (IntArr::new(&[1]), IntArr::new(&[0]));
+    assert_eq!(
+        first_roll(&x, &a, &b, &x).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop(x);
+    reinit("Ascend910A");
+    let x = dense(aclDataType::ACL_BF16, &[2], &buf);
+    assert_eq!(
+        first_roll(&x, &a, &b, &x).unwrap_err().0,
+        ACLNN_ERR_PARAM_INVALID
+    );
+    drop((x, a, b, buf));
+    reinit(SOC);
+    leak_checked(|| {
+        let s = Stream::new();
+        let buf = Buf::new(64); // 16 floats
+        let x = view(
+            aclDataType::ACL_FLOAT,
+            &[256, 256],
+            &[256, 1],
+            0,
+            buf.ptr,
+            1 << 16,
+        );
+        let out = Buf::new(1 << 18);
+        let o = dense(aclDataType::ACL_FLOAT, &[256, 256], &out);
+        let p = first_roll(&x, &IntArr::new(&[1]), &IntArr::new(&[0]), &o).unwrap();
+        let ws = Buf::new(p.ws.max(1) as usize);
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        assert_eq!(unsafe { (roll_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        let msg = last_error();
+        assert!(msg.contains("memcheck") && msg.contains('x'), "{msg}");
+        assert_eq!(out.read(), vec![0u8; 1 << 18], "nothing was written");
+    });
+}

@@ -621,3 +621,24 @@ pub fn flip(x: &T, dims: &IntArr, out: &T, s: &Stream) -> Result<(), (&'static s
         s,
     )
 }
+
+pub fn roll_op() -> Operator<fns::aclnnRollGetWorkspaceSize> {
+    api().roll().unwrap()
+}
+
+/// Runs Roll through both phases.
+pub fn roll(
+    x: &T,
+    shifts: &IntArr,
+    dims: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = roll_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, shifts.0, dims.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
