@@ -859,6 +859,13 @@ pub(crate) enum First<'a> {
     Permute(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
     /// `aclnnFlip(self, dims, out)`.
     Flip(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnRoll(x, shifts, dims, out)`.
+    Roll(
+        &'a AclTensor<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclTensor<'a>,
+    ),
 }
 
 impl First<'_> {
@@ -885,6 +892,7 @@ impl First<'_> {
             First::Cast(..) => ("aclnnCastGetWorkspaceSize", "aclnnCast"),
             First::Permute(..) => ("aclnnPermuteGetWorkspaceSize", "aclnnPermute"),
             First::Flip(..) => ("aclnnFlipGetWorkspaceSize", "aclnnFlip"),
+            First::Roll(..) => ("aclnnRollGetWorkspaceSize", "aclnnRoll"),
         }
     }
 
@@ -1026,6 +1034,18 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, dims.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Roll(x, shifts, dims, out) => {
+                let op = api.roll()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, shifts.raw, dims.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
                     op.run,
                 )
             }

@@ -39,6 +39,8 @@ pub enum OpKind {
     Permute,
     /// [`crate::Stream::flip`]
     Flip,
+    /// [`crate::Stream::roll`]
+    Roll,
 }
 
 impl OpKind {
@@ -59,6 +61,7 @@ impl OpKind {
             OpKind::Cast => "cast",
             OpKind::Permute => "permute",
             OpKind::Flip => "flip",
+            OpKind::Roll => "roll",
         }
     }
 
@@ -66,7 +69,7 @@ impl OpKind {
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
     /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2; Permute on the training series, A2 and A3; Flip on A2 and A3 (ops.md §7).
+    /// but 200I/500 A2; Permute on the training series, A2 and A3; Flip on A2 and A3; Roll everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add | OpKind::Permute => {
@@ -79,7 +82,8 @@ impl OpKind {
             | OpKind::Stack
             | OpKind::FillScalar
             | OpKind::Zero
-            | OpKind::Cast => family != Family::Atlas200I500A2,
+            | OpKind::Cast
+            | OpKind::Roll => family != Family::Atlas200I500A2,
             OpKind::Flip => matches!(family, Family::A2 | Family::A3),
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
@@ -111,6 +115,18 @@ impl OpKind {
             OpKind::Cast => true,
             // Permute (ops.md §18): no complex128 off A2 and A3.
             OpKind::Permute => dtype != DType::C128 || family.has_bf16(),
+            // Roll (ops.md §20): its own list (bfloat16 above).
+            OpKind::Roll => matches!(
+                dtype,
+                DType::F16
+                    | DType::F32
+                    | DType::I8
+                    | DType::U8
+                    | DType::I32
+                    | DType::I64
+                    | DType::U32
+                    | DType::Bool
+            ),
             // Flip (ops.md §19): no unsigned type wider than 8 bits.
             OpKind::Flip => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Zero (ops.md §13): that list plus uint16.

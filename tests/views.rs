@@ -215,3 +215,82 @@ fn flip_every_rule_in_order() {
         "unsupported_dtype"
     );
 }
+
+#[test]
+fn roll_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 120;
+    let params: [(&[i64], &[i64]); 6] = [
+        (&[1], &[0]),
+        (&[-2], &[-1]),
+        (&[1, 7], &[0, 2]),
+        (&[5], &[]),
+        (&[1, 2], &[1, 1]),
+        (&[i64::MAX], &[2]),
+    ];
+    for d in R::ALL {
+        seed += 1;
+        let x = ref_tensor(d, &[3, 4, 5], Some(&[1, 0, 2]), seed);
+        let gx = upload(&s, &x);
+        for (shifts, dims) in params {
+            let what = format!("roll {d} {shifts:?} {dims:?}");
+            let want = cpu_ref::roll(&soc, &x, shifts, dims);
+            check(s.roll(&gx, shifts, dims), want.clone(), &what);
+            if want.is_err() {
+                continue;
+            }
+            let store = Tensor::zeros(&s, dtype(d), &[5, 4, 3]).unwrap();
+            let out = store.permute(&[2, 1, 0]).unwrap();
+            let got = s.roll_into(&gx, shifts, dims, &out).map(|()| out.clone());
+            check(got, want, &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn roll_overlapping_inputs_aliasing_outputs_empty_and_rules() {
+    let s = stream();
+    let soc = soc();
+    let base = ref_tensor(R::Float32, &[6], None, 5);
+    let w = base.view(&[4, 3], &[1, 1], 0).unwrap();
+    let g = upload(&s, &base);
+    let gw = g.view(&[4, 3], &[1, 1], 0).unwrap();
+    check(
+        s.roll(&gw, &[1, 1], &[0, 1]),
+        cpu_ref::roll(&soc, &w, &[1, 1], &[0, 1]),
+        "window",
+    );
+    let x = Tensor::from_slice(&s, &[5], &[1i32, 2, 3, 4, 5]).unwrap();
+    s.roll_into(&x, &[2], &[0], &x).unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [4, 5, 1, 2, 3]);
+    let e = Tensor::zeros(&s, DType::F32, &[0, 3]).unwrap();
+    assert_eq!(s.roll(&e, &[1], &[7]).unwrap().shape(), &[0, 3]);
+    let z = Tensor::from_slice(&s, &[], &[5i32]).unwrap();
+    assert_eq!(s.roll(&z, &[3], &[]).unwrap().to_vec::<i32>().unwrap(), [5]);
+    invalid(s.roll(&z, &[3], &[0]).unwrap_err(), "roll", "dims");
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    invalid(s.roll(&x, &[1, 2], &[0]).unwrap_err(), "roll", "shifts");
+    invalid(s.roll(&x, &[1, 2], &[]).unwrap_err(), "roll", "shifts");
+    invalid(s.roll(&x, &[1], &[2]).unwrap_err(), "roll", "dims");
+    invalid(s.roll(&x, &[1], &[i64::MIN]).unwrap_err(), "roll", "dims");
+    for bad in [
+        Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap(),
+        Tensor::zeros(&s, DType::I32, &[2, 3]).unwrap(),
+        Tensor::zeros(&s, DType::F32, &[3])
+            .unwrap()
+            .view(&[2, 3], &[0, 1], 0)
+            .unwrap(),
+    ] {
+        invalid(
+            s.roll_into(&x, &[1], &[0], &bad).unwrap_err(),
+            "roll",
+            "out",
+        );
+    }
+    let i16x = Tensor::zeros(&s, DType::I16, &[2]).unwrap();
+    assert_eq!(
+        s.roll(&i16x, &[1], &[0]).unwrap_err().kind().as_str(),
+        "unsupported_dtype"
+    );
+}

@@ -10,6 +10,7 @@ pub(crate) mod flip;
 pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod permute;
+pub(crate) mod roll;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
 pub(crate) mod stack;
