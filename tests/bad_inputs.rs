@@ -750,3 +750,52 @@ fn flip_into_wrong_out() {
         "out",
     );
 }
+
+#[test]
+fn roll_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U16, DType::U64, DType::F64, DType::C64] {
+        expect(
+            s.roll(&zeros(&s, d, &[2]), &[1], &[0]),
+            "unsupported_dtype",
+            "roll",
+            "",
+        );
+    }
+}
+
+#[test]
+fn roll_lengths() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(
+        s.roll(&x, &[1, 2], &[0]),
+        "invalid_argument",
+        "roll",
+        "shifts",
+    );
+    expect(
+        s.roll(&x, &[1], &[0, 1]),
+        "invalid_argument",
+        "roll",
+        "shifts",
+    );
+    expect(
+        s.roll(&x, &[1, 2], &[]),
+        "invalid_argument",
+        "roll",
+        "shifts",
+    );
+    expect(s.roll(&x, &[], &[]), "invalid_argument", "roll", "shifts");
+}
+
+#[test]
+fn roll_bad_dims() {
+    let s = stream();
+    let z = Tensor::from_slice(&s, &[], &[1i32]).unwrap();
+    expect(s.roll(&z, &[1], &[0]), "invalid_argument", "roll", "dims");
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for bad in [2, -3, i64::MIN, i64::MAX] {
+        expect(s.roll(&x, &[1], &[bad]), "invalid_argument", "roll", "dims");
+    }
+}

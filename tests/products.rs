@@ -119,6 +119,11 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::flip(soc, &x, &[0]),
                 &what("flip"),
             );
+            compare(
+                s.roll(&dx, &[1, -1], &[0, 1]),
+                cpu_ref::roll(soc, &x, &[1, -1], &[0, 1]),
+                &what("roll"),
+            );
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

@@ -239,3 +239,32 @@ proptest! {
         check(got, want, &format!("flip {d} {shape:?} {perm:?} dims {dims:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Roll (spec section 20): random (shift, dim) pairs with extreme
+    /// shifts, repeats, a flat roll, and now and then bad lengths or dims.
+    #[test]
+    fn roll_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), pairs in proptest::collection::vec((param(), any::<u16>()), 0..4), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len();
+        let mut shifts: Vec<i64> = pairs.iter().map(|p| p.0).collect();
+        let mut dims: Vec<i64> = if r == 0 { vec![] } else { pairs.iter().map(|p| pick_dim(p.1, r)).collect() };
+        if dims.is_empty() {
+            shifts.truncate(1);
+            if shifts.is_empty() {
+                shifts.push(bad);
+            }
+        }
+        match broken {
+            0 => shifts.push(bad),
+            1 => { dims.push(bad); shifts.push(1); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::roll(rt().soc(), &x, &shifts, &dims);
+        let got = s.roll(&upload(&s, &x), &shifts, &dims);
+        check(got, want, &format!("roll {d} {shape:?} {perm:?} shifts {shifts:?} dims {dims:?}"));
+    }
+}

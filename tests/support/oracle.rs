@@ -236,6 +236,9 @@ enum Call {
     /// `flip(x, dims)`: a subset of x's dims, now and then out of range or
     /// repeated.
     Flip(Vec<i64>),
+    /// `roll(x, shifts, dims)`: pairs (repeats allowed) or a flat roll,
+    /// now and then of bad lengths or dims.
+    Roll(Vec<i64>, Vec<i64>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -546,6 +549,31 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             }
             Call::Flip(dims)
         }
+        _ if src.chance(1, 5) => {
+            let n = if rank == 0 || src.chance(1, 4) {
+                0
+            } else {
+                src.range(1, 3) as usize
+            };
+            let mut dims = Vec::new();
+            let mut shifts = Vec::new();
+            for _ in 0..n {
+                dims.push(src.range(-(rank as i64), rank as i64 - 1));
+                shifts.push(src.param());
+            }
+            if n == 0 {
+                shifts.push(src.param());
+            }
+            match src.below(10) {
+                0 => shifts.push(1),
+                1 => {
+                    dims.push(src.param());
+                    shifts.push(1);
+                }
+                _ => {}
+            }
+            Call::Roll(shifts, dims)
+        }
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -644,6 +672,7 @@ fn ref_call(
         Call::Cast(d) => cpu_ref::cast(soc, x, *d),
         Call::Permute(dims) => cpu_ref::permute(soc, x, dims),
         Call::Flip(dims) => cpu_ref::flip(soc, x, dims),
+        Call::Roll(sh, dims) => cpu_ref::roll(soc, x, sh, dims),
     }
 }
 
@@ -720,6 +749,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Cast(d) => s.cast(x, dtype(*d)),
         Call::Permute(dims) => s.permute(x, dims),
         Call::Flip(dims) => s.flip(x, dims),
+        Call::Roll(sh, dims) => s.roll(x, sh, dims),
     }
 }
 
@@ -787,6 +817,7 @@ fn our_into(
         Call::Cast(_) if !prepared => s.cast_into(x, out),
         Call::Permute(dims) if !prepared => s.permute_into(x, dims, out),
         Call::Flip(dims) if !prepared => s.flip_into(x, dims, out),
+        Call::Roll(sh, dims) if !prepared => s.roll_into(x, sh, dims, out),
         _ => return None,
     })
 }

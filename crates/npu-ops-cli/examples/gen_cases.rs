@@ -912,7 +912,7 @@ fn main() {
 }
 
 /// The slices-and-views family (issue 21: Permute, ops.md §18; Flip,
-/// §19), appended
+/// §19; Roll, §20), appended
 /// after every earlier block from a random stream of its own, so neither
 /// the earlier lines nor other families' appended blocks move.
 fn view_cases(out: &mut Vec<Value>) {
@@ -1074,6 +1074,69 @@ fn view_cases(out: &mut Vec<Value>) {
             (&st, &x),
             json!({ "dims": dims }),
             expect(cpu_ref::flip(a2, &x, &dims)),
+            tag,
+        );
+    }
+
+    // Roll: every family x dtype on random views (ranks 0 to 4) with
+    // random (shift, dim) pairs (repeats allowed) or a flat roll; then
+    // random calls on A2 with extreme shifts and bad lengths or dims.
+    let pairs = |r: &mut Rng, rank: usize| -> (Vec<i64>, Vec<i64>) {
+        if rank == 0 || r.below(4) == 0 {
+            return (vec![r.range(-9, 9)], vec![]);
+        }
+        let n = 1 + r.below(3) as usize;
+        let dims = (0..n)
+            .map(|_| r.range(-(rank as i64), rank as i64))
+            .collect();
+        let shifts = (0..n).map(|_| r.range(-9, 9)).collect();
+        (shifts, dims)
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let (shifts, dims) = pairs(&mut r, x.rank());
+                push(
+                    out,
+                    "roll",
+                    soc,
+                    (&st, &x),
+                    json!({ "shifts": shifts, "dims": dims }),
+                    expect(cpu_ref::roll(soc, &x, &shifts, &dims)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let (mut shifts, mut dims) = pairs(&mut r, x.rank());
+        let tag = match r.below(5) {
+            0 => {
+                shifts[0] = r.extreme(-20, 20);
+                "extreme"
+            }
+            1 => {
+                shifts.push(1);
+                "length"
+            }
+            2 => {
+                dims.push(r.extreme(-6, 6));
+                shifts.push(r.range(-3, 3));
+                "dim"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "roll",
+            a2,
+            (&st, &x),
+            json!({ "shifts": shifts, "dims": dims }),
+            expect(cpu_ref::roll(a2, &x, &shifts, &dims)),
             tag,
         );
     }

@@ -39,7 +39,7 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `permute`, `flip`.
+    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `permute`, `flip`, `roll`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -63,7 +63,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 14] = [
+const OPS: [&str; 15] = [
     "slice",
     "index_select",
     "as_strided",
@@ -78,6 +78,7 @@ const OPS: [&str; 14] = [
     "cast",
     "permute",
     "flip",
+    "roll",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

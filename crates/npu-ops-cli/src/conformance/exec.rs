@@ -435,6 +435,11 @@ fn run_op(
         }
         "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
+        "roll" => s.roll(
+            &x,
+            &ints(get("shifts")?, &ctx("shifts"))?,
+            &ints(get("dims")?, &ctx("dims"))?,
+        ),
         other => return Err(format!("unknown operator {other}")),
     })
 }
