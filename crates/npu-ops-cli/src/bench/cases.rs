@@ -100,6 +100,13 @@ pub enum Base {
     /// A contiguous `[C, R]` permuted by `[1, 0]` into a contiguous
     /// `[R, C]` ([`Stream::permute_into`], aclnnPermute): a transpose.
     PermuteTranspose,
+    /// A contiguous `[R, C]` with its rows reversed into a contiguous
+    /// `[R, C]` ([`Stream::flip_into`], aclnnFlip, dims `[0]`).
+    FlipRows,
+    /// A contiguous `[R, C]` rolled by `[R/4, C/4]` along `[0, 1]` into a
+    /// contiguous `[R, C]` ([`Stream::roll_into`], aclnnRoll): the output
+    /// of `SampledWrap`, in four box copies.
+    Roll2d,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -112,7 +119,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 22] = [
+    pub const ALL: [Base; 24] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -135,6 +142,8 @@ impl Base {
         Base::Zero,
         Base::Cast,
         Base::PermuteTranspose,
+        Base::FlipRows,
+        Base::Roll2d,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -162,12 +171,14 @@ impl Base {
             Base::Zero => "zero",
             Base::Cast => "cast",
             Base::PermuteTranspose => "permute_transpose",
+            Base::FlipRows => "flip_rows",
+            Base::Roll2d => "roll_2d",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
-    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"permute"`).
+    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"permute"`, `"flip"`, `"roll"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -183,6 +194,8 @@ impl Base {
             Base::Zero => "zero",
             Base::Cast => "cast",
             Base::PermuteTranspose => "permute",
+            Base::FlipRows => "flip",
+            Base::Roll2d => "roll",
         }
     }
 }
@@ -351,6 +364,8 @@ impl CaseSpec {
             }
             Base::Cast => (Launch::Cast, vec![]),
             Base::PermuteTranspose => (Launch::Permute, vec![]),
+            Base::FlipRows => (Launch::Flip, vec![]),
+            Base::Roll2d => (Launch::Roll([ri / 4, ci / 4]), vec![]),
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 other = random_elements(self.dtype, r * c, 0x0add);
                 let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
@@ -436,6 +451,10 @@ enum Launch {
     Cast,
     /// `permute_into(x, [1, 0], out)`.
     Permute,
+    /// `flip_into(x, [0], out)`.
+    Flip,
+    /// `roll_into(x, shifts, [0, 1], out)`.
+    Roll([i64; 2]),
 }
 
 /// The value of the fill_scalar cases.
@@ -538,6 +557,8 @@ impl Case {
             }
             Launch::Cast => s.cast(x, self.spec.dtype),
             Launch::Permute => s.permute(x, &[1, 0]),
+            Launch::Flip => s.flip(x, &[0]),
+            Launch::Roll(k) => s.roll(x, k, &[0, 1]),
         }
     }
 
@@ -622,6 +643,8 @@ impl Case {
             Launch::Fill(None) => s.zero_inplace(out),
             Launch::Cast => s.cast_into(x, out),
             Launch::Permute => s.permute_into(x, &[1, 0], out),
+            Launch::Flip => s.flip_into(x, &[0], out),
+            Launch::Roll(k) => s.roll_into(x, k, &[0, 1], out),
         }
     }
 
@@ -812,7 +835,7 @@ fn moved(
             Base::AsStridedWindows => (i / (8 * c) + (i / c) % 8) * c + col,
             // out [C, R]: (a, b) = x[b, a].
             Base::AsStridedTranspose => (i % r) * c + i / r,
-            Base::SampledWrap => {
+            Base::SampledWrap | Base::Roll2d => {
                 let y = (row as i64 - r4).rem_euclid(r as i64) as usize;
                 let z = (col as i64 - c4).rem_euclid(c as i64) as usize;
                 y * c + z
@@ -826,6 +849,7 @@ fn moved(
             }
             // x is [C, R]; out (row, col) = x[col, row].
             Base::InplaceCopyTranspose | Base::PermuteTranspose => col * r + row,
+            Base::FlipRows => (r - 1 - row) * c + col,
             // x is [R, C/2], out (row, col) = x[row, col mod C/2].
             Base::CatLast => row * (c / 2) + col % (c / 2),
             // x is [R/2, C]; out [2, R/2, C] read as [R, C] rows.
@@ -890,7 +914,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 22 * 6);
+        assert_eq!(s.len(), 24 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

@@ -169,7 +169,8 @@ impl<T: Bits> NdCase<T> {
             }
             // Row by row, each the concatenation of two pieces of a source
             // row (np.roll's plan).
-            Base::SampledWrap => {
+            Base::FlipRows => x.slice(s![..;-1, ..]).to_owned(),
+            Base::SampledWrap | Base::Roll2d => {
                 let (r4, c4) = (r / 4, c / 4);
                 let mut v = Vec::with_capacity(r * c);
                 for i in 0..r {
