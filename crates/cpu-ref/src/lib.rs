@@ -6,7 +6,7 @@
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
-//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], [`permute()`], [`flip()`] and [`roll()`]; each takes the SoC name of the
+//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], [`permute()`], [`flip()`], [`roll()`] and [`expand()`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -51,6 +51,7 @@ pub use ops::cast::{cast, cast_element};
 pub use ops::cat::{cat, cat_cast, cat_out_shape};
 pub use ops::check_out_shape;
 pub use ops::elementwise::{broadcast_shape, can_cast, merged_groups, promote};
+pub use ops::expand::{expand, expand_out_shape};
 pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
 pub use ops::flip::{flip, flip_dims};
 pub use ops::index_select::{index_select, index_select_out_shape};

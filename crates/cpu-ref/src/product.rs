@@ -140,11 +140,13 @@ pub enum Op {
     Flip,
     /// `aclnnRoll` (section 20).
     Roll,
+    /// `aclnnExpand` (section 21).
+    Expand,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 19] = [
+    pub const ALL: [Op; 20] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -164,6 +166,7 @@ impl Op {
         Op::Permute,
         Op::Flip,
         Op::Roll,
+        Op::Expand,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -188,6 +191,7 @@ impl Op {
             Op::Permute => "permute",
             Op::Flip => "flip",
             Op::Roll => "roll",
+            Op::Expand => "expand",
         }
     }
 }
@@ -296,6 +300,19 @@ const ROLL_A2_A3: &[DType] = &[
     DType::Int32,
     DType::Int64,
     DType::UInt32,
+    DType::Bool,
+    DType::BFloat16,
+];
+
+/// Expand (section 21) on A2 / A3 (CANN's aclnnExpand page); the other
+/// families take the first seven (no bfloat16).
+const EXPAND_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::UInt8,
+    DType::Int8,
+    DType::Int32,
+    DType::Int64,
     DType::Bool,
     DType::BFloat16,
 ];
@@ -473,7 +490,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Tril | Op::Triu => family != Family::A200I500A2,
         Op::Permute => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::Flip => matches!(family, Family::A2 | Family::A3),
-        Op::Roll => family != Family::A200I500A2,
+        Op::Roll | Op::Expand => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -518,6 +535,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Flip => FLIP_A2_A3,
         Op::Roll if a2_or_a3 => ROLL_A2_A3,
         Op::Roll => &ROLL_A2_A3[..8],
+        Op::Expand if a2_or_a3 => EXPAND_A2_A3,
+        Op::Expand => &EXPAND_A2_A3[..7],
     }
 }
 
@@ -655,7 +674,8 @@ mod tests {
                 "triu",
                 "permute",
                 "flip",
-                "roll"
+                "roll",
+                "expand"
             ]
         );
     }
@@ -679,7 +699,7 @@ mod tests {
                 Op::Tril | Op::Triu => [true, true, true, true, false],
                 Op::Permute => [true, true, true, false, false],
                 Op::Flip => [false, true, true, false, false],
-                Op::Roll => [true, true, true, true, false],
+                Op::Roll | Op::Expand => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

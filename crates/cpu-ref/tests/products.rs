@@ -2,12 +2,12 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, fill_scalar, flip, index_select, mul, permute, roll, sampled_slice,
-    slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family,
-    RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, cat, expand, fill_scalar, flip, index_select, mul, permute, roll,
+    sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType,
+    Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 19] = [
+const OPS: [&str; 20] = [
     "slice",
     "index_select",
     "as_strided",
@@ -27,6 +27,7 @@ const OPS: [&str; 19] = [
     "permute",
     "flip",
     "roll",
+    "expand",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -56,6 +57,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "permute" => permute(soc, x, &[1, 0]),
         "flip" => flip(soc, x, &[0]),
         "roll" => roll(soc, x, &[1], &[0]),
+        "expand" => expand(soc, x, &[3, 2, 2]),
         _ => unreachable!(),
     }
 }
@@ -71,7 +73,7 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
-        "roll" => matches!(fam, Training | A2 | A3 | Inference),
+        "roll" | "expand" => matches!(fam, Training | A2 | A3 | Inference),
         _ => unreachable!(),
     }
 }
@@ -97,6 +99,17 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         "subtensor" => true,
         "cast" => dtype != DType::BFloat16 || bf16_family,
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
+        "expand" => match dtype {
+            DType::Float16
+            | DType::Float32
+            | DType::UInt8
+            | DType::Int8
+            | DType::Int32
+            | DType::Int64
+            | DType::Bool => true,
+            DType::BFloat16 => bf16_family,
+            _ => false,
+        },
         "roll" => match dtype {
             DType::Float16
             | DType::Float32
@@ -170,7 +183,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 19 * 28 * 15);
+    assert_eq!(checked, 20 * 28 * 15);
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, fill_scalar, flip, index_select, mul, permute, roll, sampled_slice,
-    slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, expand, fill_scalar, flip, index_select, mul, permute, roll,
+    sampled_slice, slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor,
+    DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -587,6 +588,50 @@ proptest! {
         prop_assert_eq!(
             roll(DEFAULT_SOC, &x, &shifts[..1], &[]).unwrap().contiguous_bytes(),
             roll(DEFAULT_SOC, &flat, &shifts[..1], &[0]).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Expand equals the stride-0 broadcast view read in logical order,
+    /// and a view input its contiguous copy's result.
+    #[test]
+    fn expand_equals_broadcast_view(
+        shape in prop::collection::vec(prop_oneof![Just(1usize), 0usize..4], 0..4),
+        lead in prop::collection::vec(0usize..3, 0..3),
+        grow in prop::collection::vec(0usize..4, 4),
+    ) {
+        let x = arange(&shape);
+        let mut size: Vec<i64> = lead.iter().map(|&v| v as i64).collect();
+        let mut st = vec![0usize; lead.len()];
+        for (d, &n) in shape.iter().enumerate() {
+            if n == 1 {
+                size.push(grow[d] as i64);
+                st.push(if grow[d] == 1 { x.strides()[d] } else { 0 });
+            } else {
+                size.push(n as i64);
+                st.push(x.strides()[d]);
+            }
+        }
+        let sh: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+        let y = expand(DEFAULT_SOC, &x, &size).unwrap();
+        prop_assert_eq!(y.shape(), &sh[..]);
+        if !shape.contains(&0) {
+            let v = x.view(&sh, &st, 0).unwrap();
+            prop_assert_eq!(y.contiguous_bytes(), v.contiguous_bytes());
+        }
+        let t = transposed(&x);
+        let mut tsize = size.clone();
+        let r = shape.len();
+        if r >= 2 {
+            let off = tsize.len() - r;
+            tsize.swap(off, off + 1);
+        }
+        prop_assert_eq!(
+            expand(DEFAULT_SOC, &t, &tsize).unwrap().contiguous_bytes(),
+            expand(DEFAULT_SOC, &t.to_contiguous(), &tsize).unwrap().contiguous_bytes()
         );
     }
 }

@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril, Triu, Permute, Flip and Roll), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril, Triu, Permute, Flip, Roll and Expand), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -10,6 +10,7 @@ pub mod as_strided;
 pub mod cast;
 pub mod cat;
 pub mod elementwise;
+pub mod expand;
 pub mod fill;
 pub mod flip;
 pub mod index_select;
