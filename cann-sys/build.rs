@@ -229,6 +229,7 @@ mod generate {
             "aclnn_permute.h",
             "aclnn_flip.h",
             "aclnn_roll.h",
+            "aclnn_expand.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

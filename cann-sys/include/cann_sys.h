@@ -1002,6 +1002,11 @@ aclnnStatus aclnnRollGetWorkspaceSize(const aclTensor *x, const aclIntArray *shi
                                       aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnRoll(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/* @cann aclnnop/aclnn_expand.h */
+aclnnStatus aclnnExpandGetWorkspaceSize(const aclTensor *self, const aclIntArray *size, aclTensor *out,
+                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnExpand(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

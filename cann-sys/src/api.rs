@@ -313,6 +313,9 @@ api_table! {
             *const aclTensor, *const aclIntArray, *const aclIntArray, *mut aclTensor, *mut u64,
             *mut *mut aclOpExecutor),
             fn aclnnRoll;
+        expand: "Expand" => fn aclnnExpandGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnExpand;
     }
 }
 

@@ -98,6 +98,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_roll.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_expand.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -122,6 +126,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_cast.h",
             "aclnnop/aclnn_permute.h",
             "aclnnop/aclnn_roll.h",
+            "aclnnop/aclnn_expand.h",
         ],
     ),
     (

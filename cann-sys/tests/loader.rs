@@ -57,9 +57,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
-                "aclnnPermuteGetWorkspaceSize" | "aclnnFlipGetWorkspaceSize" => {
-                    "const void *a, const void *b, void *c"
-                }
+                "aclnnPermuteGetWorkspaceSize"
+                | "aclnnFlipGetWorkspaceSize"
+                | "aclnnExpandGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 "aclnnRollGetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, void *d"
                 }
@@ -130,6 +130,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Cast",
             "Permute",
             "Roll",
+            "Expand",
         ]),
         tag,
         1,
@@ -449,7 +450,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "InplaceZero",
             "Cast",
             "Permute",
-            "Roll"
+            "Roll",
+            "Expand"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -582,6 +584,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Cast",
             "Permute",
             "Roll",
+            "Expand",
         ]),
         "x",
         6,

@@ -7,7 +7,7 @@
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
 // (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), views
-// (Permute, Flip, Roll: likewise).
+// (Permute, Flip, Roll, Expand: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -473,7 +473,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 16);
+/// assert_eq!(api.available_operators().len(), 17);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -583,6 +583,8 @@ pub fn api() -> Api {
         aclnnFlip: Some(aclnnFlip),
         aclnnRollGetWorkspaceSize: Some(aclnnRollGetWorkspaceSize),
         aclnnRoll: Some(aclnnRoll),
+        aclnnExpandGetWorkspaceSize: Some(aclnnExpandGetWorkspaceSize),
+        aclnnExpand: Some(aclnnExpand),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -121,8 +121,8 @@ pub enum Plan {
         stage: bool,
     },
     /// `out` = the view (out's shape, `strides`, self's offset + `start`)
-    /// of self (Permute; Flip, whose strides may be negative): one strided
-    /// copy, through the workspace when `stage`.
+    /// of self (Permute; Flip, whose strides may be negative; Expand, whose
+    /// may be 0): one strided copy, through the workspace when `stage`.
     ViewCopy {
         /// Strides of the source view, in elements (negative: read
         /// backwards).

@@ -57,6 +57,8 @@ pub enum Op {
     Flip,
     /// aclnnRoll
     Roll,
+    /// aclnnExpand
+    Expand,
 }
 
 impl Op {
@@ -79,6 +81,7 @@ impl Op {
             Op::Permute => "aclnnPermute",
             Op::Flip => "aclnnFlip",
             Op::Roll => "aclnnRoll",
+            Op::Expand => "aclnnExpand",
         }
     }
 
@@ -101,6 +104,7 @@ impl Op {
             Op::Permute => "aclnnPermuteGetWorkspaceSize",
             Op::Flip => "aclnnFlipGetWorkspaceSize",
             Op::Roll => "aclnnRollGetWorkspaceSize",
+            Op::Expand => "aclnnExpandGetWorkspaceSize",
         }
     }
 }
@@ -127,6 +131,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, A2 | A3),
         // aclnnRoll's page: every family but 200I/500 A2.
         Op::Roll => !matches!(family, Atlas200I500A2),
+        // aclnnExpand's page: every family but 200I/500 A2.
+        Op::Expand => !matches!(family, Atlas200I500A2),
     }
 }
 
@@ -218,6 +224,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Permute if dtype == aclDataType::ACL_COMPLEX128 => family.has_bf16(),
         // aclnnRoll's page (BF16 above).
         Op::Roll => ROLL_DTYPES.contains(&dtype),
+        // aclnnExpand's page: Roll's list without UINT32 (BF16 above).
+        Op::Expand => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
         // aclnnFlip's page: no unsigned type wider than 8 bits.
         Op::Flip => {
             GENERAL_DTYPES.contains(&dtype)
@@ -359,6 +367,12 @@ mod tests {
         assert!(op_available(Op::Roll, Family::Inference));
         assert!(!dtype_supported(Op::Roll, Family::A2, D::ACL_INT16));
         assert!(dtype_supported(Op::Roll, Family::Training, D::ACL_UINT32));
+        assert!(!dtype_supported(
+            Op::Expand,
+            Family::Training,
+            D::ACL_UINT32
+        ));
+        assert!(dtype_supported(Op::Expand, Family::Inference, D::ACL_UINT8));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The slices-and-views family over the copy kernel: Permute
 //! (`aclnnPermute`, docs/ops.md §18), Flip (`aclnnFlip`, §19) and Roll
 //! (`aclnnRoll`, §20: `2^m` box copies for `m` rolled dims, or two copies
-//! of the flat sequence).
+//! of the flat sequence) and Expand (`aclnnExpand`, §21: one copy from the
+//! broadcast view, stride 0 on the new and repeated dims).
 //!
 //! No kernel of its own: each is one strided copy from a view of `self`
 //! into `out`, through the workspace when `out` is not contiguous or
@@ -569,6 +570,112 @@ pub unsafe extern "C" fn aclnnRoll(
             executor,
             stream,
             build_roll,
+        )
+    })
+}
+
+// ----------------------------------------------------------------- Expand
+
+/// `aclnnExpandGetWorkspaceSize`: `out` is `self` broadcast to `size`
+/// (aligned from the right; new leading dims).
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnExpandGetWorkspaceSize(
+    self_: *const aclTensor,
+    size: *const aclIntArray,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Expand;
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
+            op,
+            &[
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+                ("self", self_.is_null()),
+                ("size", size.is_null()),
+                ("out", out.is_null()),
+            ],
+            [("self", self_), ("out", out)],
+        )?;
+        let size = int_array(op, size, "size")?;
+        same_dtype(op, &o, &x)?;
+        dtype_ok(op, fam, &x, "self")?;
+        structure(op, &[(&x, "self"), (&o, "out")])?;
+        let rank = x.view.len();
+        if size.len() < rank || size.len() > 8 {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "size has {} entries; self has rank {rank} (at most 8 entries)",
+                    size.len()
+                ),
+            ));
+        }
+        if let Some(v) = size.iter().find(|&&v| v < 0) {
+            return Err(invalid(op, format_args!("size entry {v} is negative")));
+        }
+        let off = size.len() - rank;
+        let mut strides = objects::Dims::from_elem(0, size.len());
+        for d in 0..rank {
+            let (n, want) = (x.view[d], size[off + d]);
+            if n != 1 && n != want {
+                return Err(invalid(
+                    op,
+                    format_args!("self shape {:?} does not match size {size:?}", x.view),
+                ));
+            }
+            if n == want {
+                strides[off + d] = x.strides[d];
+            }
+        }
+        out_shape(op, &o, &size)?;
+        writes_once(op, &o, "out")?;
+        let (plan, workspace) = if numel(&x.view) == 0 {
+            (Plan::Empty, 0)
+        } else {
+            copy_plan(&x, &o, strides, 0)
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// `aclnnExpand`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnExpand(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::Expand.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::Expand,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_view_copy,
         )
     })
 }

@@ -594,3 +594,113 @@ fn roll_products_and_fault() {
         assert_eq!(out.read(), vec![0u8; 1 << 18], "nothing was written");
     });
 }
+
+fn first_expand(x: &T, size: &IntArr, o: &T) -> Result<Planned, (i32, String)> {
+    let op = expand_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, size.0, o.0, w, e) })
+}
+
+#[test]
+#[serial]
+fn expand_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 300;
+        for &d in cpu_ref::supported_dtypes(Op::Expand, Family::A2) {
+            for size in [
+                &[3i64, 4, 5][..],
+                &[2, 3, 4, 5],
+                &[3, 4, 1],
+                &[7, 1, 3, 4, 5],
+            ] {
+                seed += 1;
+                // self: [3, 4, 1] seen through a transpose of a [4, 3, 1] storage.
+                let x = rand_tensor(d, &[4, 3, 1], seed)
+                    .view(&[3, 4, 1], &[1, 3, 1], 0)
+                    .unwrap();
+                let want = cpu_ref::expand(SOC, &x, size);
+                let gx = upload(&x);
+                let a = IntArr::new(size);
+                let Ok(want) = want else {
+                    assert_eq!(
+                        first_expand(&gx.t, &a, &gx.t).unwrap_err().0,
+                        ACLNN_ERR_PARAM_INVALID
+                    );
+                    continue;
+                };
+                let out = output(d, want.shape());
+                expand(&gx.t, &a, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {size:?}");
+            }
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn expand_codes_zero_d_empty_and_fault() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let z = Tensor::scalar(9i64);
+        let gz = upload(&z);
+        let out = output(DType::Int64, &[]);
+        expand(&gz.t, &IntArr::new(&[]), &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), 9i64.to_le_bytes());
+        let out = output(DType::Int64, &[3]);
+        expand(&gz.t, &IntArr::new(&[3]), &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), [9i64.to_le_bytes(); 3].concat());
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[2, 1]),
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+        );
+        let a = IntArr::new(&[2, 3]);
+        let e = first_expand(&x, &IntArr(std::ptr::null_mut()), &o).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains("size"),
+            "{}",
+            e.1
+        );
+        let e = first_expand(&x, &a, &f(aclDataType::ACL_INT32, &[2, 3])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let i16x = f(aclDataType::ACL_INT16, &[2, 1]);
+        let e = first_expand(&i16x, &a, &i16x).unwrap_err();
+        assert!(e.1.contains("not supported"), "{}", e.1);
+        let e = first_expand(&x, &IntArr::new(&[3]), &o).unwrap_err();
+        assert!(e.1.contains("entries"), "{}", e.1);
+        let e = first_expand(&x, &IntArr::new(&[2, -1]), &o).unwrap_err();
+        assert!(e.1.contains("negative"), "{}", e.1);
+        let e = first_expand(&x, &IntArr::new(&[3, 3]), &o).unwrap_err();
+        assert!(e.1.contains("does not match"), "{}", e.1);
+        let e = first_expand(&x, &IntArr::new(&[2, 4]), &o).unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let twice = view(aclDataType::ACL_FLOAT, &[2, 3], &[0, 1], 0, buf.ptr, 3);
+        let e = first_expand(&x, &a, &twice).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        // Broadcast to an empty output: no work.
+        let eo = f(aclDataType::ACL_FLOAT, &[2, 0]);
+        let p = first_expand(&x, &IntArr::new(&[2, 0]), &eo).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(expand_op().run, &p, s.0), ACL_SUCCESS);
+        // A view past its allocation faults at sync, writing nothing.
+        let small = Buf::new(64);
+        let big = view(
+            aclDataType::ACL_FLOAT,
+            &[256, 256],
+            &[256, 1],
+            0,
+            small.ptr,
+            1 << 16,
+        );
+        let ob = Buf::new(1 << 19);
+        let o2 = dense(aclDataType::ACL_FLOAT, &[2, 256, 256], &ob);
+        let p = first_expand(&big, &IntArr::new(&[2, 256, 256]), &o2).unwrap();
+        let ws = Buf::new(p.ws.max(1) as usize);
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        assert_eq!(unsafe { (expand_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        assert_eq!(ob.read(), vec![0u8; 1 << 19], "nothing was written");
+    });
+}

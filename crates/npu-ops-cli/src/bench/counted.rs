@@ -190,6 +190,8 @@ counted! {
         fn aclnnFlip(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnRollGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnRoll(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnExpandGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnExpand(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
     }
 }
 

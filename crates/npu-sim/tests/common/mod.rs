@@ -642,3 +642,23 @@ pub fn roll(
         s,
     )
 }
+
+pub fn expand_op() -> Operator<fns::aclnnExpandGetWorkspaceSize> {
+    api().expand().unwrap()
+}
+
+/// Runs Expand through both phases.
+pub fn expand(
+    x: &T,
+    size: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = expand_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, size.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
