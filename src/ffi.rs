@@ -859,6 +859,8 @@ pub(crate) enum First<'a> {
     Permute(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
     /// `aclnnFlip(self, dims, out)`.
     Flip(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnExpand(self, size, out)`.
+    Expand(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
     /// `aclnnRoll(x, shifts, dims, out)`.
     Roll(
         &'a AclTensor<'a>,
@@ -893,6 +895,7 @@ impl First<'_> {
             First::Permute(..) => ("aclnnPermuteGetWorkspaceSize", "aclnnPermute"),
             First::Flip(..) => ("aclnnFlipGetWorkspaceSize", "aclnnFlip"),
             First::Roll(..) => ("aclnnRollGetWorkspaceSize", "aclnnRoll"),
+            First::Expand(..) => ("aclnnExpandGetWorkspaceSize", "aclnnExpand"),
         }
     }
 
@@ -1034,6 +1037,14 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, dims.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Expand(x, size, out) => {
+                let op = api.expand()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, size.raw, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

@@ -41,6 +41,8 @@ pub enum OpKind {
     Flip,
     /// [`crate::Stream::roll`]
     Roll,
+    /// [`crate::Stream::expand`]
+    Expand,
 }
 
 impl OpKind {
@@ -62,6 +64,7 @@ impl OpKind {
             OpKind::Permute => "permute",
             OpKind::Flip => "flip",
             OpKind::Roll => "roll",
+            OpKind::Expand => "expand",
         }
     }
 
@@ -69,7 +72,7 @@ impl OpKind {
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
     /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2; Permute on the training series, A2 and A3; Flip on A2 and A3; Roll everywhere but 200I/500 A2 (ops.md §7).
+    /// but 200I/500 A2; Permute on the training series, A2 and A3; Flip on A2 and A3; Roll and Expand everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add | OpKind::Permute => {
@@ -83,7 +86,8 @@ impl OpKind {
             | OpKind::FillScalar
             | OpKind::Zero
             | OpKind::Cast
-            | OpKind::Roll => family != Family::Atlas200I500A2,
+            | OpKind::Roll
+            | OpKind::Expand => family != Family::Atlas200I500A2,
             OpKind::Flip => matches!(family, Family::A2 | Family::A3),
             OpKind::AsStrided | OpKind::Subtensor => true,
         }
@@ -125,6 +129,17 @@ impl OpKind {
                     | DType::I32
                     | DType::I64
                     | DType::U32
+                    | DType::Bool
+            ),
+            // Expand (ops.md §21): its own list (bfloat16 above).
+            OpKind::Expand => matches!(
+                dtype,
+                DType::F16
+                    | DType::F32
+                    | DType::U8
+                    | DType::I8
+                    | DType::I32
+                    | DType::I64
                     | DType::Bool
             ),
             // Flip (ops.md §19): no unsigned type wider than 8 bits.

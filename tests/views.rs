@@ -294,3 +294,71 @@ fn roll_overlapping_inputs_aliasing_outputs_empty_and_rules() {
         "unsupported_dtype"
     );
 }
+
+#[test]
+fn expand_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 150;
+    for d in R::ALL {
+        seed += 1;
+        // [3, 1, 5] seen through a permutation of its storage.
+        let x = ref_tensor(d, &[3, 1, 5], Some(&[2, 0, 1]), seed);
+        let gx = upload(&s, &x);
+        for size in [&[3i64, 4, 5][..], &[2, 3, 1, 5], &[3, 0, 5], &[3, 4, 6]] {
+            let what = format!("expand {d} {size:?}");
+            let want = cpu_ref::expand(&soc, &x, size);
+            check(s.expand(&gx, size), want.clone(), &what);
+            let Ok(w) = &want else { continue };
+            let mut rev = w.shape().to_vec();
+            rev.reverse();
+            let store = Tensor::zeros(&s, dtype(d), &rev).unwrap();
+            let order: Vec<i64> = (0..rev.len() as i64).rev().collect();
+            let out = store.permute(&order).unwrap();
+            let got = s.expand_into(&gx, size, &out).map(|()| out.clone());
+            check(got, want, &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn expand_broadcast_inputs_aliasing_zero_d_and_rules() {
+    let s = stream();
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let b = row.view(&[2, 3], &[0, 1], 0).unwrap();
+    assert_eq!(
+        s.expand(&b, &[2, 2, 3]).unwrap().to_vec::<i32>().unwrap(),
+        [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]
+    );
+    // out shares x's storage: [1] expanded into the whole buffer.
+    let x = Tensor::from_slice(&s, &[4], &[7i32, 0, 0, 0]).unwrap();
+    s.expand_into(&x.narrow(0, 0, 1).unwrap(), &[4], &x)
+        .unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [7; 4]);
+    let z = Tensor::from_slice(&s, &[], &[5i64]).unwrap();
+    assert_eq!(s.expand(&z, &[]).unwrap().to_vec::<i64>().unwrap(), [5]);
+    assert_eq!(s.expand(&z, &[2]).unwrap().to_vec::<i64>().unwrap(), [5, 5]);
+    let x = Tensor::zeros(&s, DType::F32, &[2, 1]).unwrap();
+    for size in [&[2i64][..], &[1; 9], &[2, -1], &[3, 3], &[i64::MIN, 2, 1]] {
+        invalid(s.expand(&x, size).unwrap_err(), "expand", "size");
+    }
+    for bad in [
+        Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap(),
+        Tensor::zeros(&s, DType::I32, &[2, 3]).unwrap(),
+        Tensor::zeros(&s, DType::F32, &[3])
+            .unwrap()
+            .view(&[2, 3], &[0, 1], 0)
+            .unwrap(),
+    ] {
+        invalid(
+            s.expand_into(&x, &[2, 3], &bad).unwrap_err(),
+            "expand",
+            "out",
+        );
+    }
+    let i16x = Tensor::zeros(&s, DType::I16, &[2]).unwrap();
+    assert_eq!(
+        s.expand(&i16x, &[2]).unwrap_err().kind().as_str(),
+        "unsupported_dtype"
+    );
+}
