@@ -799,3 +799,32 @@ fn roll_bad_dims() {
         expect(s.roll(&x, &[1], &[bad]), "invalid_argument", "roll", "dims");
     }
 }
+
+#[test]
+fn expand_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U16, DType::U32, DType::F64, DType::C64] {
+        expect(
+            s.expand(&zeros(&s, d, &[1]), &[2]),
+            "unsupported_dtype",
+            "expand",
+            "",
+        );
+    }
+}
+
+#[test]
+fn expand_bad_size() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 1]);
+    for size in [
+        &[2i64][..],
+        &[1; 9],
+        &[2, -1],
+        &[-1, 2, 1],
+        &[i64::MIN, 2, 1],
+        &[3, 4],
+    ] {
+        expect(s.expand(&x, size), "invalid_argument", "expand", "size");
+    }
+}

@@ -124,6 +124,11 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::roll(soc, &x, &[1, -1], &[0, 1]),
                 &what("roll"),
             );
+            compare(
+                s.expand(&dx, &[2, 4, 3]),
+                cpu_ref::expand(soc, &x, &[2, 4, 3]),
+                &what("expand"),
+            );
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

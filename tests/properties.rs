@@ -268,3 +268,29 @@ proptest! {
         check(got, want, &format!("roll {d} {shape:?} {perm:?} shifts {shifts:?} dims {dims:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Expand (spec section 21): leading dims and extent-1 dims grown,
+    /// now and then a bad entry (negative, extreme, mismatched) or a short
+    /// size.
+    #[test]
+    fn expand_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), lead in proptest::collection::vec(0i64..3, 0..3), grow in proptest::collection::vec(0i64..3, 8), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let mut size: Vec<i64> = lead.clone();
+        for (k, &n) in shape.iter().enumerate() {
+            size.push(if n == 1 { grow[k] } else { n as i64 });
+        }
+        size.truncate(8);
+        match broken {
+            0 if !size.is_empty() => { let k = bad.unsigned_abs() as usize % size.len(); size[k] = bad; }
+            1 if !size.is_empty() => { size.remove(0); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::expand(rt().soc(), &x, &size);
+        let got = s.expand(&upload(&s, &x), &size);
+        check(got, want, &format!("expand {d} {shape:?} {perm:?} size {size:?}"));
+    }
+}

@@ -239,6 +239,9 @@ enum Call {
     /// `roll(x, shifts, dims)`: pairs (repeats allowed) or a flat roll,
     /// now and then of bad lengths or dims.
     Roll(Vec<i64>, Vec<i64>),
+    /// `expand(x, size)`: leading dims and x's extent-1 dims grown, now
+    /// and then a bad entry.
+    Expand(Vec<i64>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -574,6 +577,18 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             }
             Call::Roll(shifts, dims)
         }
+        _ if src.chance(1, 5) => {
+            let mut size: Vec<i64> = (0..src.range(0, 2)).map(|_| src.range(0, 2)).collect();
+            for &n in shape {
+                size.push(if n == 1 { src.range(0, 3) } else { n as i64 });
+            }
+            size.truncate(8);
+            if src.chance(1, 8) && !size.is_empty() {
+                let k = src.range(0, size.len() as i64 - 1) as usize;
+                size[k] = src.param();
+            }
+            Call::Expand(size)
+        }
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -673,6 +688,7 @@ fn ref_call(
         Call::Permute(dims) => cpu_ref::permute(soc, x, dims),
         Call::Flip(dims) => cpu_ref::flip(soc, x, dims),
         Call::Roll(sh, dims) => cpu_ref::roll(soc, x, sh, dims),
+        Call::Expand(size) => cpu_ref::expand(soc, x, size),
     }
 }
 
@@ -750,6 +766,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Permute(dims) => s.permute(x, dims),
         Call::Flip(dims) => s.flip(x, dims),
         Call::Roll(sh, dims) => s.roll(x, sh, dims),
+        Call::Expand(size) => s.expand(x, size),
     }
 }
 
@@ -818,6 +835,7 @@ fn our_into(
         Call::Permute(dims) if !prepared => s.permute_into(x, dims, out),
         Call::Flip(dims) if !prepared => s.flip_into(x, dims, out),
         Call::Roll(sh, dims) if !prepared => s.roll_into(x, sh, dims, out),
+        Call::Expand(size) if !prepared => s.expand_into(x, size, out),
         _ => return None,
     })
 }
@@ -1072,7 +1090,8 @@ fn error_forms(
         | Call::Stack(..)
         | Call::Fill(..)
         | Call::Cast(..)
-        | Call::Permute(..) => return None,
+        | Call::Permute(..)
+        | Call::Expand(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

@@ -912,7 +912,7 @@ fn main() {
 }
 
 /// The slices-and-views family (issue 21: Permute, ops.md §18; Flip,
-/// §19; Roll, §20), appended
+/// §19; Roll, §20; Expand, §21), appended
 /// after every earlier block from a random stream of its own, so neither
 /// the earlier lines nor other families' appended blocks move.
 fn view_cases(out: &mut Vec<Value>) {
@@ -1137,6 +1137,66 @@ fn view_cases(out: &mut Vec<Value>) {
             (&st, &x),
             json!({ "shifts": shifts, "dims": dims }),
             expect(cpu_ref::roll(a2, &x, &shifts, &dims)),
+            tag,
+        );
+    }
+
+    // Expand: every family x dtype on random views (ranks 0 to 3, some
+    // extents 1) broadcast to a random valid size (new leading dims,
+    // extent-1 dims grown or kept); then random calls on A2 with bad sizes
+    // (short, negative, extreme, mismatched).
+    let sizes = |r: &mut Rng, shape: &[usize]| -> Vec<i64> {
+        let mut v: Vec<i64> = (0..r.below(3)).map(|_| r.range(0, 3)).collect();
+        for &n in shape {
+            v.push(if n == 1 { r.range(0, 4) } else { n as i64 });
+        }
+        v
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let size = sizes(&mut r, x.shape());
+                push(
+                    out,
+                    "expand",
+                    soc,
+                    (&st, &x),
+                    json!({ "size": size }),
+                    expect(cpu_ref::expand(soc, &x, &size)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut size = sizes(&mut r, x.shape());
+        let tag = match r.below(5) {
+            0 if !size.is_empty() => {
+                size.remove(0);
+                "short"
+            }
+            1 if !size.is_empty() => {
+                let k = r.below(size.len() as u64) as usize;
+                size[k] = r.extreme(-3, 5);
+                "entry"
+            }
+            2 => {
+                size.insert(0, r.extreme(-2, 3));
+                "lead"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "expand",
+            a2,
+            (&st, &x),
+            json!({ "size": size }),
+            expect(cpu_ref::expand(a2, &x, &size)),
             tag,
         );
     }

@@ -435,6 +435,7 @@ fn run_op(
         }
         "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
+        "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
         "roll" => s.roll(
             &x,
             &ints(get("shifts")?, &ctx("shifts"))?,
