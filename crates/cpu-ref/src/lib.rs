@@ -6,7 +6,7 @@
 //! simulator and real NPU hardware are compared against bit for bit. The
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
-//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], [`permute()`], [`flip()`], [`roll()`] and [`expand()`]; each takes the SoC name of the
+//! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], [`permute()`], [`flip()`], [`roll()`], [`expand()`] and [`repeat()`]; each takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -57,6 +57,7 @@ pub use ops::flip::{flip, flip_dims};
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::permute::{permute, permute_dims, permute_out_shape};
+pub use ops::repeat::{repeat, repeat_out_shape};
 pub use ops::roll::{roll, roll_shifts};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
 pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};

@@ -142,11 +142,13 @@ pub enum Op {
     Roll,
     /// `aclnnExpand` (section 21).
     Expand,
+    /// `aclnnRepeat` (section 22).
+    Repeat,
 }
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 20] = [
+    pub const ALL: [Op; 21] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -167,6 +169,7 @@ impl Op {
         Op::Flip,
         Op::Roll,
         Op::Expand,
+        Op::Repeat,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -192,6 +195,7 @@ impl Op {
             Op::Flip => "flip",
             Op::Roll => "roll",
             Op::Expand => "expand",
+            Op::Repeat => "repeat",
         }
     }
 }
@@ -490,7 +494,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Tril | Op::Triu => family != Family::A200I500A2,
         Op::Permute => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::Flip => matches!(family, Family::A2 | Family::A3),
-        Op::Roll | Op::Expand => family != Family::A200I500A2,
+        Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
         Op::AsStrided | Op::Subtensor => true,
     }
@@ -537,6 +541,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Roll => &ROLL_A2_A3[..8],
         Op::Expand if a2_or_a3 => EXPAND_A2_A3,
         Op::Expand => &EXPAND_A2_A3[..7],
+        Op::Repeat if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Repeat => INDEX_SELECT_NO_BF16,
     }
 }
 
@@ -675,7 +681,8 @@ mod tests {
                 "permute",
                 "flip",
                 "roll",
-                "expand"
+                "expand",
+                "repeat"
             ]
         );
     }
@@ -699,7 +706,7 @@ mod tests {
                 Op::Tril | Op::Triu => [true, true, true, true, false],
                 Op::Permute => [true, true, true, false, false],
                 Op::Flip => [false, true, true, false, false],
-                Op::Roll | Op::Expand => [true, true, true, true, false],
+                Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
             }
         };
         for op in Op::ALL {

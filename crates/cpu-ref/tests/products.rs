@@ -2,12 +2,12 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, expand, fill_scalar, flip, index_select, mul, permute, roll,
-    sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType,
-    Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, cast, cat, expand, fill_scalar, flip, index_select, mul, permute, repeat,
+    roll, sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero,
+    DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 20] = [
+const OPS: [&str; 21] = [
     "slice",
     "index_select",
     "as_strided",
@@ -28,6 +28,7 @@ const OPS: [&str; 20] = [
     "flip",
     "roll",
     "expand",
+    "repeat",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -58,6 +59,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "flip" => flip(soc, x, &[0]),
         "roll" => roll(soc, x, &[1], &[0]),
         "expand" => expand(soc, x, &[3, 2, 2]),
+        "repeat" => repeat(soc, x, &[2, 1, 3]),
         _ => unreachable!(),
     }
 }
@@ -73,7 +75,7 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
-        "roll" | "expand" => matches!(fam, Training | A2 | A3 | Inference),
+        "roll" | "expand" | "repeat" => matches!(fam, Training | A2 | A3 | Inference),
         _ => unreachable!(),
     }
 }
@@ -93,7 +95,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => false,
         },
-        "index_select" | "as_strided" | "sampled_slice" | "stack" => {
+        "index_select" | "as_strided" | "sampled_slice" | "stack" | "repeat" => {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
@@ -183,7 +185,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 20 * 28 * 15);
+    assert_eq!(checked, 21 * 28 * 15);
 }
 
 #[test]

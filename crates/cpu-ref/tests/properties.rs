@@ -2,7 +2,7 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, expand, fill_scalar, flip, index_select, mul, permute, roll,
+    add, as_strided, cat, expand, fill_scalar, flip, index_select, mul, permute, repeat, roll,
     sampled_slice, slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor,
     DEFAULT_SOC,
 };
@@ -632,6 +632,41 @@ proptest! {
         prop_assert_eq!(
             expand(DEFAULT_SOC, &t, &tsize).unwrap().contiguous_bytes(),
             expand(DEFAULT_SOC, &t.to_contiguous(), &tsize).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Repeat equals Cat of copies along each dim (one dim at a time), and
+    /// a view input gives its contiguous copy's result.
+    #[test]
+    fn repeat_equals_concatenated_copies(
+        shape in shape_strategy(1, 3, 3),
+        reps in prop::collection::vec(0i64..3, 3),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let reps = &reps[..r];
+        let mut want = x.clone();
+        for (d, &k) in reps.iter().enumerate() {
+            if k == 0 {
+                let mut sh = want.shape().to_vec();
+                sh[d] = 0;
+                want = Tensor::from_bytes(want.dtype(), &sh, vec![]).unwrap();
+                continue;
+            }
+            let copies: Vec<&Tensor> = (0..k).map(|_| &want).collect();
+            want = cat(DEFAULT_SOC, &copies, d as i64).unwrap();
+        }
+        let y = repeat(DEFAULT_SOC, &x, reps).unwrap();
+        prop_assert_eq!(y.shape(), want.shape());
+        prop_assert_eq!(y.contiguous_bytes(), want.contiguous_bytes());
+        let t = transposed(&x);
+        prop_assert_eq!(
+            repeat(DEFAULT_SOC, &t, reps).unwrap().contiguous_bytes(),
+            repeat(DEFAULT_SOC, &t.to_contiguous(), reps).unwrap().contiguous_bytes()
         );
     }
 }

@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril, Triu, Permute, Flip, Roll and Expand), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril, Triu, Permute, Flip, Roll, Expand and Repeat), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -16,6 +16,7 @@ pub mod flip;
 pub mod index_select;
 pub mod mul;
 pub mod permute;
+pub mod repeat;
 pub mod roll;
 pub mod sampled_slice;
 pub mod slice;
