@@ -230,6 +230,7 @@ mod generate {
             "aclnn_flip.h",
             "aclnn_roll.h",
             "aclnn_expand.h",
+            "aclnn_repeat.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

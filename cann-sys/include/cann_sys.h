@@ -1007,6 +1007,11 @@ aclnnStatus aclnnExpandGetWorkspaceSize(const aclTensor *self, const aclIntArray
                                         uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnExpand(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/* @cann aclnnop/aclnn_repeat.h */
+aclnnStatus aclnnRepeatGetWorkspaceSize(const aclTensor *self, const aclIntArray *repeats, aclTensor *out,
+                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnRepeat(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -316,6 +316,9 @@ api_table! {
         expand: "Expand" => fn aclnnExpandGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnExpand;
+        repeat: "Repeat" => fn aclnnRepeatGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnRepeat;
     }
 }
 

@@ -102,6 +102,13 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_expand.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_repeat.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    // CANN ships aclnn_repeat.h under level2/ as well (CANN's own Repeat
+    // sample includes either): the second path includes the first.
+    ("aclnnop/level2/aclnn_repeat.h", &["../aclnn_repeat.h"]),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -127,6 +134,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_permute.h",
             "aclnnop/aclnn_roll.h",
             "aclnnop/aclnn_expand.h",
+            "aclnnop/aclnn_repeat.h",
         ],
     ),
     (
@@ -328,6 +336,22 @@ mod tests {
                 .count();
             assert_eq!(split, 1, "{} in one split library", op.name);
         }
+    }
+
+    #[test]
+    fn repeat_header_is_also_at_its_level2_path() {
+        let headers = cann_headers();
+        let l2 = headers
+            .iter()
+            .find(|h| h.path == "aclnnop/level2/aclnn_repeat.h")
+            .expect("the level2 path is generated");
+        assert!(l2.text.contains("#include \"../aclnn_repeat.h\""));
+        assert!(!l2.text.contains("aclnnRepeatGetWorkspaceSize("));
+        let main = headers
+            .iter()
+            .find(|h| h.path == "aclnnop/aclnn_repeat.h")
+            .unwrap();
+        assert!(main.text.contains("aclnnRepeatGetWorkspaceSize("));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Raw FFI to the parts of Huawei CANN that `npu-ops` uses: the AscendCL
 //! runtime (`libascendcl.so`), the aclnn meta API (`libnnopbase.so`) and the
 //! aclnn operators Slice, IndexSelect, InplaceCopy, ConstantPadNd, Add, InplaceAdd, Mul, InplaceMul,
-//! Cat, Stack, InplaceFillScalar, InplaceZero, Cast, Permute, Flip, Roll and Expand
+//! Cat, Stack, InplaceFillScalar, InplaceZero, Cast, Permute, Flip, Roll, Expand and Repeat
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status

@@ -59,7 +59,8 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
                 "aclnnPermuteGetWorkspaceSize"
                 | "aclnnFlipGetWorkspaceSize"
-                | "aclnnExpandGetWorkspaceSize" => "const void *a, const void *b, void *c",
+                | "aclnnExpandGetWorkspaceSize"
+                | "aclnnRepeatGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 "aclnnRollGetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, void *d"
                 }
@@ -131,6 +132,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Permute",
             "Roll",
             "Expand",
+            "Repeat",
         ]),
         tag,
         1,
@@ -451,7 +453,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Cast",
             "Permute",
             "Roll",
-            "Expand"
+            "Expand",
+            "Repeat"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -585,6 +588,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Permute",
             "Roll",
             "Expand",
+            "Repeat",
         ]),
         "x",
         6,

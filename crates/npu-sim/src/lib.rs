@@ -7,7 +7,7 @@
 // elementwise (Add, Mul: aclnn ops over ops' shared first-phase checks),
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
 // (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), views
-// (Permute, Flip, Roll, Expand: likewise).
+// (Permute, Flip, Roll, Expand, Repeat: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -473,7 +473,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 17);
+/// assert_eq!(api.available_operators().len(), 18);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -585,6 +585,8 @@ pub fn api() -> Api {
         aclnnRoll: Some(aclnnRoll),
         aclnnExpandGetWorkspaceSize: Some(aclnnExpandGetWorkspaceSize),
         aclnnExpand: Some(aclnnExpand),
+        aclnnRepeatGetWorkspaceSize: Some(aclnnRepeatGetWorkspaceSize),
+        aclnnRepeat: Some(aclnnRepeat),
         origin: Origin::linked("npu-sim"),
     }
 }

@@ -120,6 +120,14 @@ pub enum Plan {
         /// Write through the workspace (`out` strided or meeting `self`).
         stage: bool,
     },
+    /// `out` = `self` tiled `reps` times along each dim (Repeat; `self`
+    /// seen with leading extent-1 dims up to `reps`' length).
+    Repeat {
+        /// Per output dim, the repeat count.
+        reps: Dims,
+        /// Write through the workspace (`out` strided or meeting `self`).
+        stage: bool,
+    },
     /// `out` = the view (out's shape, `strides`, self's offset + `start`)
     /// of self (Permute; Flip, whose strides may be negative; Expand, whose
     /// may be 0): one strided copy, through the workspace when `stage`.

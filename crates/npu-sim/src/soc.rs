@@ -59,6 +59,8 @@ pub enum Op {
     Roll,
     /// aclnnExpand
     Expand,
+    /// aclnnRepeat
+    Repeat,
 }
 
 impl Op {
@@ -82,6 +84,7 @@ impl Op {
             Op::Flip => "aclnnFlip",
             Op::Roll => "aclnnRoll",
             Op::Expand => "aclnnExpand",
+            Op::Repeat => "aclnnRepeat",
         }
     }
 
@@ -105,6 +108,7 @@ impl Op {
             Op::Flip => "aclnnFlipGetWorkspaceSize",
             Op::Roll => "aclnnRollGetWorkspaceSize",
             Op::Expand => "aclnnExpandGetWorkspaceSize",
+            Op::Repeat => "aclnnRepeatGetWorkspaceSize",
         }
     }
 }
@@ -133,6 +137,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Roll => !matches!(family, Atlas200I500A2),
         // aclnnExpand's page: every family but 200I/500 A2.
         Op::Expand => !matches!(family, Atlas200I500A2),
+        // aclnnRepeat's page: every family but 200I/500 A2.
+        Op::Repeat => !matches!(family, Atlas200I500A2),
     }
 }
 

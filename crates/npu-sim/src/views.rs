@@ -2,7 +2,9 @@
 //! (`aclnnPermute`, docs/ops.md §18), Flip (`aclnnFlip`, §19) and Roll
 //! (`aclnnRoll`, §20: `2^m` box copies for `m` rolled dims, or two copies
 //! of the flat sequence) and Expand (`aclnnExpand`, §21: one copy from the
-//! broadcast view, stride 0 on the new and repeated dims).
+//! broadcast view, stride 0 on the new and repeated dims) and Repeat
+//! (`aclnnRepeat`, §22: one copy from a view with each tiled dim split in
+//! two, the repeat at stride 0; more copies when that needs over 8 dims).
 //!
 //! No kernel of its own: each is one strided copy from a view of `self`
 //! into `out`, through the workspace when `out` is not contiguous or
@@ -676,6 +678,191 @@ pub unsafe extern "C" fn aclnnExpand(
             executor,
             stream,
             build_view_copy,
+        )
+    })
+}
+
+// ----------------------------------------------------------------- Repeat
+
+/// `aclnnRepeatGetWorkspaceSize`: `out` is `self` tiled `repeats` times
+/// along each dim (aligned from the right).
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnRepeatGetWorkspaceSize(
+    self_: *const aclTensor,
+    repeats: *const aclIntArray,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Repeat;
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("repeats", repeats.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("self", self_), ("out", out)],
+        )?;
+        let reps = int_array(op, repeats, "repeats")?;
+        dtype_ok(op, fam, &x, "self")?;
+        dtype_ok(op, fam, &o, "out")?;
+        same_dtype(op, &o, &x)?;
+        structure(op, &[(&x, "self"), (&o, "out")])?;
+        let rank = x.view.len();
+        if reps.len() < rank || reps.len() > 8 {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "repeats has {} entries; self has rank {rank} (at most 8 entries)",
+                    reps.len()
+                ),
+            ));
+        }
+        if let Some(v) = reps.iter().find(|&&v| v < 0) {
+            return Err(invalid(op, format_args!("repeats entry {v} is negative")));
+        }
+        let off = reps.len() - rank;
+        let mut want = objects::Dims::new();
+        for (d, &r) in reps.iter().enumerate() {
+            let n = if d < off { 1 } else { x.view[d - off] };
+            want.push(
+                r.checked_mul(n)
+                    .ok_or_else(|| invalid(op, "the tiled shape overflows 64 bits"))?,
+            );
+        }
+        out_shape(op, &o, &want)?;
+        writes_once(op, &o, "out")?;
+        let (plan, workspace) = if numel(&o.view) == 0 {
+            (Plan::Empty, 0)
+        } else {
+            let stage = !is_contiguous(&o.view, &o.strides) || meet(&x, &o);
+            (
+                Plan::Repeat {
+                    reps: objects::Dims::from_slice(&reps),
+                    stage,
+                },
+                if stage { align(bytes(&o)) } else { 0 },
+            )
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// The launch of a [`Plan::Repeat`]: the tiled view of `self` (each dim
+/// split into its repeat, stride 0, and its extent) copied into `out` (or
+/// the workspace) seen the same way; its leading dims looped over when it
+/// has more than 8.
+fn build_repeat(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::Repeat { reps, stage } = &e.plan else {
+        unreachable!()
+    };
+    let (x, o) = (&e.inputs[0], &e.outputs[0]);
+    let es = elem(x);
+    let mut l = Launch::new(Op::Repeat.name());
+    let src = l
+        .view(rt, "self", x, (&x.view, &x.strides, x.offset), false)
+        .expect("non-empty self");
+    let dense = contiguous(&o.view);
+    let (dst, dst_strides) = if *stage {
+        let tmp = l.region(rt, "workspace (out staging)", ws, bytes(o), true);
+        (tmp, Strides::of(&dense))
+    } else {
+        let d = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        (d, Strides::of(&o.strides))
+    };
+    // (extent, dst stride, src stride), outermost first.
+    let off = reps.len() - x.view.len();
+    let mut dims: Vec<(i64, i64, i64)> = Vec::with_capacity(16);
+    for (d, &r) in reps.iter().enumerate() {
+        let (n, xs) = if d < off {
+            (1, 0)
+        } else {
+            (x.view[d - off], x.strides[d - off])
+        };
+        let os = dst_strides[d];
+        if r > 1 {
+            dims.push((r, n * os, 0));
+        }
+        if n > 1 {
+            dims.push((n, os, xs));
+        }
+    }
+    let split = dims.len().saturating_sub(8);
+    let (outer, inner) = dims.split_at(split);
+    let shape: Vec<i64> = inner.iter().map(|t| t.0).collect();
+    let ds: Vec<i64> = inner.iter().map(|t| t.1).collect();
+    let ss: Vec<i64> = inner.iter().map(|t| t.2).collect();
+    let count: i64 = outer.iter().map(|t| t.0).product();
+    let at = |r: Ref, elems: i64| Ref::offset(r, elems as u64 * es as u64);
+    for k in 0..count {
+        // The outer index of copy k, row-major.
+        let (mut rest, mut d_off, mut s_off) = (k, 0i64, 0i64);
+        for &(n, dstr, sstr) in outer.iter().rev() {
+            let i = rest % n;
+            rest /= n;
+            d_off += i * dstr;
+            s_off += i * sstr;
+        }
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&shape, &ds, &ss, es),
+            at(dst, d_off),
+            at(src, s_off),
+        ));
+    }
+    if *stage {
+        let out = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, &dense, es),
+            out,
+            dst,
+        ));
+    }
+    l
+}
+
+/// `aclnnRepeat`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnRepeat(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::Repeat.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::Repeat,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_repeat,
         )
     })
 }

@@ -704,3 +704,109 @@ fn expand_codes_zero_d_empty_and_fault() {
         assert_eq!(ob.read(), vec![0u8; 1 << 19], "nothing was written");
     });
 }
+
+fn first_repeat(x: &T, reps: &IntArr, o: &T) -> Result<Planned, (i32, String)> {
+    let op = repeat_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, reps.0, o.0, w, e) })
+}
+
+#[test]
+#[serial]
+fn repeat_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 400;
+        for &d in cpu_ref::supported_dtypes(Op::Repeat, Family::A2) {
+            for reps in [
+                &[2i64, 4][..],
+                &[2, 4, 2],
+                &[1, 1],
+                &[3, 1, 2, 1, 2],
+                &[2, 0],
+            ] {
+                seed += 1;
+                let x = rand_tensor(d, &[2, 3], seed)
+                    .view(&[3, 2], &[1, 3], 0)
+                    .unwrap();
+                let want = cpu_ref::repeat(SOC, &x, reps).unwrap();
+                let gx = upload(&x);
+                let a = IntArr::new(reps);
+                let out = output(d, want.shape());
+                repeat(&gx.t, &a, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {reps:?}");
+            }
+        }
+        // A tiled view of more than 8 dims: 8 repeats of a rank-8 self.
+        let x = rand_tensor(DType::Int16, &[2; 8], 9);
+        let want = cpu_ref::repeat(SOC, &x, &[2; 8]).unwrap();
+        let gx = upload(&x);
+        let out = output(DType::Int16, want.shape());
+        repeat(&gx.t, &IntArr::new(&[2; 8]), &out.t, &s).unwrap();
+        assert!(out.buf.read() == want.contiguous_bytes());
+        // In place into a transposed out sharing self's buffer.
+        let x = rand_tensor(DType::Int32, &[2, 2], 4);
+        let want = cpu_ref::repeat(SOC, &x, &[2, 1]).unwrap();
+        let b = Buf::from(&[x.storage_bytes(), &[0u8; 8 * 4]].concat());
+        let gx = view(aclDataType::ACL_INT32, &[2, 2], &[2, 1], 0, b.ptr, 12);
+        let o = view(aclDataType::ACL_INT32, &[4, 2], &[1, 4], 4, b.ptr, 12);
+        let p = first_repeat(&gx, &IntArr::new(&[2, 1]), &o).unwrap();
+        assert!(p.ws > 0);
+        assert_eq!(launch(repeat_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        let got = Tensor::from_bytes(DType::Int32, &[12], b.read())
+            .unwrap()
+            .view(&[4, 2], &[1, 4], 4)
+            .unwrap();
+        assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn repeat_codes_zero_d_and_products() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let z = Tensor::scalar(9i64);
+        let gz = upload(&z);
+        let out = output(DType::Int64, &[3]);
+        repeat(&gz.t, &IntArr::new(&[3]), &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), [9i64.to_le_bytes(); 3].concat());
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+        );
+        let a = IntArr::new(&[2, 1]);
+        let e = first_repeat(&x, &IntArr(std::ptr::null_mut()), &o).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains("repeats"),
+            "{}",
+            e.1
+        );
+        let e = first_repeat(&x, &a, &f(aclDataType::ACL_INT32, &[4, 3])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = first_repeat(&x, &IntArr::new(&[2]), &o).unwrap_err();
+        assert!(e.1.contains("entries"), "{}", e.1);
+        let e = first_repeat(&x, &IntArr::new(&[2, -1]), &o).unwrap_err();
+        assert!(e.1.contains("negative"), "{}", e.1);
+        let e = first_repeat(&x, &IntArr::new(&[i64::MAX, 1]), &o).unwrap_err();
+        assert!(e.1.contains("overflows"), "{}", e.1);
+        let e = first_repeat(&x, &IntArr::new(&[1, 2]), &o).unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let eo = f(aclDataType::ACL_FLOAT, &[0, 3]);
+        let p = first_repeat(&x, &IntArr::new(&[0, 1]), &eo).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(repeat_op().run, &p, s.0), ACL_SUCCESS);
+    });
+    reinit("Ascend310B1");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+    assert_eq!(
+        first_repeat(&x, &IntArr::new(&[1]), &x).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop((x, buf));
+    reinit(SOC);
+}

@@ -662,3 +662,23 @@ pub fn expand(
         s,
     )
 }
+
+pub fn repeat_op() -> Operator<fns::aclnnRepeatGetWorkspaceSize> {
+    api().repeat().unwrap()
+}
+
+/// Runs Repeat through both phases.
+pub fn repeat(
+    x: &T,
+    reps: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = repeat_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, reps.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
