@@ -861,6 +861,8 @@ pub(crate) enum First<'a> {
     Flip(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
     /// `aclnnExpand(self, size, out)`.
     Expand(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnRepeat(self, repeats, out)`.
+    Repeat(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
     /// `aclnnRoll(x, shifts, dims, out)`.
     Roll(
         &'a AclTensor<'a>,
@@ -896,6 +898,7 @@ impl First<'_> {
             First::Flip(..) => ("aclnnFlipGetWorkspaceSize", "aclnnFlip"),
             First::Roll(..) => ("aclnnRollGetWorkspaceSize", "aclnnRoll"),
             First::Expand(..) => ("aclnnExpandGetWorkspaceSize", "aclnnExpand"),
+            First::Repeat(..) => ("aclnnRepeatGetWorkspaceSize", "aclnnRepeat"),
         }
     }
 
@@ -1045,6 +1048,16 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, size.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Repeat(x, repeats, out) => {
+                let op = api.repeat()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, repeats.raw, out.raw, &mut ws, &mut ex)
+                    },
                     op.run,
                 )
             }

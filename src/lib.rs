@@ -45,7 +45,7 @@
 //!   [`Stream::mul`] (broadcasting, dtype promotion, `alpha`; `_into` and
 //!   in-place forms); the fills [`Stream::fill_scalar_inplace`],
 //!   [`Stream::full`] and [`Stream::zero_inplace`]; [`Stream::cast`] (with
-//!   `_into`); [`Stream::permute`], [`Stream::flip`], [`Stream::roll`] and [`Stream::expand`] (with `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   `_into`); [`Stream::permute`], [`Stream::flip`], [`Stream::roll`], [`Stream::expand`] and [`Stream::repeat`] (with `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

@@ -43,6 +43,8 @@ pub enum OpKind {
     Roll,
     /// [`crate::Stream::expand`]
     Expand,
+    /// [`crate::Stream::repeat`]
+    Repeat,
 }
 
 impl OpKind {
@@ -65,6 +67,7 @@ impl OpKind {
             OpKind::Flip => "flip",
             OpKind::Roll => "roll",
             OpKind::Expand => "expand",
+            OpKind::Repeat => "repeat",
         }
     }
 
@@ -72,7 +75,7 @@ impl OpKind {
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
     /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2; Permute on the training series, A2 and A3; Flip on A2 and A3; Roll and Expand everywhere but 200I/500 A2 (ops.md §7).
+    /// but 200I/500 A2; Permute on the training series, A2 and A3; Flip on A2 and A3; Roll, Expand and Repeat everywhere but 200I/500 A2 (ops.md §7).
     pub fn available(self, family: Family) -> bool {
         match self {
             OpKind::Slice | OpKind::Add | OpKind::Permute => {
@@ -87,7 +90,8 @@ impl OpKind {
             | OpKind::Zero
             | OpKind::Cast
             | OpKind::Roll
-            | OpKind::Expand => family != Family::Atlas200I500A2,
+            | OpKind::Expand
+            | OpKind::Repeat => family != Family::Atlas200I500A2,
             OpKind::Flip => matches!(family, Family::A2 | Family::A3),
             OpKind::AsStrided | OpKind::Subtensor => true,
         }

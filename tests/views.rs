@@ -362,3 +362,69 @@ fn expand_broadcast_inputs_aliasing_zero_d_and_rules() {
         "unsupported_dtype"
     );
 }
+
+#[test]
+fn repeat_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 180;
+    for d in R::ALL {
+        seed += 1;
+        let x = ref_tensor(d, &[3, 2], Some(&[1, 0]), seed);
+        let gx = upload(&s, &x);
+        for reps in [&[2i64, 4][..], &[2, 4, 2], &[1, 1], &[0, 3], &[2, 1, 1, 3]] {
+            let what = format!("repeat {d} {reps:?}");
+            let want = cpu_ref::repeat(&soc, &x, reps);
+            check(s.repeat(&gx, reps), want.clone(), &what);
+            let Ok(w) = &want else { continue };
+            let mut rev = w.shape().to_vec();
+            rev.reverse();
+            let store = Tensor::zeros(&s, dtype(d), &rev).unwrap();
+            let order: Vec<i64> = (0..rev.len() as i64).rev().collect();
+            let out = store.permute(&order).unwrap();
+            let got = s.repeat_into(&gx, reps, &out).map(|()| out.clone());
+            check(got, want, &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn repeat_overlapping_aliasing_zero_d_and_rules() {
+    let s = stream();
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let b = row.view(&[2, 3], &[0, 1], 0).unwrap();
+    assert_eq!(
+        s.repeat(&b, &[1, 2]).unwrap().to_vec::<i32>().unwrap(),
+        [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]
+    );
+    let x = Tensor::from_slice(&s, &[4], &[7i32, 8, 0, 0]).unwrap();
+    s.repeat_into(&x.narrow(0, 0, 2).unwrap(), &[2], &x)
+        .unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [7, 8, 7, 8]);
+    let z = Tensor::from_slice(&s, &[], &[5i64]).unwrap();
+    assert_eq!(s.repeat(&z, &[2]).unwrap().to_vec::<i64>().unwrap(), [5, 5]);
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    for reps in [
+        &[2i64][..],
+        &[1; 9],
+        &[1, -1],
+        &[i64::MAX, 2],
+        &[1 << 40, 1 << 40],
+    ] {
+        invalid(s.repeat(&x, reps).unwrap_err(), "repeat", "repeats");
+    }
+    for bad in [
+        Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap(),
+        Tensor::zeros(&s, DType::I32, &[4, 3]).unwrap(),
+        Tensor::zeros(&s, DType::F32, &[3])
+            .unwrap()
+            .view(&[4, 3], &[0, 1], 0)
+            .unwrap(),
+    ] {
+        invalid(
+            s.repeat_into(&x, &[2, 1], &bad).unwrap_err(),
+            "repeat",
+            "out",
+        );
+    }
+}

@@ -11,6 +11,7 @@ pub(crate) mod flip;
 pub(crate) mod index_cache;
 pub(crate) mod index_select;
 pub(crate) mod permute;
+pub(crate) mod repeat;
 pub(crate) mod roll;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
