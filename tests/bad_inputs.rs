@@ -828,3 +828,19 @@ fn expand_bad_size() {
         expect(s.expand(&x, size), "invalid_argument", "expand", "size");
     }
 }
+
+#[test]
+fn repeat_bad_repeats() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for reps in [
+        &[2i64][..],
+        &[1; 9],
+        &[1, -1],
+        &[i64::MIN, 1],
+        &[i64::MAX, 2],
+        &[1 << 40, 1 << 40],
+    ] {
+        expect(s.repeat(&x, reps), "invalid_argument", "repeat", "repeats");
+    }
+}

@@ -129,6 +129,11 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::expand(soc, &x, &[2, 4, 3]),
                 &what("expand"),
             );
+            compare(
+                s.repeat(&dx, &[2, 1, 2]),
+                cpu_ref::repeat(soc, &x, &[2, 1, 2]),
+                &what("repeat"),
+            );
             // The fills write in place (on `dx`'s storage when `contiguous`
             // returns it as it is: so last), read back.
             let fill = |f: &dyn Fn(&npu_ops::Tensor) -> npu_ops::Result<()>| {

@@ -294,3 +294,28 @@ proptest! {
         check(got, want, &format!("expand {d} {shape:?} {perm:?} size {size:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Repeat (spec section 22): small repeats with leading entries, now
+    /// and then a bad entry or a short list.
+    #[test]
+    fn repeat_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), reps in proptest::collection::vec(0i64..3, 8), extra in 0usize..2, broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let n = (shape.len() + extra).min(8);
+        let mut reps: Vec<i64> = reps[..n].to_vec();
+        match broken {
+            0 if !reps.is_empty() => { let k = bad.unsigned_abs() as usize % reps.len(); reps[k] = bad; }
+            1 if !reps.is_empty() => { reps.remove(0); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::repeat(rt().soc(), &x, &reps);
+        if want.as_ref().is_ok_and(|w| w.numel() > 1 << 16) {
+            return Ok(());
+        }
+        let got = s.repeat(&upload(&s, &x), &reps);
+        check(got, want, &format!("repeat {d} {shape:?} {perm:?} repeats {reps:?}"));
+    }
+}

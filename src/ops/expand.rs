@@ -44,7 +44,19 @@ fn expanded_shape(x: &Tensor, size: &[i64]) -> Result<Vec<usize>> {
             ));
         }
     }
-    Ok(size.iter().map(|&v| v as usize).collect())
+    let out: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+    if out
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul((d as i64).max(1)))
+        .is_none()
+    {
+        return Err(Error::invalid(
+            OP,
+            "size",
+            format!("the output shape {out:?} is too large (its extents, zeros taken as 1, multiply beyond 64 bits)"),
+        ));
+    }
+    Ok(out)
 }
 
 impl Stream {

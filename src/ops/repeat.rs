@@ -35,27 +35,27 @@ fn repeated_shape(x: &Tensor, repeats: &[i64]) -> Result<Vec<usize>> {
     }
     let off = repeats.len() - rank;
     let mut out = Vec::with_capacity(repeats.len());
-    let mut total: i64 = 1;
     for (d, &r) in repeats.iter().enumerate() {
         let n = if d < off {
             1
         } else {
             x.shape()[d - off] as i64
         };
-        let overflow = || {
-            Error::invalid(
-                OP,
-                "repeats",
-                "the output's element count overflows 64 bits",
-            )
-        };
-        let e = r.checked_mul(n).ok_or_else(overflow)?;
-        total = match total.checked_mul(e) {
-            Some(t) => t,
-            None if e == 0 => 0,
-            None => return Err(overflow()),
-        };
+        let e = r
+            .checked_mul(n)
+            .ok_or_else(|| Error::invalid(OP, "repeats", format!("{r} x {n} overflows 64 bits")))?;
         out.push(e as usize);
+    }
+    if out
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul((d as i64).max(1)))
+        .is_none()
+    {
+        return Err(Error::invalid(
+            OP,
+            "repeats",
+            format!("the output shape {out:?} is too large (its extents, zeros taken as 1, multiply beyond 64 bits)"),
+        ));
     }
     Ok(out)
 }

@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 13;
+            let which = i.u8() % 14;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -347,6 +347,16 @@ unsafe fn step(st: &mut St, i: &mut In) {
                     wsp,
                     exp,
                 ),
+                13 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnRepeatGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
                 12 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnExpandGetWorkspaceSize.unwrap())(
@@ -451,7 +461,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnFlip,
                 a.aclnnRoll,
                 a.aclnnExpand,
-            ][(if i.one_in(8) { i.u8() % 13 } else { which }) as usize]
+                a.aclnnRepeat,
+            ][(if i.one_in(8) { i.u8() % 14 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

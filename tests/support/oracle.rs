@@ -242,6 +242,9 @@ enum Call {
     /// `expand(x, size)`: leading dims and x's extent-1 dims grown, now
     /// and then a bad entry.
     Expand(Vec<i64>),
+    /// `repeat(x, repeats)`: small repeats (leading ones sometimes), now
+    /// and then a bad entry.
+    Repeat(Vec<i64>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -589,6 +592,15 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             }
             Call::Expand(size)
         }
+        _ if src.chance(1, 5) => {
+            let n = (rank + src.range(0, 1) as usize).min(8);
+            let mut reps: Vec<i64> = (0..n).map(|_| src.range(0, 2)).collect();
+            if src.chance(1, 8) && !reps.is_empty() {
+                let k = src.range(0, reps.len() as i64 - 1) as usize;
+                reps[k] = src.param();
+            }
+            Call::Repeat(reps)
+        }
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -689,6 +701,7 @@ fn ref_call(
         Call::Flip(dims) => cpu_ref::flip(soc, x, dims),
         Call::Roll(sh, dims) => cpu_ref::roll(soc, x, sh, dims),
         Call::Expand(size) => cpu_ref::expand(soc, x, size),
+        Call::Repeat(reps) => cpu_ref::repeat(soc, x, reps),
     }
 }
 
@@ -767,6 +780,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Flip(dims) => s.flip(x, dims),
         Call::Roll(sh, dims) => s.roll(x, sh, dims),
         Call::Expand(size) => s.expand(x, size),
+        Call::Repeat(reps) => s.repeat(x, reps),
     }
 }
 
@@ -836,6 +850,7 @@ fn our_into(
         Call::Flip(dims) if !prepared => s.flip_into(x, dims, out),
         Call::Roll(sh, dims) if !prepared => s.roll_into(x, sh, dims, out),
         Call::Expand(size) if !prepared => s.expand_into(x, size, out),
+        Call::Repeat(reps) if !prepared => s.repeat_into(x, reps, out),
         _ => return None,
     })
 }
@@ -1091,7 +1106,8 @@ fn error_forms(
         | Call::Fill(..)
         | Call::Cast(..)
         | Call::Permute(..)
-        | Call::Expand(..) => return None,
+        | Call::Expand(..)
+        | Call::Repeat(..) => return None,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

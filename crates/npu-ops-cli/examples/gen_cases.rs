@@ -912,7 +912,7 @@ fn main() {
 }
 
 /// The slices-and-views family (issue 21: Permute, ops.md §18; Flip,
-/// §19; Roll, §20; Expand, §21), appended
+/// §19; Roll, §20; Expand, §21; Repeat, §22), appended
 /// after every earlier block from a random stream of its own, so neither
 /// the earlier lines nor other families' appended blocks move.
 fn view_cases(out: &mut Vec<Value>) {
@@ -1197,6 +1197,59 @@ fn view_cases(out: &mut Vec<Value>) {
             (&st, &x),
             json!({ "size": size }),
             expect(cpu_ref::expand(a2, &x, &size)),
+            tag,
+        );
+    }
+
+    // Repeat: every family x dtype on random views (ranks 0 to 3) tiled by
+    // random repeats (0 to 2, some leading dims); then random calls on A2
+    // with bad repeats (short, negative, extreme).
+    let reps_for = |r: &mut Rng, rank: usize| -> Vec<i64> {
+        (0..rank + r.below(2) as usize)
+            .map(|_| r.range(0, 3))
+            .collect()
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let reps = reps_for(&mut r, x.rank());
+                push(
+                    out,
+                    "repeat",
+                    soc,
+                    (&st, &x),
+                    json!({ "repeats": reps }),
+                    expect(cpu_ref::repeat(soc, &x, &reps)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut reps = reps_for(&mut r, x.rank());
+        let tag = match r.below(4) {
+            0 if !reps.is_empty() => {
+                reps.remove(0);
+                "short"
+            }
+            1 if !reps.is_empty() => {
+                let k = r.below(reps.len() as u64) as usize;
+                reps[k] = if r.below(2) == 0 { -1 } else { i64::MIN };
+                "negative"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "repeat",
+            a2,
+            (&st, &x),
+            json!({ "repeats": reps }),
+            expect(cpu_ref::repeat(a2, &x, &reps)),
             tag,
         );
     }

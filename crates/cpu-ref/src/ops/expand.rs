@@ -41,7 +41,19 @@ pub fn expand_out_shape(shape: &[usize], size: &[i64]) -> Result<Vec<usize>, Ref
             ));
         }
     }
-    Ok(size.iter().map(|&v| v as usize).collect())
+    let out: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+    if out
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul((d as i64).max(1)))
+        .is_none()
+    {
+        return Err(RefError::invalid(
+            OP,
+            "size",
+            format!("the output shape {out:?} is too large (its extents, zeros taken as 1, multiply beyond 64 bits)"),
+        ));
+    }
+    Ok(out)
 }
 
 /// `x` broadcast to `size` (aligned from the right, new leading dims), as

@@ -31,21 +31,23 @@ pub fn repeat_out_shape(shape: &[usize], repeats: &[i64]) -> Result<Vec<usize>, 
     }
     let off = repeats.len() - rank;
     let mut out = Vec::with_capacity(repeats.len());
-    let mut total: i64 = 1;
     for (d, &r) in repeats.iter().enumerate() {
         let n = if d < off { 1 } else { shape[d - off] as i64 };
         let e = r.checked_mul(n).ok_or_else(|| {
             RefError::invalid(OP, "repeats", format!("{r} x {n} overflows 64 bits"))
         })?;
-        total = total.checked_mul(e).unwrap_or(if e == 0 { 0 } else { -1 });
-        if total < 0 {
-            return Err(RefError::invalid(
-                OP,
-                "repeats",
-                "the output's element count overflows 64 bits",
-            ));
-        }
         out.push(e as usize);
+    }
+    if out
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul((d as i64).max(1)))
+        .is_none()
+    {
+        return Err(RefError::invalid(
+            OP,
+            "repeats",
+            format!("the output shape {out:?} is too large (its extents, zeros taken as 1, multiply beyond 64 bits)"),
+        ));
     }
     Ok(out)
 }

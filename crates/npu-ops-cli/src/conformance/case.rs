@@ -39,7 +39,7 @@ pub struct Case {
     /// Unique name.
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
-    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `permute`, `flip`, `roll`, `expand`.
+    /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `permute`, `flip`, `roll`, `expand`, `repeat`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -63,7 +63,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 16] = [
+const OPS: [&str; 17] = [
     "slice",
     "index_select",
     "as_strided",
@@ -80,6 +80,7 @@ const OPS: [&str; 16] = [
     "flip",
     "roll",
     "expand",
+    "repeat",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

@@ -436,6 +436,7 @@ fn run_op(
         "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
         "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
+        "repeat" => s.repeat(&x, &ints(get("repeats")?, &ctx("repeats"))?),
         "roll" => s.roll(
             &x,
             &ints(get("shifts")?, &ctx("shifts"))?,
