@@ -144,6 +144,8 @@ fn launch_figures_allocs_and_c_calls() {
         "permute_transpose",
         "flip_rows",
         "roll_2d",
+        "expand_rows",
+        "repeat_rows",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");

@@ -107,6 +107,12 @@ pub enum Base {
     /// contiguous `[R, C]` ([`Stream::roll_into`], aclnnRoll): the output
     /// of `SampledWrap`, in four box copies.
     Roll2d,
+    /// A contiguous `[1, C]` broadcast to a contiguous `[R, C]`
+    /// ([`Stream::expand_into`], aclnnExpand).
+    ExpandRows,
+    /// A contiguous `[R/4, C]` tiled `[4, 1]` into a contiguous `[R, C]`
+    /// ([`Stream::repeat_into`], aclnnRepeat).
+    RepeatRows,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -119,7 +125,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 24] = [
+    pub const ALL: [Base; 26] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -144,6 +150,8 @@ impl Base {
         Base::PermuteTranspose,
         Base::FlipRows,
         Base::Roll2d,
+        Base::ExpandRows,
+        Base::RepeatRows,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -173,12 +181,14 @@ impl Base {
             Base::PermuteTranspose => "permute_transpose",
             Base::FlipRows => "flip_rows",
             Base::Roll2d => "roll_2d",
+            Base::ExpandRows => "expand_rows",
+            Base::RepeatRows => "repeat_rows",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
-    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"permute"`, `"flip"`, `"roll"`).
+    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"permute"`, `"flip"`, `"roll"`, `"expand"`, `"repeat"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -196,6 +206,8 @@ impl Base {
             Base::PermuteTranspose => "permute",
             Base::FlipRows => "flip",
             Base::Roll2d => "roll",
+            Base::ExpandRows => "expand",
+            Base::RepeatRows => "repeat",
         }
     }
 }
@@ -291,6 +303,8 @@ impl CaseSpec {
             Base::InplaceCopyTranspose | Base::PermuteTranspose => [c, r],
             Base::CatLast => [r, c / 2],
             Base::StackLead => [r / 2, c],
+            Base::ExpandRows => [1, c],
+            Base::RepeatRows => [r / 4, c],
             _ => [r, c],
         };
         let in_dtype = if self.base == Base::Cast {
@@ -366,6 +380,8 @@ impl CaseSpec {
             Base::PermuteTranspose => (Launch::Permute, vec![]),
             Base::FlipRows => (Launch::Flip, vec![]),
             Base::Roll2d => (Launch::Roll([ri / 4, ci / 4]), vec![]),
+            Base::ExpandRows => (Launch::Expand([ri, ci]), vec![]),
+            Base::RepeatRows => (Launch::Repeat, vec![]),
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 other = random_elements(self.dtype, r * c, 0x0add);
                 let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
@@ -455,6 +471,10 @@ enum Launch {
     Flip,
     /// `roll_into(x, shifts, [0, 1], out)`.
     Roll([i64; 2]),
+    /// `expand_into(x, size, out)`.
+    Expand([i64; 2]),
+    /// `repeat_into(x, [4, 1], out)`.
+    Repeat,
 }
 
 /// The value of the fill_scalar cases.
@@ -559,6 +579,8 @@ impl Case {
             Launch::Permute => s.permute(x, &[1, 0]),
             Launch::Flip => s.flip(x, &[0]),
             Launch::Roll(k) => s.roll(x, k, &[0, 1]),
+            Launch::Expand(size) => s.expand(x, size),
+            Launch::Repeat => s.repeat(x, &[4, 1]),
         }
     }
 
@@ -645,6 +667,8 @@ impl Case {
             Launch::Permute => s.permute_into(x, &[1, 0], out),
             Launch::Flip => s.flip_into(x, &[0], out),
             Launch::Roll(k) => s.roll_into(x, k, &[0, 1], out),
+            Launch::Expand(size) => s.expand_into(x, size, out),
+            Launch::Repeat => s.repeat_into(x, &[4, 1], out),
         }
     }
 
@@ -850,6 +874,8 @@ fn moved(
             // x is [C, R]; out (row, col) = x[col, row].
             Base::InplaceCopyTranspose | Base::PermuteTranspose => col * r + row,
             Base::FlipRows => (r - 1 - row) * c + col,
+            Base::ExpandRows => col,
+            Base::RepeatRows => (row % (r / 4)) * c + col,
             // x is [R, C/2], out (row, col) = x[row, col mod C/2].
             Base::CatLast => row * (c / 2) + col % (c / 2),
             // x is [R/2, C]; out [2, R/2, C] read as [R, C] rows.
@@ -914,7 +940,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 24 * 6);
+        assert_eq!(s.len(), 26 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

@@ -170,6 +170,14 @@ impl<T: Bits> NdCase<T> {
             // Row by row, each the concatenation of two pieces of a source
             // row (np.roll's plan).
             Base::FlipRows => x.slice(s![..;-1, ..]).to_owned(),
+            Base::ExpandRows => x
+                .broadcast((r, c))
+                .expect("a [1, C] row broadcasts")
+                .to_owned(),
+            Base::RepeatRows => {
+                ndarray::concatenate(Axis(0), &[x.view(), x.view(), x.view(), x.view()])
+                    .expect("equal row lengths")
+            }
             Base::SampledWrap | Base::Roll2d => {
                 let (r4, c4) = (r / 4, c / 4);
                 let mut v = Vec::with_capacity(r * c);
