@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The slices-and-views programs (tests/aclnn/permute.cpp: aclnnPermute),
+# The slices-and-views programs (tests/aclnn/permute.cpp: aclnnPermute;
+# tests/aclnn/repeat.cpp: aclnnRepeat through aclnnop/level2/aclnn_repeat.h),
 # written as CANN's samples are, built with CANN's documented line against
 # `npu-ops sim install` output and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
@@ -28,7 +29,7 @@ run() { # name compiler-line...
     "$@" || fail "$name does not build"
     "$bin/$name" | tail -n 1 || fail "$name failed"
 }
-for op in permute; do
+for op in permute repeat; do
     run "$op" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
         -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/$op"
     run "${op}_legacy" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
@@ -40,4 +41,4 @@ out=$("$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/permut
     -L "$ROOT/lib64" -lopapi_nn -lascendcl -lnnopbase -o "$bin/bad" 2>&1) && fail "Permute linked without libopapi_math"
 grep -q "undefined reference to \`aclnnPermuteGetWorkspaceSize'" <<<"$out" || fail "Permute without libopapi_math: $out"
 echo "== Permute without libopapi_math: fails to link (undefined aclnnPermuteGetWorkspaceSize), as on an NPU host"
-echo "view-samples: permute builds with CANN's line and passes; the wrong link fails"
+echo "view-samples: permute and repeat build with CANN's line and pass; the wrong link fails"
