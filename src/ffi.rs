@@ -855,6 +855,21 @@ pub(crate) enum First<'a> {
     InplaceZero(&'a AclTensor<'a>),
     /// `aclnnCast(self, dtype, out)`.
     Cast(&'a AclTensor<'a>, aclDataType, &'a AclTensor<'a>),
+    /// `aclnnPermute(self, dims, out)`.
+    Permute(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnFlip(self, dims, out)`.
+    Flip(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnExpand(self, size, out)`.
+    Expand(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnRepeat(self, repeats, out)`.
+    Repeat(&'a AclTensor<'a>, &'a AclIntArray<'a>, &'a AclTensor<'a>),
+    /// `aclnnRoll(x, shifts, dims, out)`.
+    Roll(
+        &'a AclTensor<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclTensor<'a>,
+    ),
     /// `aclnnTril(self, diagonal, out)`.
     Tril(&'a AclTensor<'a>, i64, &'a AclTensor<'a>),
     /// `aclnnInplaceTril(selfRef, diagonal)`.
@@ -904,6 +919,11 @@ impl First<'_> {
             ),
             First::InplaceZero(..) => ("aclnnInplaceZeroGetWorkspaceSize", "aclnnInplaceZero"),
             First::Cast(..) => ("aclnnCastGetWorkspaceSize", "aclnnCast"),
+            First::Permute(..) => ("aclnnPermuteGetWorkspaceSize", "aclnnPermute"),
+            First::Flip(..) => ("aclnnFlipGetWorkspaceSize", "aclnnFlip"),
+            First::Roll(..) => ("aclnnRollGetWorkspaceSize", "aclnnRoll"),
+            First::Expand(..) => ("aclnnExpandGetWorkspaceSize", "aclnnExpand"),
+            First::Repeat(..) => ("aclnnRepeatGetWorkspaceSize", "aclnnRepeat"),
             First::Tril(..) => ("aclnnTrilGetWorkspaceSize", "aclnnTril"),
             First::InplaceTril(..) => ("aclnnInplaceTrilGetWorkspaceSize", "aclnnInplaceTril"),
             First::Triu(..) => ("aclnnTriuGetWorkspaceSize", "aclnnTriu"),
@@ -1141,6 +1161,52 @@ impl First<'_> {
                     // SAFETY: see above.
                     unsafe {
                         (op.get_workspace_size)(x.raw, padding.raw, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::Permute(x, dims, out) => {
+                let op = api.permute()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dims.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Flip(x, dims, out) => {
+                let op = api.flip()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dims.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Expand(x, size, out) => {
+                let op = api.expand()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, size.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Repeat(x, repeats, out) => {
+                let op = api.repeat()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, repeats.raw, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::Roll(x, shifts, dims, out) => {
+                let op = api.roll()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, shifts.raw, dims.raw, out.raw, &mut ws, &mut ex,
+                        )
                     },
                     op.run,
                 )

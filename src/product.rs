@@ -35,6 +35,16 @@ pub enum OpKind {
     Zero,
     /// [`crate::Stream::cast`]
     Cast,
+    /// [`crate::Stream::permute`]
+    Permute,
+    /// [`crate::Stream::flip`]
+    Flip,
+    /// [`crate::Stream::roll`]
+    Roll,
+    /// [`crate::Stream::expand`]
+    Expand,
+    /// [`crate::Stream::repeat`]
+    Repeat,
     /// [`crate::Stream::tril`] and its `_into` and in-place forms
     Tril,
     /// [`crate::Stream::triu`] and its `_into` and in-place forms
@@ -77,6 +87,11 @@ impl OpKind {
             OpKind::FillScalar => "fill_scalar",
             OpKind::Zero => "zero",
             OpKind::Cast => "cast",
+            OpKind::Permute => "permute",
+            OpKind::Flip => "flip",
+            OpKind::Roll => "roll",
+            OpKind::Expand => "expand",
+            OpKind::Repeat => "repeat",
             OpKind::Tril => "tril",
             OpKind::Triu => "triu",
             OpKind::SplitTensor => "split_tensor",
@@ -95,14 +110,14 @@ impl OpKind {
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero, Cast, Tril and
-    /// Triu everywhere but 200I/500 A2 (ops.md §7).
-    /// series, A2 and A3; Mul, Cat, Stack, FillScalar, Zero and Cast everywhere
-    /// but 200I/500 A2, as the reflection and replication pads; the circular
-    /// pads on A2 and A3 only (ops.md §7).
+    /// series, A2 and A3, as SplitWithSize and Permute; Mul, Cat, Stack,
+    /// FillScalar, Zero, Cast, Tril, Triu, SplitTensor, Roll, Expand,
+    /// Repeat and the reflection and replication pads everywhere but
+    /// 200I/500 A2; Flip and the circular pads on A2 and A3 only (ops.md
+    /// §7).
     pub fn available(self, family: Family) -> bool {
         match self {
-            OpKind::Slice | OpKind::Add | OpKind::SplitWithSize => {
+            OpKind::Slice | OpKind::Add | OpKind::SplitWithSize | OpKind::Permute => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
             OpKind::IndexSelect
@@ -115,7 +130,11 @@ impl OpKind {
             | OpKind::Cast
             | OpKind::Tril
             | OpKind::Triu
-            | OpKind::SplitTensor => family != Family::Atlas200I500A2,
+            | OpKind::SplitTensor
+            | OpKind::Roll
+            | OpKind::Expand
+            | OpKind::Repeat => family != Family::Atlas200I500A2,
+            OpKind::Flip => matches!(family, Family::A2 | Family::A3),
             OpKind::ReflectionPad1d
             | OpKind::ReflectionPad2d
             | OpKind::ReflectionPad3d
@@ -155,6 +174,33 @@ impl OpKind {
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).
             OpKind::Cast => true,
+            // Permute (ops.md §18): no complex128 off A2 and A3.
+            OpKind::Permute => dtype != DType::C128 || family.has_bf16(),
+            // Roll (ops.md §20): its own list (bfloat16 above).
+            OpKind::Roll => matches!(
+                dtype,
+                DType::F16
+                    | DType::F32
+                    | DType::I8
+                    | DType::U8
+                    | DType::I32
+                    | DType::I64
+                    | DType::U32
+                    | DType::Bool
+            ),
+            // Expand (ops.md §21): its own list (bfloat16 above).
+            OpKind::Expand => matches!(
+                dtype,
+                DType::F16
+                    | DType::F32
+                    | DType::U8
+                    | DType::I8
+                    | DType::I32
+                    | DType::I64
+                    | DType::Bool
+            ),
+            // Flip (ops.md §19): no unsigned type wider than 8 bits.
+            OpKind::Flip => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
             // Tril and Triu (ops.md §15): no complex types.

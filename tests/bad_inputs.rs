@@ -833,3 +833,261 @@ fn pad_into_wrong_out() {
         "out",
     );
 }
+
+#[test]
+fn permute_complex128_or_product() {
+    let s = stream();
+    let x = zeros(&s, DType::C128, &[2]);
+    match s.runtime().family() {
+        Some(f) if !f.has_bf16() => expect(s.permute(&x, &[0]), "unsupported_dtype", "permute", ""),
+        _ => {
+            s.permute(&x, &[0]).unwrap();
+        }
+    }
+}
+
+#[test]
+fn permute_rank_nine() {
+    // A rank-9 view cannot be made (views have at most 8 dims), so the
+    // rule is only reachable below the safe layer: check rank 8 passes.
+    let s = stream();
+    let x = zeros(&s, DType::I8, &[1; 8]);
+    let dims: Vec<i64> = (0..8).rev().collect();
+    assert_eq!(s.permute(&x, &dims).unwrap().shape(), &[1; 8]);
+}
+
+#[test]
+fn permute_dims_wrong_length() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(s.permute(&x, &[0]), "invalid_argument", "permute", "dims");
+    expect(
+        s.permute(&x, &[0, 1, 2]),
+        "invalid_argument",
+        "permute",
+        "dims",
+    );
+}
+
+#[test]
+fn permute_dim_out_of_range() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for bad in [2, -3, i64::MIN, i64::MAX] {
+        expect(
+            s.permute(&x, &[0, bad]),
+            "invalid_argument",
+            "permute",
+            "dims",
+        );
+    }
+}
+
+#[test]
+fn permute_dim_repeated() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(
+        s.permute(&x, &[1, 1]),
+        "invalid_argument",
+        "permute",
+        "dims",
+    );
+    expect(
+        s.permute(&x, &[-1, 1]),
+        "invalid_argument",
+        "permute",
+        "dims",
+    );
+}
+
+#[test]
+fn permute_into_wrong_out() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(
+        s.permute_into(&x, &[1, 0], &zeros(&s, DType::F32, &[2, 3])),
+        "invalid_argument",
+        "permute",
+        "out",
+    );
+    expect(
+        s.permute_into(&x, &[1, 0], &zeros(&s, DType::I32, &[3, 2])),
+        "invalid_argument",
+        "permute",
+        "out",
+    );
+    let row = zeros(&s, DType::F32, &[2]);
+    expect(
+        s.permute_into(&x, &[1, 0], &row.view(&[3, 2], &[0, 1], 0).unwrap()),
+        "invalid_argument",
+        "permute",
+        "out",
+    );
+}
+
+#[test]
+fn flip_unsigned_or_product() {
+    let s = stream();
+    let x = zeros(&s, DType::U16, &[2]);
+    match s.runtime().family() {
+        Some(npu_ops::Family::A2 | npu_ops::Family::A3) | None => {
+            expect(s.flip(&x, &[0]), "unsupported_dtype", "flip", "")
+        }
+        Some(_) => expect(s.flip(&x, &[0]), "unsupported_op", "flip", ""),
+    }
+}
+
+/// Flip exists on A2 and A3 only: its rule tests need one.
+fn flip_runs(s: &Stream) -> bool {
+    matches!(
+        s.runtime().family(),
+        Some(npu_ops::Family::A2 | npu_ops::Family::A3) | None
+    )
+}
+
+#[test]
+fn flip_dim_out_of_range() {
+    let s = stream();
+    if !flip_runs(&s) {
+        return;
+    }
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for bad in [2, -3, i64::MIN, i64::MAX] {
+        expect(s.flip(&x, &[bad]), "invalid_argument", "flip", "dims");
+    }
+    let z = Tensor::from_slice(&s, &[], &[1i32]).unwrap();
+    expect(s.flip(&z, &[1]), "invalid_argument", "flip", "dims");
+}
+
+#[test]
+fn flip_dim_repeated() {
+    let s = stream();
+    if !flip_runs(&s) {
+        return;
+    }
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(s.flip(&x, &[1, -1]), "invalid_argument", "flip", "dims");
+}
+
+#[test]
+fn flip_into_wrong_out() {
+    let s = stream();
+    if !flip_runs(&s) {
+        return;
+    }
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(
+        s.flip_into(&x, &[0], &zeros(&s, DType::F32, &[3, 2])),
+        "invalid_argument",
+        "flip",
+        "out",
+    );
+    expect(
+        s.flip_into(&x, &[0], &zeros(&s, DType::I32, &[2, 3])),
+        "invalid_argument",
+        "flip",
+        "out",
+    );
+    let row = zeros(&s, DType::F32, &[3]);
+    expect(
+        s.flip_into(&x, &[0], &row.view(&[2, 3], &[0, 1], 0).unwrap()),
+        "invalid_argument",
+        "flip",
+        "out",
+    );
+}
+
+#[test]
+fn roll_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U16, DType::U64, DType::F64, DType::C64] {
+        expect(
+            s.roll(&zeros(&s, d, &[2]), &[1], &[0]),
+            "unsupported_dtype",
+            "roll",
+            "",
+        );
+    }
+}
+
+#[test]
+fn roll_lengths() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    expect(
+        s.roll(&x, &[1, 2], &[0]),
+        "invalid_argument",
+        "roll",
+        "shifts",
+    );
+    expect(
+        s.roll(&x, &[1], &[0, 1]),
+        "invalid_argument",
+        "roll",
+        "shifts",
+    );
+    expect(
+        s.roll(&x, &[1, 2], &[]),
+        "invalid_argument",
+        "roll",
+        "shifts",
+    );
+    expect(s.roll(&x, &[], &[]), "invalid_argument", "roll", "shifts");
+}
+
+#[test]
+fn roll_bad_dims() {
+    let s = stream();
+    let z = Tensor::from_slice(&s, &[], &[1i32]).unwrap();
+    expect(s.roll(&z, &[1], &[0]), "invalid_argument", "roll", "dims");
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for bad in [2, -3, i64::MIN, i64::MAX] {
+        expect(s.roll(&x, &[1], &[bad]), "invalid_argument", "roll", "dims");
+    }
+}
+
+#[test]
+fn expand_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U16, DType::U32, DType::F64, DType::C64] {
+        expect(
+            s.expand(&zeros(&s, d, &[1]), &[2]),
+            "unsupported_dtype",
+            "expand",
+            "",
+        );
+    }
+}
+
+#[test]
+fn expand_bad_size() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 1]);
+    for size in [
+        &[2i64][..],
+        &[1; 9],
+        &[2, -1],
+        &[-1, 2, 1],
+        &[i64::MIN, 2, 1],
+        &[3, 4],
+    ] {
+        expect(s.expand(&x, size), "invalid_argument", "expand", "size");
+    }
+}
+
+#[test]
+fn repeat_bad_repeats() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for reps in [
+        &[2i64][..],
+        &[1; 9],
+        &[1, -1],
+        &[i64::MIN, 1],
+        &[i64::MAX, 2],
+        &[1 << 40, 1 << 40],
+    ] {
+        expect(s.repeat(&x, reps), "invalid_argument", "repeat", "repeats");
+    }
+}

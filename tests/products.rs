@@ -109,6 +109,31 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::cast(soc, &x, R::Float32),
                 &what("cast"),
             );
+            compare(
+                s.permute(&dx, &[1, 0]),
+                cpu_ref::permute(soc, &x, &[1, 0]),
+                &what("permute"),
+            );
+            compare(
+                s.flip(&dx, &[0]),
+                cpu_ref::flip(soc, &x, &[0]),
+                &what("flip"),
+            );
+            compare(
+                s.roll(&dx, &[1, -1], &[0, 1]),
+                cpu_ref::roll(soc, &x, &[1, -1], &[0, 1]),
+                &what("roll"),
+            );
+            compare(
+                s.expand(&dx, &[2, 4, 3]),
+                cpu_ref::expand(soc, &x, &[2, 4, 3]),
+                &what("expand"),
+            );
+            compare(
+                s.repeat(&dx, &[2, 1, 2]),
+                cpu_ref::repeat(soc, &x, &[2, 1, 2]),
+                &what("repeat"),
+            );
             compare(s.tril(&dx, 1), cpu_ref::tril(soc, &x, 1), &what("tril"));
             compare(s.triu(&dx, -1), cpu_ref::triu(soc, &x, -1), &what("triu"));
             // The splits: compared piece by piece (as one list of results).

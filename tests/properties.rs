@@ -226,3 +226,133 @@ proptest! {
         check(got, want, &format!("{} {d} {shape:?} {perm:?} {padding:?}", op.name()));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Permute (spec section 18): a shuffled order of the dims, some
+    /// entries spelt negative, now and then a wrong length, an entry out of
+    /// range (extremes included) or a repeat.
+    #[test]
+    fn permute_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), keys in proptest::collection::vec(any::<u32>(), 8), neg in any::<u8>(), broken in 0u8..12, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len();
+        let mut order: Vec<usize> = (0..r).collect();
+        order.sort_by_key(|&k| keys[k]);
+        let mut dims: Vec<i64> = order.iter().enumerate().map(|(k, &v)| if neg >> (k % 8) & 1 == 1 { v as i64 - r as i64 } else { v as i64 }).collect();
+        match broken {
+            0 => { dims.pop(); }
+            1 => dims.push(bad),
+            2 if r > 0 => dims[0] = bad,
+            3 if r > 1 => dims[1] = dims[0],
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::permute(rt().soc(), &x, &dims);
+        let got = s.permute(&upload(&s, &x), &dims);
+        check(got, want, &format!("permute {d} {shape:?} {perm:?} dims {dims:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Flip (spec section 19): a random subset of the dims, some spelt
+    /// negative, now and then an entry out of range (extremes included) or
+    /// a repeat.
+    #[test]
+    fn flip_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), mask in any::<u8>(), neg in any::<u8>(), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len().max(1) as i64;
+        let mut dims: Vec<i64> = (0..r).filter(|&k| mask >> k & 1 == 1).map(|k| if neg >> k & 1 == 1 { k - r } else { k }).collect();
+        match broken {
+            0 => dims.push(bad),
+            1 if !dims.is_empty() => dims.push(dims[0]),
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::flip(rt().soc(), &x, &dims);
+        let got = s.flip(&upload(&s, &x), &dims);
+        check(got, want, &format!("flip {d} {shape:?} {perm:?} dims {dims:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Roll (spec section 20): random (shift, dim) pairs with extreme
+    /// shifts, repeats, a flat roll, and now and then bad lengths or dims.
+    #[test]
+    fn roll_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), pairs in proptest::collection::vec((param(), any::<u16>()), 0..4), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len();
+        let mut shifts: Vec<i64> = pairs.iter().map(|p| p.0).collect();
+        let mut dims: Vec<i64> = if r == 0 { vec![] } else { pairs.iter().map(|p| pick_dim(p.1, r)).collect() };
+        if dims.is_empty() {
+            shifts.truncate(1);
+            if shifts.is_empty() {
+                shifts.push(bad);
+            }
+        }
+        match broken {
+            0 => shifts.push(bad),
+            1 => { dims.push(bad); shifts.push(1); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::roll(rt().soc(), &x, &shifts, &dims);
+        let got = s.roll(&upload(&s, &x), &shifts, &dims);
+        check(got, want, &format!("roll {d} {shape:?} {perm:?} shifts {shifts:?} dims {dims:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Expand (spec section 21): leading dims and extent-1 dims grown,
+    /// now and then a bad entry (negative, extreme, mismatched) or a short
+    /// size.
+    #[test]
+    fn expand_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), lead in proptest::collection::vec(0i64..3, 0..3), grow in proptest::collection::vec(0i64..3, 8), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let mut size: Vec<i64> = lead.clone();
+        for (k, &n) in shape.iter().enumerate() {
+            size.push(if n == 1 { grow[k] } else { n as i64 });
+        }
+        size.truncate(8);
+        match broken {
+            0 if !size.is_empty() => { let k = bad.unsigned_abs() as usize % size.len(); size[k] = bad; }
+            1 if !size.is_empty() => { size.remove(0); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::expand(rt().soc(), &x, &size);
+        let got = s.expand(&upload(&s, &x), &size);
+        check(got, want, &format!("expand {d} {shape:?} {perm:?} size {size:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Repeat (spec section 22): small repeats with leading entries, now
+    /// and then a bad entry or a short list.
+    #[test]
+    fn repeat_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), reps in proptest::collection::vec(0i64..3, 8), extra in 0usize..2, broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let n = (shape.len() + extra).min(8);
+        let mut reps: Vec<i64> = reps[..n].to_vec();
+        match broken {
+            0 if !reps.is_empty() => { let k = bad.unsigned_abs() as usize % reps.len(); reps[k] = bad; }
+            1 if !reps.is_empty() => { reps.remove(0); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::repeat(rt().soc(), &x, &reps);
+        if want.as_ref().is_ok_and(|w| w.numel() > 1 << 16) {
+            return Ok(());
+        }
+        let got = s.repeat(&upload(&s, &x), &reps);
+        check(got, want, &format!("repeat {d} {shape:?} {perm:?} repeats {reps:?}"));
+    }
+}

@@ -1074,6 +1074,31 @@ aclnnStatus aclnnCircularPad3dGetWorkspaceSize(const aclTensor *self, const aclI
                                      aclOpExecutor **executor);
 aclnnStatus aclnnCircularPad3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                      aclrtStream stream);
+/* @cann aclnnop/aclnn_permute.h */
+aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnPermute(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                         const aclrtStream stream);
+
+/* @cann aclnnop/aclnn_flip.h */
+aclnnStatus aclnnFlipGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnFlip(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/* @cann aclnnop/aclnn_roll.h */
+aclnnStatus aclnnRollGetWorkspaceSize(const aclTensor *x, const aclIntArray *shifts, const aclIntArray *dims,
+                                      aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnRoll(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/* @cann aclnnop/aclnn_expand.h */
+aclnnStatus aclnnExpandGetWorkspaceSize(const aclTensor *self, const aclIntArray *size, aclTensor *out,
+                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnExpand(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/* @cann aclnnop/aclnn_repeat.h */
+aclnnStatus aclnnRepeatGetWorkspaceSize(const aclTensor *self, const aclIntArray *repeats, aclTensor *out,
+                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnRepeat(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte

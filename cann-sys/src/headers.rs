@@ -87,6 +87,29 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_permute.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_flip.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_roll.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_expand.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_repeat.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    // CANN ships aclnn_repeat.h under level2/ as well (CANN's own Repeat
+    // sample includes either): the second path includes the first.
+    ("aclnnop/level2/aclnn_repeat.h", &["../aclnn_repeat.h"]),
+    (
         "aclnnop/aclnn_tril.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -156,6 +179,10 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_fill_scalar.h",
             "aclnnop/aclnn_zero.h",
             "aclnnop/aclnn_cast.h",
+            "aclnnop/aclnn_permute.h",
+            "aclnnop/aclnn_roll.h",
+            "aclnnop/aclnn_expand.h",
+            "aclnnop/aclnn_repeat.h",
             "aclnnop/aclnn_tril.h",
             "aclnnop/aclnn_triu.h",
             "aclnnop/aclnn_split_tensor.h",
@@ -170,7 +197,10 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_circular_pad3d.h",
         ],
     ),
-    ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),
+    (
+        "libopapi_nn.so",
+        &["aclnnop/aclnn_index_select.h", "aclnnop/aclnn_flip.h"],
+    ),
     ("libopapi.so", &["aclnnop/"]),
     ("libascendalog.so", &["base/acl_log.h"]),
 ];
@@ -296,7 +326,8 @@ pub fn cann_headers() -> Vec<Header> {
 /// ```
 /// let libs = cann_sys::headers::library_exports();
 /// let nn = &libs.iter().find(|(l, _)| *l == "libopapi_nn.so").unwrap().1;
-/// assert_eq!(nn, &["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
+/// assert_eq!(nn[..2], ["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
+/// assert!(nn.contains(&"aclnnFlip"));
 /// ```
 pub fn library_exports() -> Vec<(&'static str, Vec<&'static str>)> {
     let parts = parts();
@@ -365,6 +396,22 @@ mod tests {
                 .count();
             assert_eq!(split, 1, "{} in one split library", op.name);
         }
+    }
+
+    #[test]
+    fn repeat_header_is_also_at_its_level2_path() {
+        let headers = cann_headers();
+        let l2 = headers
+            .iter()
+            .find(|h| h.path == "aclnnop/level2/aclnn_repeat.h")
+            .expect("the level2 path is generated");
+        assert!(l2.text.contains("#include \"../aclnn_repeat.h\""));
+        assert!(!l2.text.contains("aclnnRepeatGetWorkspaceSize("));
+        let main = headers
+            .iter()
+            .find(|h| h.path == "aclnnop/aclnn_repeat.h")
+            .unwrap();
+        assert!(main.text.contains("aclnnRepeatGetWorkspaceSize("));
     }
 
     #[test]

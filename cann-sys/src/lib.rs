@@ -4,8 +4,8 @@
 //! runtime (`libascendcl.so`), the aclnn meta API (`libnnopbase.so`) and the
 //! aclnn operators Slice, IndexSelect, InplaceCopy, ConstantPadNd, Add, InplaceAdd, Mul, InplaceMul,
 //! Cat, Stack, InplaceFillScalar, InplaceZero, Cast, Tril, InplaceTril, Triu, InplaceTriu,
-//! SplitTensor, SplitWithSize, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d and
-//! CircularPad2d/3d
+//! SplitTensor, SplitWithSize, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d,
+//! CircularPad2d/3d, Permute, Flip, Roll, Expand and Repeat
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status

@@ -57,6 +57,13 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnInplaceFillScalarGetWorkspaceSize" => "void *a, const void *b",
                 "aclnnInplaceZeroGetWorkspaceSize" => "void *a",
                 "aclnnCastGetWorkspaceSize" => "const void *a, int32_t b, void *c",
+                "aclnnPermuteGetWorkspaceSize"
+                | "aclnnFlipGetWorkspaceSize"
+                | "aclnnExpandGetWorkspaceSize"
+                | "aclnnRepeatGetWorkspaceSize" => "const void *a, const void *b, void *c",
+                "aclnnRollGetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, void *d"
+                }
                 "aclnnTrilGetWorkspaceSize" | "aclnnTriuGetWorkspaceSize" => {
                     "const void *a, int64_t b, void *c"
                 }
@@ -122,7 +129,7 @@ fn meta_syms() -> Vec<&'static str> {
 
 /// A complete fake CANN 8.5 layout in `lib64`: runtime, meta and the split
 /// operator libraries (Slice/InplaceCopy/ConstantPadNd in math, IndexSelect
-/// in nn).
+/// in nn, with Flip).
 fn fake_cann(lib64: &Path, tag: &str) {
     build_lib(&lib64.join("libascendcl.so"), &runtime_syms(), tag, 0);
     build_lib(&lib64.join("libnnopbase.so"), &meta_syms(), tag, 0);
@@ -155,13 +162,17 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "ReplicationPad3d",
             "CircularPad2d",
             "CircularPad3d",
+            "Permute",
+            "Roll",
+            "Expand",
+            "Repeat",
         ]),
         tag,
         1,
     );
     build_lib(
         &lib64.join("libopapi_nn.so"),
-        &op_syms(&["IndexSelect"]),
+        &op_syms(&["IndexSelect", "Flip"]),
         tag,
         2,
     );
@@ -486,7 +497,11 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "ReplicationPad2d",
             "ReplicationPad3d",
             "CircularPad2d",
-            "CircularPad3d"
+            "CircularPad3d",
+            "Permute",
+            "Roll",
+            "Expand",
+            "Repeat"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -599,7 +614,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
     build_lib(&dir.join("libnnopbase.so"), &meta_syms(), "x", 0);
     build_lib(
         &dir.join("libaclnn_ops_infer.so"),
-        &op_syms(&["Slice", "IndexSelect"]),
+        &op_syms(&["Slice", "IndexSelect", "Flip"]),
         "x",
         5,
     );
@@ -631,6 +646,10 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "ReplicationPad3d",
             "CircularPad2d",
             "CircularPad3d",
+            "Permute",
+            "Roll",
+            "Expand",
+            "Repeat",
         ]),
         "x",
         6,

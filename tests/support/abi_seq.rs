@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 23;
+            let which = i.u8() % 28;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -382,6 +382,58 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 20 => (a.aclnnReplicationPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
                 21 => (a.aclnnCircularPad2dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
                 22 => (a.aclnnCircularPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                27 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnRepeatGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
+                26 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnExpandGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
+                25 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    let arr2 = st.arrays.first().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnRollGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        arr2 as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
+                24 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnFlipGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
+                23 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnPermuteGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
                 _ => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     let sc = st.scalars.last().map_or(st.any(i, &[]), |p| *p as usize);
@@ -454,7 +506,12 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnReplicationPad3d,
                 a.aclnnCircularPad2d,
                 a.aclnnCircularPad3d,
-            ][(if i.one_in(8) { i.u8() % 23 } else { which }) as usize]
+                a.aclnnPermute,
+                a.aclnnFlip,
+                a.aclnnRoll,
+                a.aclnnExpand,
+                a.aclnnRepeat,
+            ][(if i.one_in(8) { i.u8() % 28 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -230,6 +230,21 @@ enum Call {
     Fill(Option<AlphaSpec>),
     /// `cast(x, dtype)`.
     Cast(R),
+    /// `permute(x, dims)`: a permutation of x's dims, now and then broken
+    /// (a wrong length, an entry out of range, a repeat).
+    Permute(Vec<i64>),
+    /// `flip(x, dims)`: a subset of x's dims, now and then out of range or
+    /// repeated.
+    Flip(Vec<i64>),
+    /// `roll(x, shifts, dims)`: pairs (repeats allowed) or a flat roll,
+    /// now and then of bad lengths or dims.
+    Roll(Vec<i64>, Vec<i64>),
+    /// `expand(x, size)`: leading dims and x's extent-1 dims grown, now
+    /// and then a bad entry.
+    Expand(Vec<i64>),
+    /// `repeat(x, repeats)`: small repeats (leading ones sometimes), now
+    /// and then a bad entry.
+    Repeat(Vec<i64>),
     /// A reflection, replication or circular pad of `x` (spec §16, §17).
     Pad(cpu_ref::Op, Vec<i64>),
     /// `tril(x, diagonal)` (`true`) or `triu`; in place (the result is `x`
@@ -514,6 +529,88 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         // Zero bytes (an exhausted fuzz input) keep meaning Contiguous.
         _ if src.chance(1, 3) => Call::Contiguous,
         _ if src.chance(1, 5) => Call::Cast(src.pick(&R::ALL)),
+        _ if src.chance(1, 5) => {
+            let mut dims: Vec<i64> = (0..rank as i64).collect();
+            for i in (1..rank).rev() {
+                dims.swap(i, src.range(0, i as i64) as usize);
+            }
+            for v in dims.iter_mut() {
+                if src.chance(1, 3) {
+                    *v -= rank as i64;
+                }
+            }
+            match src.below(10) {
+                0 => {
+                    dims.pop();
+                }
+                1 => dims.push(src.range(-3, 3)),
+                2 if rank > 0 => dims[0] = src.param(),
+                3 if rank > 1 => dims[1] = dims[0],
+                _ => {}
+            }
+            Call::Permute(dims)
+        }
+        _ if src.chance(1, 5) => {
+            let r = rank.max(1) as i64;
+            let mut dims = Vec::new();
+            for d in 0..r {
+                if src.chance(1, 2) {
+                    dims.push(if src.chance(1, 3) { d - r } else { d });
+                }
+            }
+            match src.below(10) {
+                0 => dims.push(src.param()),
+                1 if !dims.is_empty() => dims.push(dims[0]),
+                _ => {}
+            }
+            Call::Flip(dims)
+        }
+        _ if src.chance(1, 5) => {
+            let n = if rank == 0 || src.chance(1, 4) {
+                0
+            } else {
+                src.range(1, 3) as usize
+            };
+            let mut dims = Vec::new();
+            let mut shifts = Vec::new();
+            for _ in 0..n {
+                dims.push(src.range(-(rank as i64), rank as i64 - 1));
+                shifts.push(src.param());
+            }
+            if n == 0 {
+                shifts.push(src.param());
+            }
+            match src.below(10) {
+                0 => shifts.push(1),
+                1 => {
+                    dims.push(src.param());
+                    shifts.push(1);
+                }
+                _ => {}
+            }
+            Call::Roll(shifts, dims)
+        }
+        _ if src.chance(1, 5) => {
+            let mut size: Vec<i64> = (0..src.range(0, 2)).map(|_| src.range(0, 2)).collect();
+            for &n in shape {
+                size.push(if n == 1 { src.range(0, 3) } else { n as i64 });
+            }
+            size.truncate(8);
+            if src.chance(1, 8) && !size.is_empty() {
+                let k = src.range(0, size.len() as i64 - 1) as usize;
+                size[k] = src.param();
+            }
+            Call::Expand(size)
+        }
+        _ if src.chance(1, 5) => {
+            let n = (rank + src.range(0, 1) as usize).min(8);
+            let mut reps: Vec<i64> = (0..n).map(|_| src.range(0, 2)).collect();
+            if src.chance(1, 8) && !reps.is_empty() {
+                let k = src.range(0, reps.len() as i64 - 1) as usize;
+                reps[k] = src.param();
+            }
+            Call::Repeat(reps)
+        }
         _ if src.chance(1, 6) => Call::Tri(src.chance(1, 2), src.param(), src.chance(1, 3)),
         _ if src.chance(1, 6) => gen_split(src, shape),
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
@@ -680,6 +777,11 @@ fn ref_call(
         Call::Fill(Some(v)) => cpu_ref::fill_scalar(soc, x, v.reference()),
         Call::Fill(None) => cpu_ref::zero(soc, x),
         Call::Cast(d) => cpu_ref::cast(soc, x, *d),
+        Call::Permute(dims) => cpu_ref::permute(soc, x, dims),
+        Call::Flip(dims) => cpu_ref::flip(soc, x, dims),
+        Call::Roll(sh, dims) => cpu_ref::roll(soc, x, sh, dims),
+        Call::Expand(size) => cpu_ref::expand(soc, x, size),
+        Call::Repeat(reps) => cpu_ref::repeat(soc, x, reps),
         Call::Pad(op, p) => cpu_ref::pad(*op, soc, x, p),
         Call::Tri(lower, diagonal, inplace) => {
             let (op, r) = if *lower {
@@ -786,6 +888,11 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Fill(Some(v)) => s.fill_scalar_inplace(x, v.ours()).map(|()| x.clone()),
         Call::Fill(None) => s.zero_inplace(x).map(|()| x.clone()),
         Call::Cast(d) => s.cast(x, dtype(*d)),
+        Call::Permute(dims) => s.permute(x, dims),
+        Call::Flip(dims) => s.flip(x, dims),
+        Call::Roll(sh, dims) => s.roll(x, sh, dims),
+        Call::Expand(size) => s.expand(x, size),
+        Call::Repeat(reps) => s.repeat(x, reps),
         Call::Pad(op, p) => our_pad(s, *op, x, p, None),
         Call::Tri(true, d, false) => s.tril(x, *d),
         Call::Tri(false, d, false) => s.triu(x, *d),
@@ -917,6 +1024,11 @@ fn our_into(
                 s.stack_into(&list, *dim, out)
             }),
         Call::Cast(_) if !prepared => s.cast_into(x, out),
+        Call::Permute(dims) if !prepared => s.permute_into(x, dims, out),
+        Call::Flip(dims) if !prepared => s.flip_into(x, dims, out),
+        Call::Roll(sh, dims) if !prepared => s.roll_into(x, sh, dims, out),
+        Call::Expand(size) if !prepared => s.expand_into(x, size, out),
+        Call::Repeat(reps) if !prepared => s.repeat_into(x, reps, out),
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
@@ -1174,7 +1286,10 @@ fn error_forms(
         | Call::Stack(..)
         | Call::Fill(..)
         | Call::Cast(..)
-        | Call::Split(..) => return None,
+        | Call::Split(..)
+        | Call::Permute(..)
+        | Call::Expand(..)
+        | Call::Repeat(..) => return None,
         Call::Pad(op, p) => cpu_ref::pad_out_shape(*op, x.shape(), p).ok()?,
         _ => x.shape().to_vec(),
     };

@@ -7,8 +7,9 @@
 //! operators are [`slice()`], [`index_select`], [`as_strided`],
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
-//! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]) and
-//! [`embedding()`]; each takes the SoC name of the
+//! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`] and [`repeat()`]; each
+//! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
 //!
@@ -54,7 +55,9 @@ pub use ops::cat::{cat, cat_cast, cat_out_shape};
 pub use ops::check_out_shape;
 pub use ops::elementwise::{broadcast_shape, can_cast, merged_groups, promote};
 pub use ops::embedding::{embedding, embedding_out_shape};
+pub use ops::expand::{expand, expand_out_shape};
 pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
+pub use ops::flip::{flip, flip_dims};
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::pad::{
@@ -62,6 +65,9 @@ pub use ops::pad::{
     reflection_pad2d, reflection_pad3d, replication_pad1d, replication_pad2d, replication_pad3d,
     PadMode,
 };
+pub use ops::permute::{permute, permute_dims, permute_out_shape};
+pub use ops::repeat::{repeat, repeat_out_shape};
+pub use ops::roll::{roll, roll_shifts};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
 pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
 pub use ops::split::{split_tensor, split_tensor_sizes, split_with_size};

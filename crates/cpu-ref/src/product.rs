@@ -134,6 +134,16 @@ pub enum Op {
     Tril,
     /// `aclnnTriu` / `aclnnInplaceTriu` (section 15).
     Triu,
+    /// `aclnnPermute` (section 18).
+    Permute,
+    /// `aclnnFlip` (section 19).
+    Flip,
+    /// `aclnnRoll` (section 20).
+    Roll,
+    /// `aclnnExpand` (section 21).
+    Expand,
+    /// `aclnnRepeat` (section 22).
+    Repeat,
     /// `aclnnEmbedding` (section 23).
     Embedding,
     /// `aclnnReflectionPad1d` (section 16).
@@ -156,7 +166,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 25] = [
+    pub const ALL: [Op; 30] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -173,6 +183,11 @@ impl Op {
         Op::Cast,
         Op::Tril,
         Op::Triu,
+        Op::Permute,
+        Op::Flip,
+        Op::Roll,
+        Op::Expand,
+        Op::Repeat,
         Op::Embedding,
         Op::ReflectionPad1d,
         Op::ReflectionPad2d,
@@ -203,6 +218,11 @@ impl Op {
             Op::Cast => "cast",
             Op::Tril => "tril",
             Op::Triu => "triu",
+            Op::Permute => "permute",
+            Op::Flip => "flip",
+            Op::Roll => "roll",
+            Op::Expand => "expand",
+            Op::Repeat => "repeat",
             Op::Embedding => "embedding",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
@@ -274,6 +294,67 @@ const INDEX_SELECT_NO_BF16: &[DType] = &[
     DType::Float64,
     DType::Complex64,
     DType::Complex128,
+];
+
+/// Permute (section 18) on the training series: IndexSelect's list
+/// without bfloat16 and complex128 (CANN's aclnnPermute page).
+const PERMUTE_TRAINING: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int64,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Bool,
+    DType::Float64,
+    DType::Complex64,
+];
+
+/// Flip (section 19, A2 and A3 only): CANN's aclnnFlip page.
+const FLIP_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Int32,
+    DType::Int16,
+    DType::Int64,
+    DType::Bool,
+    DType::Int8,
+    DType::UInt8,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+    DType::BFloat16,
+];
+
+/// Roll (section 20) on A2 / A3 (CANN's aclnnRoll page); the other
+/// families take the first eight (no bfloat16).
+const ROLL_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Int8,
+    DType::UInt8,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt32,
+    DType::Bool,
+    DType::BFloat16,
+];
+
+/// Expand (section 21) on A2 / A3 (CANN's aclnnExpand page); the other
+/// families take the first seven (no bfloat16).
+const EXPAND_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::UInt8,
+    DType::Int8,
+    DType::Int32,
+    DType::Int64,
+    DType::Bool,
+    DType::BFloat16,
 ];
 
 /// Add and Mul (sections 8 and 9) on A2 / A3.
@@ -518,6 +599,9 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
         Op::Tril | Op::Triu => family != Family::A200I500A2,
+        Op::Permute => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::Flip => matches!(family, Family::A2 | Family::A3),
+        Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
@@ -565,6 +649,15 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         Op::Cast => CAST_NO_BF16,
         Op::Tril | Op::Triu if a2_or_a3 => TRI_A2_A3,
         Op::Tril | Op::Triu => TRI_NO_BF16,
+        Op::Permute if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Permute => PERMUTE_TRAINING,
+        Op::Flip => FLIP_A2_A3,
+        Op::Roll if a2_or_a3 => ROLL_A2_A3,
+        Op::Roll => &ROLL_A2_A3[..8],
+        Op::Expand if a2_or_a3 => EXPAND_A2_A3,
+        Op::Expand => &EXPAND_A2_A3[..7],
+        Op::Repeat if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Repeat => INDEX_SELECT_NO_BF16,
         // Embedding (section 23): the elementwise list of section 8 (only
         // on A2/A3, so with bfloat16).
         Op::Embedding => ELEMENTWISE_A2_A3,
@@ -720,7 +813,12 @@ mod tests {
                 "replication_pad2d",
                 "replication_pad3d",
                 "circular_pad2d",
-                "circular_pad3d"
+                "circular_pad3d",
+                "permute",
+                "flip",
+                "roll",
+                "expand",
+                "repeat"
             ]
         );
     }
@@ -742,6 +840,9 @@ mod tests {
                 Op::SplitWithSize => [true, true, true, false, false],
                 Op::FillScalar | Op::Zero | Op::Cast => [true, true, true, true, false],
                 Op::Tril | Op::Triu => [true, true, true, true, false],
+                Op::Permute => [true, true, true, false, false],
+                Op::Flip => [false, true, true, false, false],
+                Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d

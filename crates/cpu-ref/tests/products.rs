@@ -2,14 +2,14 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, fill_scalar,
-    index_select, mul, reflection_pad1d, reflection_pad2d, reflection_pad3d, replication_pad1d,
-    replication_pad2d, replication_pad3d, sampled_slice, slice, split_tensor, split_with_size,
-    stack, subtensor, tril, triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams,
-    Scalar, Tensor,
+    add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
+    flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
+    replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice,
+    split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
+    SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 25] = [
+const OPS: [&str; 30] = [
     "slice",
     "index_select",
     "as_strided",
@@ -26,6 +26,11 @@ const OPS: [&str; 25] = [
     "cast",
     "tril",
     "triu",
+    "permute",
+    "flip",
+    "roll",
+    "expand",
+    "repeat",
     "reflection_pad1d",
     "reflection_pad2d",
     "reflection_pad3d",
@@ -63,6 +68,11 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "cast" => cast(soc, x, x.dtype()),
         "tril" => tril(soc, x, 0),
         "triu" => triu(soc, x, -1),
+        "permute" => permute(soc, x, &[1, 0]),
+        "flip" => flip(soc, x, &[0]),
+        "roll" => roll(soc, x, &[1], &[0]),
+        "expand" => expand(soc, x, &[3, 2, 2]),
+        "repeat" => repeat(soc, x, &[2, 1, 3]),
         "embedding" => embedding(soc, x, &index),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
@@ -80,13 +90,15 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" | "split_with_size" => matches!(fam, Training | A2 | A3),
+        "slice" | "add" | "split_with_size" | "permute" => matches!(fam, Training | A2 | A3),
         "embedding" => matches!(fam, A2 | A3),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "as_strided" | "subtensor" => true,
+        "flip" => matches!(fam, A2 | A3),
+        "roll" | "expand" | "repeat" => matches!(fam, Training | A2 | A3 | Inference),
         "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" | "replication_pad1d"
         | "replication_pad2d" | "replication_pad3d" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -111,11 +123,39 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => false,
         },
-        "index_select" | "as_strided" | "sampled_slice" | "stack" => {
+        "index_select" | "as_strided" | "sampled_slice" | "stack" | "repeat" => {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
         "cast" => dtype != DType::BFloat16 || bf16_family,
+        "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
+        "expand" => match dtype {
+            DType::Float16
+            | DType::Float32
+            | DType::UInt8
+            | DType::Int8
+            | DType::Int32
+            | DType::Int64
+            | DType::Bool => true,
+            DType::BFloat16 => bf16_family,
+            _ => false,
+        },
+        "roll" => match dtype {
+            DType::Float16
+            | DType::Float32
+            | DType::Int8
+            | DType::UInt8
+            | DType::Int32
+            | DType::Int64
+            | DType::UInt32
+            | DType::Bool => true,
+            DType::BFloat16 => bf16_family,
+            _ => false,
+        },
+        "permute" => match dtype {
+            DType::BFloat16 | DType::Complex128 => bf16_family,
+            _ => true,
+        },
         "tril" | "triu" => match dtype {
             DType::Complex64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
@@ -189,7 +229,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 25 * 28 * 15);
+    assert_eq!(checked, 30 * 28 * 15);
 }
 
 #[test]

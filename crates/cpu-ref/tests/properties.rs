@@ -2,8 +2,9 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, embedding, fill_scalar, index_select, mul, sampled_slice, slice, stack,
-    subtensor, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, embedding, expand, fill_scalar, flip, index_select, mul, permute, repeat,
+    roll, sampled_slice, slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar,
+    Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -570,5 +571,188 @@ proptest! {
             let c = pad(op, DEFAULT_SOC, &x.to_contiguous(), padding).unwrap();
             prop_assert_eq!(c.contiguous_bytes(), y.contiguous_bytes());
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Permute equals the permuted strided view read in logical order, a
+    /// view input its contiguous copy, and the inverse permutation undoes it.
+    #[test]
+    fn permute_equals_permuted_view(
+        shape in shape_strategy(0, 5, 3),
+        keys in prop::collection::vec(any::<u32>(), 5),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let mut order: Vec<usize> = (0..r).collect();
+        order.sort_by_key(|&i| keys[i]);
+        let dims: Vec<i64> = order.iter().map(|&d| d as i64).collect();
+        let sh: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
+        let st: Vec<usize> = order.iter().map(|&d| x.strides()[d]).collect();
+        let v = x.view(&sh, &st, 0).unwrap();
+        let y = permute(DEFAULT_SOC, &x, &dims).unwrap();
+        prop_assert_eq!(y.shape(), &sh[..]);
+        prop_assert_eq!(y.contiguous_bytes(), v.contiguous_bytes());
+        let t = transposed(&x);
+        prop_assert_eq!(
+            permute(DEFAULT_SOC, &t, &dims).unwrap().contiguous_bytes(),
+            permute(DEFAULT_SOC, &t.to_contiguous(), &dims).unwrap().contiguous_bytes()
+        );
+        let mut inv = vec![0i64; r];
+        for (k, &d) in order.iter().enumerate() {
+            inv[d] = k as i64 - r as i64; // negative spelling
+        }
+        prop_assert_eq!(
+            permute(DEFAULT_SOC, &y, &inv).unwrap().contiguous_bytes(),
+            x.contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Flip equals the view with the flipped dims read backwards (as
+    /// indices), a view input its contiguous copy, and flipping twice is
+    /// the identity.
+    #[test]
+    fn flip_equals_reversed_indices(
+        shape in shape_strategy(0, 4, 3),
+        mask in 0u8..16,
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let dims: Vec<i64> = (0..r).filter(|k| mask >> k & 1 == 1).map(|k| k as i64 - r as i64 * (k as i64 % 2)).collect();
+        let y = flip(DEFAULT_SOC, &x, &dims).unwrap();
+        let got = y.to_vec::<i32>().unwrap();
+        for (n, idx) in indices(&shape).iter().enumerate() {
+            let src: Vec<usize> = idx.iter().enumerate().map(|(k, &i)| if mask >> k & 1 == 1 { shape[k] - 1 - i } else { i }).collect();
+            let flat: usize = src.iter().zip(x.strides()).map(|(i, s)| i * s).sum();
+            prop_assert_eq!(got[n], flat as i32);
+        }
+        prop_assert_eq!(flip(DEFAULT_SOC, &y, &dims).unwrap().contiguous_bytes(), x.contiguous_bytes());
+        let t = transposed(&x);
+        prop_assert_eq!(
+            flip(DEFAULT_SOC, &t, &dims).unwrap().contiguous_bytes(),
+            flip(DEFAULT_SOC, &t.to_contiguous(), &dims).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Roll then roll back is the identity (any shifts, extremes
+    /// included), a view input gives its contiguous copy's result, and the
+    /// flat roll of a 1-D tensor is its roll along dim 0.
+    #[test]
+    fn roll_undoes_and_flat_matches_dim_zero(
+        shape in shape_strategy(1, 4, 3),
+        shifts in prop::collection::vec(any_i64(), 1..4),
+        picks in prop::collection::vec(0usize..8, 3),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let dims: Vec<i64> = shifts.iter().zip(&picks).map(|(_, &p)| (p % r) as i64).collect();
+        let y = roll(DEFAULT_SOC, &x, &shifts, &dims).unwrap();
+        // Undo in two steps (a negated i64::MIN would overflow): -s = -(s+1) + 1.
+        let back1: Vec<i64> = shifts.iter().map(|&s| -(s.wrapping_add(1)).max(i64::MIN + 1)).collect();
+        let ones = vec![1i64; shifts.len()];
+        let z = roll(DEFAULT_SOC, &roll(DEFAULT_SOC, &y, &back1, &dims).unwrap(), &ones, &dims).unwrap();
+        if shifts.iter().all(|&s| s != i64::MAX) {
+            prop_assert_eq!(z.contiguous_bytes(), x.contiguous_bytes());
+        }
+        let t = transposed(&x);
+        prop_assert_eq!(
+            roll(DEFAULT_SOC, &t, &shifts[..1], &[]).unwrap().contiguous_bytes(),
+            roll(DEFAULT_SOC, &t.to_contiguous(), &shifts[..1], &[]).unwrap().contiguous_bytes()
+        );
+        let n: usize = shape.iter().product();
+        let flat = x.view(&[n], &[1], 0).unwrap();
+        prop_assert_eq!(
+            roll(DEFAULT_SOC, &x, &shifts[..1], &[]).unwrap().contiguous_bytes(),
+            roll(DEFAULT_SOC, &flat, &shifts[..1], &[0]).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Expand equals the stride-0 broadcast view read in logical order,
+    /// and a view input its contiguous copy's result.
+    #[test]
+    fn expand_equals_broadcast_view(
+        shape in prop::collection::vec(prop_oneof![Just(1usize), 0usize..4], 0..4),
+        lead in prop::collection::vec(0usize..3, 0..3),
+        grow in prop::collection::vec(0usize..4, 4),
+    ) {
+        let x = arange(&shape);
+        let mut size: Vec<i64> = lead.iter().map(|&v| v as i64).collect();
+        let mut st = vec![0usize; lead.len()];
+        for (d, &n) in shape.iter().enumerate() {
+            if n == 1 {
+                size.push(grow[d] as i64);
+                st.push(if grow[d] == 1 { x.strides()[d] } else { 0 });
+            } else {
+                size.push(n as i64);
+                st.push(x.strides()[d]);
+            }
+        }
+        let sh: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+        let y = expand(DEFAULT_SOC, &x, &size).unwrap();
+        prop_assert_eq!(y.shape(), &sh[..]);
+        if !shape.contains(&0) {
+            let v = x.view(&sh, &st, 0).unwrap();
+            prop_assert_eq!(y.contiguous_bytes(), v.contiguous_bytes());
+        }
+        let t = transposed(&x);
+        let mut tsize = size.clone();
+        let r = shape.len();
+        if r >= 2 {
+            let off = tsize.len() - r;
+            tsize.swap(off, off + 1);
+        }
+        prop_assert_eq!(
+            expand(DEFAULT_SOC, &t, &tsize).unwrap().contiguous_bytes(),
+            expand(DEFAULT_SOC, &t.to_contiguous(), &tsize).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Repeat equals Cat of copies along each dim (one dim at a time), and
+    /// a view input gives its contiguous copy's result.
+    #[test]
+    fn repeat_equals_concatenated_copies(
+        shape in shape_strategy(1, 3, 3),
+        reps in prop::collection::vec(0i64..3, 3),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let reps = &reps[..r];
+        let mut want = x.clone();
+        for (d, &k) in reps.iter().enumerate() {
+            if k == 0 {
+                let mut sh = want.shape().to_vec();
+                sh[d] = 0;
+                want = Tensor::from_bytes(want.dtype(), &sh, vec![]).unwrap();
+                continue;
+            }
+            let copies: Vec<&Tensor> = (0..k).map(|_| &want).collect();
+            want = cat(DEFAULT_SOC, &copies, d as i64).unwrap();
+        }
+        let y = repeat(DEFAULT_SOC, &x, reps).unwrap();
+        prop_assert_eq!(y.shape(), want.shape());
+        prop_assert_eq!(y.contiguous_bytes(), want.contiguous_bytes());
+        let t = transposed(&x);
+        prop_assert_eq!(
+            repeat(DEFAULT_SOC, &t, reps).unwrap().contiguous_bytes(),
+            repeat(DEFAULT_SOC, &t.to_contiguous(), reps).unwrap().contiguous_bytes()
+        );
     }
 }

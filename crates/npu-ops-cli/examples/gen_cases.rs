@@ -899,6 +899,7 @@ fn main() {
 
     // Appended last, so the random stream of every case above is unchanged.
     pad_cases(&mut out, &mut r, &push);
+    view_cases(&mut out);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -912,6 +913,350 @@ fn main() {
     }
     eprintln!("{} cases written to {}", out.len(), path.display());
     name_the_seeds_soc();
+}
+
+/// The slices-and-views family (issue 21: Permute, ops.md §18; Flip,
+/// §19; Roll, §20; Expand, §21; Repeat, §22), appended
+/// after every earlier block from a random stream of its own, so neither
+/// the earlier lines nor other families' appended blocks move.
+fn view_cases(out: &mut Vec<Value>) {
+    let mut r = Rng(0x5EED_F1EE);
+    let mut n = 0usize;
+    let mut push = |out: &mut Vec<Value>,
+                    op: &str,
+                    soc: &str,
+                    x: (&Tensor, &Tensor),
+                    params: Value,
+                    e: Value,
+                    tag: &str| {
+        n += 1;
+        out.push(json!({"id": format!("{op}/{tag}-v{n}"), "op": op, "soc": soc, "input": input_json(x.0, x.1), "params": params, "expect": e}));
+    };
+    // A random permutation of 0..rank, some entries spelt negative.
+    let perm = |r: &mut Rng, rank: usize| -> Vec<i64> {
+        let mut p: Vec<i64> = (0..rank as i64).collect();
+        for i in (1..rank).rev() {
+            p.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        for v in p.iter_mut() {
+            if r.below(3) == 0 {
+                *v -= rank as i64;
+            }
+        }
+        p
+    };
+
+    // Permute: every family x dtype on random views (ranks 0 to 4) and
+    // permutations; then random calls on A2 with bad dims (wrong length,
+    // out of range, extremes, repeats).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let dims = perm(&mut r, x.rank());
+                push(
+                    out,
+                    "permute",
+                    soc,
+                    (&st, &x),
+                    json!({ "dims": dims }),
+                    expect(cpu_ref::permute(soc, &x, &dims)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let rank = x.rank();
+        let mut dims = perm(&mut r, rank);
+        let tag = match r.below(5) {
+            0 if rank > 0 => {
+                dims.pop();
+                "short"
+            }
+            1 => {
+                dims.push(r.extreme(-6, 6));
+                "long"
+            }
+            2 if rank > 0 => {
+                let k = r.below(rank as u64) as usize;
+                dims[k] = r.extreme(-10, 10);
+                "entry"
+            }
+            3 if rank > 1 => {
+                let k = 1 + r.below(rank as u64 - 1) as usize;
+                dims[k] = if r.below(2) == 0 {
+                    dims[0]
+                } else {
+                    dims[0]
+                        + if dims[0] < 0 {
+                            rank as i64
+                        } else {
+                            -(rank as i64)
+                        }
+                };
+                "repeat"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "permute",
+            a2,
+            (&st, &x),
+            json!({ "dims": dims }),
+            expect(cpu_ref::permute(a2, &x, &dims)),
+            tag,
+        );
+    }
+
+    // Flip: every family x dtype on random views (ranks 0 to 4) and random
+    // subsets of dims (some spelt negative); then random calls on A2 with
+    // bad dims (out of range, extremes, repeats).
+    let subset = |r: &mut Rng, rank: usize| -> Vec<i64> {
+        let mut d: Vec<i64> = (0..rank.max(1) as i64)
+            .filter(|_| r.below(2) == 0)
+            .collect();
+        for i in (1..d.len()).rev() {
+            d.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        for v in d.iter_mut() {
+            if r.below(3) == 0 {
+                *v -= rank.max(1) as i64;
+            }
+        }
+        d
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let dims = subset(&mut r, x.rank());
+                push(
+                    out,
+                    "flip",
+                    soc,
+                    (&st, &x),
+                    json!({ "dims": dims }),
+                    expect(cpu_ref::flip(soc, &x, &dims)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let mut dims = subset(&mut r, x.rank());
+        let tag = match r.below(4) {
+            0 => {
+                dims.push(r.extreme(-6, 6));
+                "entry"
+            }
+            1 if !dims.is_empty() => {
+                let v = dims[0];
+                dims.push(if r.below(2) == 0 {
+                    v
+                } else if v < 0 {
+                    v + x.rank().max(1) as i64
+                } else {
+                    v - x.rank().max(1) as i64
+                });
+                "repeat"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "flip",
+            a2,
+            (&st, &x),
+            json!({ "dims": dims }),
+            expect(cpu_ref::flip(a2, &x, &dims)),
+            tag,
+        );
+    }
+
+    // Roll: every family x dtype on random views (ranks 0 to 4) with
+    // random (shift, dim) pairs (repeats allowed) or a flat roll; then
+    // random calls on A2 with extreme shifts and bad lengths or dims.
+    let pairs = |r: &mut Rng, rank: usize| -> (Vec<i64>, Vec<i64>) {
+        if rank == 0 || r.below(4) == 0 {
+            return (vec![r.range(-9, 9)], vec![]);
+        }
+        let n = 1 + r.below(3) as usize;
+        let dims = (0..n)
+            .map(|_| r.range(-(rank as i64), rank as i64))
+            .collect();
+        let shifts = (0..n).map(|_| r.range(-9, 9)).collect();
+        (shifts, dims)
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let (shifts, dims) = pairs(&mut r, x.rank());
+                push(
+                    out,
+                    "roll",
+                    soc,
+                    (&st, &x),
+                    json!({ "shifts": shifts, "dims": dims }),
+                    expect(cpu_ref::roll(soc, &x, &shifts, &dims)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let (mut shifts, mut dims) = pairs(&mut r, x.rank());
+        let tag = match r.below(5) {
+            0 => {
+                shifts[0] = r.extreme(-20, 20);
+                "extreme"
+            }
+            1 => {
+                shifts.push(1);
+                "length"
+            }
+            2 => {
+                dims.push(r.extreme(-6, 6));
+                shifts.push(r.range(-3, 3));
+                "dim"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "roll",
+            a2,
+            (&st, &x),
+            json!({ "shifts": shifts, "dims": dims }),
+            expect(cpu_ref::roll(a2, &x, &shifts, &dims)),
+            tag,
+        );
+    }
+
+    // Expand: every family x dtype on random views (ranks 0 to 3, some
+    // extents 1) broadcast to a random valid size (new leading dims,
+    // extent-1 dims grown or kept); then random calls on A2 with bad sizes
+    // (short, negative, extreme, mismatched).
+    let sizes = |r: &mut Rng, shape: &[usize]| -> Vec<i64> {
+        let mut v: Vec<i64> = (0..r.below(3)).map(|_| r.range(0, 3)).collect();
+        for &n in shape {
+            v.push(if n == 1 { r.range(0, 4) } else { n as i64 });
+        }
+        v
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let size = sizes(&mut r, x.shape());
+                push(
+                    out,
+                    "expand",
+                    soc,
+                    (&st, &x),
+                    json!({ "size": size }),
+                    expect(cpu_ref::expand(soc, &x, &size)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut size = sizes(&mut r, x.shape());
+        let tag = match r.below(5) {
+            0 if !size.is_empty() => {
+                size.remove(0);
+                "short"
+            }
+            1 if !size.is_empty() => {
+                let k = r.below(size.len() as u64) as usize;
+                size[k] = r.extreme(-3, 5);
+                "entry"
+            }
+            2 => {
+                size.insert(0, r.extreme(-2, 3));
+                "lead"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "expand",
+            a2,
+            (&st, &x),
+            json!({ "size": size }),
+            expect(cpu_ref::expand(a2, &x, &size)),
+            tag,
+        );
+    }
+
+    // Repeat: every family x dtype on random views (ranks 0 to 3) tiled by
+    // random repeats (0 to 2, some leading dims); then random calls on A2
+    // with bad repeats (short, negative, extreme).
+    let reps_for = |r: &mut Rng, rank: usize| -> Vec<i64> {
+        (0..rank + r.below(2) as usize)
+            .map(|_| r.range(0, 3))
+            .collect()
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let reps = reps_for(&mut r, x.rank());
+                push(
+                    out,
+                    "repeat",
+                    soc,
+                    (&st, &x),
+                    json!({ "repeats": reps }),
+                    expect(cpu_ref::repeat(soc, &x, &reps)),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut reps = reps_for(&mut r, x.rank());
+        let tag = match r.below(4) {
+            0 if !reps.is_empty() => {
+                reps.remove(0);
+                "short"
+            }
+            1 if !reps.is_empty() => {
+                let k = r.below(reps.len() as u64) as usize;
+                reps[k] = if r.below(2) == 0 { -1 } else { i64::MIN };
+                "negative"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "repeat",
+            a2,
+            (&st, &x),
+            json!({ "repeats": reps }),
+            expect(cpu_ref::repeat(a2, &x, &reps)),
+            tag,
+        );
+    }
 }
 
 /// Tril and Triu (ops.md §15), then SplitTensor and SplitWithSize

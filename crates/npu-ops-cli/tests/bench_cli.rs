@@ -141,6 +141,11 @@ fn launch_figures_allocs_and_c_calls() {
         "fill_scalar",
         "zero",
         "cast",
+        "permute_transpose",
+        "flip_rows",
+        "roll_2d",
+        "expand_rows",
+        "repeat_rows",
         "reflection_pad2d",
         "sampled_slice_reflect",
     ] {

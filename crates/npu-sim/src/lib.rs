@@ -9,7 +9,8 @@
 // (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), tri
 // (Tril, Triu and their in-place forms: likewise), split (SplitTensor,
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
-// ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise).
+// ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
+// Flip, Roll, Expand, Repeat: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -82,6 +83,7 @@ mod split;
 mod state;
 mod stream;
 mod tri;
+mod views;
 mod work;
 
 pub use casts::*;
@@ -97,6 +99,7 @@ pub use runtime::*;
 pub use split::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
 pub use tri::*;
+pub use views::*;
 
 use cann_sys::{Api, Origin};
 
@@ -479,7 +482,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 27);
+/// assert_eq!(api.available_operators().len(), 32);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -583,6 +586,16 @@ pub fn api() -> Api {
         aclnnInplaceZero: Some(aclnnInplaceZero),
         aclnnCastGetWorkspaceSize: Some(aclnnCastGetWorkspaceSize),
         aclnnCast: Some(aclnnCast),
+        aclnnPermuteGetWorkspaceSize: Some(aclnnPermuteGetWorkspaceSize),
+        aclnnPermute: Some(aclnnPermute),
+        aclnnFlipGetWorkspaceSize: Some(aclnnFlipGetWorkspaceSize),
+        aclnnFlip: Some(aclnnFlip),
+        aclnnRollGetWorkspaceSize: Some(aclnnRollGetWorkspaceSize),
+        aclnnRoll: Some(aclnnRoll),
+        aclnnExpandGetWorkspaceSize: Some(aclnnExpandGetWorkspaceSize),
+        aclnnExpand: Some(aclnnExpand),
+        aclnnRepeatGetWorkspaceSize: Some(aclnnRepeatGetWorkspaceSize),
+        aclnnRepeat: Some(aclnnRepeat),
         aclnnTrilGetWorkspaceSize: Some(aclnnTrilGetWorkspaceSize),
         aclnnTril: Some(aclnnTril),
         aclnnInplaceTrilGetWorkspaceSize: Some(aclnnInplaceTrilGetWorkspaceSize),

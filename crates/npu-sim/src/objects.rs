@@ -108,6 +108,38 @@ pub enum Plan {
     },
     /// `out = self` converted to out's dtype (Cast).
     Cast,
+    /// `out` = `self` rolled (Roll): `2^m` box copies for `m` rolled dims,
+    /// or two copies of the flat sequence.
+    Roll {
+        /// Per dim, the shift in `[0, N)` (dims mode).
+        shifts: Dims,
+        /// The flat sequence's shift (`dims` empty), in `[0, numel)`.
+        flat: Option<i64>,
+        /// Copy a non-contiguous `self` into the workspace first (flat).
+        stage_in: bool,
+        /// Write through the workspace (`out` strided or meeting `self`).
+        stage: bool,
+    },
+    /// `out` = `self` tiled `reps` times along each dim (Repeat; `self`
+    /// seen with leading extent-1 dims up to `reps`' length).
+    Repeat {
+        /// Per output dim, the repeat count.
+        reps: Dims,
+        /// Write through the workspace (`out` strided or meeting `self`).
+        stage: bool,
+    },
+    /// `out` = the view (out's shape, `strides`, self's offset + `start`)
+    /// of self (Permute; Flip, whose strides may be negative; Expand, whose
+    /// may be 0): one strided copy, through the workspace when `stage`.
+    ViewCopy {
+        /// Strides of the source view, in elements (negative: read
+        /// backwards).
+        strides: Dims,
+        /// Its first element, in elements from self's offset.
+        start: i64,
+        /// `out` is not contiguous or meets `self`.
+        stage: bool,
+    },
     /// `out = tril(self)` or `triu(self)` (Tril, Triu and their in-place
     /// forms, whose only tensor is the output `selfRef`).
     Tri {

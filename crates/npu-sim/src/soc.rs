@@ -51,6 +51,16 @@ pub enum Op {
     InplaceZero,
     /// aclnnCast
     Cast,
+    /// aclnnPermute
+    Permute,
+    /// aclnnFlip
+    Flip,
+    /// aclnnRoll
+    Roll,
+    /// aclnnExpand
+    Expand,
+    /// aclnnRepeat
+    Repeat,
     /// aclnnTril
     Tril,
     /// aclnnInplaceTril
@@ -98,6 +108,11 @@ impl Op {
             Op::InplaceFillScalar => "aclnnInplaceFillScalar",
             Op::InplaceZero => "aclnnInplaceZero",
             Op::Cast => "aclnnCast",
+            Op::Permute => "aclnnPermute",
+            Op::Flip => "aclnnFlip",
+            Op::Roll => "aclnnRoll",
+            Op::Expand => "aclnnExpand",
+            Op::Repeat => "aclnnRepeat",
             Op::Tril => "aclnnTril",
             Op::InplaceTril => "aclnnInplaceTril",
             Op::Triu => "aclnnTriu",
@@ -131,6 +146,11 @@ impl Op {
             Op::InplaceFillScalar => "aclnnInplaceFillScalarGetWorkspaceSize",
             Op::InplaceZero => "aclnnInplaceZeroGetWorkspaceSize",
             Op::Cast => "aclnnCastGetWorkspaceSize",
+            Op::Permute => "aclnnPermuteGetWorkspaceSize",
+            Op::Flip => "aclnnFlipGetWorkspaceSize",
+            Op::Roll => "aclnnRollGetWorkspaceSize",
+            Op::Expand => "aclnnExpandGetWorkspaceSize",
+            Op::Repeat => "aclnnRepeatGetWorkspaceSize",
             Op::Tril => "aclnnTrilGetWorkspaceSize",
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
             Op::Triu => "aclnnTriuGetWorkspaceSize",
@@ -165,6 +185,16 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Stack => !matches!(family, Atlas200I500A2),
         // Their English pages: every family but 200I/500 A2.
         Op::InplaceFillScalar | Op::InplaceZero | Op::Cast => !matches!(family, Atlas200I500A2),
+        // aclnnPermute's page: the training series, A2 and A3.
+        Op::Permute => matches!(family, Training | A2 | A3),
+        // aclnnFlip's page: A2 and A3 only.
+        Op::Flip => matches!(family, A2 | A3),
+        // aclnnRoll's page: every family but 200I/500 A2.
+        Op::Roll => !matches!(family, Atlas200I500A2),
+        // aclnnExpand's page: every family but 200I/500 A2.
+        Op::Expand => !matches!(family, Atlas200I500A2),
+        // aclnnRepeat's page: every family but 200I/500 A2.
+        Op::Repeat => !matches!(family, Atlas200I500A2),
         // ops.md §15 (project): every family but 200I/500 A2.
         Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu => {
             !matches!(family, Atlas200I500A2)
@@ -212,6 +242,18 @@ const CAT_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_BOOL,
     aclDataType::ACL_DOUBLE,
     aclDataType::ACL_COMPLEX64,
+];
+
+/// Roll's list (aclnnRoll page; BF16 separately).
+const ROLL_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT64,
+    aclDataType::ACL_UINT32,
+    aclDataType::ACL_BOOL,
 ];
 
 const SLICE_DTYPES: &[aclDataType] = &[
@@ -297,6 +339,20 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
+        // aclnnPermute's page: no COMPLEX128 on the training series.
+        Op::Permute if dtype == aclDataType::ACL_COMPLEX128 => family.has_bf16(),
+        // aclnnRoll's page (BF16 above).
+        Op::Roll => ROLL_DTYPES.contains(&dtype),
+        // aclnnExpand's page: Roll's list without UINT32 (BF16 above).
+        Op::Expand => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
+        // aclnnFlip's page: no unsigned type wider than 8 bits.
+        Op::Flip => {
+            GENERAL_DTYPES.contains(&dtype)
+                && !matches!(
+                    dtype,
+                    aclDataType::ACL_UINT16 | aclDataType::ACL_UINT32 | aclDataType::ACL_UINT64
+                )
+        }
         // aclnn_tril.h / aclnn_triu.h: the general list without complex types.
         Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu => {
             GENERAL_DTYPES.contains(&dtype)
@@ -458,6 +514,39 @@ mod tests {
         ));
         assert!(!op_available(Op::InplaceZero, Family::Atlas200I500A2));
         assert!(op_available(Op::InplaceFillScalar, Family::Inference));
+    }
+
+    #[test]
+    fn permute_table() {
+        use aclDataType as D;
+        assert!(op_available(Op::Permute, Family::Training));
+        assert!(!op_available(Op::Permute, Family::Inference));
+        assert!(!op_available(Op::Permute, Family::Atlas200I500A2));
+        assert!(!dtype_supported(
+            Op::Permute,
+            Family::Training,
+            D::ACL_COMPLEX128
+        ));
+        assert!(dtype_supported(Op::Permute, Family::A3, D::ACL_COMPLEX128));
+        assert!(dtype_supported(
+            Op::Permute,
+            Family::Training,
+            D::ACL_UINT16
+        ));
+        assert!(dtype_supported(Op::Permute, Family::A2, D::ACL_BF16));
+        assert!(!op_available(Op::Flip, Family::Training));
+        assert!(op_available(Op::Flip, Family::A3));
+        assert!(!dtype_supported(Op::Flip, Family::A2, D::ACL_UINT16));
+        assert!(dtype_supported(Op::Flip, Family::A2, D::ACL_COMPLEX128));
+        assert!(op_available(Op::Roll, Family::Inference));
+        assert!(!dtype_supported(Op::Roll, Family::A2, D::ACL_INT16));
+        assert!(dtype_supported(Op::Roll, Family::Training, D::ACL_UINT32));
+        assert!(!dtype_supported(
+            Op::Expand,
+            Family::Training,
+            D::ACL_UINT32
+        ));
+        assert!(dtype_supported(Op::Expand, Family::Inference, D::ACL_UINT8));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand and Repeat), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -11,10 +11,15 @@ pub mod cast;
 pub mod cat;
 pub mod elementwise;
 pub mod embedding;
+pub mod expand;
 pub mod fill;
+pub mod flip;
 pub mod index_select;
 pub mod mul;
 pub mod pad;
+pub mod permute;
+pub mod repeat;
+pub mod roll;
 pub mod sampled_slice;
 pub mod slice;
 pub mod split;

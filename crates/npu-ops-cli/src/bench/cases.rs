@@ -100,6 +100,22 @@ pub enum Base {
     /// ([`Stream::cast_into`], aclnnCast) from `cast_source`'s: int32 to
     /// float32, float32 to float16, int32 to int64.
     Cast,
+    /// A contiguous `[C, R]` permuted by `[1, 0]` into a contiguous
+    /// `[R, C]` ([`Stream::permute_into`], aclnnPermute): a transpose.
+    PermuteTranspose,
+    /// A contiguous `[R, C]` with its rows reversed into a contiguous
+    /// `[R, C]` ([`Stream::flip_into`], aclnnFlip, dims `[0]`).
+    FlipRows,
+    /// A contiguous `[R, C]` rolled by `[R/4, C/4]` along `[0, 1]` into a
+    /// contiguous `[R, C]` ([`Stream::roll_into`], aclnnRoll): the output
+    /// of `SampledWrap`, in four box copies.
+    Roll2d,
+    /// A contiguous `[1, C]` broadcast to a contiguous `[R, C]`
+    /// ([`Stream::expand_into`], aclnnExpand).
+    ExpandRows,
+    /// A contiguous `[R/4, C]` tiled `[4, 1]` into a contiguous `[R, C]`
+    /// ([`Stream::repeat_into`], aclnnRepeat).
+    RepeatRows,
     /// `[1, R-2, C-2]` padded by one on every side of its last two dims
     /// into a contiguous `[1, R, C]` ([`Stream::reflection_pad2d_into`],
     /// aclnnReflectionPad2d): row copies, then the edges.
@@ -116,7 +132,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 23] = [
+    pub const ALL: [Base; 28] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -138,6 +154,11 @@ impl Base {
         Base::FillScalar,
         Base::Zero,
         Base::Cast,
+        Base::PermuteTranspose,
+        Base::FlipRows,
+        Base::Roll2d,
+        Base::ExpandRows,
+        Base::RepeatRows,
         Base::ReflectionPad2d,
         Base::SampledReflect,
     ];
@@ -168,12 +189,18 @@ impl Base {
             Base::Cast => "cast",
             Base::ReflectionPad2d => "reflection_pad2d",
             Base::SampledReflect => "sampled_reflect",
+            Base::PermuteTranspose => "permute_transpose",
+            Base::FlipRows => "flip_rows",
+            Base::Roll2d => "roll_2d",
+            Base::ExpandRows => "expand_rows",
+            Base::RepeatRows => "repeat_rows",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
-    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"reflection_pad2d"`).
+    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"reflection_pad2d"`, `"permute"`,
+    /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -189,6 +216,11 @@ impl Base {
             Base::Zero => "zero",
             Base::Cast => "cast",
             Base::ReflectionPad2d => "reflection_pad2d",
+            Base::PermuteTranspose => "permute",
+            Base::FlipRows => "flip",
+            Base::Roll2d => "roll",
+            Base::ExpandRows => "expand",
+            Base::RepeatRows => "repeat",
         }
     }
 }
@@ -281,9 +313,11 @@ impl CaseSpec {
             Base::SliceD0S1 | Base::SliceD0S2 => [2 * r, c],
             Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
             Base::AsStridedWindows => [r / 8 + 7, c],
-            Base::InplaceCopyTranspose => [c, r],
+            Base::InplaceCopyTranspose | Base::PermuteTranspose => [c, r],
             Base::CatLast => [r, c / 2],
             Base::StackLead => [r / 2, c],
+            Base::ExpandRows => [1, c],
+            Base::RepeatRows => [r / 4, c],
             Base::ReflectionPad2d | Base::SampledReflect => [r - 2, c - 2],
             _ => [r, c],
         };
@@ -357,6 +391,11 @@ impl CaseSpec {
                 (Launch::Fill(None), vec![])
             }
             Base::Cast => (Launch::Cast, vec![]),
+            Base::PermuteTranspose => (Launch::Permute, vec![]),
+            Base::FlipRows => (Launch::Flip, vec![]),
+            Base::Roll2d => (Launch::Roll([ri / 4, ci / 4]), vec![]),
+            Base::ExpandRows => (Launch::Expand([ri, ci]), vec![]),
+            Base::RepeatRows => (Launch::Repeat, vec![]),
             Base::SampledReflect => (
                 Launch::Sampled(SampledSlice::new(
                     &[-1, -1],
@@ -455,6 +494,16 @@ enum Launch {
     Fill(Option<Scalar>),
     /// `cast_into(x, out)`.
     Cast,
+    /// `permute_into(x, [1, 0], out)`.
+    Permute,
+    /// `flip_into(x, [0], out)`.
+    Flip,
+    /// `roll_into(x, shifts, [0, 1], out)`.
+    Roll([i64; 2]),
+    /// `expand_into(x, size, out)`.
+    Expand([i64; 2]),
+    /// `repeat_into(x, [4, 1], out)`.
+    Repeat,
     /// `reflection_pad2d_into(x3, [1, 1, 1, 1], out3)` over 3-D views of
     /// `x` and `out`.
     Pad {
@@ -565,6 +614,11 @@ impl Case {
                 Ok(out)
             }
             Launch::Cast => s.cast(x, self.spec.dtype),
+            Launch::Permute => s.permute(x, &[1, 0]),
+            Launch::Flip => s.flip(x, &[0]),
+            Launch::Roll(k) => s.roll(x, k, &[0, 1]),
+            Launch::Expand(size) => s.expand(x, size),
+            Launch::Repeat => s.repeat(x, &[4, 1]),
             Launch::Pad { x3, .. } => s.reflection_pad2d(x3, &PAD),
         }
     }
@@ -649,6 +703,11 @@ impl Case {
             Launch::Fill(Some(v)) => s.fill_scalar_inplace(out, *v),
             Launch::Fill(None) => s.zero_inplace(out),
             Launch::Cast => s.cast_into(x, out),
+            Launch::Permute => s.permute_into(x, &[1, 0], out),
+            Launch::Flip => s.flip_into(x, &[0], out),
+            Launch::Roll(k) => s.roll_into(x, k, &[0, 1], out),
+            Launch::Expand(size) => s.expand_into(x, size, out),
+            Launch::Repeat => s.repeat_into(x, &[4, 1], out),
             Launch::Pad { x3, out3 } => s.reflection_pad2d_into(x3, &PAD, out3),
         }
     }
@@ -840,7 +899,7 @@ fn moved(
             Base::AsStridedWindows => (i / (8 * c) + (i / c) % 8) * c + col,
             // out [C, R]: (a, b) = x[b, a].
             Base::AsStridedTranspose => (i % r) * c + i / r,
-            Base::SampledWrap => {
+            Base::SampledWrap | Base::Roll2d => {
                 let y = (row as i64 - r4).rem_euclid(r as i64) as usize;
                 let z = (col as i64 - c4).rem_euclid(c as i64) as usize;
                 y * c + z
@@ -853,7 +912,10 @@ fn moved(
                 y as usize * c + z as usize
             }
             // x is [C, R]; out (row, col) = x[col, row].
-            Base::InplaceCopyTranspose => col * r + row,
+            Base::InplaceCopyTranspose | Base::PermuteTranspose => col * r + row,
+            Base::FlipRows => (r - 1 - row) * c + col,
+            Base::ExpandRows => col,
+            Base::RepeatRows => (row % (r / 4)) * c + col,
             // x is [R, C/2], out (row, col) = x[row, col mod C/2].
             Base::CatLast => row * (c / 2) + col % (c / 2),
             // x is [R/2, C]; out [2, R/2, C] read as [R, C] rows.
@@ -933,7 +995,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 23 * 6);
+        assert_eq!(s.len(), 28 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

@@ -166,12 +166,21 @@ impl<T: Bits> NdCase<T> {
             }
             // The transposed view's elements in row-major order (`to_owned`
             // alone would keep the column-major strides).
-            Base::AsStridedTranspose | Base::InplaceCopyTranspose => {
+            Base::AsStridedTranspose | Base::InplaceCopyTranspose | Base::PermuteTranspose => {
                 x.t().as_standard_layout().into_owned()
             }
             // Row by row, each the concatenation of two pieces of a source
             // row (np.roll's plan).
-            Base::SampledWrap => {
+            Base::FlipRows => x.slice(s![..;-1, ..]).to_owned(),
+            Base::ExpandRows => x
+                .broadcast((r, c))
+                .expect("a [1, C] row broadcasts")
+                .to_owned(),
+            Base::RepeatRows => {
+                ndarray::concatenate(Axis(0), &[x.view(), x.view(), x.view(), x.view()])
+                    .expect("equal row lengths")
+            }
+            Base::SampledWrap | Base::Roll2d => {
                 let (r4, c4) = (r / 4, c / 4);
                 let mut v = Vec::with_capacity(r * c);
                 for i in 0..r {

@@ -45,7 +45,8 @@ pub struct Case {
     /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `tril`,
     /// `triu`, `split_tensor`, `split_with_size`, `reflection_pad1d` ..
     /// `reflection_pad3d`, `replication_pad1d` .. `replication_pad3d`,
-    /// `circular_pad2d`, `circular_pad3d`.
+    /// `circular_pad2d`, `circular_pad3d`, `permute`, `flip`, `roll`, `expand`,
+    /// `repeat`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -69,7 +70,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 24] = [
+const OPS: [&str; 29] = [
     "slice",
     "index_select",
     "as_strided",
@@ -82,6 +83,11 @@ const OPS: [&str; 24] = [
     "fill_scalar",
     "zero",
     "cast",
+    "permute",
+    "flip",
+    "roll",
+    "expand",
+    "repeat",
     "tril",
     "triu",
     "split_tensor",

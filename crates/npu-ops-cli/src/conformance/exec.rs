@@ -489,6 +489,15 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
             s.cast(&x, d)
         }
+        "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
+        "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
+        "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
+        "repeat" => s.repeat(&x, &ints(get("repeats")?, &ctx("repeats"))?),
+        "roll" => s.roll(
+            &x,
+            &ints(get("shifts")?, &ctx("shifts"))?,
+            &ints(get("dims")?, &ctx("dims"))?,
+        ),
         op @ ("reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d"
         | "replication_pad1d" | "replication_pad2d" | "replication_pad3d"
         | "circular_pad2d" | "circular_pad3d") => {

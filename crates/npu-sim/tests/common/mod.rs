@@ -666,3 +666,116 @@ pub fn pad_mode(
         s,
     )
 }
+
+/// An `aclIntArray`, destroyed on drop.
+pub struct IntArr(pub *mut aclIntArray);
+
+impl IntArr {
+    pub fn new(v: &[i64]) -> IntArr {
+        // SAFETY: a valid array of its length.
+        IntArr(unsafe { (api().aclCreateIntArray)(v.as_ptr(), v.len() as u64) })
+    }
+}
+
+impl Drop for IntArr {
+    fn drop(&mut self) {
+        // SAFETY: a live handle (or null).
+        unsafe { (api().aclDestroyIntArray)(self.0) };
+    }
+}
+
+pub fn permute_op() -> Operator<fns::aclnnPermuteGetWorkspaceSize> {
+    api().permute().unwrap()
+}
+
+/// Runs Permute through both phases.
+pub fn permute(
+    x: &T,
+    dims: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = permute_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dims.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+pub fn flip_op() -> Operator<fns::aclnnFlipGetWorkspaceSize> {
+    api().flip().unwrap()
+}
+
+/// Runs Flip through both phases.
+pub fn flip(x: &T, dims: &IntArr, out: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = flip_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, dims.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+pub fn roll_op() -> Operator<fns::aclnnRollGetWorkspaceSize> {
+    api().roll().unwrap()
+}
+
+/// Runs Roll through both phases.
+pub fn roll(
+    x: &T,
+    shifts: &IntArr,
+    dims: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = roll_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, shifts.0, dims.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+pub fn expand_op() -> Operator<fns::aclnnExpandGetWorkspaceSize> {
+    api().expand().unwrap()
+}
+
+/// Runs Expand through both phases.
+pub fn expand(
+    x: &T,
+    size: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = expand_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, size.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+pub fn repeat_op() -> Operator<fns::aclnnRepeatGetWorkspaceSize> {
+    api().repeat().unwrap()
+}
+
+/// Runs Repeat through both phases.
+pub fn repeat(
+    x: &T,
+    reps: &IntArr,
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = repeat_op();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, reps.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
