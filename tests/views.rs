@@ -428,3 +428,21 @@ fn repeat_overlapping_aliasing_zero_d_and_rules() {
         );
     }
 }
+
+/// Repeat of a rank-8 `self` with every dim and every repeat above 1 (16
+/// split dims: the plan once made one copy per outer index), against
+/// cpu-ref, from a transposed view.
+#[test]
+fn repeat_of_rank_eight_with_every_dim_repeated() {
+    let s = stream();
+    let x = ref_tensor(
+        R::Int16,
+        &[2, 3, 2, 2, 3, 2, 2, 2],
+        Some(&[7, 6, 5, 4, 3, 2, 1, 0]),
+        11,
+    );
+    let reps = [2i64, 2, 3, 2, 2, 2, 3, 2];
+    let want = cpu_ref::repeat(&soc(), &x, &reps);
+    let got = s.repeat(&upload(&s, &x), &reps);
+    check(got, want, "repeat rank 8");
+}

@@ -303,22 +303,6 @@ api_table! {
         cast: "Cast" => fn aclnnCastGetWorkspaceSize(
             *const aclTensor, aclDataType, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnCast;
-        permute: "Permute" => fn aclnnPermuteGetWorkspaceSize(
-            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
-            fn aclnnPermute;
-        flip: "Flip" => fn aclnnFlipGetWorkspaceSize(
-            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
-            fn aclnnFlip;
-        roll: "Roll" => fn aclnnRollGetWorkspaceSize(
-            *const aclTensor, *const aclIntArray, *const aclIntArray, *mut aclTensor, *mut u64,
-            *mut *mut aclOpExecutor),
-            fn aclnnRoll;
-        expand: "Expand" => fn aclnnExpandGetWorkspaceSize(
-            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
-            fn aclnnExpand;
-        repeat: "Repeat" => fn aclnnRepeatGetWorkspaceSize(
-            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
-            fn aclnnRepeat;
         tril: "Tril" => fn aclnnTrilGetWorkspaceSize(
             *const aclTensor, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnTril;
@@ -361,6 +345,22 @@ api_table! {
         circular_pad3d: "CircularPad3d" => fn aclnnCircularPad3dGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnCircularPad3d;
+        permute: "Permute" => fn aclnnPermuteGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnPermute;
+        flip: "Flip" => fn aclnnFlipGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnFlip;
+        roll: "Roll" => fn aclnnRollGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *mut aclTensor, *mut u64,
+            *mut *mut aclOpExecutor),
+            fn aclnnRoll;
+        expand: "Expand" => fn aclnnExpandGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnExpand;
+        repeat: "Repeat" => fn aclnnRepeatGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnRepeat;
     }
 }
 

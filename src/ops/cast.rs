@@ -99,7 +99,7 @@ impl Stream {
             return Ok(());
         }
         let xs = if x.layout().may_overlap() {
-            self.contiguous(x)?
+            self.materialise("cast", x)?
         } else {
             x.clone()
         };

@@ -292,7 +292,7 @@ impl Stream {
     /// An input as the device takes it: a view that overlaps itself is
     /// handed over with its stride-0 dims as extent-1 dims (the operator
     /// broadcasts them back), or materialised when it still overlaps.
-    fn elementwise_operand(&self, op: &'static str, t: &Tensor) -> Result<Tensor> {
+    pub(crate) fn elementwise_operand(&self, op: &'static str, t: &Tensor) -> Result<Tensor> {
         if !t.layout().may_overlap() {
             return Ok(t.clone());
         }

@@ -115,11 +115,9 @@ impl Stream {
         if x.numel() == 0 || out.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.contiguous(x)?
-        } else {
-            x.clone()
-        };
+        // Stride-0 dims handed over as extent 1 (Expand broadcasts them
+        // back), the rest materialised if it still overlaps (ops.md §21).
+        let xs = self.elementwise_operand(OP, x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let arr = AclIntArray::new(self.api(), size)?;
         // SAFETY: the descriptors are `xs`'s (the read) and `out`'s (the

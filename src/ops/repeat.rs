@@ -118,7 +118,7 @@ impl Stream {
             return Ok(());
         }
         let xs = if x.layout().may_overlap() {
-            self.contiguous(x)?
+            self.materialise(OP, x)?
         } else {
             x.clone()
         };

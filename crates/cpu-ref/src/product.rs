@@ -183,11 +183,6 @@ impl Op {
         Op::Cast,
         Op::Tril,
         Op::Triu,
-        Op::Permute,
-        Op::Flip,
-        Op::Roll,
-        Op::Expand,
-        Op::Repeat,
         Op::Embedding,
         Op::ReflectionPad1d,
         Op::ReflectionPad2d,
@@ -197,6 +192,11 @@ impl Op {
         Op::ReplicationPad3d,
         Op::CircularPad2d,
         Op::CircularPad3d,
+        Op::Permute,
+        Op::Flip,
+        Op::Roll,
+        Op::Expand,
+        Op::Repeat,
     ];
 
     /// The conformance-format operator name, also used in errors.

@@ -404,7 +404,6 @@ pub unsafe extern "C" fn aclnnRollGetWorkspaceSize(
                 ),
             ));
         }
-        writes_once(op, &o, "out")?;
         let rank = x.view.len();
         let n = numel(&x.view);
         if rank == 0 && !dims.is_empty() {
@@ -428,6 +427,8 @@ pub unsafe extern "C" fn aclnnRollGetWorkspaceSize(
                 per_dim[k] = ((i128::from(per_dim[k]) + i128::from(s).rem_euclid(m)) % m) as i64;
             }
         }
+        // Last, as ops.md §20 lists it.
+        writes_once(op, &o, "out")?;
         let (plan, workspace) = if n == 0 {
             (Plan::Empty, 0)
         } else {
@@ -792,44 +793,40 @@ fn build_repeat(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
             .expect("non-empty out");
         (d, Strides::of(&o.strides))
     };
-    // (extent, dst stride, src stride), outermost first.
-    let off = reps.len() - x.view.len();
-    let mut dims: Vec<(i64, i64, i64)> = Vec::with_capacity(16);
-    for (d, &r) in reps.iter().enumerate() {
-        let (n, xs) = if d < off {
-            (1, 0)
-        } else {
-            (x.view[d - off], x.strides[d - off])
-        };
-        let os = dst_strides[d];
-        if r > 1 {
-            dims.push((r, n * os, 0));
-        }
-        if n > 1 {
-            dims.push((n, os, xs));
-        }
-    }
-    let split = dims.len().saturating_sub(8);
-    let (outer, inner) = dims.split_at(split);
-    let shape: Vec<i64> = inner.iter().map(|t| t.0).collect();
-    let ds: Vec<i64> = inner.iter().map(|t| t.1).collect();
-    let ss: Vec<i64> = inner.iter().map(|t| t.2).collect();
-    let count: i64 = outer.iter().map(|t| t.0).product();
+    // self (padded with leading 1s to out's rank) into the first tile of
+    // out, then each repeated dim filled by doubling: tiles [0, m) copied
+    // to [m, 2m) along that dim, from out to out (apart: c <= m). At most
+    // 1 + 8 * 63 copies whatever the repeats, each of out's rank (<= 8).
+    // (One copy per outer index of a split view took up to numel/256
+    // steps, built before the memory checker ran.)
+    let rank = reps.len();
+    let off = rank - x.view.len();
+    let n: Vec<i64> = (0..rank)
+        .map(|d| if d < off { 1 } else { x.view[d - off] })
+        .collect();
+    let xs: Vec<i64> = (0..rank)
+        .map(|d| if d < off { 0 } else { x.strides[d - off] })
+        .collect();
+    let ds: Vec<i64> = (0..rank).map(|d| dst_strides[d]).collect();
+    l.steps
+        .push(Step::Copy(CopyDesc::new(&n, &ds, &xs, es), dst, src));
     let at = |r: Ref, elems: i64| Ref::offset(r, elems as u64 * es as u64);
-    for k in 0..count {
-        // The outer index of copy k, row-major.
-        let (mut rest, mut d_off, mut s_off) = (k, 0i64, 0i64);
-        for &(n, dstr, sstr) in outer.iter().rev() {
-            let i = rest % n;
-            rest /= n;
-            d_off += i * dstr;
-            s_off += i * sstr;
+    let mut ext = n.clone();
+    for d in (0..rank).rev() {
+        let r = reps[d];
+        let mut m = 1i64;
+        while m < r {
+            let c = m.min(r - m);
+            let mut shape = ext.clone();
+            shape[d] = c * n[d];
+            l.steps.push(Step::Copy(
+                CopyDesc::new(&shape, &ds, &ds, es),
+                at(dst, m * n[d] * ds[d]),
+                dst,
+            ));
+            m += c;
         }
-        l.steps.push(Step::Copy(
-            CopyDesc::new(&shape, &ds, &ss, es),
-            at(dst, d_off),
-            at(src, s_off),
-        ));
+        ext[d] = r * n[d];
     }
     if *stage {
         let out = l
