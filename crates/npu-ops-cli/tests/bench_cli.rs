@@ -141,6 +141,7 @@ fn launch_figures_allocs_and_c_calls() {
         "fill_scalar",
         "zero",
         "cast",
+        "tril_lower",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");
@@ -189,11 +190,11 @@ fn every_case_builds_and_checks_at_4k() {
             let case = spec.build(&s).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(case.output().numel() * dtype.size(), 4096);
             // ndarray's row computes the same bytes (checked in build too);
-            // the elementwise and fill cases have none.
+            // the elementwise, fill, cast and triangle cases have none.
             match case.nd() {
                 Some(nd) => case.check("(ndarray)", &nd.output_bytes()).unwrap(),
                 None => assert!(
-                    ["add", "mul", "fill_scalar", "zero", "cast"].contains(&spec.op()),
+                    ["add", "mul", "fill_scalar", "zero", "cast", "tril"].contains(&spec.op()),
                     "{}",
                     spec.name
                 ),

@@ -97,6 +97,10 @@ pub enum Base {
     /// ([`Stream::cast_into`], aclnnCast) from `cast_source`'s: int32 to
     /// float32, float32 to float16, int32 to int64.
     Cast,
+    /// The lower triangle (diagonal 0) of a contiguous `[R, C]` into a
+    /// contiguous `[R, C]` ([`Stream::tril_into`], aclnnTril): a row copy
+    /// of each row's prefix, zeros after it.
+    TrilLower,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -109,7 +113,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 21] = [
+    pub const ALL: [Base; 22] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -131,6 +135,7 @@ impl Base {
         Base::FillScalar,
         Base::Zero,
         Base::Cast,
+        Base::TrilLower,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -157,12 +162,13 @@ impl Base {
             Base::FillScalar => "fill_scalar",
             Base::Zero => "zero",
             Base::Cast => "cast",
+            Base::TrilLower => "tril_lower",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
-    /// `"fill_scalar"`, `"zero"`, `"cast"`).
+    /// `"fill_scalar"`, `"zero"`, `"cast"`, `"tril"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -177,6 +183,7 @@ impl Base {
             Base::FillScalar => "fill_scalar",
             Base::Zero => "zero",
             Base::Cast => "cast",
+            Base::TrilLower => "tril",
         }
     }
 }
@@ -344,6 +351,10 @@ impl CaseSpec {
                 (Launch::Fill(None), vec![])
             }
             Base::Cast => (Launch::Cast, vec![]),
+            Base::TrilLower => {
+                fill = vec![0; e];
+                (Launch::Tril, vec![])
+            }
             Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => {
                 other = random_elements(self.dtype, r * c, 0x0add);
                 let y = Tensor::from_bytes(stream, self.dtype, &[r, c], &other).map_err(npu)?;
@@ -427,6 +438,8 @@ enum Launch {
     Fill(Option<Scalar>),
     /// `cast_into(x, out)`.
     Cast,
+    /// `tril_into(x, 0, out)`.
+    Tril,
 }
 
 /// The value of the fill_scalar cases.
@@ -528,6 +541,7 @@ impl Case {
                 Ok(out)
             }
             Launch::Cast => s.cast(x, self.spec.dtype),
+            Launch::Tril => s.tril(x, 0),
         }
     }
 
@@ -611,6 +625,7 @@ impl Case {
             Launch::Fill(Some(v)) => s.fill_scalar_inplace(out, *v),
             Launch::Fill(None) => s.zero_inplace(out),
             Launch::Cast => s.cast_into(x, out),
+            Launch::Tril => s.tril_into(x, 0, out),
         }
     }
 
@@ -825,6 +840,13 @@ fn moved(
             Base::FillScalar | Base::Zero => return None,
             // Converted by `converted`, not moved.
             Base::Cast => i,
+            // The lower triangle: kept where col <= row, else zero.
+            Base::TrilLower => {
+                if col > row {
+                    return None;
+                }
+                i
+            }
         })
     };
     let mut out = vec![0u8; r * c * e];
@@ -879,7 +901,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 21 * 6);
+        assert_eq!(s.len(), 22 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

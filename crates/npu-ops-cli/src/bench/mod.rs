@@ -232,7 +232,8 @@ pub struct CCalls {
     /// `slice_oneshot`, `slice_prepared`, `index_select`, `copy_into`,
     /// `as_strided_windows`, `as_strided_transpose`, `sampled_slice_wrap`,
     /// `sampled_slice_fill`, `add_oneshot`, `add_prepared`, `mul_oneshot`,
-    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, in that order.
+    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `tril_lower`, in
+    /// that order.
     pub per_launch: Vec<(&'static str, CallCount)>,
     /// The calls of `Stream::synchronize` after one one-shot slice.
     pub synchronize: CallCount,
@@ -861,6 +862,7 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
         ("fill_scalar", Base::FillScalar),
         ("zero", Base::Zero),
         ("cast", Base::Cast),
+        ("tril_lower", Base::TrilLower),
     ] {
         let case = four_k(base).map_err(err)?;
         count(name, &|| case.run())?;

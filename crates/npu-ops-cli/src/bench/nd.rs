@@ -104,6 +104,7 @@ impl Nd {
                 | Base::FillScalar
                 | Base::Zero
                 | Base::Cast
+                | Base::TrilLower
         ) {
             return None;
         }
@@ -204,8 +205,9 @@ impl<T: Bits> NdCase<T> {
             | Base::MulPrepared
             | Base::FillScalar
             | Base::Zero
-            | Base::Cast => {
-                unreachable!("Nd::new makes no elementwise, fill or cast row")
+            | Base::Cast
+            | Base::TrilLower => {
+                unreachable!("Nd::new makes no elementwise, fill, cast or triangle row")
             }
         })
     }
