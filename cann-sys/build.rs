@@ -230,6 +230,7 @@ mod generate {
             "aclnn_triu.h",
             "aclnn_split_tensor.h",
             "aclnn_split_with_size.h",
+            "aclnn_embedding.h",
         ] {
             for dir in ["aclnnop", "aclnnop/level2"] {
                 if inc.join(dir).join(op).is_file() {

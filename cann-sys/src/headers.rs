@@ -102,6 +102,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         "aclnnop/aclnn_split_with_size.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
+    (
+        "aclnnop/aclnn_embedding.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
 ];
 
 /// The libraries of a CANN installation and the headers whose functions
@@ -130,7 +134,10 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_split_with_size.h",
         ],
     ),
-    ("libopapi_nn.so", &["aclnnop/aclnn_index_select.h"]),
+    (
+        "libopapi_nn.so",
+        &["aclnnop/aclnn_index_select.h", "aclnnop/aclnn_embedding.h"],
+    ),
     ("libopapi.so", &["aclnnop/"]),
     ("libascendalog.so", &["base/acl_log.h"]),
 ];
@@ -256,7 +263,15 @@ pub fn cann_headers() -> Vec<Header> {
 /// ```
 /// let libs = cann_sys::headers::library_exports();
 /// let nn = &libs.iter().find(|(l, _)| *l == "libopapi_nn.so").unwrap().1;
-/// assert_eq!(nn, &["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
+/// assert_eq!(
+///     nn,
+///     &[
+///         "aclnnIndexSelectGetWorkspaceSize",
+///         "aclnnIndexSelect",
+///         "aclnnEmbeddingGetWorkspaceSize",
+///         "aclnnEmbedding"
+///     ]
+/// );
 /// ```
 pub fn library_exports() -> Vec<(&'static str, Vec<&'static str>)> {
     let parts = parts();

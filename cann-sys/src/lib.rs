@@ -4,7 +4,7 @@
 //! runtime (`libascendcl.so`), the aclnn meta API (`libnnopbase.so`) and the
 //! aclnn operators Slice, IndexSelect, InplaceCopy, ConstantPadNd, Add, InplaceAdd, Mul, InplaceMul,
 //! Cat, Stack, InplaceFillScalar, InplaceZero, Cast, Tril, InplaceTril, Triu, InplaceTriu,
-//! SplitTensor and SplitWithSize
+//! SplitTensor, SplitWithSize and Embedding
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status

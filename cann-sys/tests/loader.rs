@@ -68,6 +68,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnSplitWithSizeGetWorkspaceSize" => {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
+                "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
                 other => panic!("unknown operator {other}"),
             };
             src.push_str(&format!(
@@ -145,7 +146,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
     );
     build_lib(
         &lib64.join("libopapi_nn.so"),
-        &op_syms(&["IndexSelect"]),
+        &op_syms(&["IndexSelect", "Embedding"]),
         tag,
         2,
     );
@@ -575,7 +576,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
     build_lib(&dir.join("libnnopbase.so"), &meta_syms(), "x", 0);
     build_lib(
         &dir.join("libaclnn_ops_infer.so"),
-        &op_syms(&["Slice", "IndexSelect"]),
+        &op_syms(&["Slice", "IndexSelect", "Embedding"]),
         "x",
         5,
     );

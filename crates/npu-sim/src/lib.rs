@@ -8,7 +8,7 @@
 // cat (Cat and Stack, over ops' checks and elementwise's casts), fills
 // (InplaceFillScalar, InplaceZero: likewise), casts (Cast: likewise), tri
 // (Tril, Triu and their in-place forms: likewise), split (SplitTensor,
-// SplitWithSize: likewise).
+// SplitWithSize: likewise), embedding (Embedding: likewise, IndexSelect's plan).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -66,6 +66,7 @@ mod cat;
 mod config;
 mod cores;
 mod elementwise;
+mod embedding;
 mod executor;
 mod fills;
 mod kernels;
@@ -85,6 +86,7 @@ mod work;
 pub use casts::*;
 pub use cat::*;
 pub use elementwise::*;
+pub use embedding::*;
 pub use fills::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
@@ -476,7 +478,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 19);
+/// assert_eq!(api.available_operators().len(), 20);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -592,6 +594,8 @@ pub fn api() -> Api {
         aclnnSplitTensor: Some(aclnnSplitTensor),
         aclnnSplitWithSizeGetWorkspaceSize: Some(aclnnSplitWithSizeGetWorkspaceSize),
         aclnnSplitWithSize: Some(aclnnSplitWithSize),
+        aclnnEmbeddingGetWorkspaceSize: Some(aclnnEmbeddingGetWorkspaceSize),
+        aclnnEmbedding: Some(aclnnEmbedding),
         origin: Origin::linked("npu-sim"),
     }
 }

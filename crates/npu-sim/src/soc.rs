@@ -63,6 +63,8 @@ pub enum Op {
     SplitTensor,
     /// aclnnSplitWithSize
     SplitWithSize,
+    /// aclnnEmbedding
+    Embedding,
 }
 
 impl Op {
@@ -88,6 +90,7 @@ impl Op {
             Op::InplaceTriu => "aclnnInplaceTriu",
             Op::SplitTensor => "aclnnSplitTensor",
             Op::SplitWithSize => "aclnnSplitWithSize",
+            Op::Embedding => "aclnnEmbedding",
         }
     }
 
@@ -113,6 +116,7 @@ impl Op {
             Op::InplaceTriu => "aclnnInplaceTriuGetWorkspaceSize",
             Op::SplitTensor => "aclnnSplitTensorGetWorkspaceSize",
             Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
+            Op::Embedding => "aclnnEmbeddingGetWorkspaceSize",
         }
     }
 }
@@ -141,6 +145,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         // SplitWithSize on the training series, A2 and A3 only.
         Op::SplitTensor => !matches!(family, Atlas200I500A2),
         Op::SplitWithSize => matches!(family, Training | A2 | A3),
+        // aclnnEmbedding's page: A2 and A3 (ops.md §23).
+        Op::Embedding => matches!(family, A2 | A3),
     }
 }
 
@@ -216,7 +222,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         | Op::InplaceMul
         | Op::InplaceFillScalar
         | Op::SplitTensor
-        | Op::SplitWithSize => ELEMENTWISE_DTYPES.contains(&dtype),
+        | Op::SplitWithSize
+        | Op::Embedding => ELEMENTWISE_DTYPES.contains(&dtype),
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
