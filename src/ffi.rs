@@ -872,6 +872,8 @@ pub(crate) enum First<'a> {
         i64,
         &'a AclTensorList<'a>,
     ),
+    /// `aclnnEmbedding(weight, indices, out)`.
+    Embedding(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
 }
 
 impl First<'_> {
@@ -901,6 +903,7 @@ impl First<'_> {
             First::Triu(..) => ("aclnnTriuGetWorkspaceSize", "aclnnTriu"),
             First::InplaceTriu(..) => ("aclnnInplaceTriuGetWorkspaceSize", "aclnnInplaceTriu"),
             First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
+            First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1053,6 +1056,14 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, diagonal, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Embedding(w, i, out) => {
+                let op = api.embedding()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

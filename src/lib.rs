@@ -47,7 +47,8 @@
 //!   [`Stream::full`] and [`Stream::zero_inplace`]; [`Stream::cast`] (with
 //!   `_into`); [`Stream::tril`] and [`Stream::triu`] (`_into` and in-place
 //!   forms); [`Stream::split_tensor`] and [`Stream::split_with_size`] (a
-//!   tensor cut into a list, with `_into` forms); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   tensor cut into a list, with `_into` forms); [`Stream::embedding`]
+//!   (with `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

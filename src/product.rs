@@ -43,6 +43,8 @@ pub enum OpKind {
     SplitTensor,
     /// [`crate::Stream::split_with_size`]
     SplitWithSize,
+    /// [`crate::Stream::embedding`]
+    Embedding,
 }
 
 impl OpKind {
@@ -65,6 +67,7 @@ impl OpKind {
             OpKind::Triu => "triu",
             OpKind::SplitTensor => "split_tensor",
             OpKind::SplitWithSize => "split_with_size",
+            OpKind::Embedding => "embedding",
         }
     }
 
@@ -90,6 +93,8 @@ impl OpKind {
             | OpKind::Triu
             | OpKind::SplitTensor => family != Family::Atlas200I500A2,
             OpKind::AsStrided | OpKind::Subtensor => true,
+            // ops.md §23: A2 and A3.
+            OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
         }
     }
 
@@ -114,7 +119,8 @@ impl OpKind {
             | OpKind::Mul
             | OpKind::FillScalar
             | OpKind::SplitTensor
-            | OpKind::SplitWithSize => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            | OpKind::SplitWithSize
+            | OpKind::Embedding => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).
