@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 15;
+            let which = i.u8() % 16;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -360,6 +360,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
                     wsp,
                     exp,
                 ),
+                15 => (a.aclnnEmbeddingGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
                 14 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnSplitWithSizeGetWorkspaceSize.unwrap())(
@@ -435,7 +436,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnInplaceTriu,
                 a.aclnnSplitTensor,
                 a.aclnnSplitWithSize,
-            ][(if i.one_in(8) { i.u8() % 15 } else { which }) as usize]
+                a.aclnnEmbedding,
+            ][(if i.one_in(8) { i.u8() % 16 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -43,7 +43,7 @@ pub struct Case {
     pub id: String,
     /// `slice`, `index_select`, `as_strided`, `sampled_slice`, `subtensor`,
     /// `add`, `mul`, `cat`, `stack`, `fill_scalar`, `zero`, `cast`, `tril`,
-    /// `triu`, `split_tensor`, `split_with_size`.
+    /// `triu`, `split_tensor`, `split_with_size`, `embedding`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -67,7 +67,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 16] = [
+const OPS: [&str; 17] = [
     "slice",
     "index_select",
     "as_strided",
@@ -84,6 +84,7 @@ const OPS: [&str; 16] = [
     "triu",
     "split_tensor",
     "split_with_size",
+    "embedding",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",
