@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The aclnnTril/aclnnTriu and aclnnSplitTensor/aclnnSplitWithSize programs
-# (tests/aclnn/tril.cpp, split.cpp), written as CANN's samples are, built with CANN's documented
+# The aclnnTril/aclnnTriu, aclnnSplitTensor/aclnnSplitWithSize and
+# aclnnEmbedding programs (tests/aclnn/tril.cpp, split.cpp, embedding.cpp), written as CANN's samples are, built with CANN's documented
 # line against `npu-ops sim install` output and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
 #       -lopapi_math -lascendcl -lnnopbase
@@ -35,9 +35,15 @@ for op in "${ops[@]}"; do
         -L "$ROOT/lib64" -lopapi -lascendcl -lnnopbase -o "$bin/${op}_legacy"
 done
 
+# Embedding is an ops-nn operator: CANN's line names libopapi_nn.
+run embedding "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/embedding.cpp" \
+    -L "$ROOT/lib64" -lopapi_nn -lascendcl -lnnopbase -o "$bin/embedding"
+run embedding_legacy "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/embedding.cpp" \
+    -L "$ROOT/lib64" -lopapi -lascendcl -lnnopbase -o "$bin/embedding_legacy"
+
 # Tril lives in libopapi_math.so: without it the link fails, as on an NPU host.
 out=$("$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/tril.cpp" \
     -L "$ROOT/lib64" -lopapi_nn -lascendcl -lnnopbase -o "$bin/bad" 2>&1) && fail "Tril linked without libopapi_math"
 grep -q "undefined reference to \`aclnn" <<<"$out" || fail "Tril without libopapi_math: $out"
 echo "== Tril without libopapi_math: fails to link, as on an NPU host"
-echo "tril-split-samples: ${ops[*]} build with CANN's line and pass; the wrong link fails"
+echo "tril-split-samples: ${ops[*]} embedding build with CANN's line and pass; the wrong link fails"

@@ -887,6 +887,8 @@ pub(crate) enum First<'a> {
         i64,
         &'a AclTensorList<'a>,
     ),
+    /// `aclnnEmbedding(weight, indices, out)`.
+    Embedding(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -929,6 +931,7 @@ impl First<'_> {
             First::Triu(..) => ("aclnnTriuGetWorkspaceSize", "aclnnTriu"),
             First::InplaceTriu(..) => ("aclnnInplaceTriuGetWorkspaceSize", "aclnnInplaceTriu"),
             First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
+            First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1208,6 +1211,14 @@ impl First<'_> {
                             x.raw, shifts.raw, dims.raw, out.raw, &mut ws, &mut ex,
                         )
                     },
+                    op.run,
+                )
+            }
+            First::Embedding(w, i, out) => {
+                let op = api.embedding()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

@@ -53,6 +53,8 @@ pub enum OpKind {
     SplitTensor,
     /// [`crate::Stream::split_with_size`]
     SplitWithSize,
+    /// [`crate::Stream::embedding`]
+    Embedding,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -96,6 +98,7 @@ impl OpKind {
             OpKind::Triu => "triu",
             OpKind::SplitTensor => "split_tensor",
             OpKind::SplitWithSize => "split_with_size",
+            OpKind::Embedding => "embedding",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -145,6 +148,8 @@ impl OpKind {
                 matches!(family, Family::A2 | Family::A3)
             }
             OpKind::AsStrided | OpKind::Subtensor => true,
+            // ops.md §23: A2 and A3.
+            OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
         }
     }
 
@@ -169,7 +174,8 @@ impl OpKind {
             | OpKind::Mul
             | OpKind::FillScalar
             | OpKind::SplitTensor
-            | OpKind::SplitWithSize => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            | OpKind::SplitWithSize
+            | OpKind::Embedding => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).

@@ -136,6 +136,12 @@ fn every_family_supports_what_the_spec_says() {
             );
             compare(s.tril(&dx, 1), cpu_ref::tril(soc, &x, 1), &what("tril"));
             compare(s.triu(&dx, -1), cpu_ref::triu(soc, &x, -1), &what("triu"));
+            let idx = cpu_ref::Tensor::from_slice(&[2], &[2i64, 0]).unwrap();
+            compare(
+                s.embedding(&dx, &common::upload(&s, &idx)),
+                cpu_ref::embedding(soc, &x, &idx),
+                &what("embedding"),
+            );
             // The splits: compared piece by piece (as one list of results).
             let pieces = |r: npu_ops::Result<Vec<npu_ops::Tensor>>| r.map(|v| v[1].clone());
             compare(

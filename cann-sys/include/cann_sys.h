@@ -1100,6 +1100,13 @@ aclnnStatus aclnnRepeatGetWorkspaceSize(const aclTensor *self, const aclIntArray
                                         uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnRepeat(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/* @cann aclnnop/aclnn_embedding.h */
+aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTensor *indices,
+                                           const aclTensor *out, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor);
+aclnnStatus aclnnEmbedding(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                           const aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

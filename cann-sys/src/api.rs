@@ -321,6 +321,9 @@ api_table! {
         split_with_size: "SplitWithSize" => fn aclnnSplitWithSizeGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, i64, *mut aclTensorList, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnSplitWithSize;
+        embedding: "Embedding" => fn aclnnEmbeddingGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnEmbedding;
         reflection_pad1d: "ReflectionPad1d" => fn aclnnReflectionPad1dGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnReflectionPad1d;

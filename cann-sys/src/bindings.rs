@@ -2018,6 +2018,23 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnEmbeddingGetWorkspaceSize(
+        weight: *const aclTensor,
+        indices: *const aclTensor,
+        out: *const aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnEmbedding(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
 impl aclrtDevAttr {
     pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = aclrtDevAttr(1);
     pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(101);

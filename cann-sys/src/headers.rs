@@ -126,6 +126,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_embedding.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -199,7 +203,11 @@ const LIBRARIES: &[(&str, &[&str])] = &[
     ),
     (
         "libopapi_nn.so",
-        &["aclnnop/aclnn_index_select.h", "aclnnop/aclnn_flip.h"],
+        &[
+            "aclnnop/aclnn_index_select.h",
+            "aclnnop/aclnn_flip.h",
+            "aclnnop/aclnn_embedding.h",
+        ],
     ),
     ("libopapi.so", &["aclnnop/"]),
     ("libascendalog.so", &["base/acl_log.h"]),
@@ -327,7 +335,7 @@ pub fn cann_headers() -> Vec<Header> {
 /// let libs = cann_sys::headers::library_exports();
 /// let nn = &libs.iter().find(|(l, _)| *l == "libopapi_nn.so").unwrap().1;
 /// assert_eq!(nn[..2], ["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
-/// assert!(nn.contains(&"aclnnFlip"));
+/// assert!(nn.contains(&"aclnnFlip") && nn.contains(&"aclnnEmbedding"));
 /// ```
 pub fn library_exports() -> Vec<(&'static str, Vec<&'static str>)> {
     let parts = parts();

@@ -75,6 +75,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnSplitWithSizeGetWorkspaceSize" => {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
+                "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
                 "aclnnReflectionPad1dGetWorkspaceSize"
                 | "aclnnReflectionPad2dGetWorkspaceSize"
                 | "aclnnReflectionPad3dGetWorkspaceSize"
@@ -172,7 +173,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
     );
     build_lib(
         &lib64.join("libopapi_nn.so"),
-        &op_syms(&["IndexSelect", "Flip"]),
+        &op_syms(&["IndexSelect", "Flip", "Embedding"]),
         tag,
         2,
     );
@@ -614,7 +615,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
     build_lib(&dir.join("libnnopbase.so"), &meta_syms(), "x", 0);
     build_lib(
         &dir.join("libaclnn_ops_infer.so"),
-        &op_syms(&["Slice", "IndexSelect", "Flip"]),
+        &op_syms(&["Slice", "IndexSelect", "Flip", "Embedding"]),
         "x",
         5,
     );

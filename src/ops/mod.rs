@@ -5,6 +5,7 @@ pub(crate) mod as_strided;
 pub(crate) mod cast;
 pub(crate) mod cat;
 pub(crate) mod elementwise;
+pub(crate) mod embedding;
 pub(crate) mod expand;
 pub(crate) mod fill;
 pub(crate) mod flip;

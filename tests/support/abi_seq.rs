@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 28;
+            let which = i.u8() % 29;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -382,6 +382,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 20 => (a.aclnnReplicationPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
                 21 => (a.aclnnCircularPad2dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
                 22 => (a.aclnnCircularPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
+                28 => (a.aclnnEmbeddingGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -511,7 +512,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnRoll,
                 a.aclnnExpand,
                 a.aclnnRepeat,
-            ][(if i.one_in(8) { i.u8() % 28 } else { which }) as usize]
+                a.aclnnEmbedding,
+            ][(if i.one_in(8) { i.u8() % 29 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -254,6 +254,8 @@ enum Call {
     /// sizes, dim)`, the `_into` form into new tensors when the last is
     /// set; the pieces compared as one flat tensor of their bytes, in order.
     Split(Option<u64>, Vec<i64>, i64, bool),
+    /// `embedding(x, indices)` (x the weight): indices, int64?
+    Embedding(Vec<i64>, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -613,6 +615,20 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
         }
         _ if src.chance(1, 6) => Call::Tri(src.chance(1, 2), src.param(), src.chance(1, 3)),
         _ if src.chance(1, 6) => gen_split(src, shape),
+        _ if src.chance(1, 6) => {
+            let rows = shape.first().copied().unwrap_or(0) as i64;
+            let k = src.range(0, 5);
+            let idx = (0..k)
+                .map(|_| {
+                    if rows > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, rows - 1)
+                    } else {
+                        src.pick(&[-1, rows, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::Embedding(idx, src.chance(1, 2))
+        }
         _ if src.chance(1, 4) => Call::Fill(match src.below(4) {
             0 => None,
             1 => Some(AlphaSpec::Bool(src.chance(1, 2))),
@@ -814,6 +830,15 @@ fn ref_call(
         Call::Split(None, sizes, dim, _) => {
             ref_flat(x.dtype(), cpu_ref::split_with_size(soc, x, sizes, *dim))
         }
+        Call::Embedding(idx, wide) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(&[idx.len()], idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(&[v.len()], &v)?
+            };
+            cpu_ref::embedding(soc, x, &index)
+        }
     }
 }
 
@@ -898,6 +923,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Tri(false, d, false) => s.triu(x, *d),
         Call::Tri(true, d, true) => s.tril_inplace(x, *d).map(|()| x.clone()),
         Call::Tri(false, d, true) => s.triu_inplace(x, *d).map(|()| x.clone()),
+        Call::Embedding(idx, wide) => s.embedding(x, &index_tensor(s, idx, *wide)?),
         Call::Split(sections, sizes, dim, into) => {
             let plain = || match sections {
                 Some(n) => s.split_tensor(x, *n, *dim),
@@ -1032,6 +1058,10 @@ fn our_into(
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
+        Call::Embedding(idx, wide) if !prepared => match index_tensor(s, idx, *wide) {
+            Ok(i) => s.embedding_into(x, &i, out),
+            Err(e) => Err(e),
+        },
         _ => return None,
     })
 }
@@ -1287,6 +1317,7 @@ fn error_forms(
         | Call::Fill(..)
         | Call::Cast(..)
         | Call::Split(..)
+        | Call::Embedding(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

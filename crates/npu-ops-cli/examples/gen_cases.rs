@@ -900,6 +900,7 @@ fn main() {
     // Appended last, so the random stream of every case above is unchanged.
     pad_cases(&mut out, &mut r, &push);
     view_cases(&mut out);
+    embedding_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1426,6 +1427,56 @@ where
             expect_list(want),
             tag,
         );
+    }
+}
+
+/// Embedding (ops.md §23): appended last, with a random stream of its own.
+fn embedding_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0xE3BE_DD16_0023);
+    // Every family x dtype: a weight view of rank 1 to 3 (2 valid), indices
+    // of rank 0 to 2, int32 or int64, now and then out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let (st, w) = loop {
+                let (st, w) = input(d, &mut r, 3);
+                if w.rank() >= 1 {
+                    break (st, w);
+                }
+            };
+            let rows = w.shape()[0] as i64;
+            let k = r.below(3) as usize;
+            let shape: Vec<usize> = (0..k).map(|_| r.below(3) as usize + 1).collect();
+            let n: usize = shape.iter().product();
+            let vals: Vec<i64> = (0..n)
+                .map(|_| {
+                    if r.below(10) == 0 {
+                        rows + r.below(2) as i64 * -(rows + 1)
+                    } else {
+                        r.range(0, rows.max(1))
+                    }
+                })
+                .collect();
+            let idx = if r.below(2) == 0 {
+                Tensor::from_slice(&shape, &vals).unwrap()
+            } else {
+                let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                Tensor::from_slice(&shape, &v).unwrap()
+            };
+            let tag = format!("{fam}-{}", d.name());
+            push(
+                out,
+                "embedding",
+                soc,
+                (&st, &w),
+                json!({"indices": tensor_json(&idx)}),
+                expect(cpu_ref::embedding(soc, &w, &idx)),
+                &tag,
+            );
+        }
     }
 }
 

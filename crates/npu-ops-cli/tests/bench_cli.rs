@@ -141,6 +141,7 @@ fn launch_figures_allocs_and_c_calls() {
         "fill_scalar",
         "zero",
         "cast",
+        "tril_lower",
         "permute_transpose",
         "flip_rows",
         "roll_2d",
@@ -196,7 +197,7 @@ fn every_case_builds_and_checks_at_4k() {
             let case = spec.build(&s).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(case.output().numel() * dtype.size(), 4096);
             // ndarray's row computes the same bytes (checked in build too);
-            // the elementwise, fill, cast and pad cases have none.
+            // the elementwise, fill, cast, pad and triangle cases have none.
             match case.nd() {
                 Some(nd) => case.check("(ndarray)", &nd.output_bytes()).unwrap(),
                 None => assert!(
@@ -206,7 +207,8 @@ fn every_case_builds_and_checks_at_4k() {
                         "fill_scalar",
                         "zero",
                         "cast",
-                        "reflection_pad2d"
+                        "reflection_pad2d",
+                        "tril"
                     ]
                     .contains(&spec.op())
                         || spec.base == bench::Base::SampledReflect,

@@ -10,7 +10,8 @@
 // (Tril, Triu and their in-place forms: likewise), split (SplitTensor,
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
-// Flip, Roll, Expand, Repeat: likewise).
+// Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
+// IndexSelect's plan).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -68,6 +69,7 @@ mod cat;
 mod config;
 mod cores;
 mod elementwise;
+mod embedding;
 mod executor;
 mod fills;
 mod kernels;
@@ -89,6 +91,7 @@ mod work;
 pub use casts::*;
 pub use cat::*;
 pub use elementwise::*;
+pub use embedding::*;
 pub use fills::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
@@ -482,7 +485,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 32);
+/// assert_eq!(api.available_operators().len(), 33);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -608,6 +611,8 @@ pub fn api() -> Api {
         aclnnSplitTensor: Some(aclnnSplitTensor),
         aclnnSplitWithSizeGetWorkspaceSize: Some(aclnnSplitWithSizeGetWorkspaceSize),
         aclnnSplitWithSize: Some(aclnnSplitWithSize),
+        aclnnEmbeddingGetWorkspaceSize: Some(aclnnEmbeddingGetWorkspaceSize),
+        aclnnEmbedding: Some(aclnnEmbedding),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

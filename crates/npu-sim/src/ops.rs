@@ -639,13 +639,15 @@ fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &'static str, ws: &mut
     tmp
 }
 
-fn build_index_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+/// IndexSelect's plan (also Embedding's: dim 0, an index of any rank, an
+/// `out` of any shape holding the gathered rows in order).
+pub(crate) fn build_index_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let Plan::IndexSelect { dim } = e.plan else {
         unreachable!()
     };
     let (x, i, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
     let xs: &[i64] = if x.view.is_empty() { &[1] } else { &x.view };
-    let mut l = Launch::new(Op::IndexSelect.name());
+    let mut l = Launch::new(e.op.name());
     let mut cursor = ws;
     let src = staged(&mut l, rt, x, "self", &mut cursor);
     let idx = staged(&mut l, rt, i, "index", &mut cursor);

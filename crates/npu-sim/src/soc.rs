@@ -73,6 +73,8 @@ pub enum Op {
     SplitTensor,
     /// aclnnSplitWithSize
     SplitWithSize,
+    /// aclnnEmbedding
+    Embedding,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -119,6 +121,7 @@ impl Op {
             Op::InplaceTriu => "aclnnInplaceTriu",
             Op::SplitTensor => "aclnnSplitTensor",
             Op::SplitWithSize => "aclnnSplitWithSize",
+            Op::Embedding => "aclnnEmbedding",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -157,6 +160,7 @@ impl Op {
             Op::InplaceTriu => "aclnnInplaceTriuGetWorkspaceSize",
             Op::SplitTensor => "aclnnSplitTensorGetWorkspaceSize",
             Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
+            Op::Embedding => "aclnnEmbeddingGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -203,6 +207,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         // SplitWithSize on the training series, A2 and A3 only.
         Op::SplitTensor => !matches!(family, Atlas200I500A2),
         Op::SplitWithSize => matches!(family, Training | A2 | A3),
+        // aclnnEmbedding's page: A2 and A3 (ops.md §23).
+        Op::Embedding => matches!(family, A2 | A3),
         // Their pages (ops.md §16): every family but 200I/500 A2.
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
@@ -335,7 +341,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         | Op::InplaceMul
         | Op::InplaceFillScalar
         | Op::SplitTensor
-        | Op::SplitWithSize => ELEMENTWISE_DTYPES.contains(&dtype),
+        | Op::SplitWithSize
+        | Op::Embedding => ELEMENTWISE_DTYPES.contains(&dtype),
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,

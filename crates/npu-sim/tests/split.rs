@@ -279,7 +279,15 @@ fn products() {
     let buf = Buf::new(64);
     let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
     let l = list(vec![dense(aclDataType::ACL_FLOAT, &[2], &buf)]);
-    first_sections(&x, 2, 0, &l).unwrap();
+    // Planned and run (an executor never run would outlive the test).
+    let p = first_sections(&x, 2, 0, &l).unwrap();
+    let s = Stream::new();
+    assert_eq!(
+        launch(api().split_tensor().unwrap().run, &p, s.0),
+        ACL_SUCCESS
+    );
+    assert_eq!(s.sync(), 0);
+    drop(s);
     assert_eq!(
         first_sizes(&x, &Arr::new(&[2]), 0, &l).unwrap_err().0,
         ACLNN_ERR_INNER_FIND_KERNEL_ERROR

@@ -100,6 +100,10 @@ pub enum Base {
     /// ([`Stream::cast_into`], aclnnCast) from `cast_source`'s: int32 to
     /// float32, float32 to float16, int32 to int64.
     Cast,
+    /// The lower triangle (diagonal 0) of a contiguous `[R, C]` into a
+    /// contiguous `[R, C]` ([`Stream::tril_into`], aclnnTril): a row copy
+    /// of each row's prefix, zeros after it.
+    TrilLower,
     /// A contiguous `[C, R]` permuted by `[1, 0]` into a contiguous
     /// `[R, C]` ([`Stream::permute_into`], aclnnPermute): a transpose.
     PermuteTranspose,
@@ -132,7 +136,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 28] = [
+    pub const ALL: [Base; 29] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -154,6 +158,7 @@ impl Base {
         Base::FillScalar,
         Base::Zero,
         Base::Cast,
+        Base::TrilLower,
         Base::PermuteTranspose,
         Base::FlipRows,
         Base::Roll2d,
@@ -194,13 +199,14 @@ impl Base {
             Base::Roll2d => "roll_2d",
             Base::ExpandRows => "expand_rows",
             Base::RepeatRows => "repeat_rows",
+            Base::TrilLower => "tril_lower",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
     /// `"fill_scalar"`, `"zero"`, `"cast"`, `"reflection_pad2d"`, `"permute"`,
-    /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`).
+    /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`, `"tril"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -221,6 +227,7 @@ impl Base {
             Base::Roll2d => "roll",
             Base::ExpandRows => "expand",
             Base::RepeatRows => "repeat",
+            Base::TrilLower => "tril",
         }
     }
 }
@@ -391,6 +398,10 @@ impl CaseSpec {
                 (Launch::Fill(None), vec![])
             }
             Base::Cast => (Launch::Cast, vec![]),
+            Base::TrilLower => {
+                fill = vec![0; e];
+                (Launch::Tril, vec![])
+            }
             Base::PermuteTranspose => (Launch::Permute, vec![]),
             Base::FlipRows => (Launch::Flip, vec![]),
             Base::Roll2d => (Launch::Roll([ri / 4, ci / 4]), vec![]),
@@ -494,6 +505,8 @@ enum Launch {
     Fill(Option<Scalar>),
     /// `cast_into(x, out)`.
     Cast,
+    /// `tril_into(x, 0, out)`.
+    Tril,
     /// `permute_into(x, [1, 0], out)`.
     Permute,
     /// `flip_into(x, [0], out)`.
@@ -614,6 +627,7 @@ impl Case {
                 Ok(out)
             }
             Launch::Cast => s.cast(x, self.spec.dtype),
+            Launch::Tril => s.tril(x, 0),
             Launch::Permute => s.permute(x, &[1, 0]),
             Launch::Flip => s.flip(x, &[0]),
             Launch::Roll(k) => s.roll(x, k, &[0, 1]),
@@ -703,6 +717,7 @@ impl Case {
             Launch::Fill(Some(v)) => s.fill_scalar_inplace(out, *v),
             Launch::Fill(None) => s.zero_inplace(out),
             Launch::Cast => s.cast_into(x, out),
+            Launch::Tril => s.tril_into(x, 0, out),
             Launch::Permute => s.permute_into(x, &[1, 0], out),
             Launch::Flip => s.flip_into(x, &[0], out),
             Launch::Roll(k) => s.roll_into(x, k, &[0, 1], out),
@@ -926,6 +941,13 @@ fn moved(
             Base::FillScalar | Base::Zero => return None,
             // Converted by `converted`, not moved.
             Base::Cast => i,
+            // The lower triangle: kept where col <= row, else zero.
+            Base::TrilLower => {
+                if col > row {
+                    return None;
+                }
+                i
+            }
             // x is [R-2, C-2]; each out index reflected into it.
             Base::ReflectionPad2d | Base::SampledReflect => {
                 let m = |o: usize, n: usize| -> usize {
@@ -995,7 +1017,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 28 * 6);
+        assert_eq!(s.len(), 29 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

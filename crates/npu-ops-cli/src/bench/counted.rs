@@ -206,6 +206,8 @@ counted! {
         fn aclnnSplitTensor(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnSplitWithSizeGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: i64, d: *mut aclTensorList, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnSplitWithSize(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnEmbeddingGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *const aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnEmbedding(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad1dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnReflectionPad1d(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad2dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;

@@ -104,6 +104,7 @@ impl Nd {
                 | Base::FillScalar
                 | Base::Zero
                 | Base::Cast
+                | Base::TrilLower
                 | Base::ReflectionPad2d
                 | Base::SampledReflect
         ) {
@@ -217,8 +218,9 @@ impl<T: Bits> NdCase<T> {
             | Base::Zero
             | Base::Cast
             | Base::ReflectionPad2d
-            | Base::SampledReflect => {
-                unreachable!("Nd::new makes no elementwise, fill, cast or pad row")
+            | Base::SampledReflect
+            | Base::TrilLower => {
+                unreachable!("Nd::new makes no elementwise, fill, cast, pad or triangle row")
             }
         })
     }

@@ -489,6 +489,16 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 .ok_or_else(|| format!("{}: expected a dtype name", ctx("dtype")))?;
             s.cast(&x, d)
         }
+        "embedding" => {
+            let idx = case::tensor(get("indices")?, &ctx("indices"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the indices data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &idx) {
+                Ok(i) => s.embedding(&x, &i),
+                Err(e) => Err(e),
+            }
+        }
         "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
         "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
