@@ -384,7 +384,9 @@ fn gen_stack(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
                 d
             };
             let mut sh = shape.to_vec();
-            if src.chance(1, 16) {
+            // Another rank now and then, never beyond 8 (no tensor has
+            // more dims: the member could not even be made).
+            if src.chance(1, 16) && sh.len() < 8 {
                 sh.push(1);
             }
             // `x`'s shape may hold huge extents beside a zero; with that
