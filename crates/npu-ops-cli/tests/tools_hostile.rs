@@ -525,9 +525,16 @@ fn install_ignores_links_planted_in_the_temporary_area() {
     r.unwrap();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     // The private area is gone; the planted folder is left as it was.
+    // (Only the install's own names are looked at: other tests of this
+    // binary, run meanwhile, may make their temporary folders here while
+    // TMPDIR points at it.)
     let left: Vec<_> = std::fs::read_dir(&tmp)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.contains("npu-sim-install")
+        })
         .collect();
     assert_eq!(left, vec![predictable.clone()]);
     for (lib, _) in cann_sys::headers::library_exports() {
