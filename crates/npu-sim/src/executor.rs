@@ -32,6 +32,39 @@ pub unsafe fn publish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) ->
     ACLNN_SUCCESS
 }
 
+/// Whether a repeatable executor whose plan writes its outputs directly
+/// (planned so because no output met an input, or another output, at its
+/// first phase) now has, after `aclSetInputTensorAddr` /
+/// `aclSetOutputTensorAddr`, an output that meets an input or another
+/// output: a plan that copies in place of staging would read what it has
+/// already written. Plans without that decision stage always, or compute
+/// element by element, or decide at launch (Add, Mul).
+fn rebound_into_overlap(e: &Executor) -> bool {
+    let direct = match &e.plan {
+        Plan::InplaceCopy { stage }
+        | Plan::Cat { stage, .. }
+        | Plan::Pad { stage, .. }
+        | Plan::Split { stage, .. }
+        | Plan::ViewCopy { stage, .. }
+        | Plan::Roll { stage, .. }
+        | Plan::Repeat { stage, .. } => !*stage,
+        _ => false,
+    };
+    if !direct {
+        return false;
+    }
+    let range = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, elem(t));
+    let meet = |a: &Tensor, b: &Tensor| match (range(a), range(b)) {
+        (Some((a0, al)), Some((b0, bl))) => {
+            a0 < b0.saturating_add(bl) && b0 < a0.saturating_add(al)
+        }
+        _ => false,
+    };
+    e.outputs.iter().enumerate().any(|(i, o)| {
+        e.inputs.iter().any(|x| meet(o, x)) || e.outputs[i + 1..].iter().any(|p| meet(o, p))
+    })
+}
+
 /// Element size of a tensor's dtype (validated by the first phase; 1 for
 /// an unknown dtype, which never reaches a kernel).
 pub fn elem(t: &Tensor) -> usize {
@@ -230,6 +263,16 @@ pub fn run(
     // A one-shot executor is consumed by this call whatever the outcome.
     if !ex.repeatable {
         state::with_handles(|h| h.executors.remove(&(executor as usize)));
+    }
+    if ex.repeatable && rebound_into_overlap(&ex) {
+        return fail(
+            ACLNN_ERR_PARAM_INVALID,
+            format!(
+                "npu-sim: {api}: an address rebound since the first phase makes an output share \
+                 memory with an input (or another output), which the plan made without staging \
+                 cannot compute; plan the call anew"
+            ),
+        );
     }
     if workspace_size > 0 && workspace.is_null() {
         return fail(

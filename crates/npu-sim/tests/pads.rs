@@ -326,7 +326,8 @@ fn a_wide_reflection_over_a_small_allocation_faults_without_a_step_per_index() {
         let buf = Buf::new(64);
         let n: i64 = 1 << 40;
         let x = view(aclDataType::ACL_INT8, &[1, 1, n], &[1, 1, 0], 0, buf.ptr, 1);
-        let out = Buf::new(64);
+        // Zeroed: device memory comes back from earlier tests as it was.
+        let out = Buf::from(&[0u8; 64]);
         let o = view(
             aclDataType::ACL_INT8,
             &[1, 1, 3 * n - 2],
@@ -344,5 +345,62 @@ fn a_wide_reflection_over_a_small_allocation_faults_without_a_step_per_index() {
         let code = if code == 0 { s.sync() } else { code };
         assert_ne!(code, 0, "the memory checker refuses the views");
         assert_eq!(out.read(), vec![0u8; 64], "nothing was written");
+    });
+}
+
+/// A repeatable pad planned with `out` apart from `self` writes `out`
+/// directly; rebinding `out` onto `self`'s memory afterwards is refused at
+/// launch (161002), never computed from bytes it has already written.
+#[test]
+#[serial]
+fn a_rebound_out_that_meets_self_is_refused_at_launch() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let xb = Buf::new(4 * 4);
+        let x = dense(aclDataType::ACL_FLOAT, &[1, 4], &xb);
+        let ob = Buf::new(4 * 8);
+        let o = dense(aclDataType::ACL_FLOAT, &[1, 8], &ob);
+        let p = IntArray::new(&[2, 2]);
+        let planned = first("reflection_pad1d", &x, &p, &o).unwrap();
+        // SAFETY: a fresh executor.
+        assert_eq!(
+            unsafe { (api().aclSetAclOpExecutorRepeatable.unwrap())(planned.ex) },
+            0
+        );
+        let run = pad_mode_op("reflection_pad1d").run;
+        assert_eq!(launch(run, &planned, s.0), 0);
+        assert_eq!(s.sync(), 0);
+        // out rebound onto an allocation that holds self.
+        let big = Buf::new(4 * 16);
+        let o2 = dense(aclDataType::ACL_FLOAT, &[1, 8], &big);
+        let x2 = dense(aclDataType::ACL_FLOAT, &[1, 4], &big);
+        // SAFETY: live executor and tensors; addresses of live buffers.
+        unsafe {
+            assert_eq!(
+                (api().aclSetInputTensorAddr.unwrap())(planned.ex, 0, x2.0, big.ptr),
+                0
+            );
+            assert_eq!(
+                (api().aclSetOutputTensorAddr.unwrap())(planned.ex, 0, o2.0, big.ptr),
+                0
+            );
+        }
+        assert_eq!(launch(run, &planned, s.0), ACLNN_ERR_PARAM_INVALID);
+        assert!(last_error().contains("rebound"), "{}", last_error());
+        // Apart again: it runs.
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(
+                (api().aclSetOutputTensorAddr.unwrap())(planned.ex, 0, o.0, ob.ptr),
+                0
+            );
+        }
+        assert_eq!(launch(run, &planned, s.0), 0);
+        assert_eq!(s.sync(), 0);
+        // SAFETY: a repeatable executor, destroyed once.
+        assert_eq!(
+            unsafe { (api().aclDestroyAclOpExecutor.unwrap())(planned.ex) },
+            0
+        );
     });
 }
