@@ -181,8 +181,10 @@ pub struct BinaryPlan {
     pub alpha: Option<[u8; 16]>,
 }
 
-/// The tensors of an executor, inline (no heap for up to three).
-pub type Tensors = SmallVec<[Tensor; 3]>;
+/// The tensors of an executor, inline (no heap for up to two: every
+/// operator but Cat and Stack; a first phase moves its executor a few
+/// times, and each inline slot is 184 bytes of it).
+pub type Tensors = SmallVec<[Tensor; 2]>;
 
 /// An `aclOpExecutor`.
 pub struct Executor {
