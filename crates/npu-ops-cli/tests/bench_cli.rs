@@ -142,6 +142,7 @@ fn launch_figures_allocs_and_c_calls() {
         "zero",
         "cast",
         "tril_lower",
+        "embedding_rows",
         "permute_transpose",
         "flip_rows",
         "roll_2d",

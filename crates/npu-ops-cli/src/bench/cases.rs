@@ -104,6 +104,10 @@ pub enum Base {
     /// contiguous `[R, C]` ([`Stream::tril_into`], aclnnTril): a row copy
     /// of each row's prefix, zeros after it.
     TrilLower,
+    /// Rows of a `[R, C]` weight picked by `R` random int64 device indices
+    /// (with repeats) into a `[R, C]` ([`Stream::embedding_into`],
+    /// aclnnEmbedding): IndexSelectRows through the gathers' own operator.
+    EmbeddingRows,
     /// A contiguous `[C, R]` permuted by `[1, 0]` into a contiguous
     /// `[R, C]` ([`Stream::permute_into`], aclnnPermute): a transpose.
     PermuteTranspose,
@@ -136,7 +140,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 29] = [
+    pub const ALL: [Base; 30] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -159,6 +163,7 @@ impl Base {
         Base::Zero,
         Base::Cast,
         Base::TrilLower,
+        Base::EmbeddingRows,
         Base::PermuteTranspose,
         Base::FlipRows,
         Base::Roll2d,
@@ -200,13 +205,14 @@ impl Base {
             Base::ExpandRows => "expand_rows",
             Base::RepeatRows => "repeat_rows",
             Base::TrilLower => "tril_lower",
+            Base::EmbeddingRows => "embedding_rows",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
     /// `"fill_scalar"`, `"zero"`, `"cast"`, `"reflection_pad2d"`, `"permute"`,
-    /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`, `"tril"`).
+    /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`, `"tril"`, `"embedding"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -228,6 +234,7 @@ impl Base {
             Base::ExpandRows => "expand",
             Base::RepeatRows => "repeat",
             Base::TrilLower => "tril",
+            Base::EmbeddingRows => "embedding",
         }
     }
 }
@@ -298,7 +305,7 @@ impl CaseSpec {
         }
         2 * self.out_bytes
             + match self.base {
-                Base::IndexSelectRows => r * 8,
+                Base::IndexSelectRows | Base::EmbeddingRows => r * 8,
                 Base::IndexSelectCols => c * 8,
                 Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => self.out_bytes,
                 _ => 0,
@@ -359,6 +366,11 @@ impl CaseSpec {
                 let idx = random_indices(n, n, 0x1dec5);
                 let t = Tensor::from_slice(stream, &[n], &idx).map_err(npu)?;
                 (Launch::IndexSelect { dim, index: t }, idx)
+            }
+            Base::EmbeddingRows => {
+                let idx = random_indices(r, r, 0x1dec5);
+                let t = Tensor::from_slice(stream, &[r], &idx).map_err(npu)?;
+                (Launch::Embedding(t), idx)
             }
             // The materialising `as_strided_into` (the `_into` form exists).
             Base::AsStridedWindows => (
@@ -481,6 +493,8 @@ enum Launch {
         end: i64,
         step: i64,
     },
+    /// `embedding_into(x, indices, out)` (`x` the weight).
+    Embedding(Tensor),
     IndexSelect {
         dim: i64,
         index: Tensor,
@@ -612,6 +626,7 @@ impl Case {
                 step,
             } => s.slice(x, *dim, *start, *end, *step),
             Launch::IndexSelect { dim, index } => s.index_select(x, *dim, index),
+            Launch::Embedding(index) => s.embedding(x, index),
             Launch::AsStrided { size, stride } => s.as_strided(x, size, stride, 0),
             Launch::Sampled(p) => s.sampled_slice(x, p),
             Launch::Elementwise { y, alpha, .. } => match alpha {
@@ -702,6 +717,7 @@ impl Case {
                 step,
             } => s.slice_into(x, *dim, *start, *end, *step, out),
             Launch::IndexSelect { dim, index } => s.index_select_into(x, *dim, index, out),
+            Launch::Embedding(index) => s.embedding_into(x, index, out),
             Launch::AsStrided { size, stride } => s.as_strided_into(x, size, stride, 0, out),
             Launch::Sampled(p) => s.sampled_slice_into(x, p, out),
             Launch::Elementwise { y, alpha, prepared } => match (prepared, alpha) {
@@ -908,7 +924,7 @@ fn moved(
             Base::SliceD0S2 => 2 * row * c + col,
             Base::SliceLastS1 => row * 2 * c + c / 2 + col,
             Base::SliceLastS2 => row * 2 * c + 2 * col,
-            Base::IndexSelectRows => index[row] as usize * c + col,
+            Base::IndexSelectRows | Base::EmbeddingRows => index[row] as usize * c + col,
             Base::IndexSelectCols => row * c + index[col] as usize,
             // out [R/8, 8, C]: window w = i / 8C, row k of it, column col.
             Base::AsStridedWindows => (i / (8 * c) + (i / c) % 8) * c + col,
@@ -1017,7 +1033,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 29 * 6);
+        assert_eq!(s.len(), 30 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

@@ -232,7 +232,7 @@ pub struct CCalls {
     /// `slice_oneshot`, `slice_prepared`, `index_select`, `copy_into`,
     /// `as_strided_windows`, `as_strided_transpose`, `sampled_slice_wrap`,
     /// `sampled_slice_fill`, `add_oneshot`, `add_prepared`, `mul_oneshot`,
-    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `reflection_pad2d`, `sampled_slice_reflect`, `permute_transpose`, `flip_rows`, `roll_2d`, `expand_rows`, `repeat_rows`, `tril_lower`, in that order.
+    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `reflection_pad2d`, `sampled_slice_reflect`, `permute_transpose`, `flip_rows`, `roll_2d`, `expand_rows`, `repeat_rows`, `tril_lower`, `embedding_rows`, in that order.
     pub per_launch: Vec<(&'static str, CallCount)>,
     /// The calls of `Stream::synchronize` after one one-shot slice.
     pub synchronize: CallCount,
@@ -862,6 +862,7 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
         ("zero", Base::Zero),
         ("cast", Base::Cast),
         ("tril_lower", Base::TrilLower),
+        ("embedding_rows", Base::EmbeddingRows),
         ("reflection_pad2d", Base::ReflectionPad2d),
         ("sampled_slice_reflect", Base::SampledReflect),
         ("permute_transpose", Base::PermuteTranspose),

@@ -157,7 +157,7 @@ impl<T: Bits> NdCase<T> {
             Base::SliceD0S2 => x.slice(s![0..2 * r;2, ..]).to_owned(),
             Base::SliceLastS1 => x.slice(s![.., c / 2..c / 2 + c]).to_owned(),
             Base::SliceLastS2 => x.slice(s![.., 0..2 * c;2]).to_owned(),
-            Base::IndexSelectRows => x.select(Axis(0), &self.index),
+            Base::IndexSelectRows | Base::EmbeddingRows => x.select(Axis(0), &self.index),
             Base::IndexSelectCols => x.select(Axis(1), &self.index),
             Base::AsStridedWindows => {
                 let data = x.as_slice().expect("a standard-layout input");
