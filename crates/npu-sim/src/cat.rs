@@ -7,7 +7,7 @@
 
 use crate::abi::fail_null;
 use crate::elementwise::can_cast;
-use crate::executor::{self, align, contiguous, elem, numel, view_range};
+use crate::executor::{self, align, contiguous, elem, numel, views_meet};
 use crate::kernels::CopyDesc;
 use crate::lists::tensor_list_members;
 use crate::objects::{self, Executor, Plan, Tensor};
@@ -20,17 +20,6 @@ use crate::state::Runtime;
 use crate::work::{Launch, Step};
 use cann_sys::*;
 use std::ffi::c_void;
-
-/// Whether two validated, non-empty views' byte ranges meet.
-fn meet(a: &Tensor, b: &Tensor) -> bool {
-    let r = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, elem(t));
-    match (r(a), r(b)) {
-        (Some((a0, al)), Some((b0, bl))) => {
-            a0 < b0.saturating_add(bl) && b0 < a0.saturating_add(al)
-        }
-        _ => false,
-    }
-}
 
 /// `aclnnCatGetWorkspaceSize`.
 ///
@@ -250,7 +239,7 @@ unsafe fn finish_join(
         // A member that shares bytes with out is read through the
         // workspace first (every member is staged then), so the result is
         // as if all were read before any write.
-        let stage = !empty && kept.iter().any(|t| meet(t, &o));
+        let stage = !empty && kept.iter().any(|t| views_meet(t, &o));
         let mut workspace = 0u64;
         if stage {
             for t in &kept {

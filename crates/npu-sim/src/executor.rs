@@ -53,16 +53,21 @@ fn rebound_into_overlap(e: &Executor) -> bool {
     if !direct {
         return false;
     }
-    let range = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, elem(t));
-    let meet = |a: &Tensor, b: &Tensor| match (range(a), range(b)) {
+    e.outputs.iter().enumerate().any(|(i, o)| {
+        e.inputs.iter().any(|x| views_meet(o, x))
+            || e.outputs[i + 1..].iter().any(|p| views_meet(o, p))
+    })
+}
+
+/// Whether two views' byte ranges meet (an empty view meets nothing).
+pub fn views_meet(a: &Tensor, b: &Tensor) -> bool {
+    let r = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, elem(t));
+    match (r(a), r(b)) {
         (Some((a0, al)), Some((b0, bl))) => {
             a0 < b0.saturating_add(bl) && b0 < a0.saturating_add(al)
         }
         _ => false,
-    };
-    e.outputs.iter().enumerate().any(|(i, o)| {
-        e.inputs.iter().any(|x| meet(o, x)) || e.outputs[i + 1..].iter().any(|p| meet(o, p))
-    })
+    }
 }
 
 /// Element size of a tensor's dtype (validated by the first phase; 1 for

@@ -17,9 +17,9 @@
 //! block per side). `out` goes through the workspace when it is not
 //! contiguous or shares memory with `self`.
 
-use crate::executor::{align, contiguous, elem, is_contiguous, numel, view_range};
+use crate::executor::{align, contiguous, elem, is_contiguous, numel, views_meet};
 use crate::kernels::CopyDesc;
-use crate::objects::{Executor, Plan, Tensor};
+use crate::objects::{Executor, Plan};
 use crate::ops::{
     bytes, dtype_ok, finish, first_phase, invalid, preamble, same_dtype, structure, writes_once,
 };
@@ -51,19 +51,6 @@ fn kind(op: Op) -> (PadMode, usize) {
         Op::ReplicationPad3d => (PadMode::Replicate, 3),
         Op::CircularPad2d => (PadMode::Circular, 2),
         _ => (PadMode::Circular, 3),
-    }
-}
-
-/// Whether the bytes two views address may meet.
-fn meets(a: &Tensor, b: &Tensor) -> bool {
-    match (
-        view_range(a.data, a.offset, &a.view, &a.strides, elem(a)),
-        view_range(b.data, b.offset, &b.view, &b.strides, elem(b)),
-    ) {
-        (Some((sa, la)), Some((sb, lb))) => {
-            sa < sb.saturating_add(lb) && sb < sa.saturating_add(la)
-        }
-        _ => false,
     }
 }
 
@@ -170,7 +157,7 @@ unsafe fn first(
         let (plan, workspace) = if numel(&x.view) == 0 {
             (Plan::Empty, 0)
         } else {
-            let stage = !is_contiguous(&o.view, &o.strides) || meets(&x, &o);
+            let stage = !is_contiguous(&o.view, &o.strides) || views_meet(&x, &o);
             // out's bytes: within i64 (checked by `structure`).
             let ws = if stage { align(bytes(&o)) } else { 0 };
             (

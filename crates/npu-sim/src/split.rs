@@ -19,10 +19,10 @@
 //! workspace first.
 
 use crate::abi::fail_null;
-use crate::executor::{self, align, contiguous, elem, numel, view_range};
+use crate::executor::{self, align, contiguous, elem, numel, views_meet};
 use crate::kernels::CopyDesc;
 use crate::lists::tensor_list_members;
-use crate::objects::{self, Executor, Plan, Tensor};
+use crate::objects::{self, Executor, Plan};
 use crate::ops::{
     bytes, dtype_ok, finish, first_phase, invalid, norm_dim, preamble, structure, tensor,
     writes_once,
@@ -32,17 +32,6 @@ use crate::state::{self, Runtime};
 use crate::work::{Launch, Step};
 use cann_sys::*;
 use std::ffi::c_void;
-
-/// Whether two validated, non-empty views' byte ranges meet.
-fn meet(a: &Tensor, b: &Tensor) -> bool {
-    let r = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, elem(t));
-    match (r(a), r(b)) {
-        (Some((a0, al)), Some((b0, bl))) => {
-            a0 < b0.saturating_add(bl) && b0 < a0.saturating_add(al)
-        }
-        _ => false,
-    }
-}
 
 /// How the pieces are given.
 enum Sizes {
@@ -226,7 +215,9 @@ unsafe fn split_first_phase(
         }
         for i in 0..outs.len() {
             for j in i + 1..outs.len() {
-                if numel(&outs[i].view) > 0 && numel(&outs[j].view) > 0 && meet(&outs[i], &outs[j])
+                if numel(&outs[i].view) > 0
+                    && numel(&outs[j].view) > 0
+                    && views_meet(&outs[i], &outs[j])
                 {
                     return Err(invalid(
                         op,
@@ -236,7 +227,7 @@ unsafe fn split_first_phase(
             }
         }
         let empty = numel(&x.view) == 0;
-        let stage = !empty && outs.iter().any(|o| numel(&o.view) > 0 && meet(o, &x));
+        let stage = !empty && outs.iter().any(|o| numel(&o.view) > 0 && views_meet(o, &x));
         let (plan, workspace) = if empty {
             (Plan::Empty, 0)
         } else {

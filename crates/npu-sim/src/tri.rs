@@ -16,7 +16,7 @@
 //! `self`. A contiguous in-place `selfRef` is masked where it lies, with
 //! no workspace.
 
-use crate::executor::{align, contiguous, elem, is_contiguous, numel, view_range};
+use crate::executor::{align, contiguous, elem, is_contiguous, numel, views_meet};
 use crate::kernels::CopyDesc;
 use crate::objects::{Executor, Plan, Tensor};
 use crate::ops::{dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
@@ -147,12 +147,7 @@ fn build(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     // here, from the addresses of this launch: a rebinding cannot make it
     // wrong): copied straight into `out` and masked there, two passes
     // instead of three through the workspace.
-    let range = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, es);
-    let apart = match (range(x), range(o)) {
-        (Some((a, al)), Some((b, bl))) => a.saturating_add(al) <= b || b.saturating_add(bl) <= a,
-        _ => false,
-    };
-    if !e.inputs.is_empty() && is_contiguous(&o.view, &o.strides) && apart {
+    if !e.inputs.is_empty() && is_contiguous(&o.view, &o.strides) && !views_meet(x, o) {
         let src = l
             .view(rt, "self", x, (&x.view, &x.strides, x.offset), false)
             .expect("non-empty self");

@@ -15,7 +15,7 @@
 //! kernel walks signed strides).
 
 use crate::executor::Strides;
-use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, view_range};
+use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, views_meet};
 use crate::kernels::CopyDesc;
 use crate::objects::{self, Executor, Plan, Tensor};
 use crate::ops::{bytes, dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
@@ -26,18 +26,6 @@ use cann_sys::*;
 use std::ffi::c_void;
 
 type R<T> = Result<T, aclnnStatus>;
-
-/// Whether two validated views' byte ranges meet (empty views meet
-/// nothing).
-fn meet(a: &Tensor, b: &Tensor) -> bool {
-    let r = |t: &Tensor| view_range(t.data, t.offset, &t.view, &t.strides, elem(t));
-    match (r(a), r(b)) {
-        (Some((a0, al)), Some((b0, bl))) => {
-            a0 < b0.saturating_add(bl) && b0 < a0.saturating_add(al)
-        }
-        _ => false,
-    }
-}
 
 /// The live int array behind `p` (`161002` when it is not one).
 fn int_array(op: Op, p: *const aclIntArray, name: &str) -> R<Vec<i64>> {
@@ -76,7 +64,7 @@ fn copy_plan(x: &Tensor, o: &Tensor, strides: objects::Dims, start: i64) -> (Pla
     if numel(&o.view) == 0 {
         return (Plan::Empty, 0);
     }
-    let stage = !is_contiguous(&o.view, &o.strides) || meet(x, o);
+    let stage = !is_contiguous(&o.view, &o.strides) || views_meet(x, o);
     let ws = if stage { align(bytes(o)) } else { 0 };
     (
         Plan::ViewCopy {
@@ -433,7 +421,7 @@ pub unsafe extern "C" fn aclnnRollGetWorkspaceSize(
             (Plan::Empty, 0)
         } else {
             let stage_in = flat.is_some() && !is_contiguous(&x.view, &x.strides);
-            let stage = !is_contiguous(&o.view, &o.strides) || meet(&x, &o);
+            let stage = !is_contiguous(&o.view, &o.strides) || views_meet(&x, &o);
             let ws = if stage_in { align(bytes(&x)) } else { 0 }
                 + if stage { align(bytes(&o)) } else { 0 };
             (
@@ -744,7 +732,7 @@ pub unsafe extern "C" fn aclnnRepeatGetWorkspaceSize(
         let (plan, workspace) = if numel(&o.view) == 0 {
             (Plan::Empty, 0)
         } else {
-            let stage = !is_contiguous(&o.view, &o.strides) || meet(&x, &o);
+            let stage = !is_contiguous(&o.view, &o.strides) || views_meet(&x, &o);
             (
                 Plan::Repeat {
                     reps: objects::Dims::from_slice(&reps),
