@@ -74,8 +74,14 @@ impl Keep {
                 self.storages.push(s);
             }
         }
-        self._waits.extend(other._waits);
-        self._host.extend(other._host);
+        // Usually empty: skip the generic `extend` (some 40 instructions
+        // each on a launch's path).
+        if !other._waits.is_empty() {
+            self._waits.extend(other._waits);
+        }
+        if !other._host.is_empty() {
+            self._host.extend(other._host);
+        }
         self.staged += other.staged;
         if let Some(o) = other.rare {
             let r = self.rare.get_or_insert_with(Box::default);
@@ -1007,12 +1013,19 @@ impl Stream {
                 storages.push(t.storage.clone());
             }
         }
-        storages.extend(ws.filter(|w| !held(w)));
+        if let Some(w) = ws.filter(|w| !held(w)) {
+            storages.push(w);
+        }
+        let staged = host.as_ref().map_or(0, crate::pinned::Staging::bytes);
+        let mut staging = SmallVec::new();
+        if let Some(h) = host {
+            staging.push(h);
+        }
         let keep = Keep {
             storages,
             _waits: waits.events,
-            staged: host.as_ref().map_or(0, crate::pinned::Staging::bytes),
-            _host: host.into_iter().collect(),
+            staged,
+            _host: staging,
             rare: None,
         };
         self.track(&mut st, keep, Arc::as_ptr(&write.storage) as usize);
