@@ -192,10 +192,20 @@ static inline void seg_fill(const npu_walk *w, char *d, const char *s, int64_t c
 
 /* ---- transposes: dst contiguous along the inner dim, src contiguous
    along the rows (dl arbitrary, sl == element size, si large): blocks of
-   B x B elements are read as B source columns of B contiguous elements and
-   written as B destination rows, transposed in registers; a tile of
-   columns is walked row block by row block so its source lines stay in
-   L1 while each is used for all of its elements. */
+   B x B elements (B = 16 / element size) are read as B source columns of
+   B contiguous elements and written as B destination rows, transposed in
+   registers. Two walks over the blocks:
+   - tiles: a tile of source rows (B-wide destination columns) walked row
+     block by row block, so its source lines stay in L1 while each is used
+     for all of its elements;
+   - lines: L x L groups of blocks (L = 64 / element size), whose L source
+     rows and L destination rows are one 64-byte line each, used whole
+     within the group, so no line has to stay in cache from one group to
+     the next. With a source row stride that is a multiple of a large
+     power of two, a tile's lines fall in a few cache sets and the tiles
+     miss L1 on every block: 512 x 512 f32, one thread, 106-110 us in
+     tiles, 44 us in lines; 256 x 512 i64, 115 us, 51 us.
+   `by_lines` chooses. */
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -261,10 +271,45 @@ static inline void tr_block2(char *d, int64_t dl, const char *s, int64_t si)
     }
 }
 
-/* Rows [0, cnt) x columns [0, n) with B x B blocks (B = 16 / es); the
-   ragged edges element by element. Row k, column i: dst d + k*dl + i*es,
-   src s + k*es + i*si. */
+/* The walk in lines. Rows [0, cnt) x columns [0, n): L x L groups of
+   B x B blocks, then B x B blocks along the ragged edges, then element by
+   element. Row k,
+   column i: dst d + k*dl + i*es, src s + k*es + i*si. */
 #define DEFINE_TRANSPOSE(NAME, ES, BLOCK)                                       \
+    static void NAME(char *d, const char *s, int64_t cnt, int64_t n,           \
+                     int64_t dl, int64_t si)                                   \
+    {                                                                          \
+        const int64_t B = 16 / (ES), L = 64 / (ES);                            \
+        const int64_t kL = cnt - cnt % L, iL = n - n % L;                      \
+        const int64_t kb = cnt - cnt % B, ib = n - n % B;                      \
+        int64_t k, i, a, b;                                                    \
+        for (k = 0; k < kL; k += L)                                            \
+            for (i = 0; i < iL; i += L)                                        \
+                for (b = 0; b < L; b += B)                                     \
+                    for (a = 0; a < L; a += B)                                 \
+                        BLOCK(d + (k + b) * dl + (i + a) * (ES), dl,           \
+                              s + (k + b) * (ES) + (i + a) * si, si);          \
+        for (k = 0; k < kL; k += B) /* columns from iL, rows below kL */       \
+            for (i = iL; i < ib; i += B)                                       \
+                BLOCK(d + k * dl + i * (ES), dl, s + k * (ES) + i * si, si);   \
+        for (k = kL; k < kb; k += B) /* rows from kL, columns below ib */      \
+            for (i = 0; i < ib; i += B)                                        \
+                BLOCK(d + k * dl + i * (ES), dl, s + k * (ES) + i * si, si);   \
+        for (k = kb; k < cnt; k++) /* rows left over */                        \
+            for (i = 0; i < n; i++)                                            \
+                memcpy(d + k * dl + i * (ES), s + k * (ES) + i * si, (ES));    \
+        for (k = 0; k < kb; k++) /* columns left over */                       \
+            for (i = ib; i < n; i++)                                           \
+                memcpy(d + k * dl + i * (ES), s + k * (ES) + i * si, (ES));    \
+    }
+
+/* The walk in tiles. 2-byte elements always take it: the shuffles of
+   their 8 x 8 blocks, not the cache, bound them (one thread, 1024 x 512
+   f16: 96-100 us in tiles, 101-112 us in lines, with or without staging
+   the source lines in a local buffer). Rows [0, cnt) x columns [0, n)
+   with B x B blocks; the ragged edges element by element. Row k, column i: dst d + k*dl + i*es,
+   src s + k*es + i*si. */
+#define DEFINE_TRANSPOSE_TILED(NAME, ES, BLOCK)                                     \
     static void NAME(char *d, const char *s, int64_t cnt, int64_t n,           \
                      int64_t dl, int64_t si)                                   \
     {                                                                          \
@@ -328,9 +373,29 @@ static void deint2(char *d, const char *s, int64_t n)
         memcpy(d + 2 * i, s + 4 * i, 2);
 }
 
-DEFINE_TRANSPOSE(transpose_e2, 2, tr_block2)
-DEFINE_TRANSPOSE(transpose_e4, 4, tr_block4)
-DEFINE_TRANSPOSE(transpose_e8, 8, tr_block8)
+DEFINE_TRANSPOSE_TILED(transpose_e2, 2, tr_block2)
+DEFINE_TRANSPOSE_TILED(transpose_tiled_e4, 4, tr_block4)
+DEFINE_TRANSPOSE_TILED(transpose_tiled_e8, 8, tr_block8)
+DEFINE_TRANSPOSE(transpose_lines_e4, 4, tr_block4)
+DEFINE_TRANSPOSE(transpose_lines_e8, 8, tr_block8)
+
+/* Whether the walk of whole lines (L x L blocks) takes a transpose: a
+   source row stride that is a multiple of 512 bytes (8 lines) puts the
+   lines of consecutive source rows in at most 8 of a 64-set L1's sets, so
+   at most 64 of them stay, fewer than a tile's 128; and more than 16 KiB
+   (below that everything stays in L1 whichever the walk, and the tiles'
+   shorter loops win: 64 x 16 f32, 0.11 us either way; 128 x 128 f32,
+   2.9 us tiled, 2.1 us in lines). Other strides spread over the sets and
+   keep the tiles (1000 x 37 f32: 4.1 us tiled, 4.5-6.5 us in lines).
+   And a source of at most 8 MiB (n rows of si bytes): each group of lines
+   reads from L source pages, all n rows' pages in one sweep of the
+   columns, which then no longer fit the TLB; 8192 x 8192 f32 in the
+   simulator (blocks of 64 rows on two threads) took 45-58 ms in tiles and
+   66-68 ms in lines. */
+static inline int by_lines(int64_t cnt, int64_t n, int64_t es, int64_t si)
+{
+    return si % 512 == 0 && cnt * n * es > 16384 && n <= (8 << 20) / si;
+}
 #endif
 
 /* Whether rows x columns is a transpose the block kernels take: any
@@ -406,8 +471,18 @@ static inline int transpose_hook(size_t sz, char *d, const char *s, int64_t cnt,
     if (IS_TRANSPOSE(sz)) {
         switch (sz) {
         case 2: transpose_e2(d, s, cnt, n, dl, si); return 1;
-        case 4: transpose_e4(d, s, cnt, n, dl, si); return 1;
-        case 8: transpose_e8(d, s, cnt, n, dl, si); return 1;
+        case 4:
+            if (by_lines(cnt, n, 4, si))
+                transpose_lines_e4(d, s, cnt, n, dl, si);
+            else
+                transpose_tiled_e4(d, s, cnt, n, dl, si);
+            return 1;
+        case 8:
+            if (by_lines(cnt, n, 8, si))
+                transpose_lines_e8(d, s, cnt, n, dl, si);
+            else
+                transpose_tiled_e8(d, s, cnt, n, dl, si);
+            return 1;
         default: break;
         }
     }

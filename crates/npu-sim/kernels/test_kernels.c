@@ -508,9 +508,9 @@ static void test_copy_stream(void)
 }
 
 /* Transposes of narrow sources: every column stride from one vector (16
-   bytes, the smallest the register blocks take) past a cache line, each
-   block width, extents around the block size (ragged edges), and a
-   misaligned source. */
+   bytes, the smallest the register blocks take) past two cache lines, each
+   block width, extents around both block sizes (B x B registers and the
+   64-byte L x L blocks: every ragged edge), and a misaligned source. */
 static void test_copy_transpose_narrow(void)
 {
     static const size_t ess[] = {2, 4, 8};
@@ -518,8 +518,8 @@ static void test_copy_transpose_narrow(void)
     for (e = 0; e < 3; e++) {
         const int64_t es = (int64_t)ess[e], B = 16 / es;
         int64_t m, cnt;
-        for (m = 16 / es; m * es <= 80; m++) {
-            for (cnt = B - 1; cnt <= 3 * B + 1; cnt += 1 + rnd(3)) {
+        for (m = 16 / es; m * es <= 160; m++) {
+            for (cnt = B - 1; cnt <= 2 * (64 / es) + B + 1; cnt += 1 + rnd(3)) {
                 /* dst [cnt, m] contiguous = src [m, cnt]^T, src rows m... */
                 npu_copy_desc d;
                 const int64_t n = m; /* inner extent: dst columns */
@@ -550,6 +550,53 @@ static void test_copy_transpose_narrow(void)
             }
         }
     }
+}
+
+/* Transposes taken in whole lines (a source row stride a multiple of 512
+   bytes, more than 16 KiB, a source of at most 8 MiB): extents around the L x L groups and the B x B
+   blocks (every ragged edge), strides of 512 to 2048 bytes, a source
+   column range narrower than its rows, an aligned and a misaligned
+   source. */
+static void test_copy_transpose_lines(void)
+{
+    static const size_t ess[] = {4, 8};
+    static const int64_t sis[] = {512, 1024, 2048};
+    size_t e, j;
+    for (e = 0; e < 2; e++)
+        for (j = 0; j < 3; j++) {
+            const int64_t es = (int64_t)ess[e], L = 64 / es, B = 16 / es, row = sis[j] / es;
+            const int64_t cnts[] = {L + 1, 2 * L + B + 1, row - 1, row, 3 * L};
+            size_t c;
+            for (c = 0; c < sizeof cnts / sizeof cnts[0]; c++) {
+                const int64_t cnt = cnts[c] < row ? cnts[c] : row;
+                const int64_t n = 16384 / (cnt * es) + 3 * L + B + 1 + rnd(3 * L);
+                npu_copy_desc d;
+                const size_t sbytes = (size_t)(n * row * es + 8), dbytes = (size_t)(cnt * n * es);
+                unsigned char *src = (unsigned char *)xmalloc(sbytes), *ref = (unsigned char *)xmalloc(dbytes),
+                              *out = (unsigned char *)xmalloc(dbytes);
+                const int64_t off = rnd(2) * 4;
+                memset(&d, 0, sizeof d);
+                d.rank = 2;
+                d.elem_size = (size_t)es;
+                d.shape[0] = cnt;
+                d.shape[1] = n;
+                d.dst_stride[0] = n;
+                d.dst_stride[1] = 1;
+                d.src_stride[0] = 1;
+                d.src_stride[1] = row;
+                fill_random(src, sbytes);
+                fill_random(ref, dbytes);
+                memcpy(out, ref, dbytes);
+                ref_copy(&d, ref, src + off);
+                npu_copy_normalize(&d);
+                npu_copy_run(&d, out, src + off, 0, npu_copy_rows(&d));
+                CHECK(memcmp(out, ref, dbytes) == 0, "transpose in lines es %lld cnt %lld n %lld row %lld differs",
+                      (long long)es, (long long)cnt, (long long)n, (long long)row);
+                free(src);
+                free(ref);
+                free(out);
+            }
+        }
 }
 
 /* Big transposes and permutes: exercises the tiled inner loops. */
@@ -1980,6 +2027,7 @@ int main(void)
     run("copy transpose", test_copy_transpose);
     run("copy stream", test_copy_stream);
     run("copy transpose narrow", test_copy_transpose_narrow);
+    run("copy transpose lines", test_copy_transpose_lines);
     run("gather checks on load", test_gather_checks_on_load);
     run("gather", test_gather);
     run("gather widths", test_gather_widths);
