@@ -6,9 +6,9 @@
 //! `out`).
 
 use crate::abi::fail_null;
-use crate::elementwise::can_cast;
+use crate::elementwise::{can_cast, promote};
 use crate::executor::{self, align, contiguous, elem, numel, views_meet};
-use crate::kernels::CopyDesc;
+use crate::kernels::{kdtype_size, CopyDesc, KDtype};
 use crate::lists::tensor_list_members;
 use crate::objects::{self, Executor, Plan, Tensor};
 use crate::ops::{
@@ -136,23 +136,45 @@ unsafe fn join_first_phase(
             dtype_ok(op, fam, t, &format!("kept tensor {i}"))?;
         }
         dtype_ok(op, fam, &o, "out")?;
-        let dt = kept[0].dtype;
-        if let Some((i, t)) = kept.iter().enumerate().find(|(_, t)| t.dtype != dt) {
+        // As aclnn_cat.cpp: the members' dtypes promote (§8's table) to
+        // one, not COMPLEX128, which casts to out's.
+        let kd = |t: &Tensor| kdtype(t.dtype).ok_or_else(|| invalid(op, "unknown data type"));
+        let mut promoted = kd(&kept[0])?;
+        for (i, t) in kept.iter().enumerate().skip(1) {
+            let k = kd(t)?;
+            promoted = promote(k, promoted).ok_or_else(|| {
+                invalid(
+                    op,
+                    format_args!(
+                        "kept tensor {i}'s data type {} and the promoted {promoted:?} of the                          ones before it do not promote",
+                        t.dtype.0
+                    ),
+                )
+            })?;
+        }
+        // aclnn_cat.cpp; Stack, whose list has COMPLEX128, takes members
+        // that all are (docs/ops.md §11).
+        if promoted == KDtype::C128 && kept.iter().any(|t| kdtype(t.dtype) != Some(promoted)) {
+            return Err(invalid(
+                op,
+                "the tensors' data types promote to COMPLEX128 from others, which is not \
+                 implemented",
+            ));
+        }
+        if !matches!(kdtype(o.dtype), Some(t) if can_cast(promoted, t)) {
             return Err(invalid(
                 op,
                 format_args!(
-                    "kept tensor {i} has data type {}, the first {}: every tensor must have one",
-                    t.dtype.0, dt.0
+                    "the tensors' promoted data type {promoted:?} cannot be cast to out's {}",
+                    o.dtype.0
                 ),
             ));
         }
-        let (from, to) = (kdtype(dt), kdtype(o.dtype));
-        if !matches!((from, to), (Some(f), Some(t)) if can_cast(f, t)) {
-            return Err(invalid(
-                op,
-                format_args!("data type {} cannot be cast to out's {}", dt.0, o.dtype.0),
-            ));
-        }
+        // Mixed dtypes go through the promoted one, unless a single member
+        // has elements (aclnn_cat.cpp casts a lone member straight to out).
+        let mixed = kept.iter().any(|t| t.dtype != kept[0].dtype);
+        let non_empty = kept.iter().filter(|t| numel(&t.view) > 0).count();
+        let via = (mixed && non_empty > 1).then_some(promoted);
         for (i, t) in kept.iter().enumerate() {
             structure(op, &[(t, &format!("kept tensor {i}"))])?;
         }
@@ -179,7 +201,9 @@ unsafe fn join_first_phase(
             want.insert(d, kept.len() as i64);
             // SAFETY: the preamble checked both non-null; valid by this
             // function's contract.
-            return unsafe { finish_join(op, kept, o, &want, d, true, workspace_size, executor) };
+            return unsafe {
+                finish_join(op, kept, o, &want, d, true, via, workspace_size, executor)
+            };
         }
         let d = norm_dim(op, dim, first.len())?;
         let mut want = first.clone();
@@ -207,7 +231,7 @@ unsafe fn join_first_phase(
         }
         // SAFETY: the preamble checked both non-null; valid by this
         // function's contract.
-        unsafe { finish_join(op, kept, o, &want, d, false, workspace_size, executor) }
+        unsafe { finish_join(op, kept, o, &want, d, false, via, workspace_size, executor) }
     })
 }
 
@@ -224,6 +248,7 @@ unsafe fn finish_join(
     want: &[i64],
     d: usize,
     stack: bool,
+    via: Option<KDtype>,
     workspace_size: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> Result<aclnnStatus, aclnnStatus> {
@@ -241,10 +266,15 @@ unsafe fn finish_join(
         // as if all were read before any write.
         let stage = !empty && kept.iter().any(|t| views_meet(t, &o));
         let mut workspace = 0u64;
-        if stage {
+        if !empty {
             for t in &kept {
+                let need = match through(t, via, o.dtype) {
+                    Some(p) => (numel(&t.view) as u64).saturating_mul(kdtype_size(p) as u64),
+                    None if stage => bytes(t),
+                    None => 0,
+                };
                 workspace = workspace
-                    .checked_add(align(bytes(t)))
+                    .checked_add(align(need))
                     .filter(|w| *w <= i64::MAX as u64)
                     .ok_or_else(|| {
                         invalid(op, "the workspace the staging needs overflows 64 bits")
@@ -258,6 +288,7 @@ unsafe fn finish_join(
                 dim: d,
                 stage,
                 stack,
+                via,
             }
         };
         // SAFETY: the preamble checked both non-null; valid by this
@@ -276,15 +307,31 @@ unsafe fn finish_join(
     }
 }
 
+/// The dtype a member is cast to in the workspace before it is joined
+/// (`via`, the promoted dtype, when it is neither the member's nor out's:
+/// member, promoted and out dtypes all differ), else `None` (the member
+/// goes to out's dtype in one step).
+fn through(x: &Tensor, via: Option<KDtype>, out: aclDataType) -> Option<KDtype> {
+    let p = via?;
+    let (xk, ok) = (kdtype(x.dtype)?, kdtype(out)?);
+    (xk != p && p != ok).then_some(p)
+}
+
 fn build_cat(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
-    let Plan::Cat { dim, stage, stack } = e.plan else {
+    let Plan::Cat {
+        dim,
+        stage,
+        stack,
+        via,
+    } = e.plan
+    else {
         unreachable!()
     };
     let o = &e.outputs[0];
+    let ok = kdtype(o.dtype).expect("validated dtype");
     let mut l = Launch::new(e.op.name());
-    let cast = (o.dtype != e.inputs[0].dtype)
-        .then(|| (kdtype(o.dtype).unwrap(), kdtype(e.inputs[0].dtype).unwrap()));
-    // Sources first (staged into the workspace when they meet out).
+    // Sources first: a member cast to the promoted dtype in the workspace,
+    // or staged there when one meets out (before any write to out).
     let mut cursor = ws;
     let mut sources = Vec::with_capacity(e.inputs.len());
     for x in &e.inputs {
@@ -292,24 +339,43 @@ fn build_cat(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
             sources.push(None);
             continue;
         };
-        if stage {
+        let xk = kdtype(x.dtype).expect("validated dtype");
+        let c = contiguous(&x.view);
+        if let Some(p) = through(x, via, o.dtype) {
+            let n = (numel(&x.view) as u64).saturating_mul(kdtype_size(p) as u64);
+            let tmp = l.region(
+                rt,
+                "workspace (tensors in the promoted dtype)",
+                cursor,
+                n,
+                true,
+            );
+            cursor = cursor.saturating_add(align(n));
+            l.steps.push(Step::Cast(
+                CopyDesc::new(&x.view, &c, &x.strides, 0),
+                p,
+                tmp,
+                xk,
+                src,
+            ));
+            sources.push(Some((tmp, executor::Strides::of(&c), p)));
+        } else if stage {
             let tmp = l.region(rt, "workspace (tensors staging)", cursor, bytes(x), true);
             cursor = cursor.saturating_add(align(bytes(x)));
-            let c = contiguous(&x.view);
             l.steps.push(Step::Copy(
                 CopyDesc::new(&x.view, &c, &x.strides, elem(x)),
                 tmp,
                 src,
             ));
-            sources.push(Some((tmp, executor::Strides::of(&c))));
+            sources.push(Some((tmp, executor::Strides::of(&c), xk)));
         } else {
-            sources.push(Some((src, executor::Strides::of(&x.strides))));
+            sources.push(Some((src, executor::Strides::of(&x.strides), xk)));
         }
     }
     let mut at = 0i64;
     for (x, s) in e.inputs.iter().zip(sources) {
         let offset = o.offset + at * o.strides[dim];
-        let Some((src, mut src_strides)) = s else {
+        let Some((src, mut src_strides, sk)) = s else {
             at += if stack { 1 } else { x.view[dim] };
             continue;
         };
@@ -325,19 +391,20 @@ fn build_cat(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
         let dst = l
             .view(rt, "out", o, (&shape, &o.strides, offset), true)
             .expect("non-empty");
-        match cast {
-            None => l.steps.push(Step::Copy(
-                CopyDesc::new(&shape, &o.strides, &src_strides, elem(x)),
+        if sk == ok {
+            l.steps.push(Step::Copy(
+                CopyDesc::new(&shape, &o.strides, &src_strides, elem(o)),
                 dst,
                 src,
-            )),
-            Some((dt, st)) => l.steps.push(Step::Cast(
+            ));
+        } else {
+            l.steps.push(Step::Cast(
                 CopyDesc::new(&shape, &o.strides, &src_strides, 0),
-                dt,
+                ok,
                 dst,
-                st,
+                sk,
                 src,
-            )),
+            ));
         }
     }
     l

@@ -26,7 +26,7 @@ type R<T> = Result<T, aclnnStatus>;
 
 /// The promoted dtype of two dtypes (CANN's "deduction relationship"
 /// table, restricted to the dtypes the kernels hold), or `None`.
-fn promote(a: KDtype, b: KDtype) -> Option<KDtype> {
+pub(crate) fn promote(a: KDtype, b: KDtype) -> Option<KDtype> {
     use KDtype::*;
     if a == b {
         return Some(a);

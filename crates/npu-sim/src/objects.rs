@@ -97,6 +97,10 @@ pub enum Plan {
         stage: bool,
         /// Stack's new dim rather than Cat's join.
         stack: bool,
+        /// The members' promoted dtype, when members of other dtypes are
+        /// cast to it before the join (several non-empty members of mixed
+        /// dtypes); `None`: each member goes straight to out's dtype.
+        via: Option<crate::kernels::KDtype>,
     },
     /// Every element of the output (InplaceFillScalar, InplaceZero) set to
     /// `value` (already in its dtype, `len` bytes).

@@ -210,17 +210,113 @@ fn cat_first_phase_errors_in_order() {
             assert!(last_error().contains("cannot be cast"), "{}", last_error());
         }
         assert!(ex.is_null());
-        // Mixed member dtypes; a member of another rank; a bad dtype.
+        // Member dtypes that promote to COMPLEX128; a promoted dtype out
+        // cannot take; a member of another rank; a bad dtype.
+        let c = rand_tensor(DType::Complex64, &[2, 3], 2);
+        let f = rand_tensor(DType::Float64, &[2, 3], 3);
+        let (_b1, wide) = upload_list(&[&c, &f]);
+        let oc = dense(aclDataType::ACL_COMPLEX64, &[4, 3], &Buf::new(8 * 12));
         let i = rand_tensor(DType::Int32, &[2, 3], 2);
         let (_b2, mixed) = upload_list(&[&a, &i]);
+        let oi = dense(aclDataType::ACL_INT32, &[4, 3], &ob);
         let (_b3, ranks) = upload_list(&[&a, &rand_tensor(DType::Float32, &[6], 3)]);
         let (_b4, bad) = upload_list(&[&rand_tensor(DType::UInt32, &[2, 3], 4)]);
-        for (l, what) in [(&mixed, "one"), (&ranks, "shape"), (&bad, "not supported")] {
-            let r = plan(|w, e| unsafe { (op.get_workspace_size)(l.0, 0, o.0, w, e) });
+        for (l, out, what) in [
+            (&wide, &oc, "COMPLEX128"),
+            (&mixed, &oi, "cannot be cast"),
+            (&ranks, &o, "shape"),
+            (&bad, &o, "not supported"),
+        ] {
+            let r = plan(|w, e| unsafe { (op.get_workspace_size)(l.0, 0, out.0, w, e) });
             let (code, msg) = r.expect_err("refused");
             assert_eq!(code, ACLNN_ERR_PARAM_INVALID);
             assert!(msg.contains(what), "{msg}");
         }
+    });
+}
+
+/// `x` with every element cast to `d` (cpu-ref's Cast).
+fn to(x: &Tensor, d: DType) -> Tensor {
+    cpu_ref::cast(SOC, x, d).unwrap()
+}
+
+/// An int32 tensor of `vals` (shape `[vals.len() / 2, 2]`).
+fn ints(vals: &[i32]) -> Tensor {
+    let b: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Tensor::from_bytes(DType::Int32, &[vals.len() / 2, 2], b).unwrap()
+}
+
+#[test]
+#[serial]
+fn cat_and_stack_promote_mixed_dtypes() {
+    leak_checked(|| {
+        let s = Stream::new();
+        // INT32 with FLOAT16 into FLOAT: the members meet as FLOAT16 (the
+        // promoted dtype: 2049 becomes 2048), then go to FLOAT.
+        let a = ints(&[2049, -3, 65519, 7]);
+        let h = rand_tensor(DType::Float16, &[1, 2], 5);
+        let want = to(
+            &cpu_ref::cat(SOC, &[&to(&a, DType::Float16), &h], 0).unwrap(),
+            DType::Float32,
+        );
+        let (_b, l) = upload_list(&[&a, &h]);
+        let out = output(DType::Float32, &[3, 2]);
+        cat(&l, 0, &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), want.contiguous_bytes());
+        assert_eq!(&out.buf.read()[..4], 2048f32.to_le_bytes());
+        // One member with elements (beside an empty one of another dtype):
+        // straight to out's dtype, as aclnn_cat.cpp (2049 stays 2049).
+        let e = rand_tensor(DType::Float16, &[0, 2], 6);
+        let (_b, l) = upload_list(&[&a, &e]);
+        let out = output(DType::Float32, &[2, 2]);
+        cat(&l, 0, &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), to(&a, DType::Float32).contiguous_bytes());
+        // Stack of FLOAT16, FLOAT, FLOAT16 into FLOAT16: promoted FLOAT
+        // (the FLOAT16 members go there and back through the workspace).
+        let (x, y, z) = (
+            rand_tensor(DType::Float16, &[3], 7),
+            rand_tensor(DType::Float32, &[3], 8),
+            rand_tensor(DType::Float16, &[3], 9),
+        );
+        let f = |t: &Tensor| to(t, DType::Float32);
+        let want = to(
+            &cpu_ref::stack(SOC, &[&f(&x), &y, &f(&z)], 1).unwrap(),
+            DType::Float16,
+        );
+        let (_b, l) = upload_list(&[&x, &y, &z]);
+        let out = output(DType::Float16, &[3, 3]);
+        let op = api().stack().unwrap();
+        let p = plan(|w, e| unsafe { (op.get_workspace_size)(l.0, 1, out.t.0, w, e) }).unwrap();
+        assert!(
+            p.ws >= 2 * 12,
+            "two members in the promoted dtype: {}",
+            p.ws
+        );
+        assert_eq!(launch(op.run, &p, s.0), 0);
+        assert_eq!(s.sync(), 0);
+        assert_eq!(out.buf.read(), want.contiguous_bytes());
+        // Out over a member, mixed: a FLOAT16 [4] buffer, its upper half a
+        // member (through FLOAT and back), a FLOAT member, out all of it.
+        let buf = Buf::from(
+            &[1.0f32, 2.0, 3.0, 4.0]
+                .map(|v| half::f16::from_f32(v).to_le_bytes())
+                .concat(),
+        );
+        let hi = view(aclDataType::ACL_FLOAT16, &[2], &[1], 2, buf.ptr, 4);
+        let g = Tensor::from_bytes(
+            DType::Float32,
+            &[2],
+            [10.5f32, -20.25].map(f32::to_le_bytes).concat(),
+        )
+        .unwrap();
+        let Dev { t: gt, buf: _gb } = upload(&g);
+        let l = list(vec![hi, gt]);
+        let o = dense(aclDataType::ACL_FLOAT16, &[4], &buf);
+        cat(&l, 0, &o, &s).unwrap();
+        let want: Vec<u8> = [3.0f32, 4.0, 10.5, -20.25]
+            .map(|v| half::f16::from_f32(v).to_le_bytes())
+            .concat();
+        assert_eq!(buf.read(), want);
     });
 }
 
