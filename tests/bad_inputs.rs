@@ -320,8 +320,26 @@ fn cat_member_dtype_not_listed() {
 #[test]
 fn cat_mixed_dtypes() {
     let s = stream();
+    // Mixed dtypes promote (INT32 with FLOAT: FLOAT); COMPLEX64 with
+    // DOUBLE would be COMPLEX128, which is refused; FLOAT into INT32 out
+    // is no cast.
     let (i, f) = (zeros(&s, DType::I32, &[2]), zeros(&s, DType::F32, &[2]));
-    expect(s.cat(&[&f, &i], 0), "invalid_argument", "cat", "tensors");
+    assert_eq!(s.cat(&[&f, &i], 0).unwrap().dtype(), DType::F32);
+    let (c, d) = (zeros(&s, DType::C64, &[2]), zeros(&s, DType::F64, &[2]));
+    expect(s.cat(&[&c, &d], 0), "invalid_argument", "cat", "tensors");
+    expect(
+        s.stack(&[&c, &d], 0),
+        "invalid_argument",
+        "stack",
+        "tensors",
+    );
+    let oi = zeros(&s, DType::I32, &[4]);
+    expect(
+        s.cat_into(&[&f, &i], 0, &oi),
+        "invalid_argument",
+        "cat",
+        "out",
+    );
 }
 
 #[test]

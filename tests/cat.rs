@@ -108,6 +108,62 @@ fn cat_dropped_and_empty_members() {
 
 #[test]
 #[serial]
+fn mixed_dtypes_match_cpu_ref() {
+    let s = stream();
+    let r = |d: cpu_ref::DType, sh: &[usize], seed| ref_tensor(d, sh, None, seed);
+    use cpu_ref::DType as D;
+    // Several members with elements (through the promoted dtype), a lone
+    // one beside an empty member (straight), into new and cast outputs.
+    let lists: Vec<Vec<cpu_ref::Tensor>> = vec![
+        vec![r(D::Int32, &[2, 3], 1), r(D::Float16, &[1, 3], 2)],
+        vec![
+            r(D::Float16, &[2, 3], 3),
+            r(D::BFloat16, &[2, 3], 4),
+            r(D::Int8, &[1, 3], 5),
+        ],
+        vec![
+            r(D::Int64, &[2, 3], 6),
+            r(D::Bool, &[2, 3], 7),
+            r(D::UInt8, &[1, 3], 8),
+        ],
+        vec![r(D::Int32, &[2, 3], 9), r(D::Float16, &[0, 3], 10)],
+        vec![r(D::Complex64, &[2, 3], 11), r(D::Float32, &[2, 3], 12)],
+    ];
+    for (k, xs) in lists.iter().enumerate() {
+        let refs: Vec<&cpu_ref::Tensor> = xs.iter().collect();
+        let ours: Vec<Tensor> = xs.iter().map(|x| upload(&s, x)).collect();
+        let our_refs: Vec<&Tensor> = ours.iter().collect();
+        let want = cpu_ref::cat(&soc(), &refs, 0).unwrap();
+        let got = s.cat(&our_refs, 0).unwrap();
+        assert_eq!(got.dtype(), dtype(want.dtype()), "list {k}");
+        assert_eq!(got.to_bytes().unwrap(), want.contiguous_bytes(), "list {k}");
+        for to in [D::Float32, D::Float16, D::Int64, D::Complex64] {
+            let w = cpu_ref::cat_cast(&soc(), &refs, 0, to);
+            let out = Tensor::zeros(&s, dtype(to), want.shape()).unwrap();
+            match (w, s.cat_into(&our_refs, 0, &out)) {
+                (Ok(w), Ok(())) => assert_eq!(
+                    out.to_bytes().unwrap(),
+                    w.unwrap().contiguous_bytes(),
+                    "list {k} into {to}"
+                ),
+                (Err(w), Err(e)) => assert_eq!(e.kind(), w.kind(), "list {k} into {to}"),
+                (w, e) => panic!("list {k} into {to}: {w:?} / {e:?}"),
+            }
+        }
+        if xs.iter().all(|x| x.shape() == xs[0].shape()) {
+            let want = cpu_ref::stack(&soc(), &refs, 1).unwrap();
+            let got = s.stack(&our_refs, 1).unwrap();
+            assert_eq!(
+                got.to_bytes().unwrap(),
+                want.contiguous_bytes(),
+                "stack {k}"
+            );
+        }
+    }
+}
+
+#[test]
+#[serial]
 fn cat_errors_match_cpu_ref_kinds() {
     let s = stream();
     let r = |d: cpu_ref::DType, sh: &[usize]| ref_tensor(d, sh, None, 9);
@@ -115,8 +171,8 @@ fn cat_errors_match_cpu_ref_kinds() {
         (vec![], 0),
         (
             vec![
-                r(cpu_ref::DType::Float32, &[2]),
-                r(cpu_ref::DType::Int32, &[2]),
+                r(cpu_ref::DType::Complex64, &[2]),
+                r(cpu_ref::DType::Float64, &[2]),
             ],
             0,
         ),
@@ -316,11 +372,12 @@ fn stack_views_casts_aliasing_and_errors() {
     assert_eq!(buf.to_vec::<u16>().unwrap(), [3, 4, 1, 2]);
     // Errors, as cpu-ref's kinds.
     let f = Tensor::zeros(&s, DType::F32, &[2]).unwrap();
-    let i = Tensor::zeros(&s, DType::I32, &[2]).unwrap();
+    let c = Tensor::zeros(&s, DType::C64, &[2]).unwrap();
+    let d = Tensor::zeros(&s, DType::F64, &[2]).unwrap();
     let f3 = Tensor::zeros(&s, DType::F32, &[3]).unwrap();
     for (r, param) in [
         (s.stack(&[], 0), "tensors"),
-        (s.stack(&[&f, &i], 0), "tensors"),
+        (s.stack(&[&c, &d], 0), "tensors"),
         (s.stack(&[&f, &f3], 0), "tensors"),
         (s.stack(&[&f, &f], 2), "dim"),
         (s.stack(&[&f, &f], -3), "dim"),

@@ -12,7 +12,7 @@ use crate::tensor::Tensor;
 
 const OP: &str = "cat";
 
-/// The members' dtype, the normalised dim and the joined shape.
+/// The members' promoted dtype, the normalised dim and the joined shape.
 type Joined = (DType, usize, Vec<usize>);
 
 /// The members kept (1-D empty ones dropped) and, unless none is, their
@@ -46,17 +46,7 @@ fn plan<'t>(
     for t in &kept {
         check_product(s, OpKind::Cat, t.dtype())?;
     }
-    let dtype = first.dtype();
-    if let Some((i, t)) = kept.iter().enumerate().find(|(_, t)| t.dtype() != dtype) {
-        return Err(Error::invalid(
-            OP,
-            "tensors",
-            format!(
-                "every tensor must have one dtype: kept tensor {i} is {}, the first {dtype}",
-                t.dtype()
-            ),
-        ));
-    }
+    let dtype = promoted(OP, &kept)?;
     let shape0 = first.shape();
     if shape0.len() > MAX_RANK {
         return Err(Error::invalid(
@@ -93,6 +83,32 @@ fn plan<'t>(
     Ok((kept, Some((dtype, d, joined))))
 }
 
+/// The members' promoted dtype (ops.md §10, mixed dtypes: §8's table in
+/// list order); a pair that does not promote, or COMPLEX128 promoted from
+/// other dtypes, is invalid (`op`, `tensors`). Where the members meet in
+/// it, and where one goes straight to `out`'s dtype, is aclnn's (as CANN,
+/// the simulator).
+pub(super) fn promoted(op: &'static str, members: &[&Tensor]) -> Result<DType> {
+    let mut p = members[0].dtype();
+    for (i, t) in members.iter().enumerate().skip(1) {
+        p = super::elementwise::promote(t.dtype(), p).ok_or_else(|| {
+            Error::invalid(
+                op,
+                "tensors",
+                format!("tensor {i}'s dtype {} does not promote with {p}", t.dtype()),
+            )
+        })?;
+    }
+    if p == DType::C128 && members.iter().any(|t| t.dtype() != p) {
+        return Err(Error::invalid(
+            op,
+            "tensors",
+            "the dtypes promote to complex128 from others, which is not implemented",
+        ));
+    }
+    Ok(p)
+}
+
 /// `out`'s rules: dtype in Cat's list and reachable from the members',
 /// the joined shape, no element written twice.
 fn check_out(s: &Stream, out: &Tensor, dtype: DType, joined: &[usize]) -> Result<()> {
@@ -127,7 +143,9 @@ impl Stream {
 
     /// The tensors of `tensors` joined along `dim` (spec section 10): every
     /// tensor has the first's rank and extents except along `dim`; 1-D
-    /// empty tensors are dropped first. Members may be any views.
+    /// empty tensors are dropped first. Members may be any views, of mixed
+    /// dtypes: the result has their promoted dtype (spec section 8's
+    /// table), which several members with elements meet in.
     ///
     /// ```
     /// # use npu_ops::{Backend, Runtime, Tensor};

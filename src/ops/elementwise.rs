@@ -15,7 +15,7 @@ use cann_sys::aclDataType;
 
 /// The promoted dtype of two dtypes (CANN's "deduction relationship"
 /// table, ops.md §8), or `None` for a pair that does not promote.
-fn promote(a: DType, b: DType) -> Option<DType> {
+pub(crate) fn promote(a: DType, b: DType) -> Option<DType> {
     use DType::*;
     if a == b {
         return Some(a);

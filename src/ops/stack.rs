@@ -31,17 +31,7 @@ fn plan(s: &Stream, tensors: &[&Tensor], dim: i64) -> Result<(DType, Vec<usize>)
     for t in tensors {
         check_product(s, OpKind::Stack, t.dtype())?;
     }
-    let dtype = first.dtype();
-    if let Some((i, t)) = tensors.iter().enumerate().find(|(_, t)| t.dtype() != dtype) {
-        return Err(Error::invalid(
-            OP,
-            "tensors",
-            format!(
-                "every tensor must have one dtype: tensor {i} is {}, the first {dtype}",
-                t.dtype()
-            ),
-        ));
-    }
+    let dtype = super::cat::promoted(OP, tensors)?;
     let shape = first.shape();
     if shape.len() > MAX_MEMBER_RANK {
         return Err(Error::invalid(
@@ -70,8 +60,9 @@ fn plan(s: &Stream, tensors: &[&Tensor], dim: i64) -> Result<(DType, Vec<usize>)
 }
 
 impl Stream {
-    /// `tensors` (one shape, one dtype) joined along a new dim `dim` (spec
-    /// section 11): `out[.., k, ..] = tensors[k]`. Members may be any views.
+    /// `tensors` (one shape) joined along a new dim `dim` (spec
+    /// section 11): `out[.., k, ..] = tensors[k]`. Members may be any views,
+    /// of mixed dtypes (promoted as [`Stream::cat`]'s).
     ///
     /// ```
     /// # use npu_ops::{Backend, Runtime, Tensor};

@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::error::RefError;
-use crate::ops::elementwise::{cast_bytes, check_out_dtype};
+use crate::ops::elementwise::{cast_bytes, check_out_dtype, promote};
 use crate::ops::{new_output, normalize_dim, output_byte_len};
 use crate::product::{check_op_dtype, Family, Op};
 use crate::tensor::{row_major, Tensor, MAX_RANK};
@@ -16,8 +16,8 @@ fn dropped(shape: &[usize]) -> bool {
     shape == [0]
 }
 
-/// What the rules leave: the kept members, their dtype, the normalised
-/// dim and the output shape.
+/// What the rules leave: the kept members, their promoted dtype, the
+/// normalised dim and the output shape.
 type Checked<'a> = (Vec<&'a Tensor>, DType, usize, Vec<usize>);
 
 /// Rules 1 to 6 of ops.md §10 on the members' dtypes and shapes; returns
@@ -54,23 +54,57 @@ fn check<'a>(
     for t in &kept {
         check_op_dtype(Op::Cat, soc, t.dtype())?;
     }
-    let dtype = kept[0].dtype();
-    if let Some((i, t)) = kept.iter().enumerate().find(|(_, t)| t.dtype() != dtype) {
-        return Err(RefError::invalid(
-            OP,
-            "tensors",
-            format!(
-                "every tensor must have one dtype: kept tensor {i} is {}, the first {dtype}",
-                t.dtype()
-            ),
-        ));
-    }
+    let dtype = promoted(OP, &kept)?;
     if let Some(o) = out_dtype {
         check_out_dtype(Op::Cat, soc, "out", dtype, o)?;
     }
     let shapes: Vec<&[usize]> = kept.iter().map(|t| t.shape()).collect();
     let (d, out_shape) = shape_rules(&shapes, dim)?;
     Ok(Some((kept, dtype, d, out_shape)))
+}
+
+/// The members' promoted dtype (ops.md §10, mixed dtypes): §8's table in
+/// list order; a pair that does not promote, or COMPLEX128 promoted from
+/// other dtypes, is invalid (`op`, `tensors`).
+pub(crate) fn promoted(op: &'static str, members: &[&Tensor]) -> Result<DType, RefError> {
+    let mut p = members[0].dtype();
+    for (i, t) in members.iter().enumerate().skip(1) {
+        p = promote(t.dtype(), p).ok_or_else(|| {
+            RefError::invalid(
+                op,
+                "tensors",
+                format!("tensor {i}'s dtype {} does not promote with {p}", t.dtype()),
+            )
+        })?;
+    }
+    if p == DType::Complex128 && members.iter().any(|t| t.dtype() != p) {
+        return Err(RefError::invalid(
+            op,
+            "tensors",
+            "the dtypes promote to complex128 from others, which is not implemented",
+        ));
+    }
+    Ok(p)
+}
+
+/// One element `b` of a member of dtype `from` as it reaches an output of
+/// dtype `to` (ops.md §10, mixed dtypes): through the promoted dtype `via`
+/// when several members have elements and their dtypes differ (`Some`),
+/// else straight.
+pub(crate) fn member_element(from: DType, b: &[u8], via: Option<DType>, to: DType) -> Vec<u8> {
+    match via {
+        Some(p) if p != from && p != to => cast_bytes(p, &cast_bytes(from, b, p), to),
+        _ if from == to => b.to_vec(),
+        _ => cast_bytes(from, b, to),
+    }
+}
+
+/// The dtype members meet in before the output's (ops.md §10): the
+/// promoted one when two or more have elements and their dtypes differ.
+pub(crate) fn meeting_dtype(members: &[&Tensor], promoted: DType) -> Option<DType> {
+    let mixed = members.iter().any(|t| t.dtype() != members[0].dtype());
+    let with_elements = members.iter().filter(|t| t.numel() > 0).count();
+    (mixed && with_elements > 1).then_some(promoted)
 }
 
 /// Rule 5 of ops.md §10 over the kept members' shapes: the normalised dim
@@ -128,7 +162,9 @@ pub fn cat_out_shape(shapes: &[&[usize]], dim: i64) -> Result<Option<Vec<usize>>
     Ok(Some(shape_rules(&kept, dim)?.1))
 }
 
-/// `tensors` joined along `dim`, as a new contiguous tensor of their dtype.
+/// `tensors` joined along `dim`, as a new contiguous tensor of their
+/// promoted dtype (ops.md §10: the dtypes of several members with elements
+/// meet there; a lone member with elements is cast straight to it).
 /// When every member is a 1-D empty tensor, the result is a 1-D empty
 /// tensor of the first member's dtype.
 pub fn cat(soc: &str, tensors: &[&Tensor], dim: i64) -> Result<Tensor, RefError> {
@@ -163,6 +199,7 @@ fn cat_impl(
         return Ok(None);
     };
     let to = out_dtype.unwrap_or(dtype);
+    let via = meeting_dtype(&kept, dtype);
     let bytes = output_byte_len(OP, "tensors", to, &out_shape)?;
     let mut out = new_output(OP, "tensors", bytes)?;
     // Which member, and where in it, each output element comes from.
@@ -178,12 +215,8 @@ fn cat_impl(
         // followed by the member that holds idx.
         let mut src = idx.clone();
         src[d] -= starts[k];
-        let b = kept[k].element_bytes(&src);
-        if to == dtype {
-            out.extend_from_slice(b);
-        } else {
-            out.extend_from_slice(&cast_bytes(dtype, b, to));
-        }
+        let m = kept[k];
+        out.extend_from_slice(&member_element(m.dtype(), m.element_bytes(&src), via, to));
     }
     Ok(Some(Tensor::from_parts_contiguous(to, out_shape, out)))
 }
@@ -228,6 +261,41 @@ mod tests {
     }
 
     #[test]
+    fn mixed_dtypes_meet_in_the_promoted_one() {
+        // INT32 2049 beside FLOAT16: through FLOAT16 (2048) into FLOAT.
+        let a = Tensor::from_slice(&[1, 2], &[2049i32, 7]).unwrap();
+        let h = Tensor::from_slice(&[1, 1], &[half::f16::from_f32(0.5)])
+            .unwrap()
+            .view(&[1, 2], &[1, 0], 0)
+            .unwrap();
+        let y = cat_cast(A2_SOC, &[&a, &h], 0, DType::Float32)
+            .unwrap()
+            .unwrap();
+        let got: Vec<f32> = y
+            .contiguous_bytes()
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, [2048.0, 7.0, 0.5, 0.5]);
+        // The new-tensor form has the promoted dtype.
+        assert_eq!(cat(A2_SOC, &[&a, &h], 0).unwrap().dtype(), DType::Float16);
+        // A lone member with elements goes straight to out's dtype.
+        let e = zeros(DType::Float16, &[0, 2]);
+        let y = cat_cast(A2_SOC, &[&a, &e], 0, DType::Float32)
+            .unwrap()
+            .unwrap();
+        let got: Vec<f32> = y
+            .contiguous_bytes()
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, [2049.0, 7.0]);
+        // The promoted dtype must cast to out's: FLOAT into INT32 does not.
+        let f = zeros(DType::Float32, &[1, 2]);
+        assert!(cat_cast(A2_SOC, &[&a, &f], 0, DType::Int32).is_err());
+    }
+
+    #[test]
     fn rules_in_order() {
         let a = arange_i32(&[2, 2]);
         let b = arange_i32(&[2, 3]);
@@ -237,7 +305,14 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(err(cat(A2_SOC, &[], 0)), "tensors");
-        assert_eq!(err(cat(A2_SOC, &[&a, &f], 0)), "tensors");
+        // Mixed dtypes promote (here to FLOAT); COMPLEX64 with DOUBLE
+        // would be COMPLEX128, refused.
+        assert_eq!(cat(A2_SOC, &[&a, &f], 0).unwrap().dtype(), DType::Float32);
+        let (c, d) = (
+            zeros(DType::Complex64, &[2, 2]),
+            zeros(DType::Float64, &[2, 2]),
+        );
+        assert_eq!(err(cat(A2_SOC, &[&c, &d], 0)), "tensors");
         assert_eq!(err(cat(A2_SOC, &[&a, &b], 0)), "tensors");
         assert_eq!(err(cat(A2_SOC, &[&a, &b], 2)), "dim");
         assert_eq!(err(cat(A2_SOC, &[&a, &arange_i32(&[2])], 0)), "tensors");

@@ -3,7 +3,8 @@
 
 use crate::dtype::DType;
 use crate::error::RefError;
-use crate::ops::elementwise::{cast_bytes, check_out_dtype};
+use crate::ops::cat::{meeting_dtype, member_element, promoted};
+use crate::ops::elementwise::check_out_dtype;
 use crate::ops::{new_output, output_byte_len};
 use crate::product::{check_op_dtype, supports_op, Family, Op};
 use crate::tensor::{row_major, Tensor};
@@ -61,17 +62,7 @@ fn check(
     for t in tensors {
         check_op_dtype(Op::Stack, soc, t.dtype())?;
     }
-    let dtype = first.dtype();
-    if let Some((i, t)) = tensors.iter().enumerate().find(|(_, t)| t.dtype() != dtype) {
-        return Err(RefError::invalid(
-            OP,
-            "tensors",
-            format!(
-                "every tensor must have one dtype: tensor {i} is {}, the first {dtype}",
-                t.dtype()
-            ),
-        ));
-    }
+    let dtype = promoted(OP, tensors)?;
     if let Some(o) = out_dtype {
         check_out_dtype(Op::Stack, soc, "out", dtype, o)?;
     }
@@ -102,8 +93,9 @@ fn check(
     Ok((dtype, d, out_shape))
 }
 
-/// `tensors` (one shape, one dtype) joined along a new dim `dim`, as a
-/// new contiguous tensor: `out[.., k, ..] = tensors[k]`.
+/// `tensors` (one shape) joined along a new dim `dim`, as a new
+/// contiguous tensor of their promoted dtype (ops.md §11, as Cat's mixed
+/// dtypes): `out[.., k, ..] = tensors[k]`.
 pub fn stack(soc: &str, tensors: &[&Tensor], dim: i64) -> Result<Tensor, RefError> {
     stack_impl(soc, tensors, dim, None)
 }
@@ -128,17 +120,14 @@ fn stack_impl(
 ) -> Result<Tensor, RefError> {
     let (dtype, d, out_shape) = check(soc, tensors, dim, out_dtype)?;
     let to = out_dtype.unwrap_or(dtype);
+    let via = meeting_dtype(tensors, dtype);
     let bytes = output_byte_len(OP, "tensors", to, &out_shape)?;
     let mut out = new_output(OP, "tensors", bytes)?;
     for idx in row_major(&out_shape) {
         let mut src = idx.clone();
         let k = src.remove(d);
-        let b = tensors[k].element_bytes(&src);
-        if to == dtype {
-            out.extend_from_slice(b);
-        } else {
-            out.extend_from_slice(&cast_bytes(dtype, b, to));
-        }
+        let m = tensors[k];
+        out.extend_from_slice(&member_element(m.dtype(), m.element_bytes(&src), via, to));
     }
     Ok(Tensor::from_parts_contiguous(to, out_shape, out))
 }
@@ -187,8 +176,19 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(param(stack(A2_SOC, &[], 0)), "tensors");
+        // Mixed dtypes promote (INT32 with INT64: INT64); COMPLEX64 with
+        // DOUBLE would be COMPLEX128, refused.
+        let y = stack(A2_SOC, &[&a, &zeros(DType::Int64, &[2, 2])], 0).unwrap();
+        assert_eq!(y.dtype(), DType::Int64);
         assert_eq!(
-            param(stack(A2_SOC, &[&a, &zeros(DType::Int64, &[2, 2])], 0)),
+            param(stack(
+                A2_SOC,
+                &[
+                    &zeros(DType::Complex64, &[2, 2]),
+                    &zeros(DType::Float64, &[2, 2])
+                ],
+                0
+            )),
             "tensors"
         );
         assert_eq!(param(stack(A2_SOC, &[&a, &a], 3)), "dim");
