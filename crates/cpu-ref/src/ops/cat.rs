@@ -3,7 +3,8 @@
 
 use crate::dtype::DType;
 use crate::error::RefError;
-use crate::ops::elementwise::{cast_bytes, check_out_dtype, promote};
+use crate::ops::cast::cast_element;
+use crate::ops::elementwise::{check_out_dtype, promote};
 use crate::ops::{new_output, normalize_dim, output_byte_len};
 use crate::product::{check_op_dtype, Family, Op};
 use crate::tensor::{row_major, Tensor, MAX_RANK};
@@ -92,10 +93,10 @@ pub(crate) fn promoted(op: &'static str, members: &[&Tensor]) -> Result<DType, R
 /// when several members have elements and their dtypes differ (`Some`),
 /// else straight.
 pub(crate) fn member_element(from: DType, b: &[u8], via: Option<DType>, to: DType) -> Vec<u8> {
+    // Each conversion is Cast's (ops.md §14: NaN payloads kept).
     match via {
-        Some(p) if p != from && p != to => cast_bytes(p, &cast_bytes(from, b, p), to),
-        _ if from == to => b.to_vec(),
-        _ => cast_bytes(from, b, to),
+        Some(p) if p != from && p != to => cast_element(p, &cast_element(from, b, p), to),
+        _ => cast_element(from, b, to),
     }
 }
 
