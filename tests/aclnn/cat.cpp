@@ -2,7 +2,8 @@
 // the past keys (2 heads x 3 positions) joined with this step's key
 // (2 heads x 1 position) along the position dim (-1), through an
 // aclTensorList that owns its members. A 1-D empty member, as PyTorch
-// passes for "nothing cached yet", is dropped.
+// passes for "nothing cached yet", is dropped. Then members of mixed
+// dtypes, joined in their promoted dtype.
 #include <iostream>
 #include <vector>
 #include "acl/acl.h"
@@ -72,6 +73,52 @@ int main()
     ret = aclnnCatGetWorkspaceSize(tensors, 0, out, &workspaceSize, &refused);
     CHECK_RET(ret == 161002 && refused == nullptr,
               LOG_PRINT("a mismatched join should fail with 161002, got %d\n", ret); return 1);
+
+    // Members of mixed dtypes meet in their promoted dtype (INT32 with
+    // FLOAT16: FLOAT16, where 2049 is 2048), then go to out's FLOAT.
+    std::vector<int64_t> intShape = {2}, halfShape = {1}, mixedShape = {3};
+    void *intDeviceAddr = nullptr, *halfDeviceAddr = nullptr, *mixedDeviceAddr = nullptr;
+    aclTensor *ints = nullptr, *halves = nullptr, *mixedOut = nullptr;
+    std::vector<int32_t> intHostData = {2049, 7};
+    std::vector<uint16_t> halfHostData = {0x3800}; // 0.5
+    std::vector<float> mixedHostData(3, 0);
+    ret = CreateAclTensor(intHostData, intShape, &intDeviceAddr, aclDataType::ACL_INT32, &ints);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(halfHostData, halfShape, &halfDeviceAddr, aclDataType::ACL_FLOAT16, &halves);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(mixedHostData, mixedShape, &mixedDeviceAddr, aclDataType::ACL_FLOAT, &mixedOut);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    std::vector<aclTensor*> mixedMembers{ints, halves};
+    aclTensorList* mixed = aclCreateTensorList(mixedMembers.data(), mixedMembers.size());
+    CHECK_RET(mixed != nullptr, LOG_PRINT("aclCreateTensorList failed\n"); return 1);
+    uint64_t mixedWorkspaceSize = 0;
+    ret = aclnnCatGetWorkspaceSize(mixed, 0, mixedOut, &mixedWorkspaceSize, &executor);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnCatGetWorkspaceSize (mixed) failed. ERROR: %d\n", ret); return ret);
+    void* mixedWorkspaceAddr = nullptr;
+    if (mixedWorkspaceSize > 0) {
+        ret = aclrtMalloc(&mixedWorkspaceAddr, mixedWorkspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+        CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+    }
+    ret = aclnnCat(mixedWorkspaceAddr, mixedWorkspaceSize, executor, stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnCat (mixed) failed. ERROR: %d\n", ret); return ret);
+    ret = aclrtSynchronizeStream(stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+    ret = ReadBack(mixedDeviceAddr, mixedHostData);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result failed. ERROR: %d\n", ret); return ret);
+    const float mixedWant[] = {2048, 7, 0.5};
+    for (size_t i = 0; i < mixedHostData.size(); i++) {
+        LOG_PRINT("mixed result[%zu] is: %f\n", i, mixedHostData[i]);
+        CHECK_RET(mixedHostData[i] == mixedWant[i],
+                  LOG_PRINT("mixed result[%zu] should be %f\n", i, mixedWant[i]); return 1);
+    }
+    aclDestroyTensorList(mixed);
+    aclDestroyTensor(mixedOut);
+    aclrtFree(intDeviceAddr);
+    aclrtFree(halfDeviceAddr);
+    aclrtFree(mixedDeviceAddr);
+    if (mixedWorkspaceAddr != nullptr) {
+        aclrtFree(mixedWorkspaceAddr);
+    }
 
     aclDestroyTensorList(tensors);
     aclDestroyTensor(out);
