@@ -53,7 +53,7 @@
 //!   [`Stream::flip`], [`Stream::roll`], [`Stream::expand`] and
 //!   [`Stream::repeat`] (with `_into`); [`Stream::embedding`] (with
 //!   `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
-//!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
+//!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`], [`PreparedEmbedding`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the
 //!   parameter and the rule.
@@ -107,7 +107,9 @@ pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
 pub use pinned::PinnedBuffer;
-pub use prepared::{PreparedAdd, PreparedCat, PreparedIndexSelect, PreparedMul, PreparedSlice};
+pub use prepared::{
+    PreparedAdd, PreparedCat, PreparedEmbedding, PreparedIndexSelect, PreparedMul, PreparedSlice,
+};
 pub use product::{Family, OpKind};
 pub use runtime::{build_info, Backend, BackendKind, BuildInfo, Device, MemoryStats, Runtime};
 pub use status::{status_class, status_name, StatusClass};

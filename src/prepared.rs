@@ -62,6 +62,8 @@ enum Kind {
     Cat {
         dim: i64,
     },
+    /// Embedding, inputs `weight`, `indices`.
+    Embedding,
 }
 
 impl Kind {
@@ -69,7 +71,10 @@ impl Kind {
     /// that overlaps itself is not (the `_into` form hands it over reduced
     /// or materialised, so such runs go through it).
     fn takes_as_is(self, t: &Tensor) -> bool {
-        !matches!(self, Kind::Elementwise(_) | Kind::Cat { .. }) || !t.layout().may_overlap()
+        !matches!(
+            self,
+            Kind::Elementwise(_) | Kind::Cat { .. } | Kind::Embedding
+        ) || !t.layout().may_overlap()
     }
 
     /// Add's alpha for a first phase (`None` for other operators).
@@ -83,7 +88,8 @@ impl Kind {
 
 /// A planned operator call that runs again and again with new buffers of
 /// the same layouts; typed by [`PreparedSlice`], [`PreparedIndexSelect`],
-/// [`PreparedAdd`] and [`PreparedMul`].
+/// [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`] and
+/// [`PreparedEmbedding`].
 pub(crate) struct Prepared {
     stream: Stream,
     op: &'static str,
@@ -221,6 +227,7 @@ impl Prepared {
             (Kind::Elementwise(_), Some(al)) => First::Add(&d[0], &d[1], al, &d[2]),
             (Kind::Elementwise(_), None) => First::Mul(&d[0], &d[1], &d[2]),
             (Kind::Cat { .. }, _) => unreachable!("Cat plans through new_cat or cat_into"),
+            (Kind::Embedding, _) => First::Embedding(&d[0], &d[1], &d[2]),
         }
     }
 
@@ -231,6 +238,7 @@ impl Prepared {
             Kind::Elementwise(Elementwise::Add(_)) => "aclnnAdd",
             Kind::Elementwise(Elementwise::Mul) => "aclnnMul",
             Kind::Cat { .. } => "aclnnCat",
+            Kind::Embedding => "aclnnEmbedding",
         }
     }
 
@@ -296,6 +304,7 @@ impl Prepared {
                 Kind::IndexSelect { dim } => s.index_select_into(inputs[0], dim, inputs[1], out),
                 Kind::Elementwise(k) => s.elementwise_into(k, inputs[0], inputs[1], out),
                 Kind::Cat { dim } => s.cat_into(inputs, dim, out),
+                Kind::Embedding => s.embedding_into(inputs[0], inputs[1], out),
             };
         }
         s.bind()?;
@@ -568,7 +577,60 @@ impl PreparedCat {
     }
 }
 
+/// A prepared [`Stream::embedding_into`] ([`Stream::prepare_embedding`]):
+/// the token lookup of a decode loop, `out = weight[indices]` again and
+/// again with any `weight`, `indices` and `out` of the prepared dtypes,
+/// shapes, strides and offsets, with no first phase and no descriptor per
+/// run when the runtime allows executor reuse. Index values are checked by
+/// the device (an index outside `[0, V)` is `index_out_of_range` at the
+/// next synchronisation); a run with an empty tensor, an `out` sharing
+/// memory with an input, or an input that overlaps itself is an
+/// `embedding_into`.
+///
+/// ```
+/// # use npu_ops::{Backend, Runtime, Tensor, DType};
+/// # let rt = Runtime::new(Backend::Simulator)?;
+/// let s = rt.stream()?;
+/// let w = Tensor::from_slice(&s, &[3, 2], &[0f32, 1., 10., 11., 20., 21.])?;
+/// let i = Tensor::from_slice(&s, &[2], &[2i64, 0])?;
+/// let out = Tensor::empty(&s, DType::F32, &[2, 2])?;
+/// let p = s.prepare_embedding(&w, &i, &out)?;
+/// p.run(&w, &i, &out)?;
+/// assert_eq!(out.to_vec::<f32>()?, [20., 21., 0., 1.]);
+/// let next = Tensor::from_slice(&s, &[2], &[1i64, 1])?;
+/// p.run(&w, &next, &out)?;                        // the next step's tokens
+/// assert_eq!(out.to_vec::<f32>()?, [10., 11., 10., 11.]);
+/// # Ok::<(), npu_ops::Error>(())
+/// ```
+pub struct PreparedEmbedding(Prepared);
+
+impl PreparedEmbedding {
+    /// Runs with new tensors of the prepared layouts.
+    pub fn run(&self, weight: &Tensor, indices: &Tensor, out: &Tensor) -> Result<()> {
+        self.0.run(&[weight, indices], out)
+    }
+
+    /// Whether runs reuse one repeatable executor (else each run plans anew).
+    pub fn is_repeatable(&self) -> bool {
+        self.0.is_repeatable()
+    }
+}
+
 impl Stream {
+    /// Prepares [`Stream::embedding_into`] for tensors laid out like
+    /// `weight`, `indices` and `out`: every rule of `embedding_into` is
+    /// checked here, in its order (see [`PreparedEmbedding`]).
+    pub fn prepare_embedding(
+        &self,
+        weight: &Tensor,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<PreparedEmbedding> {
+        self.check_embedding_into(weight, indices, out)?;
+        Prepared::new(self, "embedding", Kind::Embedding, &[weight, indices], out)
+            .map(PreparedEmbedding)
+    }
+
     /// Prepares [`Stream::cat_into`] for members laid out like `tensors`
     /// and an output like `out`: every rule of `cat_into` is checked here,
     /// in its order (see [`PreparedCat`]).

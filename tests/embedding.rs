@@ -119,3 +119,61 @@ fn every_rule_names_operator_and_parameter() {
         "out",
     );
 }
+
+#[test]
+fn prepared_runs_match_cpu_ref_and_keep_the_rules() {
+    let s = stream();
+    let soc = soc();
+    // A transposed weight view, an int32 index, a strided out: the layouts
+    // prepared once; each run brings new buffers (new index values).
+    let w = ref_tensor(R::Float16, &[6, 4], Some(&[1, 0]), 31);
+    let gw = upload(&s, &w);
+    let store = Tensor::zeros(&s, DType::F16, &[4, 3]).unwrap();
+    let out = store.permute(&[1, 0]).unwrap();
+    let i0 = Tensor::from_slice(&s, &[3], &[0i32, 5, 2]).unwrap();
+    let p = s.prepare_embedding(&gw, &i0, &out).unwrap();
+    assert!(p.is_repeatable());
+    for (k, vals) in [[0i32, 5, 2], [1, 1, 4], [5, 0, 3]].iter().enumerate() {
+        let i = Tensor::from_slice(&s, &[3], vals).unwrap();
+        let o_store = Tensor::zeros(&s, DType::F16, &[4, 3]).unwrap();
+        let o = o_store.permute(&[1, 0]).unwrap();
+        p.run(&gw, &i, &o).unwrap();
+        let want = cpu_ref::embedding(&soc, &w, &cpu_ref::Tensor::from_slice(&[3], vals).unwrap());
+        common::assert_same(&o, &want.unwrap(), &format!("run {k}"));
+    }
+    // An index out of range: the device's report at the synchronisation.
+    let bad = Tensor::from_slice(&s, &[3], &[0i32, 6, 1]).unwrap();
+    p.run(&gw, &bad, &out).unwrap();
+    assert_eq!(s.synchronize().unwrap_err().kind(), "index_out_of_range");
+    // out over the weight: through embedding_into's temporary, same result.
+    let w2 = ref_tensor(R::Float16, &[3, 3], None, 32);
+    let g2 = upload(&s, &w2);
+    let i3 = Tensor::from_slice(&s, &[3], &[2i32, 0, 1]).unwrap();
+    let q = s.prepare_embedding(&g2, &i3, &g2).unwrap();
+    q.run(&g2, &i3, &g2).unwrap();
+    let want = cpu_ref::embedding(
+        &soc,
+        &w2,
+        &cpu_ref::Tensor::from_slice(&[3], &[2i32, 0, 1]).unwrap(),
+    );
+    common::assert_same(&g2, &want.unwrap(), "aliasing run");
+    // Preparing checks embedding_into's rules, in its order; a run checks
+    // the layouts.
+    let f = Tensor::zeros(&s, DType::F32, &[3]).unwrap();
+    invalid(
+        s.prepare_embedding(&gw, &f, &out).err().expect("refused"),
+        "indices",
+    );
+    let wrong = Tensor::zeros(&s, DType::F16, &[3, 5]).unwrap();
+    invalid(
+        s.prepare_embedding(&gw, &i0, &wrong)
+            .err()
+            .expect("refused"),
+        "out",
+    );
+    let other_layout = Tensor::zeros(&s, DType::F16, &[3, 4]).unwrap();
+    assert_eq!(
+        p.run(&gw, &i0, &other_layout).unwrap_err().kind(),
+        "invalid_argument"
+    );
+}

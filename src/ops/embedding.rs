@@ -47,6 +47,19 @@ impl Stream {
         Ok(shape)
     }
 
+    /// Every rule of [`Stream::embedding_into`], in its order, without
+    /// launching (for the prepared form).
+    pub(crate) fn check_embedding_into(
+        &self,
+        weight: &Tensor,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<()> {
+        let shape = self.embedding_check(weight, indices)?;
+        check_device(self, OP, "out", out)?;
+        check_out(OP, out, weight.dtype(), &shape)
+    }
+
     /// The aclnn call into `out` (of the checked shape): with nothing to
     /// move, the index values are still checked on the host.
     fn embedding_launch(&self, weight: &Tensor, indices: &Tensor, out: &Tensor) -> Result<()> {
@@ -123,9 +136,9 @@ impl Stream {
     /// # Ok::<(), npu_ops::Error>(())
     /// ```
     pub fn embedding_into(&self, weight: &Tensor, indices: &Tensor, out: &Tensor) -> Result<()> {
-        let shape = self.embedding_check(weight, indices)?;
-        check_device(self, OP, "out", out)?;
-        check_out(OP, out, weight.dtype(), &shape)?;
+        self.check_embedding_into(weight, indices, out)?;
+        let mut shape = indices.shape().to_vec();
+        shape.push(weight.shape()[1]);
         if out.numel() > 0 && (aliases(weight, out) || aliases(indices, out)) {
             let tmp = Tensor::empty_for(self, OP, "out", out.dtype(), &shape)?;
             self.embedding_launch(weight, indices, &tmp)?;

@@ -1058,7 +1058,10 @@ fn our_into(
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
-        Call::Embedding(idx, wide) if !prepared => match index_tensor(s, idx, *wide) {
+        Call::Embedding(idx, wide) => match index_tensor(s, idx, *wide) {
+            Ok(i) if prepared => s
+                .prepare_embedding(x, &i, out)
+                .and_then(|p| p.run(x, &i, out)),
             Ok(i) => s.embedding_into(x, &i, out),
             Err(e) => Err(e),
         },
