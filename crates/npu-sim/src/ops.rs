@@ -698,6 +698,11 @@ pub unsafe extern "C" fn aclnnIndexSelect(
 /// Whether two different logical indices of the view may share an element
 /// (stride 0 over an extent > 1, or windows that interleave).
 pub fn self_overlapping(shape: &[i64], strides: &[i64]) -> bool {
+    // Row-major strides never overlap: the usual case, without the sort
+    // (an empty view takes the general rule, as before).
+    if !shape.contains(&0) && executor::is_contiguous(shape, strides) {
+        return false;
+    }
     // On the stack up to rank 8 (a first phase's host allocation, else).
     let mut dims: smallvec::SmallVec<[(i64, i64); 8]> = shape
         .iter()
