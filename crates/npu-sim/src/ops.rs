@@ -355,8 +355,12 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
         if step <= 0 {
             return Err(invalid(op, format_args!("step must be > 0, got {step}")));
         }
+        // In i128 (no overflow), without a division but the last: for s
+        // and e in [-n, n), `(v + n) % n` is `v` or `v + n`; an e below -n
+        // gives a negative value, below s2 either way.
         let n = x.view[d] as i128;
         let (s, e) = (start as i128, end as i128);
+        let wrap = |v: i128| if v < 0 { v + n } else { v };
         let (s2, len) = if n == 0 {
             (0, 0)
         } else {
@@ -365,16 +369,11 @@ pub unsafe extern "C" fn aclnnSliceGetWorkspaceSize(
             } else if s >= n {
                 n
             } else {
-                (s + n) % n
+                wrap(s)
             };
-            let e2 = if e >= n {
-                n
-            } else if (e + n) % n < s2 {
-                s2
-            } else {
-                (e + n) % n
-            };
-            (s2, (e2 - s2 + step as i128 - 1) / step as i128)
+            let e2 = if e >= n { n } else { wrap(e).max(s2) };
+            // e2 - s2 is in [0, n]: u64; step > 0.
+            (s2, ((e2 - s2) as u64).div_ceil(step as u64) as i128)
         };
         let mut want = objects::Dims::from_slice(&x.view);
         want[d] = len as i64;
