@@ -527,13 +527,13 @@ pub(crate) fn as_strided_params(
             format!("must be >= 0, got {offset}"),
         ));
     }
-    // Each term is below 2^126; eight of them and the offset fit i128.
-    let last: i128 = offset as i128
-        + size
-            .iter()
-            .zip(stride)
-            .map(|(&n, &s)| (n as i128 - 1) * s as i128)
-            .sum::<i128>();
+    // Each term is below 2^126, but two of them reach i128's bound:
+    // saturating (a saturated sum is far past any numel, so refused).
+    let last: i128 = size
+        .iter()
+        .zip(stride)
+        .map(|(&n, &s)| (n as i128 - 1) * s as i128)
+        .fold(offset as i128, i128::saturating_add);
     if last >= numel as i128 {
         return Err(Error::invalid(
             OP,

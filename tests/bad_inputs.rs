@@ -95,6 +95,7 @@ bad! {
     as_strided_negative_offset: "invalid_argument", "as_strided", "offset", |s| s.as_strided(&x23(&s), &[2], &[1], -1);
     as_strided_reads_past_input: "invalid_argument", "as_strided", "offset", |s| s.as_strided(&x23(&s), &[2], &[5], 1);
     as_strided_overflowing_reach: "invalid_argument", "as_strided", "offset", |s| s.as_strided(&x23(&s), &[i64::MAX, 2], &[i64::MAX, i64::MAX], i64::MAX);
+    as_strided_reach_past_i128: "invalid_argument", "as_strided", "offset", |s| s.as_strided(&x23(&s), &[i64::MAX; 3], &[i64::MAX; 3], 0);
     as_strided_view_of_a_view: "invalid_argument", "as_strided", "self", |s| x23(&s).transpose(0, 1).unwrap().as_strided_view(&[2], &[1], 0);
 
     // ---- sampled_slice
