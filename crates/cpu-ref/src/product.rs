@@ -146,6 +146,8 @@ pub enum Op {
     Repeat,
     /// `aclnnEmbedding` (section 23).
     Embedding,
+    /// `aclnnSliceV2` (section 31).
+    SliceV2,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -166,7 +168,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 30] = [
+    pub const ALL: [Op; 31] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -197,6 +199,7 @@ impl Op {
         Op::Roll,
         Op::Expand,
         Op::Repeat,
+        Op::SliceV2,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -224,6 +227,7 @@ impl Op {
             Op::Expand => "expand",
             Op::Repeat => "repeat",
             Op::Embedding => "embedding",
+            Op::SliceV2 => "slice_v2",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -571,7 +575,7 @@ const ZERO_NO_BF16: &[DType] = &[
 
 /// Whether `op` exists on `family`.
 ///
-/// - slice: training, A2, A3.
+/// - slice, slice_v2: training, A2, A3 (section 31: Slice's table).
 /// - index_select: every family but Atlas 200I/500 A2.
 /// - as_strided **(project)**: every family; its NPU composition needs only
 ///   InplaceCopy (or IndexSelect for self-overlapping windows), and
@@ -594,7 +598,9 @@ const ZERO_NO_BF16: &[DType] = &[
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
-        Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::Slice | Op::SliceV2 | Op::Add => {
+            matches!(family, Family::Training | Family::A2 | Family::A3)
+        }
         Op::Mul | Op::Cat | Op::Stack | Op::SplitTensor => family != Family::A200I500A2,
         Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
@@ -626,8 +632,8 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
     }
     let a2_or_a3 = matches!(family, Family::A2 | Family::A3);
     match op {
-        Op::Slice if a2_or_a3 => SLICE_A2_A3,
-        Op::Slice => SLICE_TRAINING,
+        Op::Slice | Op::SliceV2 if a2_or_a3 => SLICE_A2_A3,
+        Op::Slice | Op::SliceV2 => SLICE_TRAINING,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
         Op::Subtensor => &DType::ALL,
@@ -818,7 +824,8 @@ mod tests {
                 "flip",
                 "roll",
                 "expand",
-                "repeat"
+                "repeat",
+                "slice_v2"
             ]
         );
     }
@@ -827,7 +834,7 @@ mod tests {
     fn availability_table() {
         let expect = |op: Op| -> [bool; 5] {
             match op {
-                Op::Slice => [true, true, true, false, false],
+                Op::Slice | Op::SliceV2 => [true, true, true, false, false],
                 Op::IndexSelect => [true, true, true, true, false],
                 Op::AsStrided => [true, true, true, true, true],
                 Op::SampledSlice => [true, true, true, true, false],

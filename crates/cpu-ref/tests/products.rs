@@ -4,12 +4,12 @@
 use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
     flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
-    replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice,
+    replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice, slice_v2,
     split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
     SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 30] = [
+const OPS: [&str; 31] = [
     "slice",
     "index_select",
     "as_strided",
@@ -31,6 +31,7 @@ const OPS: [&str; 30] = [
     "roll",
     "expand",
     "repeat",
+    "slice_v2",
     "reflection_pad1d",
     "reflection_pad2d",
     "reflection_pad3d",
@@ -73,6 +74,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "roll" => roll(soc, x, &[1], &[0]),
         "expand" => expand(soc, x, &[3, 2, 2]),
         "repeat" => repeat(soc, x, &[2, 1, 3]),
+        "slice_v2" => slice_v2(soc, x, &[0, -1], &[1, 2], &[1, 0], &[1, 1]),
         "embedding" => embedding(soc, x, &index),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
@@ -90,7 +92,9 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" | "split_with_size" | "permute" => matches!(fam, Training | A2 | A3),
+        "slice" | "slice_v2" | "add" | "split_with_size" | "permute" => {
+            matches!(fam, Training | A2 | A3)
+        }
         "embedding" => matches!(fam, A2 | A3),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
@@ -112,7 +116,7 @@ fn available(op: &str, fam: Family) -> bool {
 fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
     let bf16_family = matches!(fam, Family::A2 | Family::A3);
     match op {
-        "slice" => match dtype {
+        "slice" | "slice_v2" => match dtype {
             DType::Float32
             | DType::Float16
             | DType::Int32
@@ -229,7 +233,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 30 * 28 * 15);
+    assert_eq!(checked, 31 * 28 * 15);
 }
 
 #[test]

@@ -3,8 +3,8 @@
 
 use cpu_ref::{
     add, as_strided, cat, embedding, expand, fill_scalar, flip, index_select, mul, permute, repeat,
-    roll, sampled_slice, slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar,
-    Tensor, DEFAULT_SOC,
+    roll, sampled_slice, slice, slice_v2, stack, subtensor, zero, SampleMode, SampledSliceParams,
+    Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -754,5 +754,53 @@ proptest! {
             repeat(DEFAULT_SOC, &t, reps).unwrap().contiguous_bytes(),
             repeat(DEFAULT_SOC, &t.to_contiguous(), reps).unwrap().contiguous_bytes()
         );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// SliceV2 equals Slice applied once per listed axis (in any order),
+    /// a view input its contiguous copy's result, and never panics for
+    /// any i64 starts, ends, axes and steps.
+    #[test]
+    fn slice_v2_equals_successive_slices(
+        shape in shape_strategy(1, 4, 4),
+        picks in prop::collection::vec((0usize..4, any_i64(), any_i64(), prop_oneof![1i64..4, any_i64()]), 0..4),
+        raw_axes in prop::collection::vec(any_i64(), 0..3),
+    ) {
+        let x = arange(&shape);
+        let rank = shape.len();
+        let mut axes = Vec::new();
+        let (mut starts, mut ends, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+        for &(a, st, en, step) in &picks {
+            let a = a % rank;
+            if axes.contains(&(a as i64)) || axes.contains(&(a as i64 - rank as i64)) {
+                continue;
+            }
+            axes.push(if st % 2 == 0 { a as i64 } else { a as i64 - rank as i64 });
+            starts.push(st);
+            ends.push(en);
+            steps.push(step);
+        }
+        let got = slice_v2(DEFAULT_SOC, &x, &starts, &ends, &axes, &steps);
+        if steps.iter().any(|&s| s <= 0) {
+            prop_assert!(got.is_err());
+        } else {
+            let got = got.unwrap();
+            let mut want = x.clone();
+            for i in 0..axes.len() {
+                want = slice(DEFAULT_SOC, &want, axes[i], starts[i], ends[i], steps[i]).unwrap();
+            }
+            prop_assert_eq!(got.shape(), want.shape());
+            prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+            let t = transposed(&x);
+            prop_assert_eq!(
+                slice_v2(DEFAULT_SOC, &t, &starts, &ends, &axes, &steps).map(|y| y.contiguous_bytes()).ok(),
+                slice_v2(DEFAULT_SOC, &t.to_contiguous(), &starts, &ends, &axes, &steps).map(|y| y.contiguous_bytes()).ok()
+            );
+        }
+        let n = raw_axes.len();
+        let _ = slice_v2(DEFAULT_SOC, &x, &raw_axes, &raw_axes, &raw_axes, &vec![1; n]);
     }
 }

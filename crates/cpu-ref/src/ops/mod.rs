@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand and Repeat), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat and SliceV2), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -22,6 +22,7 @@ pub mod repeat;
 pub mod roll;
 pub mod sampled_slice;
 pub mod slice;
+pub mod slice_v2;
 pub mod split;
 pub mod stack;
 pub mod subtensor;
