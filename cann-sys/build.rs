@@ -231,6 +231,7 @@ mod generate {
             "aclnn_roll.h",
             "aclnn_expand.h",
             "aclnn_repeat.h",
+            "aclnn_slice_v2.h",
             "aclnn_tril.h",
             "aclnn_triu.h",
             "aclnn_split_tensor.h",

@@ -1107,6 +1107,12 @@ aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTen
 aclnnStatus aclnnEmbedding(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                            const aclrtStream stream);
 
+/* @cann aclnnop/aclnn_slice_v2.h */
+aclnnStatus aclnnSliceV2GetWorkspaceSize(const aclTensor *self, const aclIntArray *starts, const aclIntArray *ends,
+                                         const aclIntArray *axes, const aclIntArray *steps, aclTensor *out,
+                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnSliceV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -364,6 +364,10 @@ api_table! {
         repeat: "Repeat" => fn aclnnRepeatGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnRepeat;
+        slice_v2: "SliceV2" => fn aclnnSliceV2GetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
+            *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnSliceV2;
     }
 }
 

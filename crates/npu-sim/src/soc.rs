@@ -61,6 +61,8 @@ pub enum Op {
     Expand,
     /// aclnnRepeat
     Repeat,
+    /// aclnnSliceV2
+    SliceV2,
     /// aclnnTril
     Tril,
     /// aclnnInplaceTril
@@ -115,6 +117,7 @@ impl Op {
             Op::Roll => "aclnnRoll",
             Op::Expand => "aclnnExpand",
             Op::Repeat => "aclnnRepeat",
+            Op::SliceV2 => "aclnnSliceV2",
             Op::Tril => "aclnnTril",
             Op::InplaceTril => "aclnnInplaceTril",
             Op::Triu => "aclnnTriu",
@@ -154,6 +157,7 @@ impl Op {
             Op::Roll => "aclnnRollGetWorkspaceSize",
             Op::Expand => "aclnnExpandGetWorkspaceSize",
             Op::Repeat => "aclnnRepeatGetWorkspaceSize",
+            Op::SliceV2 => "aclnnSliceV2GetWorkspaceSize",
             Op::Tril => "aclnnTrilGetWorkspaceSize",
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
             Op::Triu => "aclnnTriuGetWorkspaceSize",
@@ -177,7 +181,8 @@ impl Op {
 pub fn op_available(op: Op, family: Family) -> bool {
     use Family::*;
     match op {
-        Op::Slice => matches!(family, Training | A2 | A3),
+        // aclnnSliceV2's page: Slice's table (ops.md §31).
+        Op::Slice | Op::SliceV2 => matches!(family, Training | A2 | A3),
         Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
         Op::InplaceCopy => true,
         // aclnnAdd's English page: not on the inference series or 200I/500 A2.
@@ -334,7 +339,7 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         return family.has_bf16();
     }
     match op {
-        Op::Slice => SLICE_DTYPES.contains(&dtype),
+        Op::Slice | Op::SliceV2 => SLICE_DTYPES.contains(&dtype),
         Op::Add
         | Op::InplaceAdd
         | Op::Mul
@@ -605,6 +610,17 @@ mod tests {
             Family::A2,
             aclDataType::ACL_DOUBLE
         ));
+        assert!(!dtype_supported(
+            Op::SliceV2,
+            Family::Training,
+            aclDataType::ACL_BF16
+        ));
+        assert!(!dtype_supported(
+            Op::SliceV2,
+            Family::A2,
+            aclDataType::ACL_INT16
+        ));
+        assert!(!op_available(Op::SliceV2, Family::Inference));
         assert!(dtype_supported(
             Op::IndexSelect,
             Family::A2,

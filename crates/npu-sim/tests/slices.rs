@@ -1,0 +1,267 @@
+//! The slices family through the C ABI (SliceV2): every dtype against
+//! cpu-ref bit for bit, views in and out, out sharing self's memory, the
+//! first phase's order and codes, empty tensors, products and device
+//! faults.
+
+mod common;
+
+use cann_sys::*;
+use common::*;
+use cpu_ref::{DType, Family, Op, Tensor};
+use serial_test::serial;
+
+const SOC: &str = "Ascend910B3";
+
+fn rand_tensor(d: DType, shape: &[usize], seed: u64) -> Tensor {
+    let n: usize = shape.iter().product();
+    Tensor::from_bytes(d, shape, data(d, n, seed)).unwrap()
+}
+
+fn first_slice_v2(x: &T, a: [&IntArr; 4], o: &T) -> Result<Planned, (i32, String)> {
+    let op = slice_v2_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, a[0].0, a[1].0, a[2].0, a[3].0, o.0, w, e) })
+}
+
+type Args<'a> = (&'a [i64], &'a [i64], &'a [i64], &'a [i64]);
+
+const CASES: [Args<'static>; 6] = [
+    (&[1, 1], &[3, 2], &[0, 1], &[1, 1]),
+    (&[-1], &[i64::MAX], &[-1], &[2]),
+    (
+        &[i64::MIN, 1, 0],
+        &[i64::MAX, -1, 5],
+        &[2, 0, 1],
+        &[3, 1, 2],
+    ),
+    (&[], &[], &[], &[]),
+    (&[4], &[1], &[1], &[1]),
+    (&[0], &[5], &[2], &[i64::MAX]),
+];
+
+#[test]
+#[serial]
+fn slice_v2_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 500;
+        for &d in cpu_ref::supported_dtypes(Op::SliceV2, Family::A2) {
+            for (st, en, ax, sp) in CASES {
+                seed += 1;
+                // self: [3, 4, 5] seen through a transpose of its first two dims.
+                let x = rand_tensor(d, &[4, 3, 5], seed)
+                    .view(&[3, 4, 5], &[5, 15, 1], 0)
+                    .unwrap();
+                let want = cpu_ref::slice_v2(SOC, &x, st, en, ax, sp).unwrap();
+                let gx = upload(&x);
+                let arrs = [st, en, ax, sp].map(IntArr::new);
+                let a = [&arrs[0], &arrs[1], &arrs[2], &arrs[3]];
+                let out = output(d, want.shape());
+                slice_v2(&gx.t, a, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {st:?}");
+                // Into a non-contiguous out (the transposed storage of the result).
+                let sh: Vec<i64> = want.shape().iter().map(|&v| v as i64).collect();
+                let n = want.numel();
+                let ob = Buf::from(&vec![0u8; n.max(1) * d.size()]);
+                let mut rev = sh.clone();
+                rev.reverse();
+                let mut stv = contiguous_strides(&rev);
+                stv.reverse();
+                let o = view(acl_dtype(d), &sh, &stv, 0, ob.ptr, n as i64);
+                slice_v2(&gx.t, a, &o, &s).unwrap();
+                let rev_u: Vec<usize> = rev.iter().map(|&v| v as usize).collect();
+                let st_u: Vec<usize> = stv.iter().map(|&v| v as usize).collect();
+                let got = Tensor::from_bytes(d, &rev_u, ob.read()[..n * d.size()].to_vec())
+                    .unwrap()
+                    .view(want.shape(), &st_u, 0)
+                    .unwrap();
+                assert_eq!(
+                    got.contiguous_bytes(),
+                    want.contiguous_bytes(),
+                    "{d} {st:?}"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn slice_v2_out_sharing_self_and_zero_d() {
+    leak_checked(|| {
+        let s = Stream::new();
+        // out is the first rows of self's own buffer: staged.
+        let x = rand_tensor(DType::Int32, &[8, 8], 3);
+        let want = cpu_ref::slice_v2(SOC, &x, &[1, 0], &[8, 8], &[0, 1], &[2, 2]).unwrap();
+        let g = upload(&x);
+        let o = view(aclDataType::ACL_INT32, &[4, 4], &[4, 1], 0, g.buf.ptr, 64);
+        let arrs = [&[1i64, 0][..], &[8, 8], &[0, 1], &[2, 2]].map(IntArr::new);
+        let p = first_slice_v2(&g.t, [&arrs[0], &arrs[1], &arrs[2], &arrs[3]], &o).unwrap();
+        assert!(p.ws >= 64, "staged through the workspace");
+        assert_eq!(launch(slice_v2_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        assert_eq!(g.buf.read()[..64], want.contiguous_bytes()[..]);
+        // 0-D with empty arrays: a copy.
+        let z = Tensor::scalar(9i64);
+        let gz = upload(&z);
+        let out = output(DType::Int64, &[]);
+        let e = IntArr::new(&[]);
+        slice_v2(&gz.t, [&e, &e, &e, &e], &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), 9i64.to_le_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn slice_v2_first_phase_errors_in_cann_order() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let buf = Buf::new(4096);
+        let null = T(std::ptr::null_mut());
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+            f(aclDataType::ACL_FLOAT, &[1, 3]),
+        );
+        let arr = |v: &[i64]| IntArr::new(v);
+        let (st, en, ax, sp) = (arr(&[1]), arr(&[2]), arr(&[0]), arr(&[1]));
+        let no = IntArr(std::ptr::null_mut());
+        let p = first_slice_v2(&x, [&st, &en, &ax, &sp], &o).unwrap();
+        assert_eq!(launch(slice_v2_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        // Nulls, in CANN's order: self, out, then the arrays.
+        let e = first_slice_v2(&null, [&no, &en, &ax, &sp], &o).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains("self"),
+            "{}",
+            e.1
+        );
+        let e = first_slice_v2(&x, [&no, &en, &ax, &sp], &null).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains("out"),
+            "{}",
+            e.1
+        );
+        for (i, name) in ["starts", "ends", "axes", "steps"].into_iter().enumerate() {
+            let mut a = [&st, &en, &ax, &sp];
+            a[i] = &no;
+            let e = first_slice_v2(&x, a, &o).unwrap_err();
+            assert!(
+                e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains(name),
+                "{}",
+                e.1
+            );
+        }
+        // Then 161002: out's dtype, self's dtype, the axes, the lengths, the
+        // steps, out's shape, out writing twice.
+        let e = first_slice_v2(
+            &x,
+            [&st, &en, &ax, &sp],
+            &f(aclDataType::ACL_INT32, &[1, 3]),
+        )
+        .unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains("differs"),
+            "{}",
+            e.1
+        );
+        let i16x = f(aclDataType::ACL_INT16, &[2, 3]);
+        let e = first_slice_v2(&i16x, [&st, &en, &ax, &sp], &i16x).unwrap_err();
+        assert!(e.1.contains("not supported"), "{}", e.1);
+        for bad in [arr(&[2]), arr(&[-3])] {
+            let e = first_slice_v2(&x, [&st, &en, &bad, &sp], &o).unwrap_err();
+            assert!(e.1.contains("outside"), "{}", e.1);
+        }
+        let two = arr(&[0, -2]);
+        let e = first_slice_v2(&x, [&arr(&[0, 0]), &arr(&[1, 1]), &two, &arr(&[1, 1])], &o)
+            .unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        for (i, name) in ["starts", "ends", "steps"].into_iter().enumerate() {
+            let long = arr(&[1, 1]);
+            let mut a = [&st, &en, &ax, &sp];
+            a[[0, 1, 3][i]] = &long;
+            let e = first_slice_v2(&x, a, &o).unwrap_err();
+            assert!(
+                e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains(name),
+                "{}",
+                e.1
+            );
+        }
+        for bad in [arr(&[0]), arr(&[i64::MIN])] {
+            let e = first_slice_v2(&x, [&st, &en, &ax, &bad], &o).unwrap_err();
+            assert!(e.1.contains("at least 1"), "{}", e.1);
+        }
+        let e = first_slice_v2(
+            &x,
+            [&st, &en, &ax, &sp],
+            &f(aclDataType::ACL_FLOAT, &[2, 3]),
+        )
+        .unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let twice = view(aclDataType::ACL_FLOAT, &[1, 3], &[1, 0], 0, buf.ptr, 3);
+        let e = first_slice_v2(&x, [&st, &en, &ax, &sp], &twice).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+    });
+}
+
+#[test]
+#[serial]
+fn slice_v2_products() {
+    reinit("Ascend910A");
+    let buf = Buf::new(256);
+    let e = IntArr::new(&[]);
+    let b = dense(aclDataType::ACL_BF16, &[2], &buf);
+    assert_eq!(
+        first_slice_v2(&b, [&e, &e, &e, &e], &b).unwrap_err().0,
+        ACLNN_ERR_PARAM_INVALID
+    );
+    drop(b);
+    for soc in ["Ascend310P3", "Ascend310B1"] {
+        reinit(soc);
+        let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+        assert_eq!(
+            first_slice_v2(&x, [&e, &e, &e, &e], &x).unwrap_err().0,
+            ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+        );
+    }
+    drop((e, buf));
+    reinit(SOC);
+}
+
+#[test]
+#[serial]
+fn slice_v2_empty_and_fault() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let buf = Buf::new(4096);
+        // An empty self: checked (out's shape too), then no work.
+        let x = dense(aclDataType::ACL_FLOAT, &[0, 3], &buf);
+        let o = dense(aclDataType::ACL_FLOAT, &[0, 1], &buf);
+        let arrs = [&[1i64][..], &[2], &[1], &[1]].map(IntArr::new);
+        let a = [&arrs[0], &arrs[1], &arrs[2], &arrs[3]];
+        let p = first_slice_v2(&x, a, &o).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(slice_v2_op().run, &p, s.0), ACL_SUCCESS);
+        let bad = dense(aclDataType::ACL_FLOAT, &[0, 3], &buf);
+        assert!(first_slice_v2(&x, a, &bad).is_err());
+        // A view past its allocation faults at sync, writing nothing.
+        let small = Buf::new(64);
+        let big = view(
+            aclDataType::ACL_FLOAT,
+            &[256, 256],
+            &[256, 1],
+            0,
+            small.ptr,
+            1 << 16,
+        );
+        let ob = Buf::new(1 << 18);
+        let o2 = dense(aclDataType::ACL_FLOAT, &[128, 256], &ob);
+        let arrs = [&[1i64][..], &[256], &[0], &[2]].map(IntArr::new);
+        let p = first_slice_v2(&big, [&arrs[0], &arrs[1], &arrs[2], &arrs[3]], &o2).unwrap();
+        let ws = Buf::new(p.ws.max(1) as usize);
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        assert_eq!(unsafe { (slice_v2_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        assert_eq!(ob.read(), vec![0u8; 1 << 18], "nothing was written");
+    });
+}
