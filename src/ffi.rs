@@ -889,6 +889,12 @@ pub(crate) enum First<'a> {
     ),
     /// `aclnnEmbedding(weight, indices, out)`.
     Embedding(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnSliceV2(self, starts, ends, axes, steps, out)`.
+    SliceV2(
+        &'a AclTensor<'a>,
+        [&'a AclIntArray<'a>; 4],
+        &'a AclTensor<'a>,
+    ),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -932,6 +938,7 @@ impl First<'_> {
             First::InplaceTriu(..) => ("aclnnInplaceTriuGetWorkspaceSize", "aclnnInplaceTriu"),
             First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
             First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
+            First::SliceV2(..) => ("aclnnSliceV2GetWorkspaceSize", "aclnnSliceV2"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1219,6 +1226,18 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::SliceV2(x, [st, en, ax, sp], out) => {
+                let op = api.slice_v2()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, st.raw, en.raw, ax.raw, sp.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
                     op.run,
                 )
             }

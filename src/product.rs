@@ -55,6 +55,8 @@ pub enum OpKind {
     SplitWithSize,
     /// [`crate::Stream::embedding`]
     Embedding,
+    /// [`crate::Stream::slice_v2`]
+    SliceV2,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -99,6 +101,7 @@ impl OpKind {
             OpKind::SplitTensor => "split_tensor",
             OpKind::SplitWithSize => "split_with_size",
             OpKind::Embedding => "embedding",
+            OpKind::SliceV2 => "slice_v2",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -113,14 +116,18 @@ impl OpKind {
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3, as SplitWithSize and Permute; Mul, Cat, Stack,
+    /// series, A2 and A3, as SplitWithSize, Permute and SliceV2; Mul, Cat, Stack,
     /// FillScalar, Zero, Cast, Tril, Triu, SplitTensor, Roll, Expand,
     /// Repeat and the reflection and replication pads everywhere but
     /// 200I/500 A2; Flip and the circular pads on A2 and A3 only (ops.md
     /// §7).
     pub fn available(self, family: Family) -> bool {
         match self {
-            OpKind::Slice | OpKind::Add | OpKind::SplitWithSize | OpKind::Permute => {
+            OpKind::Slice
+            | OpKind::SliceV2
+            | OpKind::Add
+            | OpKind::SplitWithSize
+            | OpKind::Permute => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
             OpKind::IndexSelect
@@ -159,7 +166,8 @@ impl OpKind {
             return family.has_bf16();
         }
         match self {
-            OpKind::Slice => matches!(
+            // SliceV2 takes Slice's list (ops.md §31).
+            OpKind::Slice | OpKind::SliceV2 => matches!(
                 dtype,
                 DType::F32
                     | DType::F16

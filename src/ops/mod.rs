@@ -17,6 +17,7 @@ pub(crate) mod repeat;
 pub(crate) mod roll;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
+pub(crate) mod slice_v2;
 pub(crate) mod split;
 pub(crate) mod stack;
 pub(crate) mod tri;

@@ -1,0 +1,138 @@
+//! The slices family through the safe layer (SliceV2, spec section 31),
+//! against cpu-ref bit for bit: every dtype, views in and out, overlapping
+//! inputs, aliasing outputs, every rule.
+
+mod common;
+
+use common::{check, dtype, ref_tensor, stream, upload};
+use cpu_ref::DType as R;
+use npu_ops::{DType, Error, Tensor};
+
+fn soc() -> String {
+    common::rt().soc().to_string()
+}
+
+fn invalid(e: Error, op: &str, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), (op, param), "{e}"),
+        other => panic!("expected invalid ({op}, {param}), got {other}"),
+    }
+}
+
+type Args<'a> = (&'a [i64], &'a [i64], &'a [i64], &'a [i64]);
+
+const CASES: [Args<'static>; 5] = [
+    (&[1, 1], &[3, 2], &[0, 1], &[1, 1]),
+    (&[-1], &[i64::MAX], &[-1], &[2]),
+    (
+        &[i64::MIN, 1, 0],
+        &[i64::MAX, -1, 5],
+        &[2, 0, 1],
+        &[3, 1, 2],
+    ),
+    (&[], &[], &[], &[]),
+    (&[4], &[1], &[1], &[i64::MAX]),
+];
+
+#[test]
+fn slice_v2_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 900;
+    for d in R::ALL {
+        seed += 1;
+        // [3, 4, 5] seen through a permutation of its storage.
+        let x = ref_tensor(d, &[3, 4, 5], Some(&[1, 0, 2]), seed);
+        let gx = upload(&s, &x);
+        for (st, en, ax, sp) in CASES {
+            let what = format!("slice_v2 {d} {st:?} {en:?} {ax:?} {sp:?}");
+            let want = cpu_ref::slice_v2(&soc, &x, st, en, ax, sp);
+            check(s.slice_v2(&gx, st, en, ax, sp), want.clone(), &what);
+            let Ok(w) = &want else { continue };
+            let mut rev = w.shape().to_vec();
+            rev.reverse();
+            let store = Tensor::zeros(&s, dtype(d), &rev).unwrap();
+            let order: Vec<i64> = (0..rev.len() as i64).rev().collect();
+            let out = store.permute(&order).unwrap();
+            let got = s
+                .slice_v2_into(&gx, st, en, ax, sp, &out)
+                .map(|()| out.clone());
+            check(got, want, &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn slice_v2_overlapping_inputs_aliasing_zero_d_and_rules() {
+    let s = stream();
+    // A stride-0 self (overlapping itself) is materialised first.
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let b = row.view(&[2, 3], &[0, 1], 0).unwrap();
+    assert_eq!(
+        s.slice_v2(&b, &[1], &[3], &[1], &[1])
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        [2, 3, 2, 3]
+    );
+    // out shares x's storage: the odd elements into the first half.
+    let x = Tensor::from_slice(&s, &[6], &[0i32, 1, 2, 3, 4, 5]).unwrap();
+    s.slice_v2_into(&x, &[1], &[6], &[0], &[2], &x.narrow(0, 0, 3).unwrap())
+        .unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [1, 3, 5, 3, 4, 5]);
+    let z = Tensor::from_slice(&s, &[], &[5i64]).unwrap();
+    assert_eq!(
+        s.slice_v2(&z, &[], &[], &[], &[])
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        [5]
+    );
+    let e = Tensor::zeros(&s, DType::F32, &[0, 3]).unwrap();
+    assert_eq!(
+        s.slice_v2(&e, &[1], &[2], &[1], &[1]).unwrap().shape(),
+        [0, 1]
+    );
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    for (st, en, ax, sp, param) in [
+        (&[0i64][..], &[1i64][..], &[2i64][..], &[1i64][..], "axes"),
+        (&[0], &[1], &[i64::MIN], &[1], "axes"),
+        (&[0, 0], &[1, 1], &[1, -1], &[1, 1], "axes"),
+        (&[], &[1], &[1], &[1], "starts"),
+        (&[0], &[1, 2], &[1], &[1], "ends"),
+        (&[0], &[1], &[1], &[], "steps"),
+        (&[0], &[1], &[1], &[0], "steps"),
+        (&[0], &[1], &[1], &[i64::MIN], "steps"),
+    ] {
+        invalid(
+            s.slice_v2(&x, st, en, ax, sp).unwrap_err(),
+            "slice_v2",
+            param,
+        );
+    }
+    for bad in [
+        Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap(),
+        Tensor::zeros(&s, DType::I32, &[2, 1]).unwrap(),
+        Tensor::zeros(&s, DType::F32, &[1])
+            .unwrap()
+            .view(&[2, 1], &[0, 1], 0)
+            .unwrap(),
+    ] {
+        invalid(
+            s.slice_v2_into(&x, &[0], &[1], &[1], &[1], &bad)
+                .unwrap_err(),
+            "slice_v2",
+            "out",
+        );
+    }
+    let i16x = Tensor::zeros(&s, DType::I16, &[2]).unwrap();
+    assert_eq!(
+        s.slice_v2(&i16x, &[], &[], &[], &[])
+            .unwrap_err()
+            .kind()
+            .as_str(),
+        "unsupported_dtype"
+    );
+}
