@@ -901,6 +901,7 @@ fn main() {
     pad_cases(&mut out, &mut r, &push);
     view_cases(&mut out);
     embedding_cases(&mut out, &push);
+    slice_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1604,5 +1605,123 @@ fn pad_cases(out: &mut Vec<Value>, r: &mut Rng, push: &Push) {
                 tag,
             );
         }
+    }
+}
+
+/// The slices family (issue 21: SliceV2, ops.md §31), appended after every
+/// earlier block from a random stream of its own, so no earlier line moves.
+fn slice_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x511C_E5_0031);
+    // Random distinct axes (some spelt negative) with random bounds and
+    // steps, mostly in range, now and then extreme.
+    let args = |r: &mut Rng, rank: usize| -> [Vec<i64>; 4] {
+        let mut axes: Vec<i64> = Vec::new();
+        let (mut st, mut en, mut sp) = (Vec::new(), Vec::new(), Vec::new());
+        for d in 0..rank as i64 {
+            if r.below(2) == 0 {
+                continue;
+            }
+            axes.push(if r.below(3) == 0 { d - rank as i64 } else { d });
+            st.push(if r.below(6) == 0 {
+                r.extreme(-6, 6)
+            } else {
+                r.range(-4, 5)
+            });
+            en.push(if r.below(6) == 0 {
+                r.extreme(-6, 6)
+            } else {
+                r.range(-4, 6)
+            });
+            sp.push(if r.below(8) == 0 {
+                r.extreme(1, 4)
+            } else {
+                r.range(1, 4)
+            });
+        }
+        // Shuffle the listed axes (with their arrays) now and then.
+        if axes.len() > 1 && r.below(2) == 0 {
+            let (i, j) = (0, axes.len() - 1);
+            axes.swap(i, j);
+            st.swap(i, j);
+            en.swap(i, j);
+            sp.swap(i, j);
+        }
+        [st, en, axes, sp]
+    };
+    let params =
+        |a: &[Vec<i64>; 4]| json!({"starts": a[0], "ends": a[1], "axes": a[2], "steps": a[3]});
+    let call = |soc: &str, x: &Tensor, a: &[Vec<i64>; 4]| {
+        expect(cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]))
+    };
+    // Every family x dtype on random views (ranks 0 to 4).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let a = args(&mut r, x.rank());
+                push(
+                    out,
+                    "slice_v2",
+                    soc,
+                    (&st, &x),
+                    params(&a),
+                    call(soc, &x, &a),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: an axis out of range or
+    // repeated, an array of another length, a step below 1.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let mut a = args(&mut r, x.rank());
+        let tag = match r.below(5) {
+            0 => {
+                a[2].push(r.extreme(-10, 10));
+                for k in [0, 1, 3] {
+                    a[k].push(1);
+                }
+                "axis"
+            }
+            1 if !a[2].is_empty() => {
+                let v = a[2][0];
+                a[2].push(v);
+                for k in [0, 1, 3] {
+                    a[k].push(0);
+                }
+                "repeated-axis"
+            }
+            2 => {
+                let k = [0, 1, 3][r.below(3) as usize];
+                if a[k].is_empty() || r.below(2) == 0 {
+                    a[k].push(0);
+                } else {
+                    a[k].pop();
+                }
+                "length"
+            }
+            3 if !a[3].is_empty() => {
+                let k = r.below(a[3].len() as u64) as usize;
+                a[3][k] = r.extreme(-3, 1).min(0);
+                "step"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "slice_v2",
+            a2,
+            (&st, &x),
+            params(&a),
+            call(a2, &x, &a),
+            tag,
+        );
     }
 }

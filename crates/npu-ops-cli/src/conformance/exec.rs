@@ -503,6 +503,13 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
         "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
         "repeat" => s.repeat(&x, &ints(get("repeats")?, &ctx("repeats"))?),
+        "slice_v2" => s.slice_v2(
+            &x,
+            &ints(get("starts")?, &ctx("starts"))?,
+            &ints(get("ends")?, &ctx("ends"))?,
+            &ints(get("axes")?, &ctx("axes"))?,
+            &ints(get("steps")?, &ctx("steps"))?,
+        ),
         "roll" => s.roll(
             &x,
             &ints(get("shifts")?, &ctx("shifts"))?,
