@@ -1091,3 +1091,62 @@ fn repeat_bad_repeats() {
         expect(s.repeat(&x, reps), "invalid_argument", "repeat", "repeats");
     }
 }
+
+#[test]
+fn slice_v2_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U16, DType::U32, DType::F64, DType::C64] {
+        expect(
+            s.slice_v2(&zeros(&s, d, &[1]), &[], &[], &[], &[]),
+            "unsupported_dtype",
+            "slice_v2",
+            "",
+        );
+    }
+}
+
+#[test]
+fn slice_v2_bad_axes() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for axes in [
+        &[2i64][..],
+        &[-3],
+        &[i64::MIN],
+        &[i64::MAX],
+        &[1, -1],
+        &[0, 0],
+    ] {
+        let n = axes.len();
+        expect(
+            s.slice_v2(&x, &vec![0; n], &vec![1; n], axes, &vec![1; n]),
+            "invalid_argument",
+            "slice_v2",
+            "axes",
+        );
+    }
+}
+
+#[test]
+fn slice_v2_bad_lengths() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    let ax = [1i64];
+    for (st, en, sp, param) in [
+        (&[][..], &[1i64][..], &[1i64][..], "starts"),
+        (&[0, 0], &[1], &[1], "starts"),
+        (&[0], &[], &[1], "ends"),
+        (&[0], &[1], &[], "steps"),
+        (&[0], &[1], &[1, 1], "steps"),
+        (&[0], &[1], &[0], "steps"),
+        (&[0], &[1], &[-1], "steps"),
+        (&[0], &[1], &[i64::MIN], "steps"),
+    ] {
+        expect(
+            s.slice_v2(&x, st, en, &ax, sp),
+            "invalid_argument",
+            "slice_v2",
+            param,
+        );
+    }
+}

@@ -130,6 +130,11 @@ fn every_family_supports_what_the_spec_says() {
                 &what("expand"),
             );
             compare(
+                s.slice_v2(&dx, &[1, 0], &[3, -1], &[1, -1], &[1, 2]),
+                cpu_ref::slice_v2(soc, &x, &[1, 0], &[3, -1], &[1, -1], &[1, 2]),
+                &what("slice_v2"),
+            );
+            compare(
                 s.repeat(&dx, &[2, 1, 2]),
                 cpu_ref::repeat(soc, &x, &[2, 1, 2]),
                 &what("repeat"),

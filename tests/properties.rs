@@ -356,3 +356,37 @@ proptest! {
         check(got, want, &format!("repeat {d} {shape:?} {perm:?} repeats {reps:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// SliceV2 (spec section 31): distinct axes (some spelt negative) with
+    /// any bounds and steps, now and then a bad axis, length or step.
+    #[test]
+    fn slice_v2_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), picks in proptest::collection::vec((any::<bool>(), param(), param(), 1i64..4), 8), broken in 0u8..12, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len() as i64;
+        let mut a: [Vec<i64>; 4] = Default::default();
+        for (k, &(on, st, en, sp)) in picks.iter().take(shape.len()).enumerate() {
+            if on {
+                let k = k as i64;
+                a[2].push(if st % 2 == 0 { k } else { k - r });
+                a[0].push(st);
+                a[1].push(en);
+                a[3].push(sp);
+            }
+        }
+        match broken {
+            0 => a[2].push(bad),
+            1 => a[0].push(bad),
+            2 => a[1].push(bad),
+            3 if !a[3].is_empty() => a[3][0] = bad,
+            4 if !a[2].is_empty() => { let v = a[2][0]; a[2].push(v); a[0].push(0); a[1].push(1); a[3].push(1); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::slice_v2(rt().soc(), &x, &a[0], &a[1], &a[2], &a[3]);
+        let got = s.slice_v2(&upload(&s, &x), &a[0], &a[1], &a[2], &a[3]);
+        check(got, want, &format!("slice_v2 {d} {shape:?} {perm:?} {a:?}"));
+    }
+}

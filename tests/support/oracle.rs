@@ -256,6 +256,9 @@ enum Call {
     Split(Option<u64>, Vec<i64>, i64, bool),
     /// `embedding(x, indices)` (x the weight): indices, int64?
     Embedding(Vec<i64>, bool),
+    /// `slice_v2(x, starts, ends, axes, steps)`: distinct axes with any
+    /// bounds and steps, now and then a bad axis, length or step.
+    SliceV2([Vec<i64>; 4]),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -663,6 +666,36 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 .collect();
             Call::Pad(op, padding)
         }
+        // SliceV2 in the last fallback: it shifts only what went there.
+        _ if src.chance(1, 6) => {
+            let r = shape.len() as i64;
+            let mut a: [Vec<i64>; 4] = Default::default();
+            for d in 0..r {
+                if src.chance(1, 2) {
+                    a[2].push(if src.chance(1, 3) { d - r } else { d });
+                    a[0].push(if src.chance(1, 8) {
+                        src.param()
+                    } else {
+                        src.range(-3, 4)
+                    });
+                    a[1].push(if src.chance(1, 8) {
+                        src.param()
+                    } else {
+                        src.range(-3, 5)
+                    });
+                    a[3].push(if src.chance(1, 10) {
+                        src.param()
+                    } else {
+                        src.range(1, 3)
+                    });
+                }
+            }
+            if src.chance(1, 8) {
+                let k = src.pick(&[0usize, 1, 2, 3]);
+                a[k].push(src.param());
+            }
+            Call::SliceV2(a)
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -798,6 +831,7 @@ fn ref_call(
         Call::Roll(sh, dims) => cpu_ref::roll(soc, x, sh, dims),
         Call::Expand(size) => cpu_ref::expand(soc, x, size),
         Call::Repeat(reps) => cpu_ref::repeat(soc, x, reps),
+        Call::SliceV2(a) => cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]),
         Call::Pad(op, p) => cpu_ref::pad(*op, soc, x, p),
         Call::Tri(lower, diagonal, inplace) => {
             let (op, r) = if *lower {
@@ -918,6 +952,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Roll(sh, dims) => s.roll(x, sh, dims),
         Call::Expand(size) => s.expand(x, size),
         Call::Repeat(reps) => s.repeat(x, reps),
+        Call::SliceV2(a) => s.slice_v2(x, &a[0], &a[1], &a[2], &a[3]),
         Call::Pad(op, p) => our_pad(s, *op, x, p, None),
         Call::Tri(true, d, false) => s.tril(x, *d),
         Call::Tri(false, d, false) => s.triu(x, *d),
@@ -1055,6 +1090,7 @@ fn our_into(
         Call::Roll(sh, dims) if !prepared => s.roll_into(x, sh, dims, out),
         Call::Expand(size) if !prepared => s.expand_into(x, size, out),
         Call::Repeat(reps) if !prepared => s.repeat_into(x, reps, out),
+        Call::SliceV2(a) if !prepared => s.slice_v2_into(x, &a[0], &a[1], &a[2], &a[3], out),
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
@@ -1322,6 +1358,9 @@ fn error_forms(
         | Call::Expand(..)
         | Call::Repeat(..) => return None,
         Call::Pad(op, p) => cpu_ref::pad_out_shape(*op, x.shape(), p).ok()?,
+        Call::SliceV2(a) => {
+            cpu_ref::slice_v2_out_shape(x.shape(), &a[0], &a[1], &a[2], &a[3]).ok()?
+        }
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {
