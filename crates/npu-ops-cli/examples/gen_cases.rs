@@ -1614,7 +1614,7 @@ fn slice_cases<F>(out: &mut Vec<Value>, push: &F)
 where
     F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
 {
-    let mut r = Rng(0x511C_E5_0031);
+    let mut r = Rng(0x0051_1CE5_0031);
     // Random distinct axes (some spelt negative) with random bounds and
     // steps, mostly in range, now and then extreme.
     let args = |r: &mut Rng, rank: usize| -> [Vec<i64>; 4] {
