@@ -8,7 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`] and [`slice_v2()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`] and [`slice_v3()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -70,7 +70,9 @@ pub use ops::repeat::{repeat, repeat_out_shape};
 pub use ops::roll::{roll, roll_shifts};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
 pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
-pub use ops::slice_v2::{slice_v2, slice_v2_out_shape, slice_v2_ranges};
+pub use ops::slice_v2::{
+    slice_v2, slice_v2_out_shape, slice_v2_ranges, slice_v3, slice_v3_out_shape,
+};
 pub use ops::split::{split_tensor, split_tensor_sizes, split_with_size};
 pub use ops::stack::{stack, stack_cast, stack_out_shape, STACK_MAX_RANK};
 pub use ops::subtensor::subtensor;

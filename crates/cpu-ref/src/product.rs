@@ -148,6 +148,8 @@ pub enum Op {
     Embedding,
     /// `aclnnSliceV2` (section 31).
     SliceV2,
+    /// `aclnnSliceV3` (section 31).
+    SliceV3,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -168,7 +170,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 31] = [
+    pub const ALL: [Op; 32] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -200,6 +202,7 @@ impl Op {
         Op::Expand,
         Op::Repeat,
         Op::SliceV2,
+        Op::SliceV3,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -228,6 +231,7 @@ impl Op {
             Op::Repeat => "repeat",
             Op::Embedding => "embedding",
             Op::SliceV2 => "slice_v2",
+            Op::SliceV3 => "slice_v3",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -260,6 +264,17 @@ const SLICE_A2_A3: &[DType] = &[
     DType::Int8,
     DType::UInt8,
     DType::Bool,
+    DType::BFloat16,
+];
+
+/// SliceV3 on A2 (its operator definition, section 31).
+const SLICE_V3_A2: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
     DType::BFloat16,
 ];
 
@@ -575,7 +590,8 @@ const ZERO_NO_BF16: &[DType] = &[
 
 /// Whether `op` exists on `family`.
 ///
-/// - slice, slice_v2: training, A2, A3 (section 31: Slice's table).
+/// - slice, slice_v2: training, A2, A3 (section 31: Slice's table);
+///   slice_v3: A2 only (its README and definition).
 /// - index_select: every family but Atlas 200I/500 A2.
 /// - as_strided **(project)**: every family; its NPU composition needs only
 ///   InplaceCopy (or IndexSelect for self-overlapping windows), and
@@ -609,6 +625,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
+        Op::SliceV3 => family == Family::A2,
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -634,6 +651,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
     match op {
         Op::Slice | Op::SliceV2 if a2_or_a3 => SLICE_A2_A3,
         Op::Slice | Op::SliceV2 => SLICE_TRAINING,
+        // SliceV3 (section 31): its definition's list (only on A2, so with
+        // bfloat16).
+        Op::SliceV3 => SLICE_V3_A2,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
         Op::Subtensor => &DType::ALL,
@@ -825,7 +845,8 @@ mod tests {
                 "roll",
                 "expand",
                 "repeat",
-                "slice_v2"
+                "slice_v2",
+                "slice_v3"
             ]
         );
     }
@@ -851,6 +872,7 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
+                Op::SliceV3 => [false, true, false, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

@@ -5,11 +5,11 @@ use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
     flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
     replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice, slice_v2,
-    split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    slice_v3, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family,
+    RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 31] = [
+const OPS: [&str; 32] = [
     "slice",
     "index_select",
     "as_strided",
@@ -32,6 +32,7 @@ const OPS: [&str; 31] = [
     "expand",
     "repeat",
     "slice_v2",
+    "slice_v3",
     "reflection_pad1d",
     "reflection_pad2d",
     "reflection_pad3d",
@@ -75,6 +76,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "expand" => expand(soc, x, &[3, 2, 2]),
         "repeat" => repeat(soc, x, &[2, 1, 3]),
         "slice_v2" => slice_v2(soc, x, &[0, -1], &[1, 2], &[1, 0], &[1, 1]),
+        "slice_v3" => slice_v3(soc, x, &[1, 0], &[1, 2]),
         "embedding" => embedding(soc, x, &index),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
@@ -96,6 +98,7 @@ fn available(op: &str, fam: Family) -> bool {
             matches!(fam, Training | A2 | A3)
         }
         "embedding" => matches!(fam, A2 | A3),
+        "slice_v3" => matches!(fam, A2),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -131,6 +134,16 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
+        "slice_v3" => matches!(
+            dtype,
+            DType::Float32
+                | DType::Float16
+                | DType::Int32
+                | DType::Int16
+                | DType::Int8
+                | DType::UInt8
+                | DType::BFloat16
+        ),
         "cast" => dtype != DType::BFloat16 || bf16_family,
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
         "expand" => match dtype {
@@ -233,7 +246,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 31 * 28 * 15);
+    assert_eq!(checked, 32 * 28 * 15);
 }
 
 #[test]

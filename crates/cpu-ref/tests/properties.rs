@@ -3,8 +3,8 @@
 
 use cpu_ref::{
     add, as_strided, cat, embedding, expand, fill_scalar, flip, index_select, mul, permute, repeat,
-    roll, sampled_slice, slice, slice_v2, stack, subtensor, zero, SampleMode, SampledSliceParams,
-    Scalar, Tensor, DEFAULT_SOC,
+    roll, sampled_slice, slice, slice_v2, slice_v3, stack, subtensor, zero, SampleMode,
+    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -802,5 +802,36 @@ proptest! {
         }
         let n = raw_axes.len();
         let _ = slice_v2(DEFAULT_SOC, &x, &raw_axes, &raw_axes, &raw_axes, &vec![1; n]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// SliceV3 equals SliceV2 over every axis with `ends = begin + size`
+    /// and steps 1 when the box lies inside `self`, and is refused (never
+    /// a panic) otherwise, for any i64 begin and size.
+    #[test]
+    fn slice_v3_equals_slice_v2_box(
+        shape in shape_strategy(1, 4, 4),
+        picks in prop::collection::vec((0i64..5, 0i64..5), 4),
+        wild in prop::collection::vec(any_i64(), 0..5),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let begin: Vec<i64> = picks[..r].iter().map(|p| p.0).collect();
+        let size: Vec<i64> = picks[..r].iter().map(|p| p.1).collect();
+        let inside = (0..r).all(|d| begin[d] + size[d] <= shape[d] as i64);
+        let got = slice_v3(DEFAULT_SOC, &x, &begin, &size);
+        prop_assert_eq!(got.is_ok(), inside);
+        if let Ok(y) = got {
+            let ends: Vec<i64> = (0..r).map(|d| begin[d] + size[d]).collect();
+            let axes: Vec<i64> = (0..r as i64).collect();
+            let want = slice_v2(DEFAULT_SOC, &x, &begin, &ends, &axes, &vec![1; r]).unwrap();
+            prop_assert_eq!(y.shape(), want.shape());
+            prop_assert_eq!(y.contiguous_bytes(), want.contiguous_bytes());
+        }
+        let n = wild.len();
+        let _ = slice_v3(DEFAULT_SOC, &x, &wild, &wild[..n.min(r)]);
     }
 }

@@ -1,5 +1,6 @@
-//! SliceV2 — `aclnnSliceV2` (ops.md section 31): Slice (section 1) along
-//! several axes at once, as a new contiguous tensor.
+//! SliceV2 and SliceV3 — `aclnnSliceV2`, `aclnnSliceV3` (ops.md section
+//! 31): Slice (section 1) along several axes at once, and a box given by
+//! `begin` and `size`, as new contiguous tensors.
 
 use crate::error::RefError;
 use crate::ops::slice::{slice_range, SliceRange};
@@ -127,6 +128,68 @@ pub fn slice_v2(
     Ok(Tensor::from_parts_contiguous(x.dtype(), out_shape, out))
 }
 
+const OP_V3: &str = "slice_v3";
+
+/// The output shape of `slice_v3` (`size`) on an input of `shape`, after
+/// the spec's rules in order: rank 1..=8, `begin`'s then `size`'s length,
+/// then dim by dim `begin[d]` in `[0, N]` and `size[d]` in `[0, N -
+/// begin[d]]`.
+pub fn slice_v3_out_shape(
+    shape: &[usize],
+    begin: &[i64],
+    size: &[i64],
+) -> Result<Vec<usize>, RefError> {
+    check_rank(OP_V3, shape.len(), 1).map_err(|e| match e {
+        RefError::InvalidArgument { reason, .. } => RefError::invalid(OP_V3, "self", reason),
+        other => other,
+    })?;
+    let rank = shape.len();
+    for (param, len) in [("begin", begin.len()), ("size", size.len())] {
+        if len != rank {
+            return Err(RefError::invalid(
+                OP_V3,
+                param,
+                format!("has {len} entries for a rank-{rank} self"),
+            ));
+        }
+    }
+    for (d, &n) in shape.iter().enumerate() {
+        let (b, z, n) = (i128::from(begin[d]), i128::from(size[d]), n as i128);
+        if b < 0 || b > n {
+            return Err(RefError::invalid(
+                OP_V3,
+                "begin",
+                format!("entry {b} of dim {d} lies outside [0, {n}]"),
+            ));
+        }
+        if z < 0 || b + z > n {
+            return Err(RefError::invalid(
+                OP_V3,
+                "size",
+                format!("entry {z} of dim {d} is negative or passes its extent {n} from {b}"),
+            ));
+        }
+    }
+    Ok(size.iter().map(|&z| z as usize).collect())
+}
+
+/// `out[i] = x[begin + i]` for every `i` below `size`, as a new contiguous
+/// tensor of `x`'s dtype.
+pub fn slice_v3(soc: &str, x: &Tensor, begin: &[i64], size: &[i64]) -> Result<Tensor, RefError> {
+    check_op_dtype(Op::SliceV3, soc, x.dtype())?;
+    let out_shape = slice_v3_out_shape(x.shape(), begin, size)?;
+    let bytes = output_byte_len(OP_V3, "size", x.dtype(), &out_shape)?;
+    let mut out = new_output(OP_V3, "size", bytes)?;
+    let mut src = [0usize; MAX_RANK];
+    for idx in row_major(&out_shape) {
+        for d in 0..x.rank() {
+            src[d] = begin[d] as usize + idx[d];
+        }
+        out.extend_from_slice(x.element_bytes(&src[..x.rank()]));
+    }
+    Ok(Tensor::from_parts_contiguous(x.dtype(), out_shape, out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +292,54 @@ mod tests {
         ));
         assert!(matches!(
             slice_v2("Ascend310P3", &a, &[], &[], &[], &[]),
+            Err(RefError::UnsupportedOp { .. })
+        ));
+    }
+
+    #[test]
+    fn slice_v3_sample_equals_slice_v2_and_rules() {
+        // CANN's sample: a [4, 3] int8 tensor, begin [1, 0], size [2, 2].
+        let x = arange_i32(&[4, 3]);
+        let y = slice_v3(A2_SOC, &x, &[1, 0], &[2, 2]).unwrap();
+        assert_eq!((y.shape(), ints(&y)), (&[2usize, 2][..], vec![3, 4, 6, 7]));
+        let t = transposed_2x3();
+        assert_eq!(
+            ints(&slice_v3(A2_SOC, &t, &[1, 0], &[2, 2]).unwrap()),
+            ints(&slice_v2(A2_SOC, &t, &[1, 0], &[3, 2], &[0, 1], &[1, 1]).unwrap())
+        );
+        assert_eq!(
+            slice_v3(A2_SOC, &x, &[4, 1], &[0, 2]).unwrap().shape(),
+            &[0, 2]
+        );
+        let p = |r: Result<Tensor, RefError>| param(r);
+        assert_eq!(p(slice_v3(A2_SOC, &Tensor::scalar(1i32), &[], &[])), "self");
+        assert_eq!(
+            p(slice_v3(
+                A2_SOC,
+                &zeros(DType::Int8, &[1; 9]),
+                &[0; 9],
+                &[1; 9]
+            )),
+            "self"
+        );
+        assert_eq!(p(slice_v3(A2_SOC, &x, &[0], &[1, 1])), "begin");
+        assert_eq!(p(slice_v3(A2_SOC, &x, &[0, 0], &[1])), "size");
+        assert_eq!(p(slice_v3(A2_SOC, &x, &[-1, 0], &[1, 1])), "begin");
+        assert_eq!(p(slice_v3(A2_SOC, &x, &[5, 0], &[0, 1])), "begin");
+        assert_eq!(p(slice_v3(A2_SOC, &x, &[0, 0], &[-1, 1])), "size");
+        assert_eq!(p(slice_v3(A2_SOC, &x, &[3, 0], &[2, 1])), "size");
+        assert_eq!(
+            p(slice_v3(A2_SOC, &x, &[i64::MAX, 0], &[i64::MAX, 1])),
+            "begin"
+        );
+        assert_eq!(p(slice_v3(A2_SOC, &x, &[1, 0], &[i64::MAX, 1])), "size");
+        assert!(matches!(
+            slice_v3(A2_SOC, &zeros(DType::Int64, &[1]), &[0], &[1]),
+            Err(RefError::UnsupportedDtype { .. })
+        ));
+        assert!(slice_v3(A2_SOC, &zeros(DType::Int16, &[1]), &[0], &[1]).is_ok());
+        assert!(matches!(
+            slice_v3("Ascend910_9391", &x, &[0, 0], &[1, 1]),
             Err(RefError::UnsupportedOp { .. })
         ));
     }
