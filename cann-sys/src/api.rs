@@ -368,6 +368,10 @@ api_table! {
             *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
             *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnSliceV2;
+        slice_v3: "SliceV3" => fn aclnnSliceV3GetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclTensor, *mut u64,
+            *mut *mut aclOpExecutor),
+            fn aclnnSliceV3;
     }
 }
 

@@ -114,6 +114,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_slice_v3.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_tril.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -192,6 +196,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_expand.h",
             "aclnnop/aclnn_repeat.h",
             "aclnnop/aclnn_slice_v2.h",
+            "aclnnop/aclnn_slice_v3.h",
             "aclnnop/aclnn_tril.h",
             "aclnnop/aclnn_triu.h",
             "aclnnop/aclnn_split_tensor.h",

@@ -76,6 +76,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
+                "aclnnSliceV3GetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, const void *d"
+                }
                 "aclnnSliceV2GetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, const void *d, const void *e, void *f"
                 }
@@ -171,6 +174,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Expand",
             "Repeat",
             "SliceV2",
+            "SliceV3",
         ]),
         tag,
         1,
@@ -507,7 +511,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Roll",
             "Expand",
             "Repeat",
-            "SliceV2"
+            "SliceV2",
+            "SliceV3"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -657,6 +662,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Expand",
             "Repeat",
             "SliceV2",
+            "SliceV3",
         ]),
         "x",
         6,

@@ -11,7 +11,7 @@
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
-// IndexSelect's plan), slices (SliceV2: likewise, the views' plan).
+// IndexSelect's plan), slices (SliceV2, SliceV3: likewise, the views' plan).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -487,7 +487,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 34);
+/// assert_eq!(api.available_operators().len(), 35);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -617,6 +617,8 @@ pub fn api() -> Api {
         aclnnEmbedding: Some(aclnnEmbedding),
         aclnnSliceV2GetWorkspaceSize: Some(aclnnSliceV2GetWorkspaceSize),
         aclnnSliceV2: Some(aclnnSliceV2),
+        aclnnSliceV3GetWorkspaceSize: Some(aclnnSliceV3GetWorkspaceSize),
+        aclnnSliceV3: Some(aclnnSliceV3),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

@@ -1,5 +1,6 @@
 //! The slices family over the copy kernel: SliceV2 (`aclnnSliceV2`,
-//! docs/ops.md §31: Slice along several axes at once).
+//! docs/ops.md §31: Slice along several axes at once) and SliceV3
+//! (`aclnnSliceV3`, §31: the box `begin .. begin + size`).
 //!
 //! No kernel and no plan of its own: the sliced view of `self` (each
 //! sliced axis starting at its normalised start, its stride multiplied by
@@ -168,6 +169,118 @@ pub unsafe extern "C" fn aclnnSliceV2(
     crate::abi::guard(Op::SliceV2.name(), ACLNN_ERR_INNER, || {
         executor::run(
             Op::SliceV2,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_view_copy,
+        )
+    })
+}
+
+// ---------------------------------------------------------------- SliceV3
+
+/// `aclnnSliceV3GetWorkspaceSize`: `y` is the box of `x` from `begin`
+/// with extents `size` (the generated pair of CANN's experimental
+/// operator; the box must lie inside `x`, ops.md §31).
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnSliceV3GetWorkspaceSize(
+    x: *const aclTensor,
+    begin: *const aclIntArray,
+    size: *const aclIntArray,
+    y: *const aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::SliceV3;
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
+            op,
+            &[
+                ("x", x.is_null()),
+                ("begin", begin.is_null()),
+                ("size", size.is_null()),
+                ("y", y.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("x", x), ("y", y)],
+        )?;
+        let begin = int_array(op, begin, "begin")?;
+        let size = int_array(op, size, "size")?;
+        dtype_ok(op, fam, &x, "x")?;
+        same_dtype(op, &o, &x)?;
+        structure(op, &[(&x, "x"), (&o, "y")])?;
+        let rank = x.view.len();
+        if rank == 0 {
+            return Err(invalid(op, format_args!("x is 0-D (rank 1 to 8)")));
+        }
+        for (name, len) in [("begin", begin.len()), ("size", size.len())] {
+            if len != rank {
+                return Err(invalid(
+                    op,
+                    format_args!("{name} has {len} entries for a rank-{rank} x"),
+                ));
+            }
+        }
+        let mut start = 0i64;
+        for d in 0..rank {
+            let (b, z, n) = (begin[d], size[d], x.view[d]);
+            if b < 0 || b > n {
+                return Err(invalid(
+                    op,
+                    format_args!("begin entry {b} of dim {d} lies outside [0, {n}]"),
+                ));
+            }
+            if z < 0 || z > n - b {
+                return Err(invalid(
+                    op,
+                    format_args!("size entry {z} of dim {d} passes its extent {n} from {b}"),
+                ));
+            }
+            if z > 0 {
+                // b < n: within the span `structure` checked.
+                start += b * x.strides[d];
+            }
+        }
+        out_shape(op, &o, &size)?;
+        writes_once(op, &o, "y")?;
+        let strides: objects::Dims = x.strides.iter().copied().collect();
+        let (plan, workspace) = copy_plan(&x, &o, strides, start);
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// `aclnnSliceV3`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnSliceV3(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::SliceV3.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::SliceV3,
             workspace,
             workspace_size,
             executor,

@@ -63,6 +63,8 @@ pub enum Op {
     Repeat,
     /// aclnnSliceV2
     SliceV2,
+    /// aclnnSliceV3
+    SliceV3,
     /// aclnnTril
     Tril,
     /// aclnnInplaceTril
@@ -118,6 +120,7 @@ impl Op {
             Op::Expand => "aclnnExpand",
             Op::Repeat => "aclnnRepeat",
             Op::SliceV2 => "aclnnSliceV2",
+            Op::SliceV3 => "aclnnSliceV3",
             Op::Tril => "aclnnTril",
             Op::InplaceTril => "aclnnInplaceTril",
             Op::Triu => "aclnnTriu",
@@ -158,6 +161,7 @@ impl Op {
             Op::Expand => "aclnnExpandGetWorkspaceSize",
             Op::Repeat => "aclnnRepeatGetWorkspaceSize",
             Op::SliceV2 => "aclnnSliceV2GetWorkspaceSize",
+            Op::SliceV3 => "aclnnSliceV3GetWorkspaceSize",
             Op::Tril => "aclnnTrilGetWorkspaceSize",
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
             Op::Triu => "aclnnTriuGetWorkspaceSize",
@@ -183,6 +187,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
     match op {
         // aclnnSliceV2's page: Slice's table (ops.md §31).
         Op::Slice | Op::SliceV2 => matches!(family, Training | A2 | A3),
+        // SliceV3's README and definition: A2 only (ops.md §31).
+        Op::SliceV3 => matches!(family, A2),
         Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
         Op::InplaceCopy => true,
         // aclnnAdd's English page: not on the inference series or 200I/500 A2.
@@ -322,6 +328,16 @@ const REPLICATION_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_COMPLEX128,
 ];
 
+/// SliceV3's list (its operator definition, ops.md §31; BF16 separately).
+const SLICE_V3_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT16,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+];
+
 /// The circular pads' list (aclnnCircularPad2d page; BF16 separately).
 const CIRCULAR_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_FLOAT,
@@ -340,6 +356,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     }
     match op {
         Op::Slice | Op::SliceV2 => SLICE_DTYPES.contains(&dtype),
+        // SliceV3's definition (BF16 above).
+        Op::SliceV3 => SLICE_V3_DTYPES.contains(&dtype),
         Op::Add
         | Op::InplaceAdd
         | Op::Mul
@@ -621,6 +639,17 @@ mod tests {
             aclDataType::ACL_INT16
         ));
         assert!(!op_available(Op::SliceV2, Family::Inference));
+        assert!(!op_available(Op::SliceV3, Family::A3));
+        assert!(dtype_supported(
+            Op::SliceV3,
+            Family::A2,
+            aclDataType::ACL_INT16
+        ));
+        assert!(!dtype_supported(
+            Op::SliceV3,
+            Family::A2,
+            aclDataType::ACL_INT64
+        ));
         assert!(dtype_supported(
             Op::IndexSelect,
             Family::A2,

@@ -1,4 +1,4 @@
-//! The slices family through the C ABI (SliceV2): every dtype against
+//! The slices family through the C ABI (SliceV2, SliceV3): every dtype against
 //! cpu-ref bit for bit, views in and out, out sharing self's memory, the
 //! first phase's order and codes, empty tensors, products and device
 //! faults.
@@ -264,4 +264,122 @@ fn slice_v2_empty_and_fault() {
         assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
         assert_eq!(ob.read(), vec![0u8; 1 << 18], "nothing was written");
     });
+}
+
+fn first_slice_v3(x: &T, begin: &IntArr, size: &IntArr, o: &T) -> Result<Planned, (i32, String)> {
+    let op = slice_v3_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, begin.0, size.0, o.0, w, e) })
+}
+
+#[test]
+#[serial]
+fn slice_v3_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 700;
+        for &d in cpu_ref::supported_dtypes(Op::SliceV3, Family::A2) {
+            for (b, z) in [
+                (&[1i64, 0, 2][..], &[2i64, 4, 3][..]),
+                (&[0, 0, 0], &[3, 4, 5]),
+                (&[2, 3, 4], &[1, 1, 1]),
+                (&[3, 1, 0], &[0, 2, 5]),
+            ] {
+                seed += 1;
+                let x = rand_tensor(d, &[4, 3, 5], seed)
+                    .view(&[3, 4, 5], &[5, 15, 1], 0)
+                    .unwrap();
+                let want = cpu_ref::slice_v3(SOC, &x, b, z).unwrap();
+                let gx = upload(&x);
+                let (ba, za) = (IntArr::new(b), IntArr::new(z));
+                let out = output(d, want.shape());
+                let p = first_slice_v3(&gx.t, &ba, &za, &out.t).unwrap();
+                let ws = Buf::new(p.ws.max(1) as usize);
+                // SAFETY: a fresh executor and a workspace of the asked size.
+                assert_eq!(unsafe { (slice_v3_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+                assert_eq!(s.sync(), ACL_SUCCESS);
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {b:?} {z:?}");
+            }
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn slice_v3_first_phase_errors_in_order_and_products() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let null = T(std::ptr::null_mut());
+        let no = IntArr(std::ptr::null_mut());
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+            f(aclDataType::ACL_FLOAT, &[2, 2]),
+        );
+        let (b, z) = (IntArr::new(&[1, 0]), IntArr::new(&[2, 2]));
+        for (args, name) in [
+            ((&null, &b, &z, &o), "x"),
+            ((&x, &no, &z, &o), "begin"),
+            ((&x, &b, &no, &o), "size"),
+            ((&x, &b, &z, &null), "y"),
+        ] {
+            let e = first_slice_v3(args.0, args.1, args.2, args.3).unwrap_err();
+            assert!(
+                e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains(name),
+                "{}",
+                e.1
+            );
+        }
+        let i64x = f(aclDataType::ACL_INT64, &[4, 3]);
+        let e = first_slice_v3(&i64x, &b, &z, &i64x).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains("not supported"),
+            "{}",
+            e.1
+        );
+        let e = first_slice_v3(&x, &b, &z, &f(aclDataType::ACL_INT32, &[2, 2])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let zd = f(aclDataType::ACL_FLOAT, &[]);
+        let e0 = IntArr::new(&[]);
+        let e = first_slice_v3(&zd, &e0, &e0, &zd).unwrap_err();
+        assert!(e.1.contains("0-D"), "{}", e.1);
+        for (bb, zz, what) in [
+            (&[1i64][..], &[2i64, 2][..], "begin has"),
+            (&[1, 0], &[2], "size has"),
+            (&[-1, 0], &[2, 2], "begin entry"),
+            (&[5, 0], &[0, 2], "begin entry"),
+            (&[3, 0], &[2, 2], "size entry"),
+            (&[1, 0], &[i64::MAX, 2], "size entry"),
+            (&[1, 0], &[2, -1], "size entry"),
+        ] {
+            let e = first_slice_v3(&x, &IntArr::new(bb), &IntArr::new(zz), &o).unwrap_err();
+            assert!(
+                e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains(what),
+                "{what}: {}",
+                e.1
+            );
+        }
+        let e = first_slice_v3(&x, &b, &z, &f(aclDataType::ACL_FLOAT, &[2, 3])).unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let twice = view(aclDataType::ACL_FLOAT, &[2, 2], &[1, 0], 0, buf.ptr, 2);
+        let e = first_slice_v3(&x, &b, &z, &twice).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        // An empty box: no work.
+        let eo = f(aclDataType::ACL_FLOAT, &[0, 2]);
+        let p = first_slice_v3(&x, &IntArr::new(&[4, 1]), &IntArr::new(&[0, 2]), &eo).unwrap();
+        assert_eq!(p.ws, 0);
+        let s = Stream::new();
+        assert_eq!(launch(slice_v3_op().run, &p, s.0), ACL_SUCCESS);
+    });
+    for soc in ["Ascend910A", "Ascend910_9391", "Ascend310P3"] {
+        reinit(soc);
+        let buf = Buf::new(256);
+        let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+        let a = IntArr::new(&[0]);
+        assert_eq!(
+            first_slice_v3(&x, &a, &a, &x).unwrap_err().0,
+            ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+        );
+    }
+    reinit(SOC);
 }

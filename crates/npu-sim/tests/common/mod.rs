@@ -801,3 +801,7 @@ pub fn slice_v2(
         s,
     )
 }
+
+pub fn slice_v3_op() -> Operator<fns::aclnnSliceV3GetWorkspaceSize> {
+    api().slice_v3().unwrap()
+}
