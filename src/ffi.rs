@@ -895,6 +895,13 @@ pub(crate) enum First<'a> {
         [&'a AclIntArray<'a>; 4],
         &'a AclTensor<'a>,
     ),
+    /// `aclnnSliceV3(x, begin, size, y)`.
+    SliceV3(
+        &'a AclTensor<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclTensor<'a>,
+    ),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -939,6 +946,7 @@ impl First<'_> {
             First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
             First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
             First::SliceV2(..) => ("aclnnSliceV2GetWorkspaceSize", "aclnnSliceV2"),
+            First::SliceV3(..) => ("aclnnSliceV3GetWorkspaceSize", "aclnnSliceV3"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1226,6 +1234,18 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::SliceV3(x, begin, size, out) => {
+                let op = api.slice_v3()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, begin.raw, size.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
                     op.run,
                 )
             }

@@ -57,6 +57,8 @@ pub enum OpKind {
     Embedding,
     /// [`crate::Stream::slice_v2`]
     SliceV2,
+    /// [`crate::Stream::slice_v3`]
+    SliceV3,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -102,6 +104,7 @@ impl OpKind {
             OpKind::SplitWithSize => "split_with_size",
             OpKind::Embedding => "embedding",
             OpKind::SliceV2 => "slice_v2",
+            OpKind::SliceV3 => "slice_v3",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -157,6 +160,8 @@ impl OpKind {
             OpKind::AsStrided | OpKind::Subtensor => true,
             // ops.md §23: A2 and A3.
             OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
+            // ops.md §31: A2 only.
+            OpKind::SliceV3 => family == Family::A2,
         }
     }
 
@@ -166,6 +171,11 @@ impl OpKind {
             return family.has_bf16();
         }
         match self {
+            // SliceV3 (ops.md §31): its definition's list (bfloat16 above).
+            OpKind::SliceV3 => matches!(
+                dtype,
+                DType::F32 | DType::F16 | DType::I32 | DType::I16 | DType::I8 | DType::U8
+            ),
             // SliceV2 takes Slice's list (ops.md §31).
             OpKind::Slice | OpKind::SliceV2 => matches!(
                 dtype,

@@ -136,3 +136,80 @@ fn slice_v2_overlapping_inputs_aliasing_zero_d_and_rules() {
         "unsupported_dtype"
     );
 }
+
+#[test]
+fn slice_v3_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 1900;
+    for d in R::ALL {
+        seed += 1;
+        let x = ref_tensor(d, &[3, 4, 5], Some(&[1, 0, 2]), seed);
+        let gx = upload(&s, &x);
+        for (b, z) in [
+            (&[1i64, 0, 2][..], &[2i64, 4, 3][..]),
+            (&[0, 0, 0], &[3, 4, 5]),
+            (&[3, 1, 0], &[0, 2, 5]),
+            (&[2, 3, 4], &[1, 1, 2]),
+        ] {
+            let what = format!("slice_v3 {d} {b:?} {z:?}");
+            let want = cpu_ref::slice_v3(&soc, &x, b, z);
+            check(s.slice_v3(&gx, b, z), want.clone(), &what);
+            let Ok(w) = &want else { continue };
+            let mut rev = w.shape().to_vec();
+            rev.reverse();
+            let store = Tensor::zeros(&s, dtype(d), &rev).unwrap();
+            let out = store.permute(&[2, 1, 0]).unwrap();
+            let got = s.slice_v3_into(&gx, b, z, &out).map(|()| out.clone());
+            check(got, want, &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn slice_v3_overlapping_inputs_aliasing_and_rules() {
+    let s = stream();
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let b = row.view(&[2, 3], &[0, 1], 0).unwrap();
+    assert_eq!(
+        s.slice_v3(&b, &[1, 1], &[1, 2])
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        [2, 3]
+    );
+    let x = Tensor::from_slice(&s, &[6], &[0i32, 1, 2, 3, 4, 5]).unwrap();
+    s.slice_v3_into(&x, &[2], &[4], &x.narrow(0, 0, 4).unwrap())
+        .unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [2, 3, 4, 5, 4, 5]);
+    let z = Tensor::from_slice(&s, &[], &[5i32]).unwrap();
+    invalid(s.slice_v3(&z, &[], &[]).unwrap_err(), "slice_v3", "self");
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    for (b, z, param) in [
+        (&[0i64][..], &[1i64, 1][..], "begin"),
+        (&[0, 0], &[1], "size"),
+        (&[-1, 0], &[1, 1], "begin"),
+        (&[3, 0], &[0, 1], "begin"),
+        (&[i64::MIN, 0], &[1, 1], "begin"),
+        (&[1, 0], &[2, 1], "size"),
+        (&[1, 0], &[-1, 1], "size"),
+        (&[1, 0], &[i64::MAX, 1], "size"),
+    ] {
+        invalid(s.slice_v3(&x, b, z).unwrap_err(), "slice_v3", param);
+    }
+    for bad in [
+        Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap(),
+        Tensor::zeros(&s, DType::I32, &[1, 2]).unwrap(),
+    ] {
+        invalid(
+            s.slice_v3_into(&x, &[0, 0], &[1, 2], &bad).unwrap_err(),
+            "slice_v3",
+            "out",
+        );
+    }
+    let i64x = Tensor::zeros(&s, DType::I64, &[2]).unwrap();
+    assert_eq!(
+        s.slice_v3(&i64x, &[0], &[1]).unwrap_err().kind().as_str(),
+        "unsupported_dtype"
+    );
+}
