@@ -1150,3 +1150,41 @@ fn slice_v2_bad_lengths() {
         );
     }
 }
+
+#[test]
+fn slice_v3_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I64, DType::Bool, DType::U16, DType::F64, DType::C64] {
+        expect(
+            s.slice_v3(&zeros(&s, d, &[1]), &[0], &[1]),
+            "unsupported_dtype",
+            "slice_v3",
+            "",
+        );
+    }
+}
+
+#[test]
+fn slice_v3_bad_box() {
+    let s = stream();
+    expect(
+        s.slice_v3(&zeros(&s, DType::F32, &[]), &[], &[]),
+        "invalid_argument",
+        "slice_v3",
+        "self",
+    );
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for (b, z, param) in [
+        (&[0i64][..], &[1i64, 1][..], "begin"),
+        (&[0, 0, 0], &[1, 1], "begin"),
+        (&[0, 0], &[1], "size"),
+        (&[-1, 0], &[1, 1], "begin"),
+        (&[i64::MIN, 0], &[1, 1], "begin"),
+        (&[0, i64::MAX], &[1, 0], "begin"),
+        (&[0, 0], &[-1, 1], "size"),
+        (&[1, 0], &[2, 1], "size"),
+        (&[1, 1], &[1, i64::MAX], "size"),
+    ] {
+        expect(s.slice_v3(&x, b, z), "invalid_argument", "slice_v3", param);
+    }
+}

@@ -135,6 +135,11 @@ fn every_family_supports_what_the_spec_says() {
                 &what("slice_v2"),
             );
             compare(
+                s.slice_v3(&dx, &[1, 0, 1], &[1, 2, 2]),
+                cpu_ref::slice_v3(soc, &x, &[1, 0, 1], &[1, 2, 2]),
+                &what("slice_v3"),
+            );
+            compare(
                 s.repeat(&dx, &[2, 1, 2]),
                 cpu_ref::repeat(soc, &x, &[2, 1, 2]),
                 &what("repeat"),

@@ -390,3 +390,32 @@ proptest! {
         check(got, want, &format!("slice_v2 {d} {shape:?} {perm:?} {a:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// SliceV3 (spec section 31): a box inside self, now and then a bad
+    /// length, begin or size.
+    #[test]
+    fn slice_v3_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), picks in proptest::collection::vec((0u8..255, 0u8..255), 8), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let mut begin: Vec<i64> = Vec::new();
+        let mut size: Vec<i64> = Vec::new();
+        for (&n, &(p, q)) in shape.iter().zip(&picks) {
+            let b = p as i64 % (n as i64 + 1);
+            begin.push(b);
+            size.push(q as i64 % (n as i64 - b + 1));
+        }
+        match broken {
+            0 => begin.push(0),
+            1 if !size.is_empty() => { size.pop(); }
+            2 if !begin.is_empty() => { let k = bad.unsigned_abs() as usize % begin.len(); begin[k] = bad; }
+            3 if !size.is_empty() => { let k = bad.unsigned_abs() as usize % size.len(); size[k] = bad; }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::slice_v3(rt().soc(), &x, &begin, &size);
+        let got = s.slice_v3(&upload(&s, &x), &begin, &size);
+        check(got, want, &format!("slice_v3 {d} {shape:?} {perm:?} {begin:?} {size:?}"));
+    }
+}

@@ -259,6 +259,9 @@ enum Call {
     /// `slice_v2(x, starts, ends, axes, steps)`: distinct axes with any
     /// bounds and steps, now and then a bad axis, length or step.
     SliceV2([Vec<i64>; 4]),
+    /// `slice_v3(x, begin, size)`: a box inside x, now and then a bad
+    /// length or entry.
+    SliceV3(Vec<i64>, Vec<i64>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -694,6 +697,26 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 let k = src.pick(&[0usize, 1, 2, 3]);
                 a[k].push(src.param());
             }
+            if src.chance(1, 3) {
+                // SliceV3 shares SliceV2's slot (the stream of every other
+                // call stays as it was).
+                let mut begin = Vec::new();
+                let mut size = Vec::new();
+                for &n in shape {
+                    let b = src.range(0, n as i64);
+                    begin.push(b);
+                    size.push(src.range(0, n as i64 - b));
+                }
+                if src.chance(1, 8) {
+                    let v = src.param();
+                    if src.chance(1, 2) {
+                        begin.push(v)
+                    } else {
+                        size.push(v)
+                    }
+                }
+                return Call::SliceV3(begin, size);
+            }
             Call::SliceV2(a)
         }
         _ => {
@@ -832,6 +855,7 @@ fn ref_call(
         Call::Expand(size) => cpu_ref::expand(soc, x, size),
         Call::Repeat(reps) => cpu_ref::repeat(soc, x, reps),
         Call::SliceV2(a) => cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]),
+        Call::SliceV3(b, z) => cpu_ref::slice_v3(soc, x, b, z),
         Call::Pad(op, p) => cpu_ref::pad(*op, soc, x, p),
         Call::Tri(lower, diagonal, inplace) => {
             let (op, r) = if *lower {
@@ -953,6 +977,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Expand(size) => s.expand(x, size),
         Call::Repeat(reps) => s.repeat(x, reps),
         Call::SliceV2(a) => s.slice_v2(x, &a[0], &a[1], &a[2], &a[3]),
+        Call::SliceV3(b, z) => s.slice_v3(x, b, z),
         Call::Pad(op, p) => our_pad(s, *op, x, p, None),
         Call::Tri(true, d, false) => s.tril(x, *d),
         Call::Tri(false, d, false) => s.triu(x, *d),
@@ -1091,6 +1116,7 @@ fn our_into(
         Call::Expand(size) if !prepared => s.expand_into(x, size, out),
         Call::Repeat(reps) if !prepared => s.repeat_into(x, reps, out),
         Call::SliceV2(a) if !prepared => s.slice_v2_into(x, &a[0], &a[1], &a[2], &a[3], out),
+        Call::SliceV3(b, z) if !prepared => s.slice_v3_into(x, b, z, out),
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
@@ -1361,6 +1387,7 @@ fn error_forms(
         Call::SliceV2(a) => {
             cpu_ref::slice_v2_out_shape(x.shape(), &a[0], &a[1], &a[2], &a[3]).ok()?
         }
+        Call::SliceV3(b, z) => cpu_ref::slice_v3_out_shape(x.shape(), b, z).ok()?,
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

@@ -902,6 +902,7 @@ fn main() {
     view_cases(&mut out);
     embedding_cases(&mut out, &push);
     slice_cases(&mut out, &push);
+    slice_v3_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1608,7 +1609,8 @@ fn pad_cases(out: &mut Vec<Value>, r: &mut Rng, push: &Push) {
     }
 }
 
-/// The slices family (issue 21: SliceV2, ops.md §31), appended after every
+/// The slices family (issue 21: SliceV2, ops.md §31; SliceV3 in
+/// [`slice_v3_cases`], after it), appended after every
 /// earlier block from a random stream of its own, so no earlier line moves.
 fn slice_cases<F>(out: &mut Vec<Value>, push: &F)
 where
@@ -1721,6 +1723,84 @@ where
             (&st, &x),
             params(&a),
             call(a2, &x, &a),
+            tag,
+        );
+    }
+}
+
+/// SliceV3 (issue 21, ops.md §31), appended after SliceV2's block from a
+/// random stream of its own.
+fn slice_v3_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0032);
+    // A box inside the view: begin in [0, N], size in [0, N - begin].
+    let boxed = |r: &mut Rng, shape: &[usize]| -> (Vec<i64>, Vec<i64>) {
+        let begin: Vec<i64> = shape.iter().map(|&n| r.range(0, n as i64 + 1)).collect();
+        let size = shape
+            .iter()
+            .zip(&begin)
+            .map(|(&n, &b)| r.range(0, n as i64 - b + 1))
+            .collect();
+        (begin, size)
+    };
+    let call =
+        |soc: &str, x: &Tensor, b: &[i64], z: &[i64]| expect(cpu_ref::slice_v3(soc, x, b, z));
+    // Every family x dtype on random views (ranks 0 to 4).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let (b, z) = boxed(&mut r, x.shape());
+                push(
+                    out,
+                    "slice_v3",
+                    soc,
+                    (&st, &x),
+                    json!({"begin": b, "size": z}),
+                    call(soc, &x, &b, &z),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: a length, a begin outside
+    // [0, N], a size past the extent or negative.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = [DType::Float32, DType::Int16, DType::UInt8, DType::BFloat16][r.below(4) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let (mut b, mut z) = boxed(&mut r, x.shape());
+        let tag = match r.below(5) {
+            0 => {
+                if b.is_empty() || r.below(2) == 0 {
+                    b.push(0);
+                } else {
+                    z.pop();
+                }
+                "length"
+            }
+            1 if !b.is_empty() => {
+                let k = r.below(b.len() as u64) as usize;
+                b[k] = r.extreme(-3, 8);
+                "begin"
+            }
+            2 if !z.is_empty() => {
+                let k = r.below(z.len() as u64) as usize;
+                z[k] = r.extreme(-3, 8);
+                "size"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "slice_v3",
+            a2,
+            (&st, &x),
+            json!({"begin": b, "size": z}),
+            call(a2, &x, &b, &z),
             tag,
         );
     }

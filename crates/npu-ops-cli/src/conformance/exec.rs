@@ -510,6 +510,11 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
             &ints(get("axes")?, &ctx("axes"))?,
             &ints(get("steps")?, &ctx("steps"))?,
         ),
+        "slice_v3" => s.slice_v3(
+            &x,
+            &ints(get("begin")?, &ctx("begin"))?,
+            &ints(get("size")?, &ctx("size"))?,
+        ),
         "roll" => s.roll(
             &x,
             &ints(get("shifts")?, &ctx("shifts"))?,
