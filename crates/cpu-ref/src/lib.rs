@@ -8,7 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`] and [`slice_v3()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`], [`slice_v3()`] and [`as_strided_aclnn()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -50,6 +50,7 @@ pub use element::Element;
 pub use error::RefError;
 pub use ops::add::{add, add_cast, add_inplace, add_out_shape};
 pub use ops::as_strided::as_strided;
+pub use ops::as_strided_aclnn::{as_strided_aclnn, as_strided_aclnn_out_shape};
 pub use ops::cast::{cast, cast_element};
 pub use ops::cat::{cat, cat_cast, cat_out_shape};
 pub use ops::check_out_shape;

@@ -150,6 +150,8 @@ pub enum Op {
     SliceV2,
     /// `aclnnSliceV3` (section 31).
     SliceV3,
+    /// `aclnnAsStrided`, the aclnn operator (section 33).
+    AsStridedAclnn,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -170,7 +172,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 32] = [
+    pub const ALL: [Op; 33] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -203,6 +205,7 @@ impl Op {
         Op::Repeat,
         Op::SliceV2,
         Op::SliceV3,
+        Op::AsStridedAclnn,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -232,6 +235,7 @@ impl Op {
             Op::Embedding => "embedding",
             Op::SliceV2 => "slice_v2",
             Op::SliceV3 => "slice_v3",
+            Op::AsStridedAclnn => "as_strided_aclnn",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -265,6 +269,24 @@ const SLICE_A2_A3: &[DType] = &[
     DType::UInt8,
     DType::Bool,
     DType::BFloat16,
+];
+
+/// The aclnn AsStrided on A2 (its page, section 33): IndexSelect's A2
+/// list without float64 and complex128.
+const AS_STRIDED_ACLNN_A2: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::BFloat16,
+    DType::Int64,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Bool,
+    DType::Complex64,
 ];
 
 /// SliceV3 on A2 (its operator definition, section 31).
@@ -592,6 +614,7 @@ const ZERO_NO_BF16: &[DType] = &[
 ///
 /// - slice, slice_v2: training, A2, A3 (section 31: Slice's table);
 ///   slice_v3: A2 only (its README and definition).
+/// - as_strided_aclnn: A2 only (its page, section 33).
 /// - index_select: every family but Atlas 200I/500 A2.
 /// - as_strided **(project)**: every family; its NPU composition needs only
 ///   InplaceCopy (or IndexSelect for self-overlapping windows), and
@@ -625,7 +648,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
-        Op::SliceV3 => family == Family::A2,
+        Op::SliceV3 | Op::AsStridedAclnn => family == Family::A2,
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -654,6 +677,7 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // SliceV3 (section 31): its definition's list (only on A2, so with
         // bfloat16).
         Op::SliceV3 => SLICE_V3_A2,
+        Op::AsStridedAclnn => AS_STRIDED_ACLNN_A2,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
         Op::Subtensor => &DType::ALL,
@@ -846,7 +870,8 @@ mod tests {
                 "expand",
                 "repeat",
                 "slice_v2",
-                "slice_v3"
+                "slice_v3",
+                "as_strided_aclnn"
             ]
         );
     }
@@ -872,7 +897,7 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
-                Op::SliceV3 => [false, true, false, false, false],
+                Op::SliceV3 | Op::AsStridedAclnn => [false, true, false, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

@@ -2,14 +2,14 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
-    flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
-    replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice, slice_v2,
-    slice_v3, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family,
-    RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, as_strided_aclnn, cast, cat, circular_pad2d, circular_pad3d, embedding,
+    expand, fill_scalar, flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
+    reflection_pad3d, repeat, replication_pad1d, replication_pad2d, replication_pad3d, roll,
+    sampled_slice, slice, slice_v2, slice_v3, split_tensor, split_with_size, stack, subtensor,
+    tril, triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 32] = [
+const OPS: [&str; 33] = [
     "slice",
     "index_select",
     "as_strided",
@@ -33,6 +33,7 @@ const OPS: [&str; 32] = [
     "repeat",
     "slice_v2",
     "slice_v3",
+    "as_strided_aclnn",
     "reflection_pad1d",
     "reflection_pad2d",
     "reflection_pad3d",
@@ -77,6 +78,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "repeat" => repeat(soc, x, &[2, 1, 3]),
         "slice_v2" => slice_v2(soc, x, &[0, -1], &[1, 2], &[1, 0], &[1, 1]),
         "slice_v3" => slice_v3(soc, x, &[1, 0], &[1, 2]),
+        "as_strided_aclnn" => as_strided_aclnn(soc, x, &[2, 2], &[1, 1], 1),
         "embedding" => embedding(soc, x, &index),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
@@ -98,7 +100,7 @@ fn available(op: &str, fam: Family) -> bool {
             matches!(fam, Training | A2 | A3)
         }
         "embedding" => matches!(fam, A2 | A3),
-        "slice_v3" => matches!(fam, A2),
+        "slice_v3" | "as_strided_aclnn" => matches!(fam, A2),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -134,6 +136,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
+        "as_strided_aclnn" => !matches!(dtype, DType::Float64 | DType::Complex128),
         "slice_v3" => matches!(
             dtype,
             DType::Float32
@@ -246,7 +249,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 32 * 28 * 15);
+    assert_eq!(checked, 33 * 28 * 15);
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, embedding, expand, fill_scalar, flip, index_select, mul, permute, repeat,
-    roll, sampled_slice, slice, slice_v2, slice_v3, stack, subtensor, zero, SampleMode,
-    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, as_strided_aclnn, cat, embedding, expand, fill_scalar, flip, index_select,
+    mul, permute, repeat, roll, sampled_slice, slice, slice_v2, slice_v3, stack, subtensor, zero,
+    SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -833,5 +833,41 @@ proptest! {
         }
         let n = wild.len();
         let _ = slice_v3(DEFAULT_SOC, &x, &wild, &wild[..n.min(r)]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The aclnn AsStrided equals the ATB one (section 3) wherever both
+    /// accept (non-empty outputs), reads a view in its logical order, and
+    /// never panics for any i64 size, stride and offset.
+    #[test]
+    fn as_strided_aclnn_equals_atb_where_both_hold(
+        shape in shape_strategy(0, 3, 4),
+        size in prop::collection::vec(0i64..4, 1..4),
+        stride in prop::collection::vec(0i64..4, 4),
+        offset in 0i64..6,
+        wild in prop::collection::vec(any_i64(), 0..4),
+    ) {
+        let x = arange(&shape);
+        let st = &stride[..size.len()];
+        let got = as_strided_aclnn(DEFAULT_SOC, &x, &size, st, offset);
+        if !size.contains(&0) {
+            let atb = as_strided(DEFAULT_SOC, &x, &size, st, &[offset]);
+            prop_assert_eq!(got.is_ok(), atb.is_ok());
+            if let (Ok(a), Ok(b)) = (&got, &atb) {
+                prop_assert_eq!(a.contiguous_bytes(), b.contiguous_bytes());
+            }
+        } else {
+            prop_assert!(got.is_ok());
+        }
+        let t = transposed(&x);
+        prop_assert_eq!(
+            as_strided_aclnn(DEFAULT_SOC, &t, &size, st, offset).map(|y| y.contiguous_bytes()).ok(),
+            as_strided_aclnn(DEFAULT_SOC, &t.to_contiguous(), &size, st, offset).map(|y| y.contiguous_bytes()).ok()
+        );
+        let n = wild.len();
+        let _ = as_strided_aclnn(DEFAULT_SOC, &x, &wild, &wild, if n > 0 { wild[0] } else { 0 });
     }
 }
