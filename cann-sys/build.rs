@@ -233,6 +233,7 @@ mod generate {
             "aclnn_repeat.h",
             "aclnn_slice_v2.h",
             "aclnn_slice_v3.h",
+            "aclnn_as_strided.h",
             "aclnn_tril.h",
             "aclnn_triu.h",
             "aclnn_split_tensor.h",

@@ -1119,6 +1119,12 @@ aclnnStatus aclnnSliceV3GetWorkspaceSize(const aclTensor *x, const aclIntArray *
                                          const aclTensor *y, uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnSliceV3(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/* @cann aclnnop/aclnn_as_strided.h */
+aclnnStatus aclnnAsStridedGetWorkspaceSize(const aclTensor *x, const aclIntArray *size, const aclIntArray *stride,
+                                           const aclIntArray *storageOffset, aclTensor *out, uint64_t *workspaceSize,
+                                           aclOpExecutor **executor);
+aclnnStatus aclnnAsStrided(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -76,6 +76,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
+                "aclnnAsStridedGetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, const void *d, void *e"
+                }
                 "aclnnSliceV3GetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, const void *d"
                 }
@@ -175,6 +178,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Repeat",
             "SliceV2",
             "SliceV3",
+            "AsStrided",
         ]),
         tag,
         1,
@@ -512,7 +516,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Expand",
             "Repeat",
             "SliceV2",
-            "SliceV3"
+            "SliceV3",
+            "AsStrided"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -663,6 +668,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Repeat",
             "SliceV2",
             "SliceV3",
+            "AsStrided",
         ]),
         "x",
         6,

@@ -1,6 +1,7 @@
 //! The slices family over the copy kernel: SliceV2 (`aclnnSliceV2`,
 //! docs/ops.md §31: Slice along several axes at once) and SliceV3
-//! (`aclnnSliceV3`, §31: the box `begin .. begin + size`).
+//! (`aclnnSliceV3`, §31: the box `begin .. begin + size`) and AsStrided
+//! (`aclnnAsStrided`, §33: a window over the flat elements of `x`).
 //!
 //! No kernel and no plan of its own: the sliced view of `self` (each
 //! sliced axis starting at its normalised start, its stride multiplied by
@@ -8,11 +9,15 @@
 //! through the workspace when `out` is not contiguous or shares bytes with
 //! `self` (as CANN's Contiguous, StridedSliceV3 and ViewCopy).
 
-use crate::executor;
-use crate::objects;
+use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, views_meet};
+use crate::kernels::CopyDesc;
+use crate::objects::{self, Executor, Plan};
+use crate::ops::bytes;
 use crate::ops::{dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
 use crate::soc::Op;
+use crate::state::Runtime;
 use crate::views::{build_view_copy, copy_plan, int_array, out_shape, same_dtype};
+use crate::work::{Launch, Ref, Step};
 use cann_sys::*;
 use std::ffi::c_void;
 
@@ -286,6 +291,203 @@ pub unsafe extern "C" fn aclnnSliceV3(
             executor,
             stream,
             build_view_copy,
+        )
+    })
+}
+
+// -------------------------------------------------------------- AsStrided
+
+/// `aclnnAsStridedGetWorkspaceSize`: `out[i] = flat(x)[storageOffset[0] +
+/// sum_j(i_j * stride_j)]`, `out.shape = size` (ops.md §33).
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnAsStridedGetWorkspaceSize(
+    x: *const aclTensor,
+    size: *const aclIntArray,
+    stride: *const aclIntArray,
+    storage_offset: *const aclIntArray,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::AsStrided;
+    first_phase(op, || {
+        let (fam, [x, o]) = preamble(
+            op,
+            &[
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+                ("x", x.is_null()),
+                ("size", size.is_null()),
+                ("stride", stride.is_null()),
+                ("storageOffset", storage_offset.is_null()),
+                ("out", out.is_null()),
+            ],
+            [("x", x), ("out", out)],
+        )?;
+        let size = int_array(op, size, "size")?;
+        let stride = int_array(op, stride, "stride")?;
+        let offset = int_array(op, storage_offset, "storageOffset")?;
+        dtype_ok(op, fam, &x, "x")?;
+        same_dtype(op, &o, &x)?;
+        structure(op, &[(&x, "x"), (&o, "out")])?;
+        if size.is_empty() || size.len() > 8 || stride.len() != size.len() {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "size has {} entries and stride {} (the same number, 1 to 8)",
+                    size.len(),
+                    stride.len()
+                ),
+            ));
+        }
+        if let Some(v) = size.iter().chain(&stride).chain(&offset).find(|&&v| v < 0) {
+            return Err(invalid(
+                op,
+                format_args!("size, stride and storageOffset must not hold a negative entry ({v})"),
+            ));
+        }
+        if offset.len() != 1 {
+            return Err(invalid(
+                op,
+                format_args!("storageOffset has {} entries (exactly 1)", offset.len()),
+            ));
+        }
+        let n = numel(&x.view);
+        if !size.contains(&0) {
+            let last = size
+                .iter()
+                .zip(&stride)
+                .map(|(&z, &s)| i128::from(z - 1) * i128::from(s))
+                .sum::<i128>()
+                + i128::from(offset[0]);
+            if last >= i128::from(n) {
+                return Err(invalid(
+                    op,
+                    format_args!(
+                        "the largest position read, {last}, is not below x's {n} elements"
+                    ),
+                ));
+            }
+        }
+        out_shape(op, &o, &size)?;
+        writes_once(op, &o, "out")?;
+        let (plan, workspace) = if numel(&o.view) == 0 {
+            (Plan::Empty, 0)
+        } else {
+            let stage_in = !is_contiguous(&x.view, &x.strides);
+            let stage = !is_contiguous(&o.view, &o.strides) || views_meet(&x, &o);
+            let ws = if stage_in { align(bytes(&x)) } else { 0 }
+                + if stage { align(bytes(&o)) } else { 0 };
+            (
+                Plan::AsStrided {
+                    strides: stride.iter().copied().collect(),
+                    start: offset[0],
+                    stage_in,
+                    stage,
+                },
+                ws,
+            )
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// The launch of a [`Plan::AsStrided`]: flat(x) (x itself, or its flat
+/// copy in the workspace), then one strided copy of the window into `out`
+/// (two when staged). Every position the window reads lies below
+/// numel(x), so within the region declared.
+fn build_as_strided(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::AsStrided {
+        strides,
+        start,
+        stage_in,
+        stage,
+    } = &e.plan
+    else {
+        unreachable!()
+    };
+    let (x, o) = (&e.inputs[0], &e.outputs[0]);
+    let es = elem(x);
+    let mut l = Launch::new(e.op.name());
+    let mut cursor = ws;
+    let mut flat = l
+        .view(rt, "x", x, (&x.view, &x.strides, x.offset), false)
+        .expect("non-empty x");
+    if *stage_in {
+        let tmp = l.region(rt, "workspace (x staging)", cursor, bytes(x), true);
+        cursor = cursor.saturating_add(align(bytes(x)));
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&x.view, &contiguous(&x.view), &x.strides, es),
+            tmp,
+            flat,
+        ));
+        flat = tmp;
+    }
+    let src = Ref::offset(flat, *start as u64 * es as u64);
+    let dense = contiguous(&o.view);
+    if *stage {
+        let tmp = l.region(rt, "workspace (out staging)", cursor, bytes(o), true);
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &dense, strides, es),
+            tmp,
+            src,
+        ));
+        let dst = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, &dense, es),
+            dst,
+            tmp,
+        ));
+    } else {
+        let dst = l
+            .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+            .expect("non-empty out");
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, strides, es),
+            dst,
+            src,
+        ));
+    }
+    l
+}
+
+/// `aclnnAsStrided`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnAsStrided(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::AsStrided.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::AsStrided,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_as_strided,
         )
     })
 }

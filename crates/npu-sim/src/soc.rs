@@ -65,6 +65,8 @@ pub enum Op {
     SliceV2,
     /// aclnnSliceV3
     SliceV3,
+    /// aclnnAsStrided
+    AsStrided,
     /// aclnnTril
     Tril,
     /// aclnnInplaceTril
@@ -121,6 +123,7 @@ impl Op {
             Op::Repeat => "aclnnRepeat",
             Op::SliceV2 => "aclnnSliceV2",
             Op::SliceV3 => "aclnnSliceV3",
+            Op::AsStrided => "aclnnAsStrided",
             Op::Tril => "aclnnTril",
             Op::InplaceTril => "aclnnInplaceTril",
             Op::Triu => "aclnnTriu",
@@ -162,6 +165,7 @@ impl Op {
             Op::Repeat => "aclnnRepeatGetWorkspaceSize",
             Op::SliceV2 => "aclnnSliceV2GetWorkspaceSize",
             Op::SliceV3 => "aclnnSliceV3GetWorkspaceSize",
+            Op::AsStrided => "aclnnAsStridedGetWorkspaceSize",
             Op::Tril => "aclnnTrilGetWorkspaceSize",
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
             Op::Triu => "aclnnTriuGetWorkspaceSize",
@@ -189,6 +193,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Slice | Op::SliceV2 => matches!(family, Training | A2 | A3),
         // SliceV3's README and definition: A2 only (ops.md §31).
         Op::SliceV3 => matches!(family, A2),
+        // aclnnAsStrided's page: A2 only (ops.md §33).
+        Op::AsStrided => matches!(family, A2),
         Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
         Op::InplaceCopy => true,
         // aclnnAdd's English page: not on the inference series or 200I/500 A2.
@@ -358,6 +364,11 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Slice | Op::SliceV2 => SLICE_DTYPES.contains(&dtype),
         // SliceV3's definition (BF16 above).
         Op::SliceV3 => SLICE_V3_DTYPES.contains(&dtype),
+        // aclnnAsStrided's page: no DOUBLE, no COMPLEX128 (ops.md §33).
+        Op::AsStrided => {
+            !matches!(dtype, aclDataType::ACL_DOUBLE | aclDataType::ACL_COMPLEX128)
+                && GENERAL_DTYPES.contains(&dtype)
+        }
         Op::Add
         | Op::InplaceAdd
         | Op::Mul

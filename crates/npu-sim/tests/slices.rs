@@ -1,4 +1,4 @@
-//! The slices family through the C ABI (SliceV2, SliceV3): every dtype against
+//! The slices family through the C ABI (SliceV2, SliceV3, AsStrided): every dtype against
 //! cpu-ref bit for bit, views in and out, out sharing self's memory, the
 //! first phase's order and codes, empty tensors, products and device
 //! faults.
@@ -378,6 +378,197 @@ fn slice_v3_first_phase_errors_in_order_and_products() {
         let a = IntArr::new(&[0]);
         assert_eq!(
             first_slice_v3(&x, &a, &a, &x).unwrap_err().0,
+            ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+        );
+    }
+    reinit(SOC);
+}
+
+fn first_as_strided(
+    x: &T,
+    size: &IntArr,
+    stride: &IntArr,
+    offset: &IntArr,
+    o: &T,
+) -> Result<Planned, (i32, String)> {
+    let op = as_strided_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe { (op.get_workspace_size)(x.0, size.0, stride.0, offset.0, o.0, w, e) })
+}
+
+fn run_planned(p: &Planned, s: &Stream) {
+    let ws = Buf::new(p.ws.max(1) as usize);
+    // SAFETY: a fresh executor and a workspace of the asked size.
+    assert_eq!(unsafe { (as_strided_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+    assert_eq!(s.sync(), ACL_SUCCESS);
+}
+
+#[test]
+#[serial]
+fn as_strided_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 800;
+        for &d in cpu_ref::supported_dtypes(Op::AsStridedAclnn, Family::A2) {
+            for (size, stride, off) in [
+                (&[2i64, 2][..], &[2i64, 3][..], 1i64),
+                (&[3, 3], &[1, 1], 2),
+                (&[4], &[0], 59),
+                (&[2, 3, 2], &[20, 5, 1], 0),
+            ] {
+                seed += 1;
+                // x: [3, 4, 5] seen through a transpose (flat order differs).
+                for contiguous_x in [false, true] {
+                    let base = rand_tensor(d, &[4, 3, 5], seed);
+                    let x = if contiguous_x {
+                        base
+                    } else {
+                        base.view(&[3, 4, 5], &[5, 15, 1], 0).unwrap()
+                    };
+                    let want = cpu_ref::as_strided_aclnn(SOC, &x, size, stride, off).unwrap();
+                    let gx = upload(&x);
+                    let out = output(d, want.shape());
+                    let p = first_as_strided(
+                        &gx.t,
+                        &IntArr::new(size),
+                        &IntArr::new(stride),
+                        &IntArr::new(&[off]),
+                        &out.t,
+                    )
+                    .unwrap();
+                    run_planned(&p, &s);
+                    assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {size:?}");
+                }
+            }
+        }
+        // out is x's own buffer: staged.
+        let x = rand_tensor(DType::Int32, &[16], 5);
+        let want = cpu_ref::as_strided_aclnn(SOC, &x, &[4, 4], &[1, 4], 0).unwrap();
+        let g = upload(&x);
+        let o = view(aclDataType::ACL_INT32, &[4, 4], &[4, 1], 0, g.buf.ptr, 16);
+        let p = first_as_strided(
+            &g.t,
+            &IntArr::new(&[4, 4]),
+            &IntArr::new(&[1, 4]),
+            &IntArr::new(&[0]),
+            &o,
+        )
+        .unwrap();
+        assert!(p.ws >= 64);
+        run_planned(&p, &s);
+        assert_eq!(g.buf.read(), want.contiguous_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn as_strided_first_phase_errors_in_order_and_products() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let null = T(std::ptr::null_mut());
+        let no = IntArr(std::ptr::null_mut());
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let (x, o) = (
+            f(aclDataType::ACL_FLOAT, &[10]),
+            f(aclDataType::ACL_FLOAT, &[4]),
+        );
+        let (z, st, off) = (IntArr::new(&[4]), IntArr::new(&[2]), IntArr::new(&[1]));
+        for (args, name) in [
+            ((&null, &z, &st, &off, &o), "x"),
+            ((&x, &no, &st, &off, &o), "size"),
+            ((&x, &z, &no, &off, &o), "stride"),
+            ((&x, &z, &st, &no, &o), "storageOffset"),
+            ((&x, &z, &st, &off, &null), "out"),
+        ] {
+            let e = first_as_strided(args.0, args.1, args.2, args.3, args.4).unwrap_err();
+            assert!(
+                e.0 == ACLNN_ERR_PARAM_NULLPTR && e.1.contains(name),
+                "{}",
+                e.1
+            );
+        }
+        let dx = f(aclDataType::ACL_DOUBLE, &[10]);
+        let e = first_as_strided(&dx, &z, &st, &off, &dx).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains("not supported"),
+            "{}",
+            e.1
+        );
+        let e = first_as_strided(&x, &z, &st, &off, &f(aclDataType::ACL_INT32, &[4])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        for (zz, ss, oo, what) in [
+            (&[][..], &[][..], &[1i64][..], "entries"),
+            (&[4, 1], &[2][..], &[1][..], "entries"),
+            (&[1; 9][..], &[1; 9][..], &[0][..], "entries"),
+            (&[-4], &[2], &[1], "negative"),
+            (&[4], &[-2], &[1], "negative"),
+            (&[4], &[2], &[-1], "negative"),
+            (&[4], &[2], &[1, 1], "exactly 1"),
+            (&[4], &[2], &[], "exactly 1"),
+            (&[4], &[3], &[1], "largest"),
+            (&[4], &[i64::MAX], &[1], "largest"),
+            (&[4], &[0], &[i64::MAX], "largest"),
+        ] {
+            let e = first_as_strided(&x, &IntArr::new(zz), &IntArr::new(ss), &IntArr::new(oo), &o)
+                .unwrap_err();
+            assert!(
+                e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains(what),
+                "{what}: {}",
+                e.1
+            );
+        }
+        let e = first_as_strided(&x, &z, &st, &off, &f(aclDataType::ACL_FLOAT, &[5])).unwrap_err();
+        assert!(e.1.contains("must be"), "{}", e.1);
+        let twice = view(aclDataType::ACL_FLOAT, &[4], &[0], 0, buf.ptr, 1);
+        let e = first_as_strided(&x, &z, &st, &off, &twice).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        // An empty out: no bound, no work.
+        let eo = f(aclDataType::ACL_FLOAT, &[0, 3]);
+        let p = first_as_strided(
+            &x,
+            &IntArr::new(&[0, 3]),
+            &IntArr::new(&[100, 100]),
+            &IntArr::new(&[50]),
+            &eo,
+        )
+        .unwrap();
+        assert_eq!(p.ws, 0);
+        let s = Stream::new();
+        assert_eq!(launch(as_strided_op().run, &p, s.0), ACL_SUCCESS);
+        // A view past its allocation faults at sync, writing nothing.
+        let small = Buf::new(64);
+        let big = view(
+            aclDataType::ACL_FLOAT,
+            &[256, 256],
+            &[256, 1],
+            0,
+            small.ptr,
+            1 << 16,
+        );
+        let ob = Buf::new(1 << 10);
+        let o2 = dense(aclDataType::ACL_FLOAT, &[256], &ob);
+        let p = first_as_strided(
+            &big,
+            &IntArr::new(&[256]),
+            &IntArr::new(&[256]),
+            &IntArr::new(&[0]),
+            &o2,
+        )
+        .unwrap();
+        let ws = Buf::new(p.ws.max(1) as usize);
+        // SAFETY: a fresh executor and a workspace of the asked size.
+        assert_eq!(unsafe { (as_strided_op().run)(ws.ptr, p.ws, p.ex, s.0) }, 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        assert_eq!(ob.read(), vec![0u8; 1 << 10], "nothing was written");
+    });
+    for soc in ["Ascend910A", "Ascend910_9391", "Ascend310P3"] {
+        reinit(soc);
+        let buf = Buf::new(256);
+        let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+        let a = IntArr::new(&[1]);
+        let z = IntArr::new(&[0]);
+        assert_eq!(
+            first_as_strided(&x, &a, &a, &z, &x).unwrap_err().0,
             ACLNN_ERR_INNER_FIND_KERNEL_ERROR
         );
     }

@@ -805,3 +805,7 @@ pub fn slice_v2(
 pub fn slice_v3_op() -> Operator<fns::aclnnSliceV3GetWorkspaceSize> {
     api().slice_v3().unwrap()
 }
+
+pub fn as_strided_op() -> Operator<fns::aclnnAsStridedGetWorkspaceSize> {
+    api().as_strided().unwrap()
+}
