@@ -895,6 +895,12 @@ pub(crate) enum First<'a> {
         [&'a AclIntArray<'a>; 4],
         &'a AclTensor<'a>,
     ),
+    /// `aclnnAsStrided(x, size, stride, storageOffset, out)`.
+    AsStrided(
+        &'a AclTensor<'a>,
+        [&'a AclIntArray<'a>; 3],
+        &'a AclTensor<'a>,
+    ),
     /// `aclnnSliceV3(x, begin, size, y)`.
     SliceV3(
         &'a AclTensor<'a>,
@@ -947,6 +953,7 @@ impl First<'_> {
             First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
             First::SliceV2(..) => ("aclnnSliceV2GetWorkspaceSize", "aclnnSliceV2"),
             First::SliceV3(..) => ("aclnnSliceV3GetWorkspaceSize", "aclnnSliceV3"),
+            First::AsStrided(..) => ("aclnnAsStridedGetWorkspaceSize", "aclnnAsStrided"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1234,6 +1241,18 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::AsStrided(x, [size, stride, offset], out) => {
+                let op = api.as_strided()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, size.raw, stride.raw, offset.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
                     op.run,
                 )
             }

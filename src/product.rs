@@ -59,6 +59,8 @@ pub enum OpKind {
     SliceV2,
     /// [`crate::Stream::slice_v3`]
     SliceV3,
+    /// [`crate::Stream::as_strided_aclnn`]
+    AsStridedAclnn,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -105,6 +107,7 @@ impl OpKind {
             OpKind::Embedding => "embedding",
             OpKind::SliceV2 => "slice_v2",
             OpKind::SliceV3 => "slice_v3",
+            OpKind::AsStridedAclnn => "as_strided_aclnn",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -161,7 +164,7 @@ impl OpKind {
             // ops.md §23: A2 and A3.
             OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
             // ops.md §31: A2 only.
-            OpKind::SliceV3 => family == Family::A2,
+            OpKind::SliceV3 | OpKind::AsStridedAclnn => family == Family::A2,
         }
     }
 
@@ -171,6 +174,8 @@ impl OpKind {
             return family.has_bf16();
         }
         match self {
+            // The aclnn AsStrided (ops.md §33): no f64, no complex128.
+            OpKind::AsStridedAclnn => !matches!(dtype, DType::F64 | DType::C128),
             // SliceV3 (ops.md §31): its definition's list (bfloat16 above).
             OpKind::SliceV3 => matches!(
                 dtype,

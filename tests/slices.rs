@@ -213,3 +213,103 @@ fn slice_v3_overlapping_inputs_aliasing_and_rules() {
         "unsupported_dtype"
     );
 }
+
+#[test]
+fn as_strided_aclnn_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 2900;
+    for d in R::ALL {
+        seed += 1;
+        for perm in [None, Some(&[1usize, 0, 2][..])] {
+            let x = ref_tensor(d, &[3, 4, 5], perm, seed);
+            let gx = upload(&s, &x);
+            for (size, stride, off) in [
+                (&[2i64, 2][..], &[2i64, 3][..], 1i64),
+                (&[3, 3], &[1, 1], 2),
+                (&[4], &[0], 59),
+                (&[2, 3, 2], &[20, 5, 1], 0),
+                (&[0, 3], &[99, 99], 99),
+                (&[2], &[30], 30),
+            ] {
+                let what = format!("as_strided_aclnn {d} {perm:?} {size:?} {stride:?} {off}");
+                let want = cpu_ref::as_strided_aclnn(&soc, &x, size, stride, off);
+                check(
+                    s.as_strided_aclnn(&gx, size, stride, off),
+                    want.clone(),
+                    &what,
+                );
+                let Ok(w) = &want else { continue };
+                let mut rev = w.shape().to_vec();
+                rev.reverse();
+                let store = Tensor::zeros(&s, dtype(d), &rev).unwrap();
+                let order: Vec<i64> = (0..rev.len() as i64).rev().collect();
+                let out = store.permute(&order).unwrap();
+                let got = s
+                    .as_strided_aclnn_into(&gx, size, stride, off, &out)
+                    .map(|()| out.clone());
+                check(got, want, &format!("{what} (into)"));
+            }
+        }
+    }
+}
+
+#[test]
+fn as_strided_aclnn_overlapping_inputs_aliasing_and_rules() {
+    let s = stream();
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let b = row.view(&[2, 3], &[0, 1], 0).unwrap(); // flat: 1 2 3 1 2 3
+    assert_eq!(
+        s.as_strided_aclnn(&b, &[3], &[2], 1)
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        [2, 1, 3]
+    );
+    let x = Tensor::from_slice(&s, &[6], &[0i32, 1, 2, 3, 4, 5]).unwrap();
+    s.as_strided_aclnn_into(&x, &[3], &[2], 1, &x.narrow(0, 0, 3).unwrap())
+        .unwrap();
+    assert_eq!(x.to_vec::<i32>().unwrap(), [1, 3, 5, 3, 4, 5]);
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    for (size, stride, off, param) in [
+        (&[][..], &[][..], 0i64, "size"),
+        (&[1; 9][..], &[1; 9][..], 0, "size"),
+        (&[1], &[1, 1], 0, "stride"),
+        (&[-1], &[-1], 0, "size"),
+        (&[1], &[-1], -1, "stride"),
+        (&[1], &[1], -1, "offset"),
+        (&[2], &[5], 1, "offset"),
+        (&[i64::MAX], &[i64::MAX], 0, "offset"),
+        (&[1], &[0], i64::MAX, "offset"),
+        (&[i64::MAX], &[0], 0, "size"),
+    ] {
+        invalid(
+            s.as_strided_aclnn(&x, size, stride, off).unwrap_err(),
+            "as_strided_aclnn",
+            param,
+        );
+    }
+    for bad in [
+        Tensor::zeros(&s, DType::F32, &[3]).unwrap(),
+        Tensor::zeros(&s, DType::I32, &[2]).unwrap(),
+        Tensor::zeros(&s, DType::F32, &[1])
+            .unwrap()
+            .view(&[2], &[0], 0)
+            .unwrap(),
+    ] {
+        invalid(
+            s.as_strided_aclnn_into(&x, &[2], &[1], 0, &bad)
+                .unwrap_err(),
+            "as_strided_aclnn",
+            "out",
+        );
+    }
+    let f64x = Tensor::zeros(&s, DType::F64, &[2]).unwrap();
+    assert_eq!(
+        s.as_strided_aclnn(&f64x, &[1], &[1], 0)
+            .unwrap_err()
+            .kind()
+            .as_str(),
+        "unsupported_dtype"
+    );
+}

@@ -2,6 +2,7 @@
 //! output inference and allocation, then aclnn calls on a stream.
 
 pub(crate) mod as_strided;
+pub(crate) mod as_strided_aclnn;
 pub(crate) mod cast;
 pub(crate) mod cat;
 pub(crate) mod elementwise;
