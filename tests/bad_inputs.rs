@@ -1188,3 +1188,42 @@ fn slice_v3_bad_box() {
         expect(s.slice_v3(&x, b, z), "invalid_argument", "slice_v3", param);
     }
 }
+
+#[test]
+fn as_strided_aclnn_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::F64, DType::C128] {
+        expect(
+            s.as_strided_aclnn(&zeros(&s, d, &[1]), &[1], &[1], 0),
+            "unsupported_dtype",
+            "as_strided_aclnn",
+            "",
+        );
+    }
+}
+
+#[test]
+fn as_strided_aclnn_bad_window() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for (size, stride, off, param) in [
+        (&[][..], &[][..], 0i64, "size"),
+        (&[1; 9][..], &[1; 9][..], 0, "size"),
+        (&[1], &[1, 1], 0, "stride"),
+        (&[-1], &[1], 0, "size"),
+        (&[i64::MIN], &[1], 0, "size"),
+        (&[1], &[-1], 0, "stride"),
+        (&[1], &[1], -1, "offset"),
+        (&[2], &[5], 1, "offset"),
+        (&[2, 2], &[i64::MAX, i64::MAX], 0, "offset"),
+        (&[1], &[0], i64::MAX, "offset"),
+        (&[i64::MAX], &[0], 0, "size"),
+    ] {
+        expect(
+            s.as_strided_aclnn(&x, size, stride, off),
+            "invalid_argument",
+            "as_strided_aclnn",
+            param,
+        );
+    }
+}

@@ -140,6 +140,11 @@ fn every_family_supports_what_the_spec_says() {
                 &what("slice_v3"),
             );
             compare(
+                s.as_strided_aclnn(&dx, &[2, 2], &[1, 2], 1),
+                cpu_ref::as_strided_aclnn(soc, &x, &[2, 2], &[1, 2], 1),
+                &what("as_strided_aclnn"),
+            );
+            compare(
                 s.repeat(&dx, &[2, 1, 2]),
                 cpu_ref::repeat(soc, &x, &[2, 1, 2]),
                 &what("repeat"),

@@ -419,3 +419,31 @@ proptest! {
         check(got, want, &format!("slice_v3 {d} {shape:?} {perm:?} {begin:?} {size:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The aclnn AsStrided (spec section 33): small windows over any view
+    /// (overlapping and empty ones included), now and then a bad entry.
+    #[test]
+    fn as_strided_aclnn_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), size in proptest::collection::vec(0i64..4, 1..4), stride in proptest::collection::vec(0i64..4, 4), offset in 0i64..8, broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let mut size = size;
+        let mut stride = stride[..size.len()].to_vec();
+        let mut offset = offset;
+        match broken {
+            0 => { let k = bad.unsigned_abs() as usize % size.len(); size[k] = bad; }
+            1 => { let k = bad.unsigned_abs() as usize % stride.len(); stride[k] = bad; }
+            2 => offset = bad,
+            3 => stride.push(1),
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::as_strided_aclnn(rt().soc(), &x, &size, &stride, offset);
+        if want.as_ref().is_ok_and(|w| w.numel() > 1 << 16) {
+            return Ok(());
+        }
+        let got = s.as_strided_aclnn(&upload(&s, &x), &size, &stride, offset);
+        check(got, want, &format!("as_strided_aclnn {d} {shape:?} {perm:?} {size:?} {stride:?} {offset}"));
+    }
+}

@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 31;
+            let which = i.u8() % 32;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -391,6 +391,20 @@ unsafe fn step(st: &mut St, i: &mut In) {
                     };
                     let (p0, p1, p2, p3) = (arr(), arr(), arr(), arr());
                     (a.aclnnSliceV2GetWorkspaceSize.unwrap())(t0, p0, p1, p2, p3, t1, wsp, exp)
+                }
+                31 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    let arr2 = st.arrays.first().map_or(st.any(i, &[]), |p| *p as usize);
+                    let arr3 = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnAsStridedGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        arr2 as *const aclIntArray,
+                        arr3 as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
                 }
                 30 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
@@ -536,7 +550,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnEmbedding,
                 a.aclnnSliceV2,
                 a.aclnnSliceV3,
-            ][(if i.one_in(8) { i.u8() % 31 } else { which }) as usize]
+                a.aclnnAsStrided,
+            ][(if i.one_in(8) { i.u8() % 32 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

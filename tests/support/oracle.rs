@@ -262,6 +262,9 @@ enum Call {
     /// `slice_v3(x, begin, size)`: a box inside x, now and then a bad
     /// length or entry.
     SliceV3(Vec<i64>, Vec<i64>),
+    /// `as_strided_aclnn(x, size, stride, offset)`: small windows, now and
+    /// then a bad entry.
+    AsStridedAclnn(Vec<i64>, Vec<i64>, i64),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -717,6 +720,21 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 }
                 return Call::SliceV3(begin, size);
             }
+            if src.chance(1, 3) {
+                // The aclnn AsStrided shares the slot too.
+                let k = src.range(1, 3) as usize;
+                let mut size: Vec<i64> = (0..k).map(|_| src.range(0, 3)).collect();
+                let stride: Vec<i64> = (0..k).map(|_| src.range(0, 3)).collect();
+                let mut offset = src.range(0, 3);
+                if src.chance(1, 8) {
+                    if src.chance(1, 2) {
+                        size[0] = src.param();
+                    } else {
+                        offset = src.param();
+                    }
+                }
+                return Call::AsStridedAclnn(size, stride, offset);
+            }
             Call::SliceV2(a)
         }
         _ => {
@@ -856,6 +874,7 @@ fn ref_call(
         Call::Repeat(reps) => cpu_ref::repeat(soc, x, reps),
         Call::SliceV2(a) => cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]),
         Call::SliceV3(b, z) => cpu_ref::slice_v3(soc, x, b, z),
+        Call::AsStridedAclnn(z, st, off) => cpu_ref::as_strided_aclnn(soc, x, z, st, *off),
         Call::Pad(op, p) => cpu_ref::pad(*op, soc, x, p),
         Call::Tri(lower, diagonal, inplace) => {
             let (op, r) = if *lower {
@@ -978,6 +997,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Repeat(reps) => s.repeat(x, reps),
         Call::SliceV2(a) => s.slice_v2(x, &a[0], &a[1], &a[2], &a[3]),
         Call::SliceV3(b, z) => s.slice_v3(x, b, z),
+        Call::AsStridedAclnn(z, st, off) => s.as_strided_aclnn(x, z, st, *off),
         Call::Pad(op, p) => our_pad(s, *op, x, p, None),
         Call::Tri(true, d, false) => s.tril(x, *d),
         Call::Tri(false, d, false) => s.triu(x, *d),
@@ -1117,6 +1137,9 @@ fn our_into(
         Call::Repeat(reps) if !prepared => s.repeat_into(x, reps, out),
         Call::SliceV2(a) if !prepared => s.slice_v2_into(x, &a[0], &a[1], &a[2], &a[3], out),
         Call::SliceV3(b, z) if !prepared => s.slice_v3_into(x, b, z, out),
+        Call::AsStridedAclnn(z, st, off) if !prepared => {
+            s.as_strided_aclnn_into(x, z, st, *off, out)
+        }
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
@@ -1388,6 +1411,9 @@ fn error_forms(
             cpu_ref::slice_v2_out_shape(x.shape(), &a[0], &a[1], &a[2], &a[3]).ok()?
         }
         Call::SliceV3(b, z) => cpu_ref::slice_v3_out_shape(x.shape(), b, z).ok()?,
+        Call::AsStridedAclnn(z, st, off) => {
+            cpu_ref::as_strided_aclnn_out_shape(x.numel(), z, st, *off).ok()?
+        }
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

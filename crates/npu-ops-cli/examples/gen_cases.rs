@@ -903,6 +903,7 @@ fn main() {
     embedding_cases(&mut out, &push);
     slice_cases(&mut out, &push);
     slice_v3_cases(&mut out, &push);
+    as_strided_aclnn_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1801,6 +1802,100 @@ where
             (&st, &x),
             json!({"begin": b, "size": z}),
             call(a2, &x, &b, &z),
+            tag,
+        );
+    }
+}
+
+/// The aclnn AsStrided (issue 21, ops.md §33), appended after the slices'
+/// blocks from a random stream of its own.
+fn as_strided_aclnn_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0033);
+    // A window inside flat(x): random sizes and strides, the offset taken
+    // so that the largest position read fits (when it can).
+    let window = |r: &mut Rng, numel: usize| -> (Vec<i64>, Vec<i64>, i64) {
+        let k = 1 + r.below(3) as usize;
+        let size: Vec<i64> = (0..k).map(|_| r.range(0, 4)).collect();
+        let stride: Vec<i64> = (0..k).map(|_| r.range(0, 4)).collect();
+        let span: i64 = size
+            .iter()
+            .zip(&stride)
+            .map(|(&n, &s)| (n - 1).max(0) * s)
+            .sum();
+        let room = numel as i64 - span;
+        let offset = if room > 0 { r.range(0, room) } else { 0 };
+        (size, stride, offset)
+    };
+    let call = |soc: &str, x: &Tensor, w: &(Vec<i64>, Vec<i64>, i64)| {
+        expect(cpu_ref::as_strided_aclnn(soc, x, &w.0, &w.1, w.2))
+    };
+    let params = |w: &(Vec<i64>, Vec<i64>, i64)| json!({"size": w.0, "stride": w.1, "offset": w.2});
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let w = window(&mut r, x.numel());
+                push(
+                    out,
+                    "as_strided_aclnn",
+                    soc,
+                    (&st, &x),
+                    params(&w),
+                    call(soc, &x, &w),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: lengths, a negative or
+    // extreme entry, a window past the end.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = [
+            DType::Float32,
+            DType::Int64,
+            DType::UInt16,
+            DType::Complex64,
+        ][r.below(4) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut w = window(&mut r, x.numel());
+        let tag = match r.below(6) {
+            0 => {
+                if r.below(2) == 0 {
+                    w.1.push(1);
+                } else {
+                    w.0 = vec![1; 9];
+                    w.1 = vec![1; 9];
+                }
+                "length"
+            }
+            1 => {
+                let k = r.below(w.0.len() as u64) as usize;
+                w.0[k] = r.extreme(-3, 4);
+                "size"
+            }
+            2 => {
+                let k = r.below(w.1.len() as u64) as usize;
+                w.1[k] = r.extreme(-3, 4);
+                "stride"
+            }
+            3 => {
+                w.2 = r.extreme(-3, 30);
+                "offset"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "as_strided_aclnn",
+            a2,
+            (&st, &x),
+            params(&w),
+            call(a2, &x, &w),
             tag,
         );
     }

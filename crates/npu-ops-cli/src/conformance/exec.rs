@@ -510,6 +510,12 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
             &ints(get("axes")?, &ctx("axes"))?,
             &ints(get("steps")?, &ctx("steps"))?,
         ),
+        "as_strided_aclnn" => s.as_strided_aclnn(
+            &x,
+            &ints(get("size")?, &ctx("size"))?,
+            &ints(get("stride")?, &ctx("stride"))?,
+            int(get("offset")?, &ctx("offset"))?,
+        ),
         "slice_v3" => s.slice_v3(
             &x,
             &ints(get("begin")?, &ctx("begin"))?,
