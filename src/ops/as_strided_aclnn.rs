@@ -67,6 +67,17 @@ fn window_shape(x: &Tensor, size: &[i64], stride: &[i64], offset: i64) -> Result
             ));
         }
     }
+    if size
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul(d.max(1)))
+        .is_none()
+    {
+        return Err(Error::invalid(
+            OP,
+            "size",
+            format!("the output shape {size:?} is too large (its extents, zeros taken as 1, multiply beyond 64 bits)"),
+        ));
+    }
     Ok(size.iter().map(|&v| v as usize).collect())
 }
 
@@ -141,8 +152,9 @@ impl Stream {
         self.as_strided_aclnn_launch(x, size, stride, offset, out)
     }
 
-    /// The aclnn call, `x` materialised first if it overlaps itself.
-    fn as_strided_aclnn_launch(
+    /// The aclnn call, `x` materialised first if it overlaps itself (also
+    /// §3's plan for overlapping windows on A2, `Stream::as_strided`).
+    pub(super) fn as_strided_aclnn_launch(
         &self,
         x: &Tensor,
         size: &[i64],

@@ -69,6 +69,19 @@ pub fn as_strided_aclnn_out_shape(
             ));
         }
     }
+    // A tensor of that shape must be able to exist (extents, zeros taken
+    // as 1, multiplying within i64), even an empty one.
+    if size
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul(d.max(1)))
+        .is_none()
+    {
+        return Err(RefError::invalid(
+            OP,
+            "size",
+            format!("the output shape {size:?} is too large (its extents, zeros taken as 1, multiply beyond 64 bits)"),
+        ));
+    }
     Ok(size.iter().map(|&v| v as usize).collect())
 }
 
