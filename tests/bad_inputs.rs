@@ -1217,6 +1217,7 @@ fn as_strided_aclnn_bad_window() {
         (&[2], &[5], 1, "offset"),
         (&[2, 2], &[i64::MAX, i64::MAX], 0, "offset"),
         (&[1], &[0], i64::MAX, "offset"),
+        (&[i64::MAX; 8], &[i64::MAX; 8], i64::MAX, "offset"),
         (&[i64::MAX], &[0], 0, "size"),
     ] {
         expect(

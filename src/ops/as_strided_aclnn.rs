@@ -54,8 +54,8 @@ fn window_shape(x: &Tensor, size: &[i64], stride: &[i64], offset: i64) -> Result
             .iter()
             .zip(stride)
             .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
-            .sum::<i128>()
-            + i128::from(offset);
+            .fold(0i128, i128::saturating_add)
+            .saturating_add(i128::from(offset));
         if last >= x.numel() as i128 {
             return Err(Error::invalid(
                 OP,

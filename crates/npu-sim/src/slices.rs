@@ -362,8 +362,8 @@ pub unsafe extern "C" fn aclnnAsStridedGetWorkspaceSize(
                 .iter()
                 .zip(&stride)
                 .map(|(&z, &s)| i128::from(z - 1) * i128::from(s))
-                .sum::<i128>()
-                + i128::from(offset[0]);
+                .fold(0i128, i128::saturating_add)
+                .saturating_add(i128::from(offset[0]));
             if last >= i128::from(n) {
                 return Err(invalid(
                     op,

@@ -507,6 +507,7 @@ fn as_strided_first_phase_errors_in_order_and_products() {
             (&[4], &[2], &[], "exactly 1"),
             (&[4], &[3], &[1], "largest"),
             (&[4], &[i64::MAX], &[1], "largest"),
+            (&[i64::MAX; 8], &[i64::MAX; 8], &[i64::MAX], "largest"),
             (&[4], &[0], &[i64::MAX], "largest"),
         ] {
             let e = first_as_strided(&x, &IntArr::new(zz), &IntArr::new(ss), &IntArr::new(oo), &o)

@@ -59,8 +59,8 @@ pub fn as_strided_aclnn_out_shape(
             .iter()
             .zip(stride)
             .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
-            .sum::<i128>()
-            + i128::from(offset);
+            .fold(0i128, i128::saturating_add)
+            .saturating_add(i128::from(offset));
         if last >= numel as i128 {
             return Err(RefError::invalid(
                 OP,
