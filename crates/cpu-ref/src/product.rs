@@ -152,6 +152,8 @@ pub enum Op {
     SliceV3,
     /// `aclnnAsStrided`, the aclnn operator (section 33).
     AsStridedAclnn,
+    /// `aclnnStridedSliceAssignV2` (section 35).
+    StridedSliceAssignV2,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -172,7 +174,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 33] = [
+    pub const ALL: [Op; 34] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -206,6 +208,7 @@ impl Op {
         Op::SliceV2,
         Op::SliceV3,
         Op::AsStridedAclnn,
+        Op::StridedSliceAssignV2,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -236,6 +239,7 @@ impl Op {
             Op::SliceV2 => "slice_v2",
             Op::SliceV3 => "slice_v3",
             Op::AsStridedAclnn => "as_strided_aclnn",
+            Op::StridedSliceAssignV2 => "strided_slice_assign_v2",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -287,6 +291,17 @@ const AS_STRIDED_ACLNN_A2: &[DType] = &[
     DType::UInt64,
     DType::Bool,
     DType::Complex64,
+];
+
+/// StridedSliceAssignV2 on A2 / A3 (its page, section 35).
+const STRIDED_SLICE_ASSIGN_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::BFloat16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float64,
+    DType::Int8,
 ];
 
 /// SliceV3 on A2 (its operator definition, section 31).
@@ -615,6 +630,7 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - slice, slice_v2: training, A2, A3 (section 31: Slice's table);
 ///   slice_v3: A2 only (its README and definition).
 /// - as_strided_aclnn: A2 only (its page, section 33).
+/// - strided_slice_assign_v2: A2 and A3 (its page, section 35).
 /// - index_select: every family but Atlas 200I/500 A2.
 /// - as_strided **(project)**: every family; its NPU composition needs only
 ///   InplaceCopy (or IndexSelect for self-overlapping windows), and
@@ -649,6 +665,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
         Op::SliceV3 | Op::AsStridedAclnn => family == Family::A2,
+        Op::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -678,6 +695,7 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // bfloat16).
         Op::SliceV3 => SLICE_V3_A2,
         Op::AsStridedAclnn => AS_STRIDED_ACLNN_A2,
+        Op::StridedSliceAssignV2 => STRIDED_SLICE_ASSIGN_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
         Op::Subtensor => &DType::ALL,
@@ -871,7 +889,8 @@ mod tests {
                 "repeat",
                 "slice_v2",
                 "slice_v3",
-                "as_strided_aclnn"
+                "as_strided_aclnn",
+                "strided_slice_assign_v2"
             ]
         );
     }
@@ -898,6 +917,7 @@ mod tests {
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
                 Op::SliceV3 | Op::AsStridedAclnn => [false, true, false, false, false],
+                Op::StridedSliceAssignV2 => [false, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

@@ -3,8 +3,9 @@
 
 use cpu_ref::{
     add, as_strided, as_strided_aclnn, cat, embedding, expand, fill_scalar, flip, index_select,
-    mul, permute, repeat, roll, sampled_slice, slice, slice_v2, slice_v3, stack, subtensor, zero,
-    SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    mul, permute, repeat, roll, sampled_slice, slice, slice_v2, slice_v3, stack,
+    strided_slice_assign_ranges, strided_slice_assign_v2, subtensor, zero, SampleMode,
+    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -869,5 +870,42 @@ proptest! {
         );
         let n = wild.len();
         let _ = as_strided_aclnn(DEFAULT_SOC, &x, &wild, &wild, if n > 0 { wild[0] } else { 0 });
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// StridedSliceAssignV2: reading the assigned slice back (SliceV2 over
+    /// the normalised ranges) gives the value; every other element keeps
+    /// var's; any i64 arrays never panic.
+    #[test]
+    fn strided_slice_assign_reads_back(
+        shape in shape_strategy(1, 3, 4),
+        picks in prop::collection::vec((any_i64(), any_i64(), 1i64..4), 3),
+        k in 0usize..4,
+        wild in prop::collection::vec(any_i64(), 0..4),
+    ) {
+        let var = arange(&shape);
+        let r = shape.len();
+        let k = k.min(r);
+        let begin: Vec<i64> = picks[..k].iter().map(|p| p.0).collect();
+        let end: Vec<i64> = picks[..k].iter().map(|p| p.1).collect();
+        let strides: Vec<i64> = (0..k).map(|i| if i == r - 1 { 1 } else { picks[i].2 }).collect();
+        let ranges = strided_slice_assign_ranges(&shape, &begin, &end, &strides, None).unwrap();
+        let vshape: Vec<usize> = ranges.iter().map(|x| x.2).collect();
+        let n: usize = vshape.iter().product();
+        let value = Tensor::from_slice(&vshape, &(0..n as i32).map(|v| -1 - v).collect::<Vec<_>>()).unwrap();
+        let y = strided_slice_assign_v2(DEFAULT_SOC, &var, &value, &begin, &end, &strides, None).unwrap();
+        let axes: Vec<i64> = (0..r as i64).collect();
+        let st: Vec<i64> = ranges.iter().map(|x| x.0 as i64).collect();
+        let en: Vec<i64> = ranges.iter().map(|x| (x.0 + x.1 * x.2) as i64).collect();
+        let sp: Vec<i64> = ranges.iter().map(|x| x.1 as i64).collect();
+        let back = slice_v2(DEFAULT_SOC, &y, &st, &en, &axes, &sp).unwrap();
+        prop_assert_eq!(back.contiguous_bytes(), value.contiguous_bytes());
+        let untouched = y.contiguous_bytes().chunks(4).filter(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) >= 0).count();
+        prop_assert_eq!(untouched, var.numel() - n);
+        let m = wild.len();
+        let _ = strided_slice_assign_v2(DEFAULT_SOC, &var, &value, &wild, &wild, &wild, Some(&wild[..m]));
     }
 }
