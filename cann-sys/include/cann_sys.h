@@ -1125,6 +1125,14 @@ aclnnStatus aclnnAsStridedGetWorkspaceSize(const aclTensor *x, const aclIntArray
                                            aclOpExecutor **executor);
 aclnnStatus aclnnAsStrided(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/* @cann aclnnop/aclnn_strided_slice_assign_v2.h */
+aclnnStatus aclnnStridedSliceAssignV2GetWorkspaceSize(aclTensor *varRef, const aclTensor *inputValue,
+                                                      const aclIntArray *begin, const aclIntArray *end,
+                                                      const aclIntArray *strides, const aclIntArray *axesOptional,
+                                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnStridedSliceAssignV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                      aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

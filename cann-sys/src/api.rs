@@ -376,6 +376,10 @@ api_table! {
             *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
             *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnAsStrided;
+        strided_slice_assign_v2: "StridedSliceAssignV2" => fn aclnnStridedSliceAssignV2GetWorkspaceSize(
+            *mut aclTensor, *const aclTensor, *const aclIntArray, *const aclIntArray,
+            *const aclIntArray, *const aclIntArray, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnStridedSliceAssignV2;
     }
 }
 

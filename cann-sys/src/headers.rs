@@ -122,6 +122,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_strided_slice_assign_v2.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_tril.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -202,6 +206,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_slice_v2.h",
             "aclnnop/aclnn_slice_v3.h",
             "aclnnop/aclnn_as_strided.h",
+            "aclnnop/aclnn_strided_slice_assign_v2.h",
             "aclnnop/aclnn_tril.h",
             "aclnnop/aclnn_triu.h",
             "aclnnop/aclnn_split_tensor.h",

@@ -76,6 +76,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
+                "aclnnStridedSliceAssignV2GetWorkspaceSize" => {
+                    "void *a, const void *b, const void *c, const void *d, const void *e, const void *f"
+                }
                 "aclnnAsStridedGetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, const void *d, void *e"
                 }
@@ -179,6 +182,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "SliceV2",
             "SliceV3",
             "AsStrided",
+            "StridedSliceAssignV2",
         ]),
         tag,
         1,
@@ -517,7 +521,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Repeat",
             "SliceV2",
             "SliceV3",
-            "AsStrided"
+            "AsStrided",
+            "StridedSliceAssignV2"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -669,6 +674,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "SliceV2",
             "SliceV3",
             "AsStrided",
+            "StridedSliceAssignV2",
         ]),
         "x",
         6,

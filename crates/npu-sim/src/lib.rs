@@ -11,7 +11,7 @@
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
-// IndexSelect's plan), slices (SliceV2, SliceV3, AsStrided: likewise, the views' plan and
+// IndexSelect's plan), slices (SliceV2, SliceV3, AsStrided, StridedSliceAssignV2: likewise, the views' plan and
 // AsStrided's).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
@@ -488,7 +488,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 36);
+/// assert_eq!(api.available_operators().len(), 37);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -622,6 +622,8 @@ pub fn api() -> Api {
         aclnnSliceV3: Some(aclnnSliceV3),
         aclnnAsStridedGetWorkspaceSize: Some(aclnnAsStridedGetWorkspaceSize),
         aclnnAsStrided: Some(aclnnAsStrided),
+        aclnnStridedSliceAssignV2GetWorkspaceSize: Some(aclnnStridedSliceAssignV2GetWorkspaceSize),
+        aclnnStridedSliceAssignV2: Some(aclnnStridedSliceAssignV2),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

@@ -128,6 +128,18 @@ pub enum Plan {
         /// Write through the workspace (`out` strided or meeting `self`).
         stage: bool,
     },
+    /// The view (value's shape, `strides`, var's offset + `start`) of
+    /// `varRef` = `inputValue` (StridedSliceAssignV2, ops.md §35): one
+    /// strided copy, from a copy of `inputValue` in the workspace when
+    /// `stage` (it meets `varRef`).
+    SliceAssign {
+        /// Strides of the destination view, in elements of varRef.
+        strides: Dims,
+        /// Its first element, in elements from varRef's offset.
+        start: i64,
+        /// `inputValue` meets `varRef`: read it into the workspace first.
+        stage: bool,
+    },
     /// `out` = the window (out's shape, `strides`, `start`) over flat(x)
     /// (AsStrided, ops.md §33): one strided copy, after a flat copy of a
     /// non-contiguous `x` into the workspace when `stage_in`, and through

@@ -1,7 +1,9 @@
 //! The slices family over the copy kernel: SliceV2 (`aclnnSliceV2`,
 //! docs/ops.md §31: Slice along several axes at once) and SliceV3
 //! (`aclnnSliceV3`, §31: the box `begin .. begin + size`) and AsStrided
-//! (`aclnnAsStrided`, §33: a window over the flat elements of `x`).
+//! (`aclnnAsStrided`, §33: a window over the flat elements of `x`) and
+//! StridedSliceAssignV2 (`aclnnStridedSliceAssignV2`, §35: a strided
+//! view of `varRef` overwritten in place).
 //!
 //! No kernel and no plan of its own: the sliced view of `self` (each
 //! sliced axis starting at its normalised start, its stride multiplied by
@@ -488,6 +490,249 @@ pub unsafe extern "C" fn aclnnAsStrided(
             executor,
             stream,
             build_as_strided,
+        )
+    })
+}
+
+// --------------------------------------------------- StridedSliceAssignV2
+
+/// `aclnnStridedSliceAssignV2GetWorkspaceSize`: the elements of `varRef`
+/// at `begin + i * strides` along `axesOptional` (absent: `0, 1, ..`)
+/// become `inputValue`'s, in place (ops.md §35).
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclnnStridedSliceAssignV2GetWorkspaceSize(
+    var_ref: *mut aclTensor,
+    input_value: *const aclTensor,
+    begin: *const aclIntArray,
+    end: *const aclIntArray,
+    strides: *const aclIntArray,
+    axes_optional: *const aclIntArray,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::StridedSliceAssignV2;
+    first_phase(op, || {
+        let (fam, [var, v]) = preamble(
+            op,
+            &[
+                ("varRef", var_ref.is_null()),
+                ("inputValue", input_value.is_null()),
+                ("begin", begin.is_null()),
+                ("end", end.is_null()),
+                ("strides", strides.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("varRef", var_ref), ("inputValue", input_value)],
+        )?;
+        let begin = int_array(op, begin, "begin")?;
+        let end = int_array(op, end, "end")?;
+        let steps = int_array(op, strides, "strides")?;
+        let axes = if axes_optional.is_null() {
+            None
+        } else {
+            Some(int_array(op, axes_optional, "axesOptional")?)
+        };
+        dtype_ok(op, fam, &var, "varRef")?;
+        if v.dtype != var.dtype {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "inputValue data type {} differs from varRef's {}",
+                    v.dtype.0, var.dtype.0
+                ),
+            ));
+        }
+        structure(op, &[(&var, "varRef"), (&v, "inputValue")])?;
+        let rank = var.view.len();
+        if rank == 0 {
+            return Err(invalid(op, format_args!("varRef is 0-D (rank 1 to 8)")));
+        }
+        let k = begin.len();
+        if k > rank || end.len() != k || steps.len() != k {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "begin, end and strides have {k}, {} and {} entries (the same number, at most {rank})",
+                    end.len(),
+                    steps.len()
+                ),
+            ));
+        }
+        let dims: Vec<usize> = match &axes {
+            None => (0..k).collect(),
+            Some(axes) => {
+                if axes.len() != k {
+                    return Err(invalid(
+                        op,
+                        format_args!("axesOptional has {} entries, begin {k}", axes.len()),
+                    ));
+                }
+                let r = rank as i64;
+                let mut seen = [false; 8];
+                let mut dims = Vec::with_capacity(k);
+                for &a in axes {
+                    if a < -r || a >= r {
+                        return Err(invalid(
+                            op,
+                            format_args!("axesOptional entry {a} is outside [{}, {}]", -r, r - 1),
+                        ));
+                    }
+                    let d = if a < 0 { a + r } else { a } as usize;
+                    if std::mem::replace(&mut seen[d], true) {
+                        return Err(invalid(
+                            op,
+                            format_args!("axesOptional names axis {d} twice"),
+                        ));
+                    }
+                    dims.push(d);
+                }
+                dims
+            }
+        };
+        for (i, &st) in steps.iter().enumerate() {
+            if st < 1 || (dims[i] == rank - 1 && st != 1) {
+                return Err(invalid(
+                    op,
+                    format_args!(
+                        "strides entry {st} for axis {}: at least 1, and 1 on the last axis",
+                        dims[i]
+                    ),
+                ));
+            }
+        }
+        let mut want: objects::Dims = var.view.iter().copied().collect();
+        let mut dst: objects::Dims = var.strides.iter().copied().collect();
+        let mut start = 0i64;
+        for (i, &d) in dims.iter().enumerate() {
+            let n = var.view[d];
+            let norm = |x: i64| -> i64 {
+                let x = if x < 0 { x.saturating_add(n) } else { x };
+                x.clamp(0, n)
+            };
+            let (b, e, st) = (norm(begin[i]), norm(end[i]), steps[i]);
+            // e - b <= n: no overflow; ceil without overflow for any step.
+            let len = if e > b { (e - b - 1) / st + 1 } else { 0 };
+            want[d] = len;
+            if len > 1 {
+                // st < n here: within the span `structure` checked.
+                dst[d] = var.strides[d] * st;
+            }
+            if len > 0 {
+                start += b * var.strides[d];
+            }
+        }
+        if v.view[..] != want[..] {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "inputValue shape {:?} must be the sliced shape {:?}",
+                    v.view, want
+                ),
+            ));
+        }
+        writes_once(op, &var, "varRef")?;
+        let (plan, workspace) = if numel(&v.view) == 0 {
+            (Plan::Empty, 0)
+        } else {
+            let stage = views_meet(&v, &var);
+            (
+                Plan::SliceAssign {
+                    strides: dst,
+                    start,
+                    stage,
+                },
+                if stage { align(bytes(&v)) } else { 0 },
+            )
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![v],
+                smallvec::smallvec![var],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// The launch of a [`Plan::SliceAssign`]: `inputValue` (or its copy in
+/// the workspace) copied into the sliced view of `varRef`, which lies in
+/// `varRef`'s own view (the first phase checked the slice inside it).
+fn build_slice_assign(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::SliceAssign {
+        strides,
+        start,
+        stage,
+    } = &e.plan
+    else {
+        unreachable!()
+    };
+    let (v, var) = (&e.inputs[0], &e.outputs[0]);
+    let es = elem(v);
+    let mut l = Launch::new(e.op.name());
+    let mut src = l
+        .view(rt, "inputValue", v, (&v.view, &v.strides, v.offset), false)
+        .expect("non-empty inputValue");
+    let dense = contiguous(&v.view);
+    let mut src_strides: &[i64] = &v.strides;
+    if *stage {
+        let tmp = l.region(rt, "workspace (inputValue staging)", ws, bytes(v), true);
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&v.view, &dense, &v.strides, es),
+            tmp,
+            src,
+        ));
+        src = tmp;
+        src_strides = &dense;
+    }
+    let base = l
+        .view(
+            rt,
+            "varRef",
+            var,
+            (&var.view, &var.strides, var.offset),
+            true,
+        )
+        .expect("non-empty varRef");
+    let dst = Ref::offset(base, *start as u64 * es as u64);
+    l.steps.push(Step::Copy(
+        CopyDesc::new(&v.view, strides, src_strides, es),
+        dst,
+        src,
+    ));
+    l
+}
+
+/// `aclnnStridedSliceAssignV2`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnStridedSliceAssignV2(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::StridedSliceAssignV2.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::StridedSliceAssignV2,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_slice_assign,
         )
     })
 }

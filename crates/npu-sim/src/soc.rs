@@ -67,6 +67,8 @@ pub enum Op {
     SliceV3,
     /// aclnnAsStrided
     AsStrided,
+    /// aclnnStridedSliceAssignV2
+    StridedSliceAssignV2,
     /// aclnnTril
     Tril,
     /// aclnnInplaceTril
@@ -124,6 +126,7 @@ impl Op {
             Op::SliceV2 => "aclnnSliceV2",
             Op::SliceV3 => "aclnnSliceV3",
             Op::AsStrided => "aclnnAsStrided",
+            Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2",
             Op::Tril => "aclnnTril",
             Op::InplaceTril => "aclnnInplaceTril",
             Op::Triu => "aclnnTriu",
@@ -166,6 +169,7 @@ impl Op {
             Op::SliceV2 => "aclnnSliceV2GetWorkspaceSize",
             Op::SliceV3 => "aclnnSliceV3GetWorkspaceSize",
             Op::AsStrided => "aclnnAsStridedGetWorkspaceSize",
+            Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2GetWorkspaceSize",
             Op::Tril => "aclnnTrilGetWorkspaceSize",
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
             Op::Triu => "aclnnTriuGetWorkspaceSize",
@@ -195,6 +199,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::SliceV3 => matches!(family, A2),
         // aclnnAsStrided's page: A2 only (ops.md §33).
         Op::AsStrided => matches!(family, A2),
+        // aclnnStridedSliceAssignV2's page: A2 and A3 (ops.md §35).
+        Op::StridedSliceAssignV2 => matches!(family, A2 | A3),
         Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
         Op::InplaceCopy => true,
         // aclnnAdd's English page: not on the inference series or 200I/500 A2.
@@ -364,6 +370,16 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Slice | Op::SliceV2 => SLICE_DTYPES.contains(&dtype),
         // SliceV3's definition (BF16 above).
         Op::SliceV3 => SLICE_V3_DTYPES.contains(&dtype),
+        // aclnnStridedSliceAssignV2's page (ops.md §35; BF16 above).
+        Op::StridedSliceAssignV2 => matches!(
+            dtype,
+            aclDataType::ACL_FLOAT16
+                | aclDataType::ACL_FLOAT
+                | aclDataType::ACL_INT32
+                | aclDataType::ACL_INT64
+                | aclDataType::ACL_DOUBLE
+                | aclDataType::ACL_INT8
+        ),
         // aclnnAsStrided's page: no DOUBLE, no COMPLEX128 (ops.md §33).
         Op::AsStrided => {
             !matches!(dtype, aclDataType::ACL_DOUBLE | aclDataType::ACL_COMPLEX128)

@@ -1,4 +1,5 @@
-//! The slices family through the C ABI (SliceV2, SliceV3, AsStrided): every dtype against
+//! The slices family through the C ABI (SliceV2, SliceV3, AsStrided,
+//! StridedSliceAssignV2): every dtype against
 //! cpu-ref bit for bit, views in and out, out sharing self's memory, the
 //! first phase's order and codes, empty tensors, products and device
 //! faults.
@@ -570,6 +571,228 @@ fn as_strided_first_phase_errors_in_order_and_products() {
         let z = IntArr::new(&[0]);
         assert_eq!(
             first_as_strided(&x, &a, &a, &z, &x).unwrap_err().0,
+            ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+        );
+    }
+    reinit(SOC);
+}
+
+fn first_assign(var: &T, value: &T, a: [&IntArr; 4]) -> Result<Planned, (i32, String)> {
+    let op = strided_slice_assign_v2_op();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe {
+        (op.get_workspace_size)(var.0, value.0, a[0].0, a[1].0, a[2].0, a[3].0, w, e)
+    })
+}
+
+fn run_assign(p: &Planned, s: &Stream) {
+    let ws = Buf::new(p.ws.max(1) as usize);
+    // SAFETY: a fresh executor and a workspace of the asked size.
+    assert_eq!(
+        unsafe { (strided_slice_assign_v2_op().run)(ws.ptr, p.ws, p.ex, s.0) },
+        0
+    );
+    assert_eq!(s.sync(), ACL_SUCCESS);
+}
+
+#[test]
+#[serial]
+fn strided_slice_assign_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 1300;
+        for &d in cpu_ref::supported_dtypes(Op::StridedSliceAssignV2, Family::A2) {
+            for (b, e, st, axes) in [
+                (
+                    &[1i64, 0][..],
+                    &[4i64, 2][..],
+                    &[2i64, 1][..],
+                    Some(&[0i64, 1][..]),
+                ),
+                (&[-2], &[i64::MAX], &[1], Some(&[-1][..])),
+                (&[0, i64::MIN], &[3, 2], &[2, 1], None),
+                (&[3], &[1], &[1], None),
+            ] {
+                seed += 1;
+                // var: [3, 4, 5] through a transpose of its first two dims.
+                let var = rand_tensor(d, &[4, 3, 5], seed)
+                    .view(&[3, 4, 5], &[5, 15, 1], 0)
+                    .unwrap();
+                let ranges =
+                    cpu_ref::strided_slice_assign_ranges(var.shape(), b, e, st, axes).unwrap();
+                let vshape: Vec<usize> = ranges.iter().map(|r| r.2).collect();
+                let value = rand_tensor(d, &vshape, seed + 1000);
+                let want =
+                    cpu_ref::strided_slice_assign_v2(SOC, &var, &value, b, e, st, axes).unwrap();
+                let gvar = upload(&var);
+                let gval = upload(&value);
+                let arrs = [IntArr::new(b), IntArr::new(e), IntArr::new(st)];
+                let ax = axes.map_or(IntArr(std::ptr::null_mut()), IntArr::new);
+                let p =
+                    first_assign(&gvar.t, &gval.t, [&arrs[0], &arrs[1], &arrs[2], &ax]).unwrap();
+                run_assign(&p, &s);
+                let got = Tensor::from_bytes(d, &[4, 3, 5], gvar.buf.read())
+                    .unwrap()
+                    .view(&[3, 4, 5], &[5, 15, 1], 0)
+                    .unwrap();
+                assert_eq!(got.contiguous_bytes(), want.contiguous_bytes(), "{d} {b:?}");
+            }
+        }
+        // inputValue is a view of varRef's own storage: staged.
+        let var = rand_tensor(DType::Int32, &[8], 9);
+        let value = cpu_ref::slice_v2(SOC, &var, &[0], &[4], &[0], &[1]).unwrap();
+        let want =
+            cpu_ref::strided_slice_assign_v2(SOC, &var, &value, &[4], &[8], &[1], None).unwrap();
+        let g = upload(&var);
+        let vv = view(aclDataType::ACL_INT32, &[4], &[1], 0, g.buf.ptr, 8);
+        let arrs = [IntArr::new(&[4]), IntArr::new(&[8]), IntArr::new(&[1])];
+        let no = IntArr(std::ptr::null_mut());
+        let p = first_assign(&g.t, &vv, [&arrs[0], &arrs[1], &arrs[2], &no]).unwrap();
+        assert!(p.ws >= 16, "staged");
+        run_assign(&p, &s);
+        assert_eq!(g.buf.read(), want.contiguous_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn strided_slice_assign_first_phase_errors_in_order_and_products() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let vb = Buf::new(4096);
+        let null = T(std::ptr::null_mut());
+        let no = IntArr(std::ptr::null_mut());
+        let var = dense(aclDataType::ACL_FLOAT, &[4, 3], &buf);
+        let val = dense(aclDataType::ACL_FLOAT, &[2, 2], &vb);
+        let (b, e, st, ax) = (
+            IntArr::new(&[1, 0]),
+            IntArr::new(&[4, 2]),
+            IntArr::new(&[2, 1]),
+            IntArr::new(&[0, 1]),
+        );
+        for (i, name) in ["begin", "end", "strides"].into_iter().enumerate() {
+            let mut a = [&b, &e, &st, &ax];
+            a[i] = &no;
+            let x = first_assign(&var, &val, a).unwrap_err();
+            assert!(
+                x.0 == ACLNN_ERR_PARAM_NULLPTR && x.1.contains(name),
+                "{}",
+                x.1
+            );
+        }
+        let x = first_assign(&null, &val, [&b, &e, &st, &ax]).unwrap_err();
+        assert!(
+            x.0 == ACLNN_ERR_PARAM_NULLPTR && x.1.contains("varRef"),
+            "{}",
+            x.1
+        );
+        let x = first_assign(&var, &null, [&b, &e, &st, &ax]).unwrap_err();
+        assert!(
+            x.0 == ACLNN_ERR_PARAM_NULLPTR && x.1.contains("inputValue"),
+            "{}",
+            x.1
+        );
+        let i16v = dense(aclDataType::ACL_INT16, &[4, 3], &buf);
+        let x = first_assign(&i16v, &i16v, [&b, &e, &st, &ax]).unwrap_err();
+        assert!(
+            x.0 == ACLNN_ERR_PARAM_INVALID && x.1.contains("not supported"),
+            "{}",
+            x.1
+        );
+        let x = first_assign(
+            &var,
+            &dense(aclDataType::ACL_INT32, &[2, 2], &vb),
+            [&b, &e, &st, &ax],
+        )
+        .unwrap_err();
+        assert!(x.1.contains("differs"), "{}", x.1);
+        let arr = IntArr::new;
+        for (bb, ee, ss, aa, what) in [
+            (
+                arr(&[0, 0, 0]),
+                arr(&[1, 1, 1]),
+                arr(&[1, 1, 1]),
+                arr(&[0, 1, 0]),
+                "entries",
+            ),
+            (
+                arr(&[1, 0]),
+                arr(&[4]),
+                arr(&[2, 1]),
+                arr(&[0, 1]),
+                "entries",
+            ),
+            (
+                arr(&[1, 0]),
+                arr(&[4, 2]),
+                arr(&[2, 1]),
+                arr(&[0]),
+                "axesOptional has",
+            ),
+            (
+                arr(&[1, 0]),
+                arr(&[4, 2]),
+                arr(&[2, 1]),
+                arr(&[0, 2]),
+                "outside",
+            ),
+            (
+                arr(&[1, 0]),
+                arr(&[4, 2]),
+                arr(&[2, 1]),
+                arr(&[1, -1]),
+                "twice",
+            ),
+            (
+                arr(&[1, 0]),
+                arr(&[4, 2]),
+                arr(&[0, 1]),
+                arr(&[0, 1]),
+                "at least 1",
+            ),
+            (
+                arr(&[1, 0]),
+                arr(&[4, 2]),
+                arr(&[2, 2]),
+                arr(&[0, 1]),
+                "at least 1",
+            ),
+            (
+                arr(&[0, 0]),
+                arr(&[4, 3]),
+                arr(&[2, 1]),
+                arr(&[0, 1]),
+                "sliced shape",
+            ),
+        ] {
+            let x = first_assign(&var, &val, [&bb, &ee, &ss, &aa]).unwrap_err();
+            assert!(
+                x.0 == ACLNN_ERR_PARAM_INVALID && x.1.contains(what),
+                "{what}: {}",
+                x.1
+            );
+        }
+        let twice = view(aclDataType::ACL_FLOAT, &[4, 3], &[0, 1], 0, buf.ptr, 3);
+        let x = first_assign(&twice, &val, [&b, &e, &st, &ax]).unwrap_err();
+        assert!(x.1.contains("twice"), "{}", x.1);
+        // An empty slice: no work.
+        let ev = dense(aclDataType::ACL_FLOAT, &[0, 3], &vb);
+        let p = first_assign(&var, &ev, [&arr(&[3]), &arr(&[1]), &arr(&[1]), &no]).unwrap();
+        assert_eq!(p.ws, 0);
+        let s = Stream::new();
+        assert_eq!(
+            launch(strided_slice_assign_v2_op().run, &p, s.0),
+            ACL_SUCCESS
+        );
+    });
+    for soc in ["Ascend910A", "Ascend310P3", "Ascend310B1"] {
+        reinit(soc);
+        let buf = Buf::new(256);
+        let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+        let a = IntArr::new(&[]);
+        let no = IntArr(std::ptr::null_mut());
+        assert_eq!(
+            first_assign(&x, &x, [&a, &a, &a, &no]).unwrap_err().0,
             ACLNN_ERR_INNER_FIND_KERNEL_ERROR
         );
     }

@@ -809,3 +809,7 @@ pub fn slice_v3_op() -> Operator<fns::aclnnSliceV3GetWorkspaceSize> {
 pub fn as_strided_op() -> Operator<fns::aclnnAsStridedGetWorkspaceSize> {
     api().as_strided().unwrap()
 }
+
+pub fn strided_slice_assign_v2_op() -> Operator<fns::aclnnStridedSliceAssignV2GetWorkspaceSize> {
+    api().strided_slice_assign_v2().unwrap()
+}
