@@ -895,6 +895,14 @@ pub(crate) enum First<'a> {
         [&'a AclIntArray<'a>; 4],
         &'a AclTensor<'a>,
     ),
+    /// `aclnnStridedSliceAssignV2(varRef, inputValue, begin, end, strides,
+    /// axesOptional)`: `None` passes a null `axesOptional`.
+    StridedSliceAssignV2(
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+        [&'a AclIntArray<'a>; 3],
+        Option<&'a AclIntArray<'a>>,
+    ),
     /// `aclnnAsStrided(x, size, stride, storageOffset, out)`.
     AsStrided(
         &'a AclTensor<'a>,
@@ -954,6 +962,10 @@ impl First<'_> {
             First::SliceV2(..) => ("aclnnSliceV2GetWorkspaceSize", "aclnnSliceV2"),
             First::SliceV3(..) => ("aclnnSliceV3GetWorkspaceSize", "aclnnSliceV3"),
             First::AsStrided(..) => ("aclnnAsStridedGetWorkspaceSize", "aclnnAsStrided"),
+            First::StridedSliceAssignV2(..) => (
+                "aclnnStridedSliceAssignV2GetWorkspaceSize",
+                "aclnnStridedSliceAssignV2",
+            ),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1241,6 +1253,20 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::StridedSliceAssignV2(var, value, [b, e, st], axes) => {
+                let op = api.strided_slice_assign_v2()?;
+                let axes = axes.map_or(std::ptr::null(), |a| a.raw.cast_const());
+                (
+                    // SAFETY: see above; a null axesOptional is the
+                    // documented default.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            var.raw, value.raw, b.raw, e.raw, st.raw, axes, &mut ws, &mut ex,
+                        )
+                    },
                     op.run,
                 )
             }

@@ -61,6 +61,8 @@ pub enum OpKind {
     SliceV3,
     /// [`crate::Stream::as_strided_aclnn`]
     AsStridedAclnn,
+    /// [`crate::Stream::strided_slice_assign_v2`]
+    StridedSliceAssignV2,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -108,6 +110,7 @@ impl OpKind {
             OpKind::SliceV2 => "slice_v2",
             OpKind::SliceV3 => "slice_v3",
             OpKind::AsStridedAclnn => "as_strided_aclnn",
+            OpKind::StridedSliceAssignV2 => "strided_slice_assign_v2",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -165,6 +168,8 @@ impl OpKind {
             OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
             // ops.md §31: A2 only.
             OpKind::SliceV3 | OpKind::AsStridedAclnn => family == Family::A2,
+            // ops.md §35: A2 and A3.
+            OpKind::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
         }
     }
 
@@ -174,6 +179,11 @@ impl OpKind {
             return family.has_bf16();
         }
         match self {
+            // StridedSliceAssignV2 (ops.md §35; bfloat16 above).
+            OpKind::StridedSliceAssignV2 => matches!(
+                dtype,
+                DType::F16 | DType::F32 | DType::I32 | DType::I64 | DType::F64 | DType::I8
+            ),
             // The aclnn AsStrided (ops.md §33): no f64, no complex128.
             OpKind::AsStridedAclnn => !matches!(dtype, DType::F64 | DType::C128),
             // SliceV3 (ops.md §31): its definition's list (bfloat16 above).

@@ -313,3 +313,113 @@ fn as_strided_aclnn_overlapping_inputs_aliasing_and_rules() {
         "unsupported_dtype"
     );
 }
+
+#[test]
+fn strided_slice_assign_every_dtype_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 3900;
+    for d in R::ALL {
+        for (b, e, st, axes) in [
+            (
+                &[1i64, 0][..],
+                &[4i64, 2][..],
+                &[2i64, 1][..],
+                Some(&[0i64, 1][..]),
+            ),
+            (&[-2], &[i64::MAX], &[1], Some(&[-1][..])),
+            (&[0, i64::MIN], &[3, 2], &[2, 1], None),
+            (&[3], &[1], &[1], None),
+        ] {
+            seed += 1;
+            let what = format!("strided_slice_assign_v2 {d} {b:?} {e:?} {st:?} {axes:?}");
+            let var = ref_tensor(d, &[3, 4, 5], Some(&[1, 0, 2]), seed);
+            let Ok(ranges) = cpu_ref::strided_slice_assign_ranges(var.shape(), b, e, st, axes)
+            else {
+                unreachable!()
+            };
+            let vshape: Vec<usize> = ranges.iter().map(|r| r.2).collect();
+            let value = ref_tensor(d, &vshape, None, seed + 7);
+            let want = cpu_ref::strided_slice_assign_v2(&soc, &var, &value, b, e, st, axes);
+            let gvar = upload(&s, &var);
+            let gval = upload(&s, &value);
+            let got = s
+                .strided_slice_assign_v2(&gvar, &gval, b, e, st, axes)
+                .map(|()| gvar.clone());
+            check(got, want, &what);
+        }
+    }
+}
+
+#[test]
+fn strided_slice_assign_aliasing_overlapping_and_rules() {
+    let s = stream();
+    // value is var's own first half: read first.
+    let var = Tensor::from_slice(&s, &[8], &[0i32, 1, 2, 3, 4, 5, 6, 7]).unwrap();
+    s.strided_slice_assign_v2(&var, &var.narrow(0, 0, 4).unwrap(), &[4], &[8], &[1], None)
+        .unwrap();
+    assert_eq!(var.to_vec::<i32>().unwrap(), [0, 1, 2, 3, 0, 1, 2, 3]);
+    // A stride-0 value.
+    let row = Tensor::from_slice(&s, &[3], &[7i32, 8, 9]).unwrap();
+    let b = row.view(&[2, 3], &[0, 1], 0).unwrap();
+    let var = Tensor::zeros(&s, DType::I32, &[4, 3]).unwrap();
+    s.strided_slice_assign_v2(&var, &b, &[0], &[4], &[2], None)
+        .unwrap();
+    assert_eq!(
+        var.to_vec::<i32>().unwrap(),
+        [7, 8, 9, 0, 0, 0, 7, 8, 9, 0, 0, 0]
+    );
+    let v = Tensor::zeros(&s, DType::F32, &[1, 3]).unwrap();
+    let x = Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap();
+    type Case<'a> = (&'a [i64], &'a [i64], &'a [i64], Option<&'a [i64]>, &'a str);
+    let cases: [Case; 9] = [
+        (&[0, 0, 0], &[1, 1, 1], &[1, 1, 1], None, "begin"),
+        (&[0], &[], &[1], None, "end"),
+        (&[0], &[1], &[1, 1], None, "strides"),
+        (&[0], &[1], &[1], Some(&[]), "axes"),
+        (&[0], &[1], &[1], Some(&[2]), "axes"),
+        (&[0, 0], &[1, 1], &[1, 1], Some(&[1, -1]), "axes"),
+        (&[0], &[1], &[0], None, "strides"),
+        (&[0], &[3], &[2], Some(&[1]), "strides"),
+        (&[0], &[2], &[1], None, "value"),
+    ];
+    for (b, e, st, axes, param) in cases {
+        invalid(
+            s.strided_slice_assign_v2(&x, &v, b, e, st, axes)
+                .unwrap_err(),
+            "strided_slice_assign_v2",
+            param,
+        );
+    }
+    invalid(
+        s.strided_slice_assign_v2(
+            &x,
+            &Tensor::zeros(&s, DType::I32, &[1, 3]).unwrap(),
+            &[0],
+            &[1],
+            &[1],
+            None,
+        )
+        .unwrap_err(),
+        "strided_slice_assign_v2",
+        "value",
+    );
+    let twice = Tensor::zeros(&s, DType::F32, &[3])
+        .unwrap()
+        .view(&[2, 3], &[0, 1], 0)
+        .unwrap();
+    invalid(
+        s.strided_slice_assign_v2(&twice, &v, &[0], &[1], &[1], None)
+            .unwrap_err(),
+        "strided_slice_assign_v2",
+        "self",
+    );
+    let i16x = Tensor::zeros(&s, DType::I16, &[2]).unwrap();
+    assert_eq!(
+        s.strided_slice_assign_v2(&i16x, &i16x, &[], &[], &[], None)
+            .unwrap_err()
+            .kind()
+            .as_str(),
+        "unsupported_dtype"
+    );
+}

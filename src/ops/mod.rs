@@ -21,6 +21,7 @@ pub(crate) mod slice;
 pub(crate) mod slice_v2;
 pub(crate) mod split;
 pub(crate) mod stack;
+pub(crate) mod strided_slice_assign;
 pub(crate) mod tri;
 pub(crate) mod write;
 
