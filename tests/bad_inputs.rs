@@ -1228,3 +1228,68 @@ fn as_strided_aclnn_bad_window() {
         );
     }
 }
+
+#[test]
+fn strided_slice_assign_v2_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U8, DType::Bool, DType::C64] {
+        let x = zeros(&s, d, &[1]);
+        expect(
+            s.strided_slice_assign_v2(&x, &x, &[], &[], &[], None),
+            "unsupported_dtype",
+            "strided_slice_assign_v2",
+            "",
+        );
+    }
+}
+
+#[test]
+fn strided_slice_assign_v2_bad_slice() {
+    let s = stream();
+    let z = zeros(&s, DType::F32, &[]);
+    expect(
+        s.strided_slice_assign_v2(&z, &z, &[], &[], &[], None),
+        "invalid_argument",
+        "strided_slice_assign_v2",
+        "self",
+    );
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    let v = zeros(&s, DType::F32, &[1, 3]);
+    type Case<'a> = (&'a [i64], &'a [i64], &'a [i64], Option<&'a [i64]>, &'a str);
+    let cases: [Case; 11] = [
+        (&[0, 0, 0], &[1, 1, 1], &[1, 1, 1], None, "begin"),
+        (&[0], &[], &[1], None, "end"),
+        (&[0], &[1], &[], None, "strides"),
+        (&[0], &[1], &[1], Some(&[0, 1]), "axes"),
+        (&[0], &[1], &[1], Some(&[i64::MIN]), "axes"),
+        (&[0, 0], &[1, 1], &[1, 1], Some(&[0, -2]), "axes"),
+        (&[0], &[1], &[i64::MIN], None, "strides"),
+        (&[0], &[1], &[-1], None, "strides"),
+        (&[0], &[3], &[2], Some(&[-1]), "strides"),
+        (&[0], &[2], &[1], None, "value"),
+        (&[i64::MIN], &[i64::MAX], &[1], None, "value"),
+    ];
+    for (b, e, st, axes, param) in cases {
+        expect(
+            s.strided_slice_assign_v2(&x, &v, b, e, st, axes),
+            "invalid_argument",
+            "strided_slice_assign_v2",
+            param,
+        );
+    }
+    expect(
+        s.strided_slice_assign_v2(&x, &zeros(&s, DType::I32, &[1, 3]), &[0], &[1], &[1], None),
+        "invalid_argument",
+        "strided_slice_assign_v2",
+        "value",
+    );
+    let twice = zeros(&s, DType::F32, &[3])
+        .view(&[2, 3], &[0, 1], 0)
+        .unwrap();
+    expect(
+        s.strided_slice_assign_v2(&twice, &v, &[0], &[1], &[1], None),
+        "invalid_argument",
+        "strided_slice_assign_v2",
+        "self",
+    );
+}

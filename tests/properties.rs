@@ -447,3 +447,37 @@ proptest! {
         check(got, want, &format!("as_strided_aclnn {d} {shape:?} {perm:?} {size:?} {stride:?} {offset}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// StridedSliceAssignV2 (spec section 35): random bounds and strides on
+    /// leading axes over any view, the value of the sliced shape (now and
+    /// then a bad entry), compared as the new value of var.
+    #[test]
+    fn strided_slice_assign_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), picks in proptest::collection::vec((param(), param(), 1i64..3), 8), k in 0usize..4, broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len();
+        let k = k.min(r);
+        let b: Vec<i64> = picks[..k].iter().map(|p| p.0).collect();
+        let e: Vec<i64> = picks[..k].iter().map(|p| p.1).collect();
+        let mut st: Vec<i64> = (0..k).map(|i| if i + 1 == r { 1 } else { picks[i].2 }).collect();
+        let mut axes = None;
+        match broken {
+            0 if !st.is_empty() => st[0] = bad,
+            1 => axes = Some(vec![bad; k]),
+            _ => {}
+        }
+        let var = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let vshape = cpu_ref::strided_slice_assign_ranges(&shape, &b, &e, &st, axes.as_deref())
+            .map(|v| v.iter().map(|t| t.2).collect::<Vec<usize>>())
+            .unwrap_or_else(|_| vec![1]);
+        let value = ref_tensor(d, &vshape, None, seed ^ 1);
+        let want = cpu_ref::strided_slice_assign_v2(rt().soc(), &var, &value, &b, &e, &st, axes.as_deref());
+        let gvar = upload(&s, &var);
+        let got = s
+            .strided_slice_assign_v2(&gvar, &upload(&s, &value), &b, &e, &st, axes.as_deref())
+            .map(|()| gvar.clone());
+        check(got, want, &format!("strided_slice_assign_v2 {d} {shape:?} {perm:?} {b:?} {e:?} {st:?} {axes:?}"));
+    }
+}

@@ -156,7 +156,7 @@ impl Stream {
                 ),
             ));
         }
-        if var.layout().may_overlap() {
+        if var.numel() > 0 && var.layout().may_overlap() {
             return Err(Error::invalid(
                 OP,
                 "self",

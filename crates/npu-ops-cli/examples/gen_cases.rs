@@ -904,6 +904,7 @@ fn main() {
     slice_cases(&mut out, &push);
     slice_v3_cases(&mut out, &push);
     as_strided_aclnn_cases(&mut out, &push);
+    slice_assign_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1898,5 +1899,125 @@ where
             call(a2, &x, &w),
             tag,
         );
+    }
+}
+
+/// StridedSliceAssignV2 (issue 21, ops.md §35), appended last from a
+/// random stream of its own; the expectation is the new value of the
+/// input.
+fn slice_assign_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0035);
+    // Leading axes with bounds mostly in range, strides 1 to 3 (1 on the
+    // last axis), axes now and then spelt out (negative ones too).
+    let args = |r: &mut Rng, rank: usize| -> (Vec<i64>, Vec<i64>, Vec<i64>, Option<Vec<i64>>) {
+        let k = r.below(rank as u64 + 1) as usize;
+        let b: Vec<i64> = (0..k)
+            .map(|_| {
+                if r.below(8) == 0 {
+                    r.extreme(-4, 4)
+                } else {
+                    r.range(-3, 4)
+                }
+            })
+            .collect();
+        let e: Vec<i64> = (0..k)
+            .map(|_| {
+                if r.below(8) == 0 {
+                    r.extreme(-4, 5)
+                } else {
+                    r.range(-3, 6)
+                }
+            })
+            .collect();
+        let st: Vec<i64> = (0..k)
+            .map(|i| if i + 1 == rank { 1 } else { r.range(1, 4) })
+            .collect();
+        let axes = (r.below(3) == 0).then(|| {
+            (0..k as i64)
+                .map(|d| if r.below(2) == 0 { d - rank as i64 } else { d })
+                .collect()
+        });
+        (b, e, st, axes)
+    };
+    let call = |soc: &str,
+                x: &Tensor,
+                r: &mut Rng,
+                a: &(Vec<i64>, Vec<i64>, Vec<i64>, Option<Vec<i64>>),
+                bad: bool| {
+        let shape =
+            cpu_ref::strided_slice_assign_ranges(x.shape(), &a.0, &a.1, &a.2, a.3.as_deref())
+                .map(|v| v.iter().map(|t| t.2).collect::<Vec<usize>>())
+                .unwrap_or_else(|_| vec![1]);
+        let mut shape = shape;
+        if bad && !shape.is_empty() {
+            shape[0] += 1;
+        }
+        let value = storage(x.dtype(), &shape, r);
+        let e = expect(cpu_ref::strided_slice_assign_v2(
+            soc,
+            x,
+            &value,
+            &a.0,
+            &a.1,
+            &a.2,
+            a.3.as_deref(),
+        ));
+        let mut p = json!({"value": tensor_json(&value), "begin": a.0, "end": a.1, "strides": a.2});
+        if let Some(ax) = &a.3 {
+            p["axes"] = json!(ax);
+        }
+        (p, e)
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let a = args(&mut r, x.rank());
+                let (p, e) = call(soc, &x, &mut r, &a, false);
+                push(
+                    out,
+                    "strided_slice_assign_v2",
+                    soc,
+                    (&st, &x),
+                    p,
+                    e,
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: a length, an axis, a stride,
+    // the value's shape.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = [DType::Float32, DType::Int8, DType::Float64, DType::BFloat16][r.below(4) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut a = args(&mut r, x.rank());
+        let mut bad_shape = false;
+        let tag = match r.below(5) {
+            0 => {
+                a.1.push(0);
+                "length"
+            }
+            1 => {
+                a.3 = Some(vec![r.extreme(-5, 5); a.0.len()]);
+                "axes"
+            }
+            2 if !a.2.is_empty() => {
+                a.2[0] = r.extreme(-2, 3);
+                "strides"
+            }
+            3 => {
+                bad_shape = true;
+                "value"
+            }
+            _ => "random",
+        };
+        let (p, e) = call(a2, &x, &mut r, &a, bad_shape);
+        push(out, "strided_slice_assign_v2", a2, (&st, &x), p, e, tag);
     }
 }

@@ -99,6 +99,27 @@ pub fn strided_slice_assign_ranges(
     Ok(out)
 }
 
+/// Whether two logical indices of a view may share an element: its dims
+/// of extent above 1, sorted by stride, each stride above the span of the
+/// smaller ones (a stride of 0 overlaps).
+fn overlaps(shape: &[usize], strides: &[usize]) -> bool {
+    let mut dims: Vec<(usize, usize)> = shape
+        .iter()
+        .zip(strides)
+        .filter(|&(&n, _)| n > 1)
+        .map(|(&n, &s)| (s, n))
+        .collect();
+    dims.sort_unstable();
+    let mut span: u128 = 0;
+    for (s, n) in dims {
+        if s as u128 <= span {
+            return true;
+        }
+        span += (n as u128 - 1) * s as u128;
+    }
+    false
+}
+
 /// The new value of `var` after `var[slice] = value` (ops.md section 35),
 /// as a contiguous tensor.
 pub fn strided_slice_assign_v2(
@@ -132,6 +153,17 @@ pub fn strided_slice_assign_v2(
             format!(
                 "shape {:?} must be the sliced shape {want:?}",
                 value.shape()
+            ),
+        ));
+    }
+    if var.numel() > 0 && overlaps(var.shape(), var.strides()) {
+        return Err(RefError::invalid(
+            OP,
+            "self",
+            format!(
+                "the view (shape {:?}, strides {:?}) addresses one element twice",
+                var.shape(),
+                var.strides()
             ),
         ));
     }
@@ -238,6 +270,19 @@ mod tests {
         assert_eq!(p(&[0], &[1], &[0], None, &v), "strides");
         assert_eq!(p(&[0], &[3], &[2], Some(&[1]), &v), "strides");
         assert_eq!(p(&[0], &[2], &[1], None, &v), "value");
+        let twice = arange_i32(&[3]).view(&[2, 3], &[0, 1], 0).unwrap();
+        assert_eq!(
+            param(strided_slice_assign_v2(
+                A2_SOC,
+                &twice,
+                &v,
+                &[0],
+                &[1],
+                &[1],
+                None
+            )),
+            "self"
+        );
         assert!(matches!(
             strided_slice_assign_v2(
                 A2_SOC,

@@ -510,6 +510,28 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
             &ints(get("axes")?, &ctx("axes"))?,
             &ints(get("steps")?, &ctx("steps"))?,
         ),
+        "strided_slice_assign_v2" => {
+            let v = case::tensor(get("value")?, &ctx("value"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&v)), "the value data") {
+                return Ok(Err(e));
+            }
+            let axes = match p.get("axes") {
+                None | Some(Value::Null) => None,
+                Some(a) => Some(ints(a, &ctx("axes"))?),
+            };
+            let (b, e, st) = (
+                ints(get("begin")?, &ctx("begin"))?,
+                ints(get("end")?, &ctx("end"))?,
+                ints(get("strides")?, &ctx("strides"))?,
+            );
+            // In place: the result is the input, read through its view.
+            match upload(s, &v) {
+                Ok(v) => s
+                    .strided_slice_assign_v2(&x, &v, &b, &e, &st, axes.as_deref())
+                    .map(|()| x.clone()),
+                Err(e) => Err(e),
+            }
+        }
         "as_strided_aclnn" => s.as_strided_aclnn(
             &x,
             &ints(get("size")?, &ctx("size"))?,
