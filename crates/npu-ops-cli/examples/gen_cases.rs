@@ -1902,6 +1902,9 @@ where
     }
 }
 
+/// `begin`, `end`, `strides` and `axes` of a StridedSliceAssignV2 case.
+type AssignArgs = (Vec<i64>, Vec<i64>, Vec<i64>, Option<Vec<i64>>);
+
 /// StridedSliceAssignV2 (issue 21, ops.md §35), appended last from a
 /// random stream of its own; the expectation is the new value of the
 /// input.
@@ -1912,7 +1915,7 @@ where
     let mut r = Rng(0x0051_1CE5_0035);
     // Leading axes with bounds mostly in range, strides 1 to 3 (1 on the
     // last axis), axes now and then spelt out (negative ones too).
-    let args = |r: &mut Rng, rank: usize| -> (Vec<i64>, Vec<i64>, Vec<i64>, Option<Vec<i64>>) {
+    let args = |r: &mut Rng, rank: usize| -> AssignArgs {
         let k = r.below(rank as u64 + 1) as usize;
         let b: Vec<i64> = (0..k)
             .map(|_| {
@@ -1942,11 +1945,7 @@ where
         });
         (b, e, st, axes)
     };
-    let call = |soc: &str,
-                x: &Tensor,
-                r: &mut Rng,
-                a: &(Vec<i64>, Vec<i64>, Vec<i64>, Option<Vec<i64>>),
-                bad: bool| {
+    let call = |soc: &str, x: &Tensor, r: &mut Rng, a: &AssignArgs, bad: bool| {
         let shape =
             cpu_ref::strided_slice_assign_ranges(x.shape(), &a.0, &a.1, &a.2, a.3.as_deref())
                 .map(|v| v.iter().map(|t| t.2).collect::<Vec<usize>>())
