@@ -265,6 +265,10 @@ enum Call {
     /// `as_strided_aclnn(x, size, stride, offset)`: small windows, now and
     /// then a bad entry.
     AsStridedAclnn(Vec<i64>, Vec<i64>, i64),
+    /// `strided_slice_assign_v2(x, value, begin, end, strides, axes)`, in
+    /// place (x's new value compared): leading axes, now and then a bad
+    /// stride or axis.
+    SliceAssign(Other, [Vec<i64>; 3], Option<Vec<i64>>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -735,6 +739,34 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 }
                 return Call::AsStridedAclnn(size, stride, offset);
             }
+            if src.chance(1, 3) {
+                // StridedSliceAssignV2 shares the slot as well.
+                let r = shape.len();
+                let k = src.range(0, r as i64) as usize;
+                let b: Vec<i64> = (0..k).map(|_| src.range(-2, 4)).collect();
+                let e: Vec<i64> = (0..k).map(|_| src.range(-2, 5)).collect();
+                let mut st: Vec<i64> = (0..k)
+                    .map(|i| if i + 1 == r { 1 } else { src.range(1, 3) })
+                    .collect();
+                let mut axes = None;
+                if src.chance(1, 8) {
+                    if !st.is_empty() && src.chance(1, 2) {
+                        st[0] = src.param();
+                    } else {
+                        axes = Some(vec![src.param(); k]);
+                    }
+                }
+                let vshape =
+                    cpu_ref::strided_slice_assign_ranges(shape, &b, &e, &st, axes.as_deref())
+                        .map_or_else(|_| vec![1], |v| v.iter().map(|t| t.2).collect());
+                let n: usize = vshape.iter().product();
+                let value = Other {
+                    dtype: d,
+                    shape: vshape,
+                    bytes: element_bytes(src, d, n),
+                };
+                return Call::SliceAssign(value, [b, e, st], axes);
+            }
             Call::SliceV2(a)
         }
         _ => {
@@ -875,6 +907,9 @@ fn ref_call(
         Call::SliceV2(a) => cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]),
         Call::SliceV3(b, z) => cpu_ref::slice_v3(soc, x, b, z),
         Call::AsStridedAclnn(z, st, off) => cpu_ref::as_strided_aclnn(soc, x, z, st, *off),
+        Call::SliceAssign(v, [b, e, st], axes) => {
+            cpu_ref::strided_slice_assign_v2(soc, x, &ref_other(v)?, b, e, st, axes.as_deref())
+        }
         Call::Pad(op, p) => cpu_ref::pad(*op, soc, x, p),
         Call::Tri(lower, diagonal, inplace) => {
             let (op, r) = if *lower {
@@ -998,6 +1033,10 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::SliceV2(a) => s.slice_v2(x, &a[0], &a[1], &a[2], &a[3]),
         Call::SliceV3(b, z) => s.slice_v3(x, b, z),
         Call::AsStridedAclnn(z, st, off) => s.as_strided_aclnn(x, z, st, *off),
+        Call::SliceAssign(v, [b, e, st], axes) => our_other(s, v).and_then(|v| {
+            s.strided_slice_assign_v2(x, &v, b, e, st, axes.as_deref())
+                .map(|()| x.clone())
+        }),
         Call::Pad(op, p) => our_pad(s, *op, x, p, None),
         Call::Tri(true, d, false) => s.tril(x, *d),
         Call::Tri(false, d, false) => s.triu(x, *d),
@@ -1400,6 +1439,7 @@ fn error_forms(
         | Call::Cat(..)
         | Call::Stack(..)
         | Call::Fill(..)
+        | Call::SliceAssign(..)
         | Call::Cast(..)
         | Call::Split(..)
         | Call::Embedding(..)
