@@ -889,6 +889,33 @@ pub(crate) enum First<'a> {
     ),
     /// `aclnnEmbedding(weight, indices, out)`.
     Embedding(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnSliceV2(self, starts, ends, axes, steps, out)`.
+    SliceV2(
+        &'a AclTensor<'a>,
+        [&'a AclIntArray<'a>; 4],
+        &'a AclTensor<'a>,
+    ),
+    /// `aclnnStridedSliceAssignV2(varRef, inputValue, begin, end, strides,
+    /// axesOptional)`: `None` passes a null `axesOptional`.
+    StridedSliceAssignV2(
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+        [&'a AclIntArray<'a>; 3],
+        Option<&'a AclIntArray<'a>>,
+    ),
+    /// `aclnnAsStrided(x, size, stride, storageOffset, out)`.
+    AsStrided(
+        &'a AclTensor<'a>,
+        [&'a AclIntArray<'a>; 3],
+        &'a AclTensor<'a>,
+    ),
+    /// `aclnnSliceV3(x, begin, size, y)`.
+    SliceV3(
+        &'a AclTensor<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclIntArray<'a>,
+        &'a AclTensor<'a>,
+    ),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -932,6 +959,13 @@ impl First<'_> {
             First::InplaceTriu(..) => ("aclnnInplaceTriuGetWorkspaceSize", "aclnnInplaceTriu"),
             First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
             First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
+            First::SliceV2(..) => ("aclnnSliceV2GetWorkspaceSize", "aclnnSliceV2"),
+            First::SliceV3(..) => ("aclnnSliceV3GetWorkspaceSize", "aclnnSliceV3"),
+            First::AsStrided(..) => ("aclnnAsStridedGetWorkspaceSize", "aclnnAsStrided"),
+            First::StridedSliceAssignV2(..) => (
+                "aclnnStridedSliceAssignV2GetWorkspaceSize",
+                "aclnnStridedSliceAssignV2",
+            ),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1219,6 +1253,56 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::StridedSliceAssignV2(var, value, [b, e, st], axes) => {
+                let op = api.strided_slice_assign_v2()?;
+                let axes = axes.map_or(std::ptr::null(), |a| a.raw.cast_const());
+                (
+                    // SAFETY: see above; a null axesOptional is the
+                    // documented default.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            var.raw, value.raw, b.raw, e.raw, st.raw, axes, &mut ws, &mut ex,
+                        )
+                    },
+                    op.run,
+                )
+            }
+            First::AsStrided(x, [size, stride, offset], out) => {
+                let op = api.as_strided()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, size.raw, stride.raw, offset.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
+                    op.run,
+                )
+            }
+            First::SliceV3(x, begin, size, out) => {
+                let op = api.slice_v3()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, begin.raw, size.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
+                    op.run,
+                )
+            }
+            First::SliceV2(x, [st, en, ax, sp], out) => {
+                let op = api.slice_v2()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            x.raw, st.raw, en.raw, ax.raw, sp.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
                     op.run,
                 )
             }

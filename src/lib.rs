@@ -51,7 +51,7 @@
 //!   [`Stream::replication_pad1d`] .. `_3d`, [`Stream::circular_pad2d`] and
 //!   [`Stream::circular_pad3d`] (each with `_into`); [`Stream::permute`],
 //!   [`Stream::flip`], [`Stream::roll`], [`Stream::expand`] and
-//!   [`Stream::repeat`] (with `_into`); [`Stream::embedding`] (with
+//!   [`Stream::repeat`] (with `_into`); [`Stream::slice_v2`], [`Stream::slice_v3`] and [`Stream::as_strided_aclnn`] (with `_into`); [`Stream::strided_slice_assign_v2`] (in place); [`Stream::embedding`] (with
 //!   `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`], [`PreparedEmbedding`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is

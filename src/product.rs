@@ -55,6 +55,14 @@ pub enum OpKind {
     SplitWithSize,
     /// [`crate::Stream::embedding`]
     Embedding,
+    /// [`crate::Stream::slice_v2`]
+    SliceV2,
+    /// [`crate::Stream::slice_v3`]
+    SliceV3,
+    /// [`crate::Stream::as_strided_aclnn`]
+    AsStridedAclnn,
+    /// [`crate::Stream::strided_slice_assign_v2`]
+    StridedSliceAssignV2,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -99,6 +107,10 @@ impl OpKind {
             OpKind::SplitTensor => "split_tensor",
             OpKind::SplitWithSize => "split_with_size",
             OpKind::Embedding => "embedding",
+            OpKind::SliceV2 => "slice_v2",
+            OpKind::SliceV3 => "slice_v3",
+            OpKind::AsStridedAclnn => "as_strided_aclnn",
+            OpKind::StridedSliceAssignV2 => "strided_slice_assign_v2",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -113,14 +125,18 @@ impl OpKind {
     /// Whether the operator exists on `family`. AsStrided needs only
     /// InplaceCopy (every family); sampled slice needs IndexSelect and
     /// ConstantPadNd (not on 200I/500 A2). Add exists on the training
-    /// series, A2 and A3, as SplitWithSize and Permute; Mul, Cat, Stack,
+    /// series, A2 and A3, as SplitWithSize, Permute and SliceV2; Mul, Cat, Stack,
     /// FillScalar, Zero, Cast, Tril, Triu, SplitTensor, Roll, Expand,
     /// Repeat and the reflection and replication pads everywhere but
     /// 200I/500 A2; Flip and the circular pads on A2 and A3 only (ops.md
     /// §7).
     pub fn available(self, family: Family) -> bool {
         match self {
-            OpKind::Slice | OpKind::Add | OpKind::SplitWithSize | OpKind::Permute => {
+            OpKind::Slice
+            | OpKind::SliceV2
+            | OpKind::Add
+            | OpKind::SplitWithSize
+            | OpKind::Permute => {
                 matches!(family, Family::Training | Family::A2 | Family::A3)
             }
             OpKind::IndexSelect
@@ -150,6 +166,10 @@ impl OpKind {
             OpKind::AsStrided | OpKind::Subtensor => true,
             // ops.md §23: A2 and A3.
             OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
+            // ops.md §31: A2 only.
+            OpKind::SliceV3 | OpKind::AsStridedAclnn => family == Family::A2,
+            // ops.md §35: A2 and A3.
+            OpKind::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
         }
     }
 
@@ -159,7 +179,20 @@ impl OpKind {
             return family.has_bf16();
         }
         match self {
-            OpKind::Slice => matches!(
+            // StridedSliceAssignV2 (ops.md §35; bfloat16 above).
+            OpKind::StridedSliceAssignV2 => matches!(
+                dtype,
+                DType::F16 | DType::F32 | DType::I32 | DType::I64 | DType::F64 | DType::I8
+            ),
+            // The aclnn AsStrided (ops.md §33): no f64, no complex128.
+            OpKind::AsStridedAclnn => !matches!(dtype, DType::F64 | DType::C128),
+            // SliceV3 (ops.md §31): its definition's list (bfloat16 above).
+            OpKind::SliceV3 => matches!(
+                dtype,
+                DType::F32 | DType::F16 | DType::I32 | DType::I16 | DType::I8 | DType::U8
+            ),
+            // SliceV2 takes Slice's list (ops.md §31).
+            OpKind::Slice | OpKind::SliceV2 => matches!(
                 dtype,
                 DType::F32
                     | DType::F16

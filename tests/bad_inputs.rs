@@ -1110,3 +1110,205 @@ fn repeat_bad_repeats() {
         expect(s.repeat(&x, reps), "invalid_argument", "repeat", "repeats");
     }
 }
+
+#[test]
+fn slice_v2_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U16, DType::U32, DType::F64, DType::C64] {
+        expect(
+            s.slice_v2(&zeros(&s, d, &[1]), &[], &[], &[], &[]),
+            "unsupported_dtype",
+            "slice_v2",
+            "",
+        );
+    }
+}
+
+#[test]
+fn slice_v2_bad_axes() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for axes in [
+        &[2i64][..],
+        &[-3],
+        &[i64::MIN],
+        &[i64::MAX],
+        &[1, -1],
+        &[0, 0],
+    ] {
+        let n = axes.len();
+        expect(
+            s.slice_v2(&x, &vec![0; n], &vec![1; n], axes, &vec![1; n]),
+            "invalid_argument",
+            "slice_v2",
+            "axes",
+        );
+    }
+}
+
+#[test]
+fn slice_v2_bad_lengths() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    let ax = [1i64];
+    for (st, en, sp, param) in [
+        (&[][..], &[1i64][..], &[1i64][..], "starts"),
+        (&[0, 0], &[1], &[1], "starts"),
+        (&[0], &[], &[1], "ends"),
+        (&[0], &[1], &[], "steps"),
+        (&[0], &[1], &[1, 1], "steps"),
+        (&[0], &[1], &[0], "steps"),
+        (&[0], &[1], &[-1], "steps"),
+        (&[0], &[1], &[i64::MIN], "steps"),
+    ] {
+        expect(
+            s.slice_v2(&x, st, en, &ax, sp),
+            "invalid_argument",
+            "slice_v2",
+            param,
+        );
+    }
+}
+
+#[test]
+fn slice_v3_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I64, DType::Bool, DType::U16, DType::F64, DType::C64] {
+        expect(
+            s.slice_v3(&zeros(&s, d, &[1]), &[0], &[1]),
+            "unsupported_dtype",
+            "slice_v3",
+            "",
+        );
+    }
+}
+
+#[test]
+fn slice_v3_bad_box() {
+    let s = stream();
+    expect(
+        s.slice_v3(&zeros(&s, DType::F32, &[]), &[], &[]),
+        "invalid_argument",
+        "slice_v3",
+        "self",
+    );
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for (b, z, param) in [
+        (&[0i64][..], &[1i64, 1][..], "begin"),
+        (&[0, 0, 0], &[1, 1], "begin"),
+        (&[0, 0], &[1], "size"),
+        (&[-1, 0], &[1, 1], "begin"),
+        (&[i64::MIN, 0], &[1, 1], "begin"),
+        (&[0, i64::MAX], &[1, 0], "begin"),
+        (&[0, 0], &[-1, 1], "size"),
+        (&[1, 0], &[2, 1], "size"),
+        (&[1, 1], &[1, i64::MAX], "size"),
+    ] {
+        expect(s.slice_v3(&x, b, z), "invalid_argument", "slice_v3", param);
+    }
+}
+
+#[test]
+fn as_strided_aclnn_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::F64, DType::C128] {
+        expect(
+            s.as_strided_aclnn(&zeros(&s, d, &[1]), &[1], &[1], 0),
+            "unsupported_dtype",
+            "as_strided_aclnn",
+            "",
+        );
+    }
+}
+
+#[test]
+fn as_strided_aclnn_bad_window() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    for (size, stride, off, param) in [
+        (&[][..], &[][..], 0i64, "size"),
+        (&[1; 9][..], &[1; 9][..], 0, "size"),
+        (&[1], &[1, 1], 0, "stride"),
+        (&[-1], &[1], 0, "size"),
+        (&[i64::MIN], &[1], 0, "size"),
+        (&[1], &[-1], 0, "stride"),
+        (&[1], &[1], -1, "offset"),
+        (&[2], &[5], 1, "offset"),
+        (&[2, 2], &[i64::MAX, i64::MAX], 0, "offset"),
+        (&[1], &[0], i64::MAX, "offset"),
+        (&[i64::MAX; 8], &[i64::MAX; 8], i64::MAX, "offset"),
+        (&[i64::MAX], &[0], 0, "size"),
+    ] {
+        expect(
+            s.as_strided_aclnn(&x, size, stride, off),
+            "invalid_argument",
+            "as_strided_aclnn",
+            param,
+        );
+    }
+}
+
+#[test]
+fn strided_slice_assign_v2_dtype_not_listed() {
+    let s = stream();
+    for d in [DType::I16, DType::U8, DType::Bool, DType::C64] {
+        let x = zeros(&s, d, &[1]);
+        expect(
+            s.strided_slice_assign_v2(&x, &x, &[], &[], &[], None),
+            "unsupported_dtype",
+            "strided_slice_assign_v2",
+            "",
+        );
+    }
+}
+
+#[test]
+fn strided_slice_assign_v2_bad_slice() {
+    let s = stream();
+    let z = zeros(&s, DType::F32, &[]);
+    expect(
+        s.strided_slice_assign_v2(&z, &z, &[], &[], &[], None),
+        "invalid_argument",
+        "strided_slice_assign_v2",
+        "self",
+    );
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    let v = zeros(&s, DType::F32, &[1, 3]);
+    type Case<'a> = (&'a [i64], &'a [i64], &'a [i64], Option<&'a [i64]>, &'a str);
+    let cases: [Case; 11] = [
+        (&[0, 0, 0], &[1, 1, 1], &[1, 1, 1], None, "begin"),
+        (&[0], &[], &[1], None, "end"),
+        (&[0], &[1], &[], None, "strides"),
+        (&[0], &[1], &[1], Some(&[0, 1]), "axes"),
+        (&[0], &[1], &[1], Some(&[i64::MIN]), "axes"),
+        (&[0, 0], &[1, 1], &[1, 1], Some(&[0, -2]), "axes"),
+        (&[0], &[1], &[i64::MIN], None, "strides"),
+        (&[0], &[1], &[-1], None, "strides"),
+        (&[0], &[3], &[2], Some(&[-1]), "strides"),
+        (&[0], &[2], &[1], None, "value"),
+        (&[i64::MIN], &[i64::MAX], &[1], None, "value"),
+    ];
+    for (b, e, st, axes, param) in cases {
+        expect(
+            s.strided_slice_assign_v2(&x, &v, b, e, st, axes),
+            "invalid_argument",
+            "strided_slice_assign_v2",
+            param,
+        );
+    }
+    expect(
+        s.strided_slice_assign_v2(&x, &zeros(&s, DType::I32, &[1, 3]), &[0], &[1], &[1], None),
+        "invalid_argument",
+        "strided_slice_assign_v2",
+        "value",
+    );
+    let twice = zeros(&s, DType::F32, &[3])
+        .view(&[2, 3], &[0, 1], 0)
+        .unwrap();
+    expect(
+        s.strided_slice_assign_v2(&twice, &v, &[0], &[1], &[1], None),
+        "invalid_argument",
+        "strided_slice_assign_v2",
+        "self",
+    );
+}

@@ -130,6 +130,43 @@ fn every_family_supports_what_the_spec_says() {
                 &what("expand"),
             );
             compare(
+                s.slice_v2(&dx, &[1, 0], &[3, -1], &[1, -1], &[1, 2]),
+                cpu_ref::slice_v2(soc, &x, &[1, 0], &[3, -1], &[1, -1], &[1, 2]),
+                &what("slice_v2"),
+            );
+            compare(
+                s.slice_v3(&dx, &[1, 0, 1], &[1, 2, 2]),
+                cpu_ref::slice_v3(soc, &x, &[1, 0, 1], &[1, 2, 2]),
+                &what("slice_v3"),
+            );
+            compare(
+                s.as_strided_aclnn(&dx, &[2, 2], &[1, 2], 1),
+                cpu_ref::as_strided_aclnn(soc, &x, &[2, 2], &[1, 2], 1),
+                &what("as_strided_aclnn"),
+            );
+            {
+                // In place on a copy of dx: its new value read back.
+                let v = cpu_ref::slice_v2(soc, &x, &[0], &[1], &[0], &[1]);
+                if let Ok(v) = v {
+                    let var = common::upload(&s, &x);
+                    let got = s
+                        .strided_slice_assign_v2(
+                            &var,
+                            &common::upload(&s, &v),
+                            &[2],
+                            &[3],
+                            &[1],
+                            None,
+                        )
+                        .map(|()| var);
+                    compare(
+                        got,
+                        cpu_ref::strided_slice_assign_v2(soc, &x, &v, &[2], &[3], &[1], None),
+                        &what("strided_slice_assign_v2"),
+                    );
+                }
+            }
+            compare(
                 s.repeat(&dx, &[2, 1, 2]),
                 cpu_ref::repeat(soc, &x, &[2, 1, 2]),
                 &what("repeat"),

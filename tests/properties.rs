@@ -356,3 +356,128 @@ proptest! {
         check(got, want, &format!("repeat {d} {shape:?} {perm:?} repeats {reps:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// SliceV2 (spec section 31): distinct axes (some spelt negative) with
+    /// any bounds and steps, now and then a bad axis, length or step.
+    #[test]
+    fn slice_v2_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), picks in proptest::collection::vec((any::<bool>(), param(), param(), 1i64..4), 8), broken in 0u8..12, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len() as i64;
+        let mut a: [Vec<i64>; 4] = Default::default();
+        for (k, &(on, st, en, sp)) in picks.iter().take(shape.len()).enumerate() {
+            if on {
+                let k = k as i64;
+                a[2].push(if st % 2 == 0 { k } else { k - r });
+                a[0].push(st);
+                a[1].push(en);
+                a[3].push(sp);
+            }
+        }
+        match broken {
+            0 => a[2].push(bad),
+            1 => a[0].push(bad),
+            2 => a[1].push(bad),
+            3 if !a[3].is_empty() => a[3][0] = bad,
+            4 if !a[2].is_empty() => { let v = a[2][0]; a[2].push(v); a[0].push(0); a[1].push(1); a[3].push(1); }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::slice_v2(rt().soc(), &x, &a[0], &a[1], &a[2], &a[3]);
+        let got = s.slice_v2(&upload(&s, &x), &a[0], &a[1], &a[2], &a[3]);
+        check(got, want, &format!("slice_v2 {d} {shape:?} {perm:?} {a:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// SliceV3 (spec section 31): a box inside self, now and then a bad
+    /// length, begin or size.
+    #[test]
+    fn slice_v3_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), picks in proptest::collection::vec((0u8..255, 0u8..255), 8), broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let mut begin: Vec<i64> = Vec::new();
+        let mut size: Vec<i64> = Vec::new();
+        for (&n, &(p, q)) in shape.iter().zip(&picks) {
+            let b = p as i64 % (n as i64 + 1);
+            begin.push(b);
+            size.push(q as i64 % (n as i64 - b + 1));
+        }
+        match broken {
+            0 => begin.push(0),
+            1 if !size.is_empty() => { size.pop(); }
+            2 if !begin.is_empty() => { let k = bad.unsigned_abs() as usize % begin.len(); begin[k] = bad; }
+            3 if !size.is_empty() => { let k = bad.unsigned_abs() as usize % size.len(); size[k] = bad; }
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::slice_v3(rt().soc(), &x, &begin, &size);
+        let got = s.slice_v3(&upload(&s, &x), &begin, &size);
+        check(got, want, &format!("slice_v3 {d} {shape:?} {perm:?} {begin:?} {size:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The aclnn AsStrided (spec section 33): small windows over any view
+    /// (overlapping and empty ones included), now and then a bad entry.
+    #[test]
+    fn as_strided_aclnn_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), size in proptest::collection::vec(0i64..4, 1..4), stride in proptest::collection::vec(0i64..4, 4), offset in 0i64..8, broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let mut size = size;
+        let mut stride = stride[..size.len()].to_vec();
+        let mut offset = offset;
+        match broken {
+            0 => { let k = bad.unsigned_abs() as usize % size.len(); size[k] = bad; }
+            1 => { let k = bad.unsigned_abs() as usize % stride.len(); stride[k] = bad; }
+            2 => offset = bad,
+            3 => stride.push(1),
+            _ => {}
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::as_strided_aclnn(rt().soc(), &x, &size, &stride, offset);
+        if want.as_ref().is_ok_and(|w| w.numel() > 1 << 16) {
+            return Ok(());
+        }
+        let got = s.as_strided_aclnn(&upload(&s, &x), &size, &stride, offset);
+        check(got, want, &format!("as_strided_aclnn {d} {shape:?} {perm:?} {size:?} {stride:?} {offset}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// StridedSliceAssignV2 (spec section 35): random bounds and strides on
+    /// leading axes over any view, the value of the sliced shape (now and
+    /// then a bad entry), compared as the new value of var.
+    #[test]
+    fn strided_slice_assign_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), picks in proptest::collection::vec((param(), param(), 1i64..3), 8), k in 0usize..4, broken in 0u8..10, bad in param(), seed in any::<u64>()) {
+        let s = stream();
+        let r = shape.len();
+        let k = k.min(r);
+        let b: Vec<i64> = picks[..k].iter().map(|p| p.0).collect();
+        let e: Vec<i64> = picks[..k].iter().map(|p| p.1).collect();
+        let mut st: Vec<i64> = (0..k).map(|i| if i + 1 == r { 1 } else { picks[i].2 }).collect();
+        let mut axes = None;
+        match broken {
+            0 if !st.is_empty() => st[0] = bad,
+            1 => axes = Some(vec![bad; k]),
+            _ => {}
+        }
+        let var = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let vshape = cpu_ref::strided_slice_assign_ranges(&shape, &b, &e, &st, axes.as_deref())
+            .map(|v| v.iter().map(|t| t.2).collect::<Vec<usize>>())
+            .unwrap_or_else(|_| vec![1]);
+        let value = ref_tensor(d, &vshape, None, seed ^ 1);
+        let want = cpu_ref::strided_slice_assign_v2(rt().soc(), &var, &value, &b, &e, &st, axes.as_deref());
+        let gvar = upload(&s, &var);
+        let got = s
+            .strided_slice_assign_v2(&gvar, &upload(&s, &value), &b, &e, &st, axes.as_deref())
+            .map(|()| gvar.clone());
+        check(got, want, &format!("strided_slice_assign_v2 {d} {shape:?} {perm:?} {b:?} {e:?} {st:?} {axes:?}"));
+    }
+}

@@ -364,6 +364,22 @@ api_table! {
         repeat: "Repeat" => fn aclnnRepeatGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnRepeat;
+        slice_v2: "SliceV2" => fn aclnnSliceV2GetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
+            *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnSliceV2;
+        slice_v3: "SliceV3" => fn aclnnSliceV3GetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclTensor, *mut u64,
+            *mut *mut aclOpExecutor),
+            fn aclnnSliceV3;
+        as_strided: "AsStrided" => fn aclnnAsStridedGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
+            *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnAsStrided;
+        strided_slice_assign_v2: "StridedSliceAssignV2" => fn aclnnStridedSliceAssignV2GetWorkspaceSize(
+            *mut aclTensor, *const aclTensor, *const aclIntArray, *const aclIntArray,
+            *const aclIntArray, *const aclIntArray, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnStridedSliceAssignV2;
     }
 }
 

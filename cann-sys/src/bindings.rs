@@ -2035,6 +2035,83 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclnnStatus;
 }
+unsafe extern "C" {
+    pub fn aclnnSliceV2GetWorkspaceSize(
+        self_: *const aclTensor,
+        starts: *const aclIntArray,
+        ends: *const aclIntArray,
+        axes: *const aclIntArray,
+        steps: *const aclIntArray,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSliceV2(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSliceV3GetWorkspaceSize(
+        x: *const aclTensor,
+        begin: *const aclIntArray,
+        size: *const aclIntArray,
+        y: *const aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnSliceV3(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAsStridedGetWorkspaceSize(
+        x: *const aclTensor,
+        size: *const aclIntArray,
+        stride: *const aclIntArray,
+        storageOffset: *const aclIntArray,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnAsStrided(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnStridedSliceAssignV2GetWorkspaceSize(
+        varRef: *mut aclTensor,
+        inputValue: *const aclTensor,
+        begin: *const aclIntArray,
+        end: *const aclIntArray,
+        strides: *const aclIntArray,
+        axesOptional: *const aclIntArray,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnStridedSliceAssignV2(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
 impl aclrtDevAttr {
     pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = aclrtDevAttr(1);
     pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = aclrtDevAttr(101);

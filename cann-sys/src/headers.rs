@@ -110,6 +110,22 @@ const LAYOUT: &[(&str, &[&str])] = &[
     // sample includes either): the second path includes the first.
     ("aclnnop/level2/aclnn_repeat.h", &["../aclnn_repeat.h"]),
     (
+        "aclnnop/aclnn_slice_v2.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_slice_v3.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_as_strided.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_strided_slice_assign_v2.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_tril.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -187,6 +203,10 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_roll.h",
             "aclnnop/aclnn_expand.h",
             "aclnnop/aclnn_repeat.h",
+            "aclnnop/aclnn_slice_v2.h",
+            "aclnnop/aclnn_slice_v3.h",
+            "aclnnop/aclnn_as_strided.h",
+            "aclnnop/aclnn_strided_slice_assign_v2.h",
             "aclnnop/aclnn_tril.h",
             "aclnnop/aclnn_triu.h",
             "aclnnop/aclnn_split_tensor.h",

@@ -76,6 +76,18 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
+                "aclnnStridedSliceAssignV2GetWorkspaceSize" => {
+                    "void *a, const void *b, const void *c, const void *d, const void *e, const void *f"
+                }
+                "aclnnAsStridedGetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, const void *d, void *e"
+                }
+                "aclnnSliceV3GetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, const void *d"
+                }
+                "aclnnSliceV2GetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, const void *d, const void *e, void *f"
+                }
                 "aclnnReflectionPad1dGetWorkspaceSize"
                 | "aclnnReflectionPad2dGetWorkspaceSize"
                 | "aclnnReflectionPad3dGetWorkspaceSize"
@@ -167,6 +179,10 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Roll",
             "Expand",
             "Repeat",
+            "SliceV2",
+            "SliceV3",
+            "AsStrided",
+            "StridedSliceAssignV2",
         ]),
         tag,
         1,
@@ -502,7 +518,11 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Permute",
             "Roll",
             "Expand",
-            "Repeat"
+            "Repeat",
+            "SliceV2",
+            "SliceV3",
+            "AsStrided",
+            "StridedSliceAssignV2"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -651,6 +671,10 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Roll",
             "Expand",
             "Repeat",
+            "SliceV2",
+            "SliceV3",
+            "AsStrided",
+            "StridedSliceAssignV2",
         ]),
         "x",
         6,

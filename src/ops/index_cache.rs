@@ -228,7 +228,7 @@ mod tests {
     use super::*;
     use crate::{Backend, Runtime, SampleMode, SampledSlice};
 
-    fn host_windows(x: &[f32], c: usize, w: usize, off: usize) -> Vec<f32> {
+    fn host_windows(x: &[f64], c: usize, w: usize, off: usize) -> Vec<f64> {
         let mut v = Vec::new();
         for i in 0..w {
             for k in 0..8 {
@@ -243,20 +243,37 @@ mod tests {
         let rt = Runtime::new(Backend::Simulator).unwrap();
         let s = rt.stream().unwrap();
         let (c, w) = (32usize, 4usize);
-        let xs: Vec<f32> = (0..(w + 8) * c).map(|i| i as f32).collect();
+        // float64: overlapping windows of the dtypes aclnnAsStrided moves
+        // are one launch of it on A2 (ops.md §33), not gathers.
+        let xs: Vec<f64> = (0..(w + 8) * c).map(|i| i as f64).collect();
         let x = Tensor::from_slice(&s, &[w + 8, c], &xs).unwrap();
         let size = [w as i64, 8, c as i64];
         let stride = [c as i64, c as i64, 1];
         for off in [0usize, c, 7] {
             let y = s.as_strided(&x, &size, &stride, off as i64).unwrap();
-            assert_eq!(y.to_vec::<f32>().unwrap(), host_windows(&xs, c, w, off));
+            assert_eq!(y.to_vec::<f64>().unwrap(), host_windows(&xs, c, w, off));
         }
         // Offsets 0 and c share the row index; 7 is an element gather
         // (coarsened to runs), its own entry.
         assert_eq!(s.index_cache_usage().0, 2);
         // The same again: hits.
         let y = s.as_strided(&x, &size, &stride, 0).unwrap();
-        assert_eq!(y.to_vec::<f32>().unwrap(), host_windows(&xs, c, w, 0));
+        assert_eq!(y.to_vec::<f64>().unwrap(), host_windows(&xs, c, w, 0));
+        assert_eq!(s.index_cache_usage().0, 2);
+        // A float32 copy of the same windows: one aclnnAsStrided launch
+        // each, no index.
+        let x32 = Tensor::from_slice(
+            &s,
+            &[w + 8, c],
+            &xs.iter().map(|&v| v as f32).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let y = s.as_strided(&x32, &size, &stride, 7).unwrap();
+        let want: Vec<f32> = host_windows(&xs, c, w, 7)
+            .iter()
+            .map(|&v| v as f32)
+            .collect();
+        assert_eq!(y.to_vec::<f32>().unwrap(), want);
         assert_eq!(s.index_cache_usage().0, 2);
     }
 

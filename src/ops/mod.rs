@@ -2,6 +2,7 @@
 //! output inference and allocation, then aclnn calls on a stream.
 
 pub(crate) mod as_strided;
+pub(crate) mod as_strided_aclnn;
 pub(crate) mod cast;
 pub(crate) mod cat;
 pub(crate) mod elementwise;
@@ -17,8 +18,10 @@ pub(crate) mod repeat;
 pub(crate) mod roll;
 pub(crate) mod sampled_slice;
 pub(crate) mod slice;
+pub(crate) mod slice_v2;
 pub(crate) mod split;
 pub(crate) mod stack;
+pub(crate) mod strided_slice_assign;
 pub(crate) mod tri;
 pub(crate) mod write;
 

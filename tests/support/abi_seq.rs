@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 29;
+            let which = i.u8() % 33;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -383,6 +383,57 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 21 => (a.aclnnCircularPad2dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
                 22 => (a.aclnnCircularPad3dGetWorkspaceSize.unwrap())(t0, pad_arr, t1, wsp, exp),
                 28 => (a.aclnnEmbeddingGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
+                29 => {
+                    // Four fuzzed arrays (the same one, or arbitrary handles).
+                    let mut arr = || {
+                        st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize)
+                            as *const aclIntArray
+                    };
+                    let (p0, p1, p2, p3) = (arr(), arr(), arr(), arr());
+                    (a.aclnnSliceV2GetWorkspaceSize.unwrap())(t0, p0, p1, p2, p3, t1, wsp, exp)
+                }
+                32 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    let arr2 = st.arrays.first().map_or(st.any(i, &[]), |p| *p as usize);
+                    // axesOptional: null (the default) or a fuzzed handle.
+                    let axes = if i.one_in(2) { 0 } else { st.any(i, &[]) };
+                    (a.aclnnStridedSliceAssignV2GetWorkspaceSize.unwrap())(
+                        t0,
+                        t1,
+                        arr as *const aclIntArray,
+                        arr2 as *const aclIntArray,
+                        arr as *const aclIntArray,
+                        axes as *const aclIntArray,
+                        wsp,
+                        exp,
+                    )
+                }
+                31 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    let arr2 = st.arrays.first().map_or(st.any(i, &[]), |p| *p as usize);
+                    let arr3 = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnAsStridedGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        arr2 as *const aclIntArray,
+                        arr3 as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
+                30 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    let arr2 = st.arrays.first().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnSliceV3GetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        arr2 as *const aclIntArray,
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -513,7 +564,11 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnExpand,
                 a.aclnnRepeat,
                 a.aclnnEmbedding,
-            ][(if i.one_in(8) { i.u8() % 29 } else { which }) as usize]
+                a.aclnnSliceV2,
+                a.aclnnSliceV3,
+                a.aclnnAsStrided,
+                a.aclnnStridedSliceAssignV2,
+            ][(if i.one_in(8) { i.u8() % 33 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -256,6 +256,19 @@ enum Call {
     Split(Option<u64>, Vec<i64>, i64, bool),
     /// `embedding(x, indices)` (x the weight): indices, int64?
     Embedding(Vec<i64>, bool),
+    /// `slice_v2(x, starts, ends, axes, steps)`: distinct axes with any
+    /// bounds and steps, now and then a bad axis, length or step.
+    SliceV2([Vec<i64>; 4]),
+    /// `slice_v3(x, begin, size)`: a box inside x, now and then a bad
+    /// length or entry.
+    SliceV3(Vec<i64>, Vec<i64>),
+    /// `as_strided_aclnn(x, size, stride, offset)`: small windows, now and
+    /// then a bad entry.
+    AsStridedAclnn(Vec<i64>, Vec<i64>, i64),
+    /// `strided_slice_assign_v2(x, value, begin, end, strides, axes)`, in
+    /// place (x's new value compared): leading axes, now and then a bad
+    /// stride or axis.
+    SliceAssign(Other, [Vec<i64>; 3], Option<Vec<i64>>),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -663,6 +676,99 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 .collect();
             Call::Pad(op, padding)
         }
+        // SliceV2 in the last fallback: it shifts only what went there.
+        _ if src.chance(1, 6) => {
+            let r = shape.len() as i64;
+            let mut a: [Vec<i64>; 4] = Default::default();
+            for d in 0..r {
+                if src.chance(1, 2) {
+                    a[2].push(if src.chance(1, 3) { d - r } else { d });
+                    a[0].push(if src.chance(1, 8) {
+                        src.param()
+                    } else {
+                        src.range(-3, 4)
+                    });
+                    a[1].push(if src.chance(1, 8) {
+                        src.param()
+                    } else {
+                        src.range(-3, 5)
+                    });
+                    a[3].push(if src.chance(1, 10) {
+                        src.param()
+                    } else {
+                        src.range(1, 3)
+                    });
+                }
+            }
+            if src.chance(1, 8) {
+                let k = src.pick(&[0usize, 1, 2, 3]);
+                a[k].push(src.param());
+            }
+            if src.chance(1, 3) {
+                // SliceV3 shares SliceV2's slot (the stream of every other
+                // call stays as it was).
+                let mut begin = Vec::new();
+                let mut size = Vec::new();
+                for &n in shape {
+                    let b = src.range(0, n as i64);
+                    begin.push(b);
+                    size.push(src.range(0, n as i64 - b));
+                }
+                if src.chance(1, 8) {
+                    let v = src.param();
+                    if src.chance(1, 2) {
+                        begin.push(v)
+                    } else {
+                        size.push(v)
+                    }
+                }
+                return Call::SliceV3(begin, size);
+            }
+            if src.chance(1, 3) {
+                // The aclnn AsStrided shares the slot too.
+                let k = src.range(1, 3) as usize;
+                let mut size: Vec<i64> = (0..k).map(|_| src.range(0, 3)).collect();
+                let stride: Vec<i64> = (0..k).map(|_| src.range(0, 3)).collect();
+                let mut offset = src.range(0, 3);
+                if src.chance(1, 8) {
+                    if src.chance(1, 2) {
+                        size[0] = src.param();
+                    } else {
+                        offset = src.param();
+                    }
+                }
+                return Call::AsStridedAclnn(size, stride, offset);
+            }
+            if src.chance(1, 3) {
+                // StridedSliceAssignV2 shares the slot as well.
+                let r = shape.len();
+                let k = src.range(0, r as i64) as usize;
+                let b: Vec<i64> = (0..k).map(|_| src.range(-2, 4)).collect();
+                let e: Vec<i64> = (0..k).map(|_| src.range(-2, 5)).collect();
+                let mut st: Vec<i64> = (0..k)
+                    .map(|i| if i + 1 == r { 1 } else { src.range(1, 3) })
+                    .collect();
+                let mut axes = None;
+                if src.chance(1, 8) {
+                    if !st.is_empty() && src.chance(1, 2) {
+                        st[0] = src.param();
+                    } else {
+                        axes = Some(vec![src.param(); k]);
+                    }
+                }
+                let vshape =
+                    cpu_ref::strided_slice_assign_ranges(shape, &b, &e, &st, axes.as_deref())
+                        .map_or_else(|_| vec![1], |v| v.iter().map(|t| t.2).collect());
+                let n: usize = vshape.iter().product();
+                let value = Other {
+                    dtype: d,
+                    shape: vshape,
+                    bytes: element_bytes(src, d, n),
+                };
+                return Call::SliceAssign(value, [b, e, st], axes);
+            }
+            Call::SliceV2(a)
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -798,6 +904,12 @@ fn ref_call(
         Call::Roll(sh, dims) => cpu_ref::roll(soc, x, sh, dims),
         Call::Expand(size) => cpu_ref::expand(soc, x, size),
         Call::Repeat(reps) => cpu_ref::repeat(soc, x, reps),
+        Call::SliceV2(a) => cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]),
+        Call::SliceV3(b, z) => cpu_ref::slice_v3(soc, x, b, z),
+        Call::AsStridedAclnn(z, st, off) => cpu_ref::as_strided_aclnn(soc, x, z, st, *off),
+        Call::SliceAssign(v, [b, e, st], axes) => {
+            cpu_ref::strided_slice_assign_v2(soc, x, &ref_other(v)?, b, e, st, axes.as_deref())
+        }
         Call::Pad(op, p) => cpu_ref::pad(*op, soc, x, p),
         Call::Tri(lower, diagonal, inplace) => {
             let (op, r) = if *lower {
@@ -918,6 +1030,13 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Roll(sh, dims) => s.roll(x, sh, dims),
         Call::Expand(size) => s.expand(x, size),
         Call::Repeat(reps) => s.repeat(x, reps),
+        Call::SliceV2(a) => s.slice_v2(x, &a[0], &a[1], &a[2], &a[3]),
+        Call::SliceV3(b, z) => s.slice_v3(x, b, z),
+        Call::AsStridedAclnn(z, st, off) => s.as_strided_aclnn(x, z, st, *off),
+        Call::SliceAssign(v, [b, e, st], axes) => our_other(s, v).and_then(|v| {
+            s.strided_slice_assign_v2(x, &v, b, e, st, axes.as_deref())
+                .map(|()| x.clone())
+        }),
         Call::Pad(op, p) => our_pad(s, *op, x, p, None),
         Call::Tri(true, d, false) => s.tril(x, *d),
         Call::Tri(false, d, false) => s.triu(x, *d),
@@ -1055,6 +1174,11 @@ fn our_into(
         Call::Roll(sh, dims) if !prepared => s.roll_into(x, sh, dims, out),
         Call::Expand(size) if !prepared => s.expand_into(x, size, out),
         Call::Repeat(reps) if !prepared => s.repeat_into(x, reps, out),
+        Call::SliceV2(a) if !prepared => s.slice_v2_into(x, &a[0], &a[1], &a[2], &a[3], out),
+        Call::SliceV3(b, z) if !prepared => s.slice_v3_into(x, b, z, out),
+        Call::AsStridedAclnn(z, st, off) if !prepared => {
+            s.as_strided_aclnn_into(x, z, st, *off, out)
+        }
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),
         Call::Tri(false, d, false) if !prepared => s.triu_into(x, *d, out),
@@ -1318,6 +1442,7 @@ fn error_forms(
         | Call::Cat(..)
         | Call::Stack(..)
         | Call::Fill(..)
+        | Call::SliceAssign(..)
         | Call::Cast(..)
         | Call::Split(..)
         | Call::Embedding(..)
@@ -1325,6 +1450,13 @@ fn error_forms(
         | Call::Expand(..)
         | Call::Repeat(..) => return None,
         Call::Pad(op, p) => cpu_ref::pad_out_shape(*op, x.shape(), p).ok()?,
+        Call::SliceV2(a) => {
+            cpu_ref::slice_v2_out_shape(x.shape(), &a[0], &a[1], &a[2], &a[3]).ok()?
+        }
+        Call::SliceV3(b, z) => cpu_ref::slice_v3_out_shape(x.shape(), b, z).ok()?,
+        Call::AsStridedAclnn(z, st, off) => {
+            cpu_ref::as_strided_aclnn_out_shape(x.numel(), z, st, *off).ok()?
+        }
         _ => x.shape().to_vec(),
     };
     for prepared in [false, true] {

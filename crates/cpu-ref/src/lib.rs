@@ -8,7 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`] and [`repeat()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`], [`slice_v3()`], [`as_strided_aclnn()`] and [`strided_slice_assign_v2()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -50,6 +50,7 @@ pub use element::Element;
 pub use error::RefError;
 pub use ops::add::{add, add_cast, add_inplace, add_out_shape};
 pub use ops::as_strided::as_strided;
+pub use ops::as_strided_aclnn::{as_strided_aclnn, as_strided_aclnn_out_shape};
 pub use ops::cast::{cast, cast_element};
 pub use ops::cat::{cat, cat_cast, cat_out_shape};
 pub use ops::check_out_shape;
@@ -70,8 +71,12 @@ pub use ops::repeat::{repeat, repeat_out_shape};
 pub use ops::roll::{roll, roll_shifts};
 pub use ops::sampled_slice::{sampled_slice, SampleMode, SampledSliceParams};
 pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
+pub use ops::slice_v2::{
+    slice_v2, slice_v2_out_shape, slice_v2_ranges, slice_v3, slice_v3_out_shape,
+};
 pub use ops::split::{split_tensor, split_tensor_sizes, split_with_size};
 pub use ops::stack::{stack, stack_cast, stack_out_shape, STACK_MAX_RANK};
+pub use ops::strided_slice_assign::{strided_slice_assign_ranges, strided_slice_assign_v2};
 pub use ops::subtensor::subtensor;
 pub use ops::tri::{tril, triu};
 pub use product::{check_op_dtype, supported_dtypes, supports_op, Family, Op, DEFAULT_SOC};

@@ -146,6 +146,14 @@ pub enum Op {
     Repeat,
     /// `aclnnEmbedding` (section 23).
     Embedding,
+    /// `aclnnSliceV2` (section 31).
+    SliceV2,
+    /// `aclnnSliceV3` (section 31).
+    SliceV3,
+    /// `aclnnAsStrided`, the aclnn operator (section 33).
+    AsStridedAclnn,
+    /// `aclnnStridedSliceAssignV2` (section 35).
+    StridedSliceAssignV2,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -166,7 +174,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 30] = [
+    pub const ALL: [Op; 34] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -197,6 +205,10 @@ impl Op {
         Op::Roll,
         Op::Expand,
         Op::Repeat,
+        Op::SliceV2,
+        Op::SliceV3,
+        Op::AsStridedAclnn,
+        Op::StridedSliceAssignV2,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -224,6 +236,10 @@ impl Op {
             Op::Expand => "expand",
             Op::Repeat => "repeat",
             Op::Embedding => "embedding",
+            Op::SliceV2 => "slice_v2",
+            Op::SliceV3 => "slice_v3",
+            Op::AsStridedAclnn => "as_strided_aclnn",
+            Op::StridedSliceAssignV2 => "strided_slice_assign_v2",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -256,6 +272,46 @@ const SLICE_A2_A3: &[DType] = &[
     DType::Int8,
     DType::UInt8,
     DType::Bool,
+    DType::BFloat16,
+];
+
+/// The aclnn AsStrided on A2 (its page, section 33): IndexSelect's A2
+/// list without float64 and complex128.
+const AS_STRIDED_ACLNN_A2: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::BFloat16,
+    DType::Int64,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+    DType::Bool,
+    DType::Complex64,
+];
+
+/// StridedSliceAssignV2 on A2 / A3 (its page, section 35).
+const STRIDED_SLICE_ASSIGN_A2_A3: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::BFloat16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float64,
+    DType::Int8,
+];
+
+/// SliceV3 on A2 (its operator definition, section 31).
+const SLICE_V3_A2: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Int32,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
     DType::BFloat16,
 ];
 
@@ -571,7 +627,10 @@ const ZERO_NO_BF16: &[DType] = &[
 
 /// Whether `op` exists on `family`.
 ///
-/// - slice: training, A2, A3.
+/// - slice, slice_v2: training, A2, A3 (section 31: Slice's table);
+///   slice_v3: A2 only (its README and definition).
+/// - as_strided_aclnn: A2 only (its page, section 33).
+/// - strided_slice_assign_v2: A2 and A3 (its page, section 35).
 /// - index_select: every family but Atlas 200I/500 A2.
 /// - as_strided **(project)**: every family; its NPU composition needs only
 ///   InplaceCopy (or IndexSelect for self-overlapping windows), and
@@ -594,7 +653,9 @@ const ZERO_NO_BF16: &[DType] = &[
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
     match op {
-        Op::Slice | Op::Add => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::Slice | Op::SliceV2 | Op::Add => {
+            matches!(family, Family::Training | Family::A2 | Family::A3)
+        }
         Op::Mul | Op::Cat | Op::Stack | Op::SplitTensor => family != Family::A200I500A2,
         Op::SplitWithSize => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::FillScalar | Op::Zero | Op::Cast => family != Family::A200I500A2,
@@ -603,6 +664,8 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
+        Op::SliceV3 | Op::AsStridedAclnn => family == Family::A2,
+        Op::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -626,8 +689,13 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
     }
     let a2_or_a3 = matches!(family, Family::A2 | Family::A3);
     match op {
-        Op::Slice if a2_or_a3 => SLICE_A2_A3,
-        Op::Slice => SLICE_TRAINING,
+        Op::Slice | Op::SliceV2 if a2_or_a3 => SLICE_A2_A3,
+        Op::Slice | Op::SliceV2 => SLICE_TRAINING,
+        // SliceV3 (section 31): its definition's list (only on A2, so with
+        // bfloat16).
+        Op::SliceV3 => SLICE_V3_A2,
+        Op::AsStridedAclnn => AS_STRIDED_ACLNN_A2,
+        Op::StridedSliceAssignV2 => STRIDED_SLICE_ASSIGN_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
         Op::Subtensor => &DType::ALL,
@@ -818,7 +886,11 @@ mod tests {
                 "flip",
                 "roll",
                 "expand",
-                "repeat"
+                "repeat",
+                "slice_v2",
+                "slice_v3",
+                "as_strided_aclnn",
+                "strided_slice_assign_v2"
             ]
         );
     }
@@ -827,7 +899,7 @@ mod tests {
     fn availability_table() {
         let expect = |op: Op| -> [bool; 5] {
             match op {
-                Op::Slice => [true, true, true, false, false],
+                Op::Slice | Op::SliceV2 => [true, true, true, false, false],
                 Op::IndexSelect => [true, true, true, true, false],
                 Op::AsStrided => [true, true, true, true, true],
                 Op::SampledSlice => [true, true, true, true, false],
@@ -844,6 +916,8 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
+                Op::SliceV3 | Op::AsStridedAclnn => [false, true, false, false, false],
+                Op::StridedSliceAssignV2 => [false, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

@@ -2,14 +2,15 @@
 //! SoC names and the validation order, through the public API only.
 
 use cpu_ref::{
-    add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
-    flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
-    replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice,
-    split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    add, as_strided, as_strided_aclnn, cast, cat, circular_pad2d, circular_pad3d, embedding,
+    expand, fill_scalar, flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
+    reflection_pad3d, repeat, replication_pad1d, replication_pad2d, replication_pad3d, roll,
+    sampled_slice, slice, slice_v2, slice_v3, split_tensor, split_with_size, stack,
+    strided_slice_assign_v2, subtensor, tril, triu, zero, DType, Family, RefError, SampleMode,
+    SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 30] = [
+const OPS: [&str; 34] = [
     "slice",
     "index_select",
     "as_strided",
@@ -31,6 +32,10 @@ const OPS: [&str; 30] = [
     "roll",
     "expand",
     "repeat",
+    "slice_v2",
+    "slice_v3",
+    "as_strided_aclnn",
+    "strided_slice_assign_v2",
     "reflection_pad1d",
     "reflection_pad2d",
     "reflection_pad3d",
@@ -73,6 +78,18 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "roll" => roll(soc, x, &[1], &[0]),
         "expand" => expand(soc, x, &[3, 2, 2]),
         "repeat" => repeat(soc, x, &[2, 1, 3]),
+        "slice_v2" => slice_v2(soc, x, &[0, -1], &[1, 2], &[1, 0], &[1, 1]),
+        "slice_v3" => slice_v3(soc, x, &[1, 0], &[1, 2]),
+        "as_strided_aclnn" => as_strided_aclnn(soc, x, &[2, 2], &[1, 1], 1),
+        "strided_slice_assign_v2" => {
+            let v = Tensor::from_bytes(
+                x.dtype(),
+                &[1, 2],
+                x.contiguous_bytes()[..2 * x.dtype().size()].to_vec(),
+            )
+            .unwrap();
+            strided_slice_assign_v2(soc, x, &v, &[1], &[2], &[1], None)
+        }
         "embedding" => embedding(soc, x, &index),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
@@ -90,8 +107,11 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" | "split_with_size" | "permute" => matches!(fam, Training | A2 | A3),
-        "embedding" => matches!(fam, A2 | A3),
+        "slice" | "slice_v2" | "add" | "split_with_size" | "permute" => {
+            matches!(fam, Training | A2 | A3)
+        }
+        "embedding" | "strided_slice_assign_v2" => matches!(fam, A2 | A3),
+        "slice_v3" | "as_strided_aclnn" => matches!(fam, A2),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -112,7 +132,7 @@ fn available(op: &str, fam: Family) -> bool {
 fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
     let bf16_family = matches!(fam, Family::A2 | Family::A3);
     match op {
-        "slice" => match dtype {
+        "slice" | "slice_v2" => match dtype {
             DType::Float32
             | DType::Float16
             | DType::Int32
@@ -127,6 +147,27 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
+        "as_strided_aclnn" => !matches!(dtype, DType::Float64 | DType::Complex128),
+        "strided_slice_assign_v2" => matches!(
+            dtype,
+            DType::Float16
+                | DType::Float32
+                | DType::BFloat16
+                | DType::Int32
+                | DType::Int64
+                | DType::Float64
+                | DType::Int8
+        ),
+        "slice_v3" => matches!(
+            dtype,
+            DType::Float32
+                | DType::Float16
+                | DType::Int32
+                | DType::Int16
+                | DType::Int8
+                | DType::UInt8
+                | DType::BFloat16
+        ),
         "cast" => dtype != DType::BFloat16 || bf16_family,
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
         "expand" => match dtype {
@@ -229,7 +270,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 30 * 28 * 15);
+    assert_eq!(checked, 34 * 28 * 15);
 }
 
 #[test]

@@ -2,9 +2,10 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, embedding, expand, fill_scalar, flip, index_select, mul, permute, repeat,
-    roll, sampled_slice, slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar,
-    Tensor, DEFAULT_SOC,
+    add, as_strided, as_strided_aclnn, cat, embedding, expand, fill_scalar, flip, index_select,
+    mul, permute, repeat, roll, sampled_slice, slice, slice_v2, slice_v3, stack,
+    strided_slice_assign_ranges, strided_slice_assign_v2, subtensor, zero, SampleMode,
+    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -754,5 +755,157 @@ proptest! {
             repeat(DEFAULT_SOC, &t, reps).unwrap().contiguous_bytes(),
             repeat(DEFAULT_SOC, &t.to_contiguous(), reps).unwrap().contiguous_bytes()
         );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// SliceV2 equals Slice applied once per listed axis (in any order),
+    /// a view input its contiguous copy's result, and never panics for
+    /// any i64 starts, ends, axes and steps.
+    #[test]
+    fn slice_v2_equals_successive_slices(
+        shape in shape_strategy(1, 4, 4),
+        picks in prop::collection::vec((0usize..4, any_i64(), any_i64(), prop_oneof![1i64..4, any_i64()]), 0..4),
+        raw_axes in prop::collection::vec(any_i64(), 0..3),
+    ) {
+        let x = arange(&shape);
+        let rank = shape.len();
+        let mut axes = Vec::new();
+        let (mut starts, mut ends, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+        for &(a, st, en, step) in &picks {
+            let a = a % rank;
+            if axes.contains(&(a as i64)) || axes.contains(&(a as i64 - rank as i64)) {
+                continue;
+            }
+            axes.push(if st % 2 == 0 { a as i64 } else { a as i64 - rank as i64 });
+            starts.push(st);
+            ends.push(en);
+            steps.push(step);
+        }
+        let got = slice_v2(DEFAULT_SOC, &x, &starts, &ends, &axes, &steps);
+        if steps.iter().any(|&s| s <= 0) {
+            prop_assert!(got.is_err());
+        } else {
+            let got = got.unwrap();
+            let mut want = x.clone();
+            for i in 0..axes.len() {
+                want = slice(DEFAULT_SOC, &want, axes[i], starts[i], ends[i], steps[i]).unwrap();
+            }
+            prop_assert_eq!(got.shape(), want.shape());
+            prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+            let t = transposed(&x);
+            prop_assert_eq!(
+                slice_v2(DEFAULT_SOC, &t, &starts, &ends, &axes, &steps).map(|y| y.contiguous_bytes()).ok(),
+                slice_v2(DEFAULT_SOC, &t.to_contiguous(), &starts, &ends, &axes, &steps).map(|y| y.contiguous_bytes()).ok()
+            );
+        }
+        let n = raw_axes.len();
+        let _ = slice_v2(DEFAULT_SOC, &x, &raw_axes, &raw_axes, &raw_axes, &vec![1; n]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// SliceV3 equals SliceV2 over every axis with `ends = begin + size`
+    /// and steps 1 when the box lies inside `self`, and is refused (never
+    /// a panic) otherwise, for any i64 begin and size.
+    #[test]
+    fn slice_v3_equals_slice_v2_box(
+        shape in shape_strategy(1, 4, 4),
+        picks in prop::collection::vec((0i64..5, 0i64..5), 4),
+        wild in prop::collection::vec(any_i64(), 0..5),
+    ) {
+        let x = arange(&shape);
+        let r = shape.len();
+        let begin: Vec<i64> = picks[..r].iter().map(|p| p.0).collect();
+        let size: Vec<i64> = picks[..r].iter().map(|p| p.1).collect();
+        let inside = (0..r).all(|d| begin[d] + size[d] <= shape[d] as i64);
+        let got = slice_v3(DEFAULT_SOC, &x, &begin, &size);
+        prop_assert_eq!(got.is_ok(), inside);
+        if let Ok(y) = got {
+            let ends: Vec<i64> = (0..r).map(|d| begin[d] + size[d]).collect();
+            let axes: Vec<i64> = (0..r as i64).collect();
+            let want = slice_v2(DEFAULT_SOC, &x, &begin, &ends, &axes, &vec![1; r]).unwrap();
+            prop_assert_eq!(y.shape(), want.shape());
+            prop_assert_eq!(y.contiguous_bytes(), want.contiguous_bytes());
+        }
+        let n = wild.len();
+        let _ = slice_v3(DEFAULT_SOC, &x, &wild, &wild[..n.min(r)]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The aclnn AsStrided equals the ATB one (section 3) wherever both
+    /// accept (non-empty outputs), reads a view in its logical order, and
+    /// never panics for any i64 size, stride and offset.
+    #[test]
+    fn as_strided_aclnn_equals_atb_where_both_hold(
+        shape in shape_strategy(0, 3, 4),
+        size in prop::collection::vec(0i64..4, 1..4),
+        stride in prop::collection::vec(0i64..4, 4),
+        offset in 0i64..6,
+        wild in prop::collection::vec(any_i64(), 0..4),
+    ) {
+        let x = arange(&shape);
+        let st = &stride[..size.len()];
+        let got = as_strided_aclnn(DEFAULT_SOC, &x, &size, st, offset);
+        if !size.contains(&0) {
+            let atb = as_strided(DEFAULT_SOC, &x, &size, st, &[offset]);
+            prop_assert_eq!(got.is_ok(), atb.is_ok());
+            if let (Ok(a), Ok(b)) = (&got, &atb) {
+                prop_assert_eq!(a.contiguous_bytes(), b.contiguous_bytes());
+            }
+        } else {
+            prop_assert!(got.is_ok());
+        }
+        let t = transposed(&x);
+        prop_assert_eq!(
+            as_strided_aclnn(DEFAULT_SOC, &t, &size, st, offset).map(|y| y.contiguous_bytes()).ok(),
+            as_strided_aclnn(DEFAULT_SOC, &t.to_contiguous(), &size, st, offset).map(|y| y.contiguous_bytes()).ok()
+        );
+        let n = wild.len();
+        let _ = as_strided_aclnn(DEFAULT_SOC, &x, &wild, &wild, if n > 0 { wild[0] } else { 0 });
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// StridedSliceAssignV2: reading the assigned slice back (SliceV2 over
+    /// the normalised ranges) gives the value; every other element keeps
+    /// var's; any i64 arrays never panic.
+    #[test]
+    fn strided_slice_assign_reads_back(
+        shape in shape_strategy(1, 3, 4),
+        picks in prop::collection::vec((any_i64(), any_i64(), 1i64..4), 3),
+        k in 0usize..4,
+        wild in prop::collection::vec(any_i64(), 0..4),
+    ) {
+        let var = arange(&shape);
+        let r = shape.len();
+        let k = k.min(r);
+        let begin: Vec<i64> = picks[..k].iter().map(|p| p.0).collect();
+        let end: Vec<i64> = picks[..k].iter().map(|p| p.1).collect();
+        let strides: Vec<i64> = (0..k).map(|i| if i == r - 1 { 1 } else { picks[i].2 }).collect();
+        let ranges = strided_slice_assign_ranges(&shape, &begin, &end, &strides, None).unwrap();
+        let vshape: Vec<usize> = ranges.iter().map(|x| x.2).collect();
+        let n: usize = vshape.iter().product();
+        let value = Tensor::from_slice(&vshape, &(0..n as i32).map(|v| -1 - v).collect::<Vec<_>>()).unwrap();
+        let y = strided_slice_assign_v2(DEFAULT_SOC, &var, &value, &begin, &end, &strides, None).unwrap();
+        let axes: Vec<i64> = (0..r as i64).collect();
+        let st: Vec<i64> = ranges.iter().map(|x| x.0 as i64).collect();
+        let en: Vec<i64> = ranges.iter().map(|x| (x.0 + x.1 * x.2) as i64).collect();
+        let sp: Vec<i64> = ranges.iter().map(|x| x.1 as i64).collect();
+        let back = slice_v2(DEFAULT_SOC, &y, &st, &en, &axes, &sp).unwrap();
+        prop_assert_eq!(back.contiguous_bytes(), value.contiguous_bytes());
+        let untouched = y.contiguous_bytes().chunks(4).filter(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) >= 0).count();
+        prop_assert_eq!(untouched, var.numel() - n);
+        let m = wild.len();
+        let _ = strided_slice_assign_v2(DEFAULT_SOC, &var, &value, &wild, &wild, &wild, Some(&wild[..m]));
     }
 }

@@ -901,6 +901,10 @@ fn main() {
     pad_cases(&mut out, &mut r, &push);
     view_cases(&mut out);
     embedding_cases(&mut out, &push);
+    slice_cases(&mut out, &push);
+    slice_v3_cases(&mut out, &push);
+    as_strided_aclnn_cases(&mut out, &push);
+    slice_assign_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1604,5 +1608,415 @@ fn pad_cases(out: &mut Vec<Value>, r: &mut Rng, push: &Push) {
                 tag,
             );
         }
+    }
+}
+
+/// The slices family (issue 21: SliceV2, ops.md §31; SliceV3 in
+/// [`slice_v3_cases`], after it), appended after every
+/// earlier block from a random stream of its own, so no earlier line moves.
+fn slice_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0031);
+    // Random distinct axes (some spelt negative) with random bounds and
+    // steps, mostly in range, now and then extreme.
+    let args = |r: &mut Rng, rank: usize| -> [Vec<i64>; 4] {
+        let mut axes: Vec<i64> = Vec::new();
+        let (mut st, mut en, mut sp) = (Vec::new(), Vec::new(), Vec::new());
+        for d in 0..rank as i64 {
+            if r.below(2) == 0 {
+                continue;
+            }
+            axes.push(if r.below(3) == 0 { d - rank as i64 } else { d });
+            st.push(if r.below(6) == 0 {
+                r.extreme(-6, 6)
+            } else {
+                r.range(-4, 5)
+            });
+            en.push(if r.below(6) == 0 {
+                r.extreme(-6, 6)
+            } else {
+                r.range(-4, 6)
+            });
+            sp.push(if r.below(8) == 0 {
+                r.extreme(1, 4)
+            } else {
+                r.range(1, 4)
+            });
+        }
+        // Shuffle the listed axes (with their arrays) now and then.
+        if axes.len() > 1 && r.below(2) == 0 {
+            let (i, j) = (0, axes.len() - 1);
+            axes.swap(i, j);
+            st.swap(i, j);
+            en.swap(i, j);
+            sp.swap(i, j);
+        }
+        [st, en, axes, sp]
+    };
+    let params =
+        |a: &[Vec<i64>; 4]| json!({"starts": a[0], "ends": a[1], "axes": a[2], "steps": a[3]});
+    let call = |soc: &str, x: &Tensor, a: &[Vec<i64>; 4]| {
+        expect(cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]))
+    };
+    // Every family x dtype on random views (ranks 0 to 4).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let a = args(&mut r, x.rank());
+                push(
+                    out,
+                    "slice_v2",
+                    soc,
+                    (&st, &x),
+                    params(&a),
+                    call(soc, &x, &a),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: an axis out of range or
+    // repeated, an array of another length, a step below 1.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = DType::ALL[r.below(DType::ALL.len() as u64) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let mut a = args(&mut r, x.rank());
+        let tag = match r.below(5) {
+            0 => {
+                a[2].push(r.extreme(-10, 10));
+                for k in [0, 1, 3] {
+                    a[k].push(1);
+                }
+                "axis"
+            }
+            1 if !a[2].is_empty() => {
+                let v = a[2][0];
+                a[2].push(v);
+                for k in [0, 1, 3] {
+                    a[k].push(0);
+                }
+                "repeated-axis"
+            }
+            2 => {
+                let k = [0, 1, 3][r.below(3) as usize];
+                if a[k].is_empty() || r.below(2) == 0 {
+                    a[k].push(0);
+                } else {
+                    a[k].pop();
+                }
+                "length"
+            }
+            3 if !a[3].is_empty() => {
+                let k = r.below(a[3].len() as u64) as usize;
+                a[3][k] = r.extreme(-3, 1).min(0);
+                "step"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "slice_v2",
+            a2,
+            (&st, &x),
+            params(&a),
+            call(a2, &x, &a),
+            tag,
+        );
+    }
+}
+
+/// SliceV3 (issue 21, ops.md §31), appended after SliceV2's block from a
+/// random stream of its own.
+fn slice_v3_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0032);
+    // A box inside the view: begin in [0, N], size in [0, N - begin].
+    let boxed = |r: &mut Rng, shape: &[usize]| -> (Vec<i64>, Vec<i64>) {
+        let begin: Vec<i64> = shape.iter().map(|&n| r.range(0, n as i64 + 1)).collect();
+        let size = shape
+            .iter()
+            .zip(&begin)
+            .map(|(&n, &b)| r.range(0, n as i64 - b + 1))
+            .collect();
+        (begin, size)
+    };
+    let call =
+        |soc: &str, x: &Tensor, b: &[i64], z: &[i64]| expect(cpu_ref::slice_v3(soc, x, b, z));
+    // Every family x dtype on random views (ranks 0 to 4).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 4);
+                let (b, z) = boxed(&mut r, x.shape());
+                push(
+                    out,
+                    "slice_v3",
+                    soc,
+                    (&st, &x),
+                    json!({"begin": b, "size": z}),
+                    call(soc, &x, &b, &z),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: a length, a begin outside
+    // [0, N], a size past the extent or negative.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = [DType::Float32, DType::Int16, DType::UInt8, DType::BFloat16][r.below(4) as usize];
+        let (st, x) = input(d, &mut r, 4);
+        let (mut b, mut z) = boxed(&mut r, x.shape());
+        let tag = match r.below(5) {
+            0 => {
+                if b.is_empty() || r.below(2) == 0 {
+                    b.push(0);
+                } else {
+                    z.pop();
+                }
+                "length"
+            }
+            1 if !b.is_empty() => {
+                let k = r.below(b.len() as u64) as usize;
+                b[k] = r.extreme(-3, 8);
+                "begin"
+            }
+            2 if !z.is_empty() => {
+                let k = r.below(z.len() as u64) as usize;
+                z[k] = r.extreme(-3, 8);
+                "size"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "slice_v3",
+            a2,
+            (&st, &x),
+            json!({"begin": b, "size": z}),
+            call(a2, &x, &b, &z),
+            tag,
+        );
+    }
+}
+
+/// The aclnn AsStrided (issue 21, ops.md §33), appended after the slices'
+/// blocks from a random stream of its own.
+fn as_strided_aclnn_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0033);
+    // A window inside flat(x): random sizes and strides, the offset taken
+    // so that the largest position read fits (when it can).
+    let window = |r: &mut Rng, numel: usize| -> (Vec<i64>, Vec<i64>, i64) {
+        let k = 1 + r.below(3) as usize;
+        let size: Vec<i64> = (0..k).map(|_| r.range(0, 4)).collect();
+        let stride: Vec<i64> = (0..k).map(|_| r.range(0, 4)).collect();
+        let span: i64 = size
+            .iter()
+            .zip(&stride)
+            .map(|(&n, &s)| (n - 1).max(0) * s)
+            .sum();
+        let room = numel as i64 - span;
+        let offset = if room > 0 { r.range(0, room) } else { 0 };
+        (size, stride, offset)
+    };
+    let call = |soc: &str, x: &Tensor, w: &(Vec<i64>, Vec<i64>, i64)| {
+        expect(cpu_ref::as_strided_aclnn(soc, x, &w.0, &w.1, w.2))
+    };
+    let params = |w: &(Vec<i64>, Vec<i64>, i64)| json!({"size": w.0, "stride": w.1, "offset": w.2});
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let w = window(&mut r, x.numel());
+                push(
+                    out,
+                    "as_strided_aclnn",
+                    soc,
+                    (&st, &x),
+                    params(&w),
+                    call(soc, &x, &w),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: lengths, a negative or
+    // extreme entry, a window past the end.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = [
+            DType::Float32,
+            DType::Int64,
+            DType::UInt16,
+            DType::Complex64,
+        ][r.below(4) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut w = window(&mut r, x.numel());
+        let tag = match r.below(6) {
+            0 => {
+                if r.below(2) == 0 {
+                    w.1.push(1);
+                } else {
+                    w.0 = vec![1; 9];
+                    w.1 = vec![1; 9];
+                }
+                "length"
+            }
+            1 => {
+                let k = r.below(w.0.len() as u64) as usize;
+                w.0[k] = r.extreme(-3, 4);
+                "size"
+            }
+            2 => {
+                let k = r.below(w.1.len() as u64) as usize;
+                w.1[k] = r.extreme(-3, 4);
+                "stride"
+            }
+            3 => {
+                w.2 = r.extreme(-3, 30);
+                "offset"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "as_strided_aclnn",
+            a2,
+            (&st, &x),
+            params(&w),
+            call(a2, &x, &w),
+            tag,
+        );
+    }
+}
+
+/// `begin`, `end`, `strides` and `axes` of a StridedSliceAssignV2 case.
+type AssignArgs = (Vec<i64>, Vec<i64>, Vec<i64>, Option<Vec<i64>>);
+
+/// StridedSliceAssignV2 (issue 21, ops.md §35), appended last from a
+/// random stream of its own; the expectation is the new value of the
+/// input.
+fn slice_assign_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0035);
+    // Leading axes with bounds mostly in range, strides 1 to 3 (1 on the
+    // last axis), axes now and then spelt out (negative ones too).
+    let args = |r: &mut Rng, rank: usize| -> AssignArgs {
+        let k = r.below(rank as u64 + 1) as usize;
+        let b: Vec<i64> = (0..k)
+            .map(|_| {
+                if r.below(8) == 0 {
+                    r.extreme(-4, 4)
+                } else {
+                    r.range(-3, 4)
+                }
+            })
+            .collect();
+        let e: Vec<i64> = (0..k)
+            .map(|_| {
+                if r.below(8) == 0 {
+                    r.extreme(-4, 5)
+                } else {
+                    r.range(-3, 6)
+                }
+            })
+            .collect();
+        let st: Vec<i64> = (0..k)
+            .map(|i| if i + 1 == rank { 1 } else { r.range(1, 4) })
+            .collect();
+        let axes = (r.below(3) == 0).then(|| {
+            (0..k as i64)
+                .map(|d| if r.below(2) == 0 { d - rank as i64 } else { d })
+                .collect()
+        });
+        (b, e, st, axes)
+    };
+    let call = |soc: &str, x: &Tensor, r: &mut Rng, a: &AssignArgs, bad: bool| {
+        let shape =
+            cpu_ref::strided_slice_assign_ranges(x.shape(), &a.0, &a.1, &a.2, a.3.as_deref())
+                .map(|v| v.iter().map(|t| t.2).collect::<Vec<usize>>())
+                .unwrap_or_else(|_| vec![1]);
+        let mut shape = shape;
+        if bad && !shape.is_empty() {
+            shape[0] += 1;
+        }
+        let value = storage(x.dtype(), &shape, r);
+        let e = expect(cpu_ref::strided_slice_assign_v2(
+            soc,
+            x,
+            &value,
+            &a.0,
+            &a.1,
+            &a.2,
+            a.3.as_deref(),
+        ));
+        let mut p = json!({"value": tensor_json(&value), "begin": a.0, "end": a.1, "strides": a.2});
+        if let Some(ax) = &a.3 {
+            p["axes"] = json!(ax);
+        }
+        (p, e)
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let a = args(&mut r, x.rank());
+                let (p, e) = call(soc, &x, &mut r, &a, false);
+                push(
+                    out,
+                    "strided_slice_assign_v2",
+                    soc,
+                    (&st, &x),
+                    p,
+                    e,
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    // Random calls on A2 breaking one rule: a length, an axis, a stride,
+    // the value's shape.
+    let a2 = "Ascend910B3";
+    for _ in 0..60 {
+        let d = [DType::Float32, DType::Int8, DType::Float64, DType::BFloat16][r.below(4) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let mut a = args(&mut r, x.rank());
+        let mut bad_shape = false;
+        let tag = match r.below(5) {
+            0 => {
+                a.1.push(0);
+                "length"
+            }
+            1 => {
+                a.3 = Some(vec![r.extreme(-5, 5); a.0.len()]);
+                "axes"
+            }
+            2 if !a.2.is_empty() => {
+                a.2[0] = r.extreme(-2, 3);
+                "strides"
+            }
+            3 => {
+                bad_shape = true;
+                "value"
+            }
+            _ => "random",
+        };
+        let (p, e) = call(a2, &x, &mut r, &a, bad_shape);
+        push(out, "strided_slice_assign_v2", a2, (&st, &x), p, e, tag);
     }
 }

@@ -150,6 +150,7 @@ fn launch_figures_allocs_and_c_calls() {
         "repeat_rows",
         "reflection_pad2d",
         "sampled_slice_reflect",
+        "slice_v2_rows",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");

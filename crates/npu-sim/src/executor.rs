@@ -46,6 +46,8 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         | Plan::Pad { stage, .. }
         | Plan::Split { stage, .. }
         | Plan::ViewCopy { stage, .. }
+        | Plan::AsStrided { stage, .. }
+        | Plan::SliceAssign { stage, .. }
         | Plan::Roll { stage, .. }
         | Plan::Repeat { stage, .. } => !*stage,
         _ => false,

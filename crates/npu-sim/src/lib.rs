@@ -11,7 +11,8 @@
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
-// IndexSelect's plan).
+// IndexSelect's plan), slices (SliceV2, SliceV3, AsStrided, StridedSliceAssignV2: likewise, the views' plan and
+// AsStrided's).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -80,6 +81,7 @@ mod objects;
 mod ops;
 mod pads;
 mod runtime;
+mod slices;
 pub mod soc;
 mod split;
 mod state;
@@ -99,6 +101,7 @@ pub use meta::*;
 pub use ops::*;
 pub use pads::*;
 pub use runtime::*;
+pub use slices::*;
 pub use split::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
 pub use tri::*;
@@ -485,7 +488,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 33);
+/// assert_eq!(api.available_operators().len(), 37);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -613,6 +616,14 @@ pub fn api() -> Api {
         aclnnSplitWithSize: Some(aclnnSplitWithSize),
         aclnnEmbeddingGetWorkspaceSize: Some(aclnnEmbeddingGetWorkspaceSize),
         aclnnEmbedding: Some(aclnnEmbedding),
+        aclnnSliceV2GetWorkspaceSize: Some(aclnnSliceV2GetWorkspaceSize),
+        aclnnSliceV2: Some(aclnnSliceV2),
+        aclnnSliceV3GetWorkspaceSize: Some(aclnnSliceV3GetWorkspaceSize),
+        aclnnSliceV3: Some(aclnnSliceV3),
+        aclnnAsStridedGetWorkspaceSize: Some(aclnnAsStridedGetWorkspaceSize),
+        aclnnAsStrided: Some(aclnnAsStrided),
+        aclnnStridedSliceAssignV2GetWorkspaceSize: Some(aclnnStridedSliceAssignV2GetWorkspaceSize),
+        aclnnStridedSliceAssignV2: Some(aclnnStridedSliceAssignV2),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

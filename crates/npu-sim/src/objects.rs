@@ -132,6 +132,32 @@ pub enum Plan {
         /// Write through the workspace (`out` strided or meeting `self`).
         stage: bool,
     },
+    /// The view (value's shape, `strides`, var's offset + `start`) of
+    /// `varRef` = `inputValue` (StridedSliceAssignV2, ops.md §35): one
+    /// strided copy, from a copy of `inputValue` in the workspace when
+    /// `stage` (it meets `varRef`).
+    SliceAssign {
+        /// Strides of the destination view, in elements of varRef.
+        strides: Dims,
+        /// Its first element, in elements from varRef's offset.
+        start: i64,
+        /// `inputValue` meets `varRef`: read it into the workspace first.
+        stage: bool,
+    },
+    /// `out` = the window (out's shape, `strides`, `start`) over flat(x)
+    /// (AsStrided, ops.md §33): one strided copy, after a flat copy of a
+    /// non-contiguous `x` into the workspace when `stage_in`, and through
+    /// the workspace when `stage`.
+    AsStrided {
+        /// Strides of the window, in elements of flat(x).
+        strides: Dims,
+        /// Its first element, in elements of flat(x).
+        start: i64,
+        /// Copy a non-contiguous `x` into the workspace first (flat).
+        stage_in: bool,
+        /// Write through the workspace (`out` strided or meeting `x`).
+        stage: bool,
+    },
     /// `out` = the view (out's shape, `strides`, self's offset + `start`)
     /// of self (Permute; Flip, whose strides may be negative; Expand, whose
     /// may be 0): one strided copy, through the workspace when `stage`.

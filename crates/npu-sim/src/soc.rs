@@ -61,6 +61,14 @@ pub enum Op {
     Expand,
     /// aclnnRepeat
     Repeat,
+    /// aclnnSliceV2
+    SliceV2,
+    /// aclnnSliceV3
+    SliceV3,
+    /// aclnnAsStrided
+    AsStrided,
+    /// aclnnStridedSliceAssignV2
+    StridedSliceAssignV2,
     /// aclnnTril
     Tril,
     /// aclnnInplaceTril
@@ -115,6 +123,10 @@ impl Op {
             Op::Roll => "aclnnRoll",
             Op::Expand => "aclnnExpand",
             Op::Repeat => "aclnnRepeat",
+            Op::SliceV2 => "aclnnSliceV2",
+            Op::SliceV3 => "aclnnSliceV3",
+            Op::AsStrided => "aclnnAsStrided",
+            Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2",
             Op::Tril => "aclnnTril",
             Op::InplaceTril => "aclnnInplaceTril",
             Op::Triu => "aclnnTriu",
@@ -154,6 +166,10 @@ impl Op {
             Op::Roll => "aclnnRollGetWorkspaceSize",
             Op::Expand => "aclnnExpandGetWorkspaceSize",
             Op::Repeat => "aclnnRepeatGetWorkspaceSize",
+            Op::SliceV2 => "aclnnSliceV2GetWorkspaceSize",
+            Op::SliceV3 => "aclnnSliceV3GetWorkspaceSize",
+            Op::AsStrided => "aclnnAsStridedGetWorkspaceSize",
+            Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2GetWorkspaceSize",
             Op::Tril => "aclnnTrilGetWorkspaceSize",
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
             Op::Triu => "aclnnTriuGetWorkspaceSize",
@@ -177,7 +193,14 @@ impl Op {
 pub fn op_available(op: Op, family: Family) -> bool {
     use Family::*;
     match op {
-        Op::Slice => matches!(family, Training | A2 | A3),
+        // aclnnSliceV2's page: Slice's table (ops.md §31).
+        Op::Slice | Op::SliceV2 => matches!(family, Training | A2 | A3),
+        // SliceV3's README and definition: A2 only (ops.md §31).
+        Op::SliceV3 => matches!(family, A2),
+        // aclnnAsStrided's page: A2 only (ops.md §33).
+        Op::AsStrided => matches!(family, A2),
+        // aclnnStridedSliceAssignV2's page: A2 and A3 (ops.md §35).
+        Op::StridedSliceAssignV2 => matches!(family, A2 | A3),
         Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
         Op::InplaceCopy => true,
         // aclnnAdd's English page: not on the inference series or 200I/500 A2.
@@ -317,6 +340,16 @@ const REPLICATION_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_COMPLEX128,
 ];
 
+/// SliceV3's list (its operator definition, ops.md §31; BF16 separately).
+const SLICE_V3_DTYPES: &[aclDataType] = &[
+    aclDataType::ACL_FLOAT,
+    aclDataType::ACL_FLOAT16,
+    aclDataType::ACL_INT32,
+    aclDataType::ACL_INT16,
+    aclDataType::ACL_INT8,
+    aclDataType::ACL_UINT8,
+];
+
 /// The circular pads' list (aclnnCircularPad2d page; BF16 separately).
 const CIRCULAR_DTYPES: &[aclDataType] = &[
     aclDataType::ACL_FLOAT,
@@ -334,7 +367,24 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         return family.has_bf16();
     }
     match op {
-        Op::Slice => SLICE_DTYPES.contains(&dtype),
+        Op::Slice | Op::SliceV2 => SLICE_DTYPES.contains(&dtype),
+        // SliceV3's definition (BF16 above).
+        Op::SliceV3 => SLICE_V3_DTYPES.contains(&dtype),
+        // aclnnStridedSliceAssignV2's page (ops.md §35; BF16 above).
+        Op::StridedSliceAssignV2 => matches!(
+            dtype,
+            aclDataType::ACL_FLOAT16
+                | aclDataType::ACL_FLOAT
+                | aclDataType::ACL_INT32
+                | aclDataType::ACL_INT64
+                | aclDataType::ACL_DOUBLE
+                | aclDataType::ACL_INT8
+        ),
+        // aclnnAsStrided's page: no DOUBLE, no COMPLEX128 (ops.md §33).
+        Op::AsStrided => {
+            !matches!(dtype, aclDataType::ACL_DOUBLE | aclDataType::ACL_COMPLEX128)
+                && GENERAL_DTYPES.contains(&dtype)
+        }
         Op::Add
         | Op::InplaceAdd
         | Op::Mul
@@ -604,6 +654,28 @@ mod tests {
             Op::Slice,
             Family::A2,
             aclDataType::ACL_DOUBLE
+        ));
+        assert!(!dtype_supported(
+            Op::SliceV2,
+            Family::Training,
+            aclDataType::ACL_BF16
+        ));
+        assert!(!dtype_supported(
+            Op::SliceV2,
+            Family::A2,
+            aclDataType::ACL_INT16
+        ));
+        assert!(!op_available(Op::SliceV2, Family::Inference));
+        assert!(!op_available(Op::SliceV3, Family::A3));
+        assert!(dtype_supported(
+            Op::SliceV3,
+            Family::A2,
+            aclDataType::ACL_INT16
+        ));
+        assert!(!dtype_supported(
+            Op::SliceV3,
+            Family::A2,
+            aclDataType::ACL_INT64
         ));
         assert!(dtype_supported(
             Op::IndexSelect,

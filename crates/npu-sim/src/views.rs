@@ -28,13 +28,13 @@ use std::ffi::c_void;
 type R<T> = Result<T, aclnnStatus>;
 
 /// The live int array behind `p` (`161002` when it is not one).
-fn int_array(op: Op, p: *const aclIntArray, name: &str) -> R<Vec<i64>> {
+pub(crate) fn int_array(op: Op, p: *const aclIntArray, name: &str) -> R<Vec<i64>> {
     state::with_handles(|h| h.int_arrays.get(&(p as usize)).map(|a| (**a).clone()))
         .ok_or_else(|| invalid(op, format_args!("{name} ({p:p}) is not a live int array")))
 }
 
 /// `out`'s dtype must be `self`'s.
-fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
+pub(crate) fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
     if o.dtype != x.dtype {
         return Err(invalid(
             op,
@@ -48,7 +48,7 @@ fn same_dtype(op: Op, o: &Tensor, x: &Tensor) -> R<()> {
 }
 
 /// `out`'s shape must be `want`.
-fn out_shape(op: Op, o: &Tensor, want: &[i64]) -> R<()> {
+pub(crate) fn out_shape(op: Op, o: &Tensor, want: &[i64]) -> R<()> {
     if o.view[..] != want[..] {
         return Err(invalid(
             op,
@@ -60,7 +60,7 @@ fn out_shape(op: Op, o: &Tensor, want: &[i64]) -> R<()> {
 
 /// The plan of a copy from the view `(out's shape, strides)` of `x` into
 /// `o`, and its workspace: staged when `o` is not contiguous or meets `x`.
-fn copy_plan(x: &Tensor, o: &Tensor, strides: objects::Dims, start: i64) -> (Plan, u64) {
+pub(crate) fn copy_plan(x: &Tensor, o: &Tensor, strides: objects::Dims, start: i64) -> (Plan, u64) {
     if numel(&o.view) == 0 {
         return (Plan::Empty, 0);
     }
@@ -164,7 +164,7 @@ pub unsafe extern "C" fn aclnnPermuteGetWorkspaceSize(
 /// self's offset + start)` of `self`, one strided copy (two when staged).
 /// The region declared is `self`'s own view, which holds every element the
 /// source view reads (the same elements, in another order).
-fn build_view_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+pub(crate) fn build_view_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let Plan::ViewCopy {
         strides,
         start,

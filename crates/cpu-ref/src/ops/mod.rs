@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand and Repeat), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, SliceV2, SliceV3, the aclnn AsStrided and StridedSliceAssignV2), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -7,6 +7,7 @@
 
 pub mod add;
 pub mod as_strided;
+pub mod as_strided_aclnn;
 pub mod cast;
 pub mod cat;
 pub mod elementwise;
@@ -22,8 +23,10 @@ pub mod repeat;
 pub mod roll;
 pub mod sampled_slice;
 pub mod slice;
+pub mod slice_v2;
 pub mod split;
 pub mod stack;
+pub mod strided_slice_assign;
 pub mod subtensor;
 pub mod tri;
 

@@ -128,6 +128,11 @@ pub enum Base {
     /// into a contiguous `[1, R, C]` ([`Stream::reflection_pad2d_into`],
     /// aclnnReflectionPad2d): row copies, then the edges.
     ReflectionPad2d,
+    /// The odd rows of a contiguous `[2R, C]` (starts `[1, 0]`, ends
+    /// `[i64::MAX, C]`, axes `[0, 1]`, steps `[2, 1]`) into a contiguous
+    /// `[R, C]` ([`Stream::slice_v2_into`], aclnnSliceV2): a strided row
+    /// copy, the slices group's case.
+    SliceV2Rows,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -140,7 +145,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 30] = [
+    pub const ALL: [Base; 31] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -171,6 +176,7 @@ impl Base {
         Base::RepeatRows,
         Base::ReflectionPad2d,
         Base::SampledReflect,
+        Base::SliceV2Rows,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -204,6 +210,7 @@ impl Base {
             Base::Roll2d => "roll_2d",
             Base::ExpandRows => "expand_rows",
             Base::RepeatRows => "repeat_rows",
+            Base::SliceV2Rows => "slice_v2_rows",
             Base::TrilLower => "tril_lower",
             Base::EmbeddingRows => "embedding_rows",
         }
@@ -233,6 +240,7 @@ impl Base {
             Base::Roll2d => "roll",
             Base::ExpandRows => "expand",
             Base::RepeatRows => "repeat",
+            Base::SliceV2Rows => "slice_v2",
             Base::TrilLower => "tril",
             Base::EmbeddingRows => "embedding",
         }
@@ -324,7 +332,7 @@ impl CaseSpec {
             error: e,
         };
         let input_shape: [usize; 2] = match self.base {
-            Base::SliceD0S1 | Base::SliceD0S2 => [2 * r, c],
+            Base::SliceD0S1 | Base::SliceD0S2 | Base::SliceV2Rows => [2 * r, c],
             Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
             Base::AsStridedWindows => [r / 8 + 7, c],
             Base::InplaceCopyTranspose | Base::PermuteTranspose => [c, r],
@@ -419,6 +427,7 @@ impl CaseSpec {
             Base::Roll2d => (Launch::Roll([ri / 4, ci / 4]), vec![]),
             Base::ExpandRows => (Launch::Expand([ri, ci]), vec![]),
             Base::RepeatRows => (Launch::Repeat, vec![]),
+            Base::SliceV2Rows => (Launch::SliceV2(ci), vec![]),
             Base::SampledReflect => (
                 Launch::Sampled(SampledSlice::new(
                     &[-1, -1],
@@ -531,6 +540,8 @@ enum Launch {
     Expand([i64; 2]),
     /// `repeat_into(x, [4, 1], out)`.
     Repeat,
+    /// `slice_v2_into(x, [1, 0], [i64::MAX, C], [0, 1], [2, 1], out)`.
+    SliceV2(i64),
     /// `reflection_pad2d_into(x3, [1, 1, 1, 1], out3)` over 3-D views of
     /// `x` and `out`.
     Pad {
@@ -648,6 +659,7 @@ impl Case {
             Launch::Roll(k) => s.roll(x, k, &[0, 1]),
             Launch::Expand(size) => s.expand(x, size),
             Launch::Repeat => s.repeat(x, &[4, 1]),
+            Launch::SliceV2(c) => s.slice_v2(x, &[1, 0], &[i64::MAX, *c], &[0, 1], &[2, 1]),
             Launch::Pad { x3, .. } => s.reflection_pad2d(x3, &PAD),
         }
     }
@@ -739,6 +751,9 @@ impl Case {
             Launch::Roll(k) => s.roll_into(x, k, &[0, 1], out),
             Launch::Expand(size) => s.expand_into(x, size, out),
             Launch::Repeat => s.repeat_into(x, &[4, 1], out),
+            Launch::SliceV2(c) => {
+                s.slice_v2_into(x, &[1, 0], &[i64::MAX, *c], &[0, 1], &[2, 1], out)
+            }
             Launch::Pad { x3, out3 } => s.reflection_pad2d_into(x3, &PAD, out3),
         }
     }
@@ -947,6 +962,7 @@ fn moved(
             Base::FlipRows => (r - 1 - row) * c + col,
             Base::ExpandRows => col,
             Base::RepeatRows => (row % (r / 4)) * c + col,
+            Base::SliceV2Rows => (2 * row + 1) * c + col,
             // x is [R, C/2], out (row, col) = x[row, col mod C/2].
             Base::CatLast => row * (c / 2) + col % (c / 2),
             // x is [R/2, C]; out [2, R/2, C] read as [R, C] rows.
@@ -1033,7 +1049,7 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 30 * 6);
+        assert_eq!(s.len(), 31 * 6);
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);

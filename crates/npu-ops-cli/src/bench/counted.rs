@@ -208,6 +208,14 @@ counted! {
         fn aclnnSplitWithSize(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnEmbeddingGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *const aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnEmbedding(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnSliceV2GetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *const aclIntArray, e: *const aclIntArray, f: *mut aclTensor, g: *mut u64, h: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnSliceV2(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnSliceV3GetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *const aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnSliceV3(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnAsStridedGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *const aclIntArray, e: *mut aclTensor, f: *mut u64, g: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnAsStrided(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnStridedSliceAssignV2GetWorkspaceSize(a: *mut aclTensor, b: *const aclTensor, c: *const aclIntArray, d: *const aclIntArray, e: *const aclIntArray, f: *const aclIntArray, g: *mut u64, h: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnStridedSliceAssignV2(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad1dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnReflectionPad1d(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad2dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;

@@ -235,7 +235,7 @@ pub struct CCalls {
     /// `slice_oneshot`, `slice_prepared`, `index_select`, `copy_into`,
     /// `as_strided_windows`, `as_strided_transpose`, `sampled_slice_wrap`,
     /// `sampled_slice_fill`, `add_oneshot`, `add_prepared`, `mul_oneshot`,
-    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `reflection_pad2d`, `sampled_slice_reflect`, `permute_transpose`, `flip_rows`, `roll_2d`, `expand_rows`, `repeat_rows`, `tril_lower`, `embedding_rows`, in that order.
+    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `reflection_pad2d`, `sampled_slice_reflect`, `permute_transpose`, `flip_rows`, `roll_2d`, `expand_rows`, `repeat_rows`, `tril_lower`, `embedding_rows`, `slice_v2_rows`, in that order.
     pub per_launch: Vec<(&'static str, CallCount)>,
     /// The calls of `Stream::synchronize` after one one-shot slice.
     pub synchronize: CallCount,
@@ -879,6 +879,7 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
         ("roll_2d", Base::Roll2d),
         ("expand_rows", Base::ExpandRows),
         ("repeat_rows", Base::RepeatRows),
+        ("slice_v2_rows", Base::SliceV2Rows),
     ] {
         let case = four_k(base).map_err(err)?;
         count(name, &|| case.run())?;

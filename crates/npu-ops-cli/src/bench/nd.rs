@@ -177,6 +177,7 @@ impl<T: Bits> NdCase<T> {
                 .broadcast((r, c))
                 .expect("a [1, C] row broadcasts")
                 .to_owned(),
+            Base::SliceV2Rows => x.slice(s![1..;2, ..]).to_owned(),
             Base::RepeatRows => {
                 ndarray::concatenate(Axis(0), &[x.view(), x.view(), x.view(), x.view()])
                     .expect("equal row lengths")

@@ -503,6 +503,46 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
         "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
         "repeat" => s.repeat(&x, &ints(get("repeats")?, &ctx("repeats"))?),
+        "slice_v2" => s.slice_v2(
+            &x,
+            &ints(get("starts")?, &ctx("starts"))?,
+            &ints(get("ends")?, &ctx("ends"))?,
+            &ints(get("axes")?, &ctx("axes"))?,
+            &ints(get("steps")?, &ctx("steps"))?,
+        ),
+        "strided_slice_assign_v2" => {
+            let v = case::tensor(get("value")?, &ctx("value"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&v)), "the value data") {
+                return Ok(Err(e));
+            }
+            let axes = match p.get("axes") {
+                None | Some(Value::Null) => None,
+                Some(a) => Some(ints(a, &ctx("axes"))?),
+            };
+            let (b, e, st) = (
+                ints(get("begin")?, &ctx("begin"))?,
+                ints(get("end")?, &ctx("end"))?,
+                ints(get("strides")?, &ctx("strides"))?,
+            );
+            // In place: the result is the input, read through its view.
+            match upload(s, &v) {
+                Ok(v) => s
+                    .strided_slice_assign_v2(&x, &v, &b, &e, &st, axes.as_deref())
+                    .map(|()| x.clone()),
+                Err(e) => Err(e),
+            }
+        }
+        "as_strided_aclnn" => s.as_strided_aclnn(
+            &x,
+            &ints(get("size")?, &ctx("size"))?,
+            &ints(get("stride")?, &ctx("stride"))?,
+            int(get("offset")?, &ctx("offset"))?,
+        ),
+        "slice_v3" => s.slice_v3(
+            &x,
+            &ints(get("begin")?, &ctx("begin"))?,
+            &ints(get("size")?, &ctx("size"))?,
+        ),
         "roll" => s.roll(
             &x,
             &ints(get("shifts")?, &ctx("shifts"))?,

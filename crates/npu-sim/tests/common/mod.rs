@@ -779,3 +779,37 @@ pub fn repeat(
         s,
     )
 }
+
+pub fn slice_v2_op() -> Operator<fns::aclnnSliceV2GetWorkspaceSize> {
+    api().slice_v2().unwrap()
+}
+
+/// Runs SliceV2 through both phases (`starts, ends, axes, steps`, CANN's
+/// order).
+pub fn slice_v2(
+    x: &T,
+    arrays: [&IntArr; 4],
+    out: &T,
+    s: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = slice_v2_op();
+    let [a, b, c, d] = arrays;
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |w, e| unsafe { (op.get_workspace_size)(x.0, a.0, b.0, c.0, d.0, out.0, w, e) },
+        op.run,
+        s,
+    )
+}
+
+pub fn slice_v3_op() -> Operator<fns::aclnnSliceV3GetWorkspaceSize> {
+    api().slice_v3().unwrap()
+}
+
+pub fn as_strided_op() -> Operator<fns::aclnnAsStridedGetWorkspaceSize> {
+    api().as_strided().unwrap()
+}
+
+pub fn strided_slice_assign_v2_op() -> Operator<fns::aclnnStridedSliceAssignV2GetWorkspaceSize> {
+    api().strided_slice_assign_v2().unwrap()
+}
