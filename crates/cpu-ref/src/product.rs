@@ -146,6 +146,8 @@ pub enum Op {
     Repeat,
     /// `aclnnEmbedding` (section 23).
     Embedding,
+    /// `aclnnGatherV2` (section 24).
+    GatherV2,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -166,7 +168,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 30] = [
+    pub const ALL: [Op; 31] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -197,6 +199,7 @@ impl Op {
         Op::Roll,
         Op::Expand,
         Op::Repeat,
+        Op::GatherV2,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -224,6 +227,7 @@ impl Op {
             Op::Expand => "expand",
             Op::Repeat => "repeat",
             Op::Embedding => "embedding",
+            Op::GatherV2 => "gather_v2",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -590,6 +594,7 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - tril, triu **(project, to be checked)**: every family but Atlas
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
+/// - gather_v2: every family but Atlas 200I/500 A2 (section 24).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
@@ -603,6 +608,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
+        Op::GatherV2 => family != Family::A200I500A2,
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -661,6 +667,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // Embedding (section 23): the elementwise list of section 8 (only
         // on A2/A3, so with bfloat16).
         Op::Embedding => ELEMENTWISE_A2_A3,
+        // GatherV2 (section 24): the elementwise list of section 8.
+        Op::GatherV2 if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::GatherV2 => ELEMENTWISE_NO_BF16,
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -818,7 +827,8 @@ mod tests {
                 "flip",
                 "roll",
                 "expand",
-                "repeat"
+                "repeat",
+                "gather_v2"
             ]
         );
     }
@@ -844,6 +854,7 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
+                Op::GatherV2 => [true, true, true, true, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

@@ -3,13 +3,13 @@
 
 use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
-    flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
-    replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice,
-    split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType, Family, RefError,
-    SampleMode, SampledSliceParams, Scalar, Tensor,
+    flip, gather_v2, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
+    reflection_pad3d, repeat, replication_pad1d, replication_pad2d, replication_pad3d, roll,
+    sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType,
+    Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 30] = [
+const OPS: [&str; 31] = [
     "slice",
     "index_select",
     "as_strided",
@@ -40,6 +40,7 @@ const OPS: [&str; 30] = [
     "circular_pad2d",
     "circular_pad3d",
     "embedding",
+    "gather_v2",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -74,6 +75,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "expand" => expand(soc, x, &[3, 2, 2]),
         "repeat" => repeat(soc, x, &[2, 1, 3]),
         "embedding" => embedding(soc, x, &index),
+        "gather_v2" => gather_v2(soc, x, 1, &index),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
         "reflection_pad3d" => reflection_pad3d(soc, &x4, &[1, 1, 1, 1, 0, 0]),
@@ -98,7 +100,7 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
-        "roll" | "expand" | "repeat" => matches!(fam, Training | A2 | A3 | Inference),
+        "roll" | "expand" | "repeat" | "gather_v2" => matches!(fam, Training | A2 | A3 | Inference),
         "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" | "replication_pad1d"
         | "replication_pad2d" | "replication_pad3d" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -166,13 +168,12 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => true,
         },
-        "add" | "mul" | "split_tensor" | "split_with_size" | "fill_scalar" | "embedding" => {
-            match dtype {
-                DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
-                DType::BFloat16 => bf16_family,
-                _ => true,
-            }
-        }
+        "add" | "mul" | "split_tensor" | "split_with_size" | "fill_scalar" | "embedding"
+        | "gather_v2" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
         "cat" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
@@ -229,7 +230,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 30 * 28 * 15);
+    assert_eq!(checked, 31 * 28 * 15);
 }
 
 #[test]

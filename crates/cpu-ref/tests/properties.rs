@@ -2,9 +2,9 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, embedding, expand, fill_scalar, flip, index_select, mul, permute, repeat,
-    roll, sampled_slice, slice, stack, subtensor, zero, SampleMode, SampledSliceParams, Scalar,
-    Tensor, DEFAULT_SOC,
+    add, as_strided, cat, embedding, expand, fill_scalar, flip, gather_v2, index_select, mul,
+    permute, repeat, roll, sampled_slice, slice, stack, subtensor, zero, SampleMode,
+    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -754,5 +754,49 @@ proptest! {
             repeat(DEFAULT_SOC, &t, reps).unwrap().contiguous_bytes(),
             repeat(DEFAULT_SOC, &t.to_contiguous(), reps).unwrap().contiguous_bytes()
         );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// GatherV2 with a 1-D index equals IndexSelect; with that index
+    /// reshaped to 2-D, the same bytes in the shape
+    /// `shape[..dim] + index.shape + shape[dim+1..]`; a transposed `self`
+    /// gives its contiguous copy's result.
+    #[test]
+    fn gather_v2_is_index_select_with_a_shaped_index(
+        shape in prop::collection::vec(1usize..4, 1..4),
+        dim_seed in 0usize..8,
+        picks in prop::collection::vec(0usize..8, 0..7),
+        split in 1usize..4,
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&shape);
+        let d = dim_seed % shape.len();
+        let n = shape[d];
+        let idx: Vec<i64> = picks.iter().map(|&p| (p % n) as i64).collect();
+        let flat = Tensor::from_slice(&[idx.len()], &idx).unwrap();
+        let want = index_select(soc, &x, d as i64, &flat).unwrap();
+        let got = gather_v2(soc, &x, d as i64 - shape.len() as i64, &flat).unwrap();
+        prop_assert_eq!(got.shape(), want.shape());
+        prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+        if idx.len().is_multiple_of(split) && !idx.is_empty() {
+            let shaped = Tensor::from_slice(&[split, idx.len() / split], &idx).unwrap();
+            let g2 = gather_v2(soc, &x, d as i64, &shaped).unwrap();
+            let mut s2 = shape[..d].to_vec();
+            s2.extend([split, idx.len() / split]);
+            s2.extend_from_slice(&shape[d + 1..]);
+            prop_assert_eq!(g2.shape(), &s2[..]);
+            prop_assert_eq!(g2.contiguous_bytes(), want.contiguous_bytes());
+        }
+        if shape.len() == 2 {
+            let xt = transposed(&arange(&[shape[1], shape[0]]));
+            let c = xt.to_contiguous();
+            prop_assert_eq!(
+                gather_v2(soc, &xt, d as i64, &flat).unwrap().contiguous_bytes(),
+                gather_v2(soc, &c, d as i64, &flat).unwrap().contiguous_bytes()
+            );
+        }
     }
 }
