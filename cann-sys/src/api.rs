@@ -364,6 +364,9 @@ api_table! {
         repeat: "Repeat" => fn aclnnRepeatGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnRepeat;
+        gather_v2: "GatherV2" => fn aclnnGatherV2GetWorkspaceSize(
+            *const aclTensor, i64, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnGatherV2;
     }
 }
 

@@ -130,6 +130,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_gather_v2.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -207,6 +211,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_index_select.h",
             "aclnnop/aclnn_flip.h",
             "aclnnop/aclnn_embedding.h",
+            "aclnnop/aclnn_gather_v2.h",
         ],
     ),
     ("libopapi.so", &["aclnnop/"]),
@@ -336,6 +341,7 @@ pub fn cann_headers() -> Vec<Header> {
 /// let nn = &libs.iter().find(|(l, _)| *l == "libopapi_nn.so").unwrap().1;
 /// assert_eq!(nn[..2], ["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
 /// assert!(nn.contains(&"aclnnFlip") && nn.contains(&"aclnnEmbedding"));
+/// assert!(nn.contains(&"aclnnGatherV2"));
 /// ```
 pub fn library_exports() -> Vec<(&'static str, Vec<&'static str>)> {
     let parts = parts();

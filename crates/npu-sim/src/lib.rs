@@ -11,7 +11,7 @@
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
-// IndexSelect's plan).
+// IndexSelect's plan), gathers (GatherV2: likewise).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -72,6 +72,7 @@ mod elementwise;
 mod embedding;
 mod executor;
 mod fills;
+mod gathers;
 mod kernels;
 mod lists;
 mod memory;
@@ -93,6 +94,7 @@ pub use cat::*;
 pub use elementwise::*;
 pub use embedding::*;
 pub use fills::*;
+pub use gathers::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
@@ -485,7 +487,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 33);
+/// assert_eq!(api.available_operators().len(), 34);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -613,6 +615,8 @@ pub fn api() -> Api {
         aclnnSplitWithSize: Some(aclnnSplitWithSize),
         aclnnEmbeddingGetWorkspaceSize: Some(aclnnEmbeddingGetWorkspaceSize),
         aclnnEmbedding: Some(aclnnEmbedding),
+        aclnnGatherV2GetWorkspaceSize: Some(aclnnGatherV2GetWorkspaceSize),
+        aclnnGatherV2: Some(aclnnGatherV2),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

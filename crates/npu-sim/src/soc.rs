@@ -75,6 +75,8 @@ pub enum Op {
     SplitWithSize,
     /// aclnnEmbedding
     Embedding,
+    /// aclnnGatherV2
+    GatherV2,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -122,6 +124,7 @@ impl Op {
             Op::SplitTensor => "aclnnSplitTensor",
             Op::SplitWithSize => "aclnnSplitWithSize",
             Op::Embedding => "aclnnEmbedding",
+            Op::GatherV2 => "aclnnGatherV2",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -161,6 +164,7 @@ impl Op {
             Op::SplitTensor => "aclnnSplitTensorGetWorkspaceSize",
             Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
             Op::Embedding => "aclnnEmbeddingGetWorkspaceSize",
+            Op::GatherV2 => "aclnnGatherV2GetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -209,6 +213,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::SplitWithSize => matches!(family, Training | A2 | A3),
         // aclnnEmbedding's page: A2 and A3 (ops.md §23).
         Op::Embedding => matches!(family, A2 | A3),
+        // aclnnGatherV2's page (ops.md §24): every family but 200I/500 A2.
+        Op::GatherV2 => !matches!(family, Atlas200I500A2),
         // Their pages (ops.md §16): every family but 200I/500 A2.
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
@@ -342,7 +348,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         | Op::InplaceFillScalar
         | Op::SplitTensor
         | Op::SplitWithSize
-        | Op::Embedding => ELEMENTWISE_DTYPES.contains(&dtype),
+        | Op::Embedding
+        | Op::GatherV2 => ELEMENTWISE_DTYPES.contains(&dtype),
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
@@ -436,6 +443,30 @@ mod tests {
             Family::A3,
             aclDataType::ACL_COMPLEX128
         ));
+    }
+
+    #[test]
+    fn gather_v2_table() {
+        use aclDataType as D;
+        assert!(op_available(Op::GatherV2, Family::Training));
+        assert!(op_available(Op::GatherV2, Family::Inference));
+        assert!(!op_available(Op::GatherV2, Family::Atlas200I500A2));
+        assert!(dtype_supported(Op::GatherV2, Family::A2, D::ACL_BF16));
+        assert!(!dtype_supported(
+            Op::GatherV2,
+            Family::Inference,
+            D::ACL_BF16
+        ));
+        assert!(dtype_supported(
+            Op::GatherV2,
+            Family::Training,
+            D::ACL_COMPLEX128
+        ));
+        assert!(!dtype_supported(Op::GatherV2, Family::A2, D::ACL_UINT16));
+        assert_eq!(
+            Op::GatherV2.first_phase_name(),
+            "aclnnGatherV2GetWorkspaceSize"
+        );
     }
 
     #[test]

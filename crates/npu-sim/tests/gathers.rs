@@ -1,0 +1,211 @@
+//! aclnnGatherV2 through the C ABI: every dtype against cpu-ref, index
+//! tensors of several ranks and dtypes along every dim, views in and out,
+//! an index out of range (a device fault), the first phase's order and
+//! codes, 0-D and empty tensors and products.
+
+mod common;
+
+use cann_sys::*;
+use common::*;
+use cpu_ref::{DType, Family, Op, Tensor};
+use serial_test::serial;
+
+const SOC: &str = "Ascend910B3";
+
+fn rand_tensor(d: DType, shape: &[usize], seed: u64) -> Tensor {
+    let n: usize = shape.iter().product();
+    Tensor::from_bytes(d, shape, data(d, n, seed)).unwrap()
+}
+
+fn first(x: &T, dim: i64, i: &T, o: &T) -> Result<Planned, (i32, String)> {
+    let op = api().gather_v2().unwrap();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, dim, i.0, o.0, ws, ex) })
+}
+
+fn run(x: &T, dim: i64, i: &T, o: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = api().gather_v2().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |ws, ex| unsafe { (op.get_workspace_size)(x.0, dim, i.0, o.0, ws, ex) },
+        op.run,
+        s,
+    )
+}
+
+#[test]
+#[serial]
+fn every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 11;
+        for &d in cpu_ref::supported_dtypes(Op::GatherV2, Family::A2) {
+            seed += 1;
+            // self: a transposed [4, 3] view of a [3, 4] buffer.
+            let x = rand_tensor(d, &[3, 4], seed)
+                .view(&[4, 3], &[1, 4], 0)
+                .unwrap();
+            let gx = upload(&x);
+            // index: int32 [2, 2] (repeats) along dim 1 -> out [4, 2, 2].
+            let idx = Tensor::from_slice(&[2, 2], &[2i32, 0, 2, 1]).unwrap();
+            let want = cpu_ref::gather_v2(SOC, &x, 1, &idx).unwrap();
+            let gi = upload(&idx);
+            let out = output(d, &[4, 2, 2]);
+            run(&gx.t, 1, &gi.t, &out.t, &s).unwrap();
+            assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d}");
+            // index: int64 0-D along dim -2 -> out [1, 3], through a
+            // strided out view.
+            let i0 = Tensor::from_slice(&[], &[3i64]).unwrap();
+            let want = cpu_ref::gather_v2(SOC, &x, -2, &i0).unwrap();
+            let gi0 = upload(&i0);
+            let buf = Buf::from(&vec![0u8; 6 * d.size()]);
+            let o = view(acl_dtype(d), &[1, 3], &[6, 2], 0, buf.ptr, 6);
+            run(&gx.t, -2, &gi0.t, &o, &s).unwrap();
+            let got = Tensor::from_bytes(d, &[6], buf.read())
+                .unwrap()
+                .view(&[1, 3], &[6, 2], 0)
+                .unwrap();
+            assert_eq!(got.contiguous_bytes(), want.contiguous_bytes(), "{d} 0-D");
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn index_ranks_dims_and_a_0d_self() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let x = rand_tensor(DType::Int16, &[2, 3, 4], 3);
+        let gx = upload(&x);
+        for dim in -3..3i64 {
+            let n = x.shape()[dim.rem_euclid(3) as usize] as i64;
+            let vals: Vec<i64> = (0..6).map(|k| (k * 5 + 1) % n).collect();
+            for shape in [&[6][..], &[2, 3], &[3, 1, 2]] {
+                let idx = Tensor::from_slice(shape, &vals).unwrap();
+                let want = cpu_ref::gather_v2(SOC, &x, dim, &idx).unwrap();
+                let gi = upload(&idx);
+                let out = output(DType::Int16, want.shape());
+                run(&gx.t, dim, &gi.t, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{dim} {shape:?}");
+            }
+        }
+        // A 0-D self: out 0-D, an index of one element.
+        let x0 = Tensor::scalar(-7i32);
+        let i1 = Tensor::from_slice(&[1, 1], &[0i32]).unwrap();
+        let (gx0, gi1) = (upload(&x0), upload(&i1));
+        let out = output(DType::Int32, &[]);
+        run(&gx0.t, -1, &gi1.t, &out.t, &s).unwrap();
+        assert_eq!(out.buf.read(), (-7i32).to_le_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn first_phase_errors_in_cann_order_and_faults() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let null = T(std::ptr::null_mut());
+        let (x, i, o) = (
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+            f(aclDataType::ACL_INT64, &[2]),
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+        );
+        for (k, (a, b, c)) in [(&null, &i, &o), (&x, &null, &o), (&x, &i, &null)]
+            .into_iter()
+            .enumerate()
+        {
+            let e = first(a, 0, b, c).unwrap_err();
+            assert_eq!(e.0, ACLNN_ERR_PARAM_NULLPTR, "{k}");
+            assert!(e.1.contains(["self", "index", "out"][k]), "{}", e.1);
+        }
+        // out's dtype before self's (aclnn_gather_v2.cpp).
+        let e = first(&f(aclDataType::ACL_UINT16, &[4, 3]), 0, &i, &o).unwrap_err();
+        assert_eq!(e.0, ACLNN_ERR_PARAM_INVALID);
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = first(
+            &f(aclDataType::ACL_UINT16, &[4, 3]),
+            0,
+            &i,
+            &f(aclDataType::ACL_UINT16, &[2, 3]),
+        )
+        .unwrap_err();
+        assert!(e.1.contains("self has data type"), "{}", e.1);
+        let e = first(&x, 0, &f(aclDataType::ACL_FLOAT, &[2]), &o).unwrap_err();
+        assert!(e.1.contains("INT64 or INT32"), "{}", e.1);
+        let e = first(&x, 0, &f(aclDataType::ACL_INT32, &[1; 9]), &o).unwrap_err();
+        assert!(e.1.contains("index has rank 9"), "{}", e.1);
+        for dim in [2, -3, i64::MIN, i64::MAX] {
+            let e = first(&x, dim, &i, &o).unwrap_err();
+            assert_eq!(e.0, ACLNN_ERR_PARAM_INVALID);
+            assert!(e.1.contains("outside"), "{}", e.1);
+        }
+        let e = first(&x, 1, &i, &o).unwrap_err();
+        assert!(e.1.contains("must be [4, 2]"), "{}", e.1);
+        // A 0-D index: extent 1 at dim.
+        let i0 = f(aclDataType::ACL_INT32, &[]);
+        let p = first(&x, 0, &i0, &f(aclDataType::ACL_FLOAT, &[1, 3])).unwrap();
+        let s0 = Stream::new();
+        assert_eq!(
+            launch(api().gather_v2().unwrap().run, &p, s0.0),
+            ACL_SUCCESS
+        );
+        drop(s0);
+        // 0-D self: out 0-D, the index one element.
+        let x0 = f(aclDataType::ACL_FLOAT, &[]);
+        let o0 = f(aclDataType::ACL_FLOAT, &[]);
+        let e = first(&x0, 1, &i, &o0).unwrap_err();
+        assert!(e.1.contains("outside"), "{}", e.1);
+        let e = first(&x0, 0, &i, &o0).unwrap_err();
+        assert!(e.1.contains("one element"), "{}", e.1);
+        // out writing one element twice.
+        let o2 = view(aclDataType::ACL_FLOAT, &[2, 3], &[0, 1], 0, buf.ptr, 6);
+        let e = first(&x, 0, &i, &o2).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        drop(o2);
+        // An index past the end: the gather faults at synchronisation.
+        let s = Stream::new();
+        let xd = upload(&rand_tensor(DType::Float32, &[4, 3], 1));
+        let bad = upload(&Tensor::from_slice(&[2], &[1i64, 4]).unwrap());
+        let out = output(DType::Float32, &[2, 3]);
+        let e = run(&xd.t, 0, &bad.t, &out.t, &s).unwrap_err();
+        assert_eq!(e.0, "sync", "{e:?}");
+        assert!(e.2.contains("index out of range"), "{}", e.2);
+        let neg = upload(&Tensor::from_slice(&[1], &[-1i32]).unwrap());
+        let out = output(DType::Float32, &[4, 1]);
+        let e = run(&xd.t, 1, &neg.t, &out.t, &s).unwrap_err();
+        assert_eq!(e.0, "sync", "{e:?}");
+        // Empty index (and empty self): plans nothing.
+        let ei = f(aclDataType::ACL_INT32, &[0, 2]);
+        let eo = f(aclDataType::ACL_FLOAT, &[4, 0, 2]);
+        let p = first(&x, 1, &ei, &eo).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(api().gather_v2().unwrap().run, &p, s.0), ACL_SUCCESS);
+        let ex = f(aclDataType::ACL_FLOAT, &[0, 3]);
+        let p = first(&ex, 1, &i, &f(aclDataType::ACL_FLOAT, &[0, 2])).unwrap();
+        assert_eq!(launch(api().gather_v2().unwrap().run, &p, s.0), ACL_SUCCESS);
+    });
+}
+
+#[test]
+#[serial]
+fn products() {
+    reinit("Ascend310B1");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
+    let i = dense(aclDataType::ACL_INT64, &[1], &buf);
+    let o = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    assert_eq!(
+        first(&x, 0, &i, &o).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop((x, i, o));
+    reinit("Ascend910A");
+    let x = dense(aclDataType::ACL_BF16, &[2, 2], &buf);
+    let i = dense(aclDataType::ACL_INT64, &[1], &buf);
+    let o = dense(aclDataType::ACL_BF16, &[1, 2], &buf);
+    assert_eq!(first(&x, 0, &i, &o).unwrap_err().0, ACLNN_ERR_PARAM_INVALID);
+    drop((x, i, o));
+    drop(buf);
+    reinit(SOC);
+}
