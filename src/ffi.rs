@@ -889,6 +889,8 @@ pub(crate) enum First<'a> {
     ),
     /// `aclnnEmbedding(weight, indices, out)`.
     Embedding(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnGatherV2(self, dim, index, out)`.
+    GatherV2(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -932,6 +934,7 @@ impl First<'_> {
             First::InplaceTriu(..) => ("aclnnInplaceTriuGetWorkspaceSize", "aclnnInplaceTriu"),
             First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
             First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
+            First::GatherV2(..) => ("aclnnGatherV2GetWorkspaceSize", "aclnnGatherV2"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1219,6 +1222,16 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(w.raw, i.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::GatherV2(x, dim, index, out) => {
+                let op = api.gather_v2()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, dim, index.raw, out.raw, &mut ws, &mut ex)
+                    },
                     op.run,
                 )
             }

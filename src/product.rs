@@ -55,6 +55,8 @@ pub enum OpKind {
     SplitWithSize,
     /// [`crate::Stream::embedding`]
     Embedding,
+    /// [`crate::Stream::gather_v2`]
+    GatherV2,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -99,6 +101,7 @@ impl OpKind {
             OpKind::SplitTensor => "split_tensor",
             OpKind::SplitWithSize => "split_with_size",
             OpKind::Embedding => "embedding",
+            OpKind::GatherV2 => "gather_v2",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -150,6 +153,8 @@ impl OpKind {
             OpKind::AsStrided | OpKind::Subtensor => true,
             // ops.md §23: A2 and A3.
             OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
+            // ops.md §24: every family but 200I/500 A2.
+            OpKind::GatherV2 => family != Family::Atlas200I500A2,
         }
     }
 
@@ -175,7 +180,8 @@ impl OpKind {
             | OpKind::FillScalar
             | OpKind::SplitTensor
             | OpKind::SplitWithSize
-            | OpKind::Embedding => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            | OpKind::Embedding
+            | OpKind::GatherV2 => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).

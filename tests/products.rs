@@ -142,6 +142,11 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::embedding(soc, &x, &idx),
                 &what("embedding"),
             );
+            compare(
+                s.gather_v2(&dx, 1, &common::upload(&s, &idx)),
+                cpu_ref::gather_v2(soc, &x, 1, &idx),
+                &what("gather_v2"),
+            );
             // The splits: compared piece by piece (as one list of results).
             let pieces = |r: npu_ops::Result<Vec<npu_ops::Tensor>>| r.map(|v| v[1].clone());
             compare(

@@ -1,0 +1,156 @@
+//! GatherV2 through the safe layer (spec section 24), against cpu-ref bit
+//! for bit: every dtype, index ranks and dtypes along every dim, views in
+//! and out, overlapping inputs, aliasing outputs, out-of-range indices,
+//! every rule.
+
+mod common;
+
+use common::{check, dtype, ref_tensor, stream, upload};
+use cpu_ref::DType as R;
+use npu_ops::{DType, Error, Tensor};
+
+fn soc() -> String {
+    common::rt().soc().to_string()
+}
+
+fn invalid(e: Error, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), ("gather_v2", param), "{e}"),
+        other => panic!("expected invalid (gather_v2, {param}), got {other}"),
+    }
+}
+
+#[test]
+fn every_dtype_and_form_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 300;
+    for d in R::ALL {
+        seed += 1;
+        let what = format!("gather_v2 {d}");
+        let x = ref_tensor(d, &[4, 3], Some(&[1, 0]), seed);
+        let gx = upload(&s, &x);
+        let idx = cpu_ref::Tensor::from_slice(&[2, 3], &[2i32, 0, 2, 1, 0, 1]).unwrap();
+        let gi = upload(&s, &idx);
+        let want = cpu_ref::gather_v2(&soc, &x, -1, &idx);
+        let got = s.gather_v2(&gx, -1, &gi).and_then(|t| {
+            s.synchronize()?;
+            Ok(t)
+        });
+        check(got, want.clone(), &what);
+        if let Ok(want) = want {
+            let store = Tensor::zeros(&s, dtype(d), &[3, 2, 4]).unwrap();
+            let out = store.permute(&[2, 1, 0]).unwrap();
+            let r = s.gather_v2_into(&gx, -1, &gi, &out).map(|()| out.clone());
+            check(r, Ok(want), &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
+fn index_ranks_dims_views_aliasing_and_out_of_range() {
+    let s = stream();
+    let soc = soc();
+    let x = ref_tensor(R::Int32, &[2, 3, 4], None, 9);
+    let gx = upload(&s, &x);
+    for dim in -3..3i64 {
+        for idx in [
+            cpu_ref::Tensor::from_slice(&[], &[1i64]).unwrap(),
+            cpu_ref::Tensor::from_slice(&[0], &[0i64; 0]).unwrap(),
+            cpu_ref::Tensor::from_slice(&[2, 1, 2], &[1i64, 0, 1, 1]).unwrap(),
+        ] {
+            let gi = upload(&s, &idx);
+            check(
+                s.gather_v2(&gx, dim, &gi),
+                cpu_ref::gather_v2(&soc, &x, dim, &idx),
+                &format!("dim {dim} index {:?}", idx.shape()),
+            );
+        }
+    }
+    // A 0-D self.
+    let x0 = cpu_ref::Tensor::scalar(9i32);
+    let i1 = cpu_ref::Tensor::from_slice(&[1], &[0i64]).unwrap();
+    check(
+        s.gather_v2(&upload(&s, &x0), 0, &upload(&s, &i1)),
+        cpu_ref::gather_v2(&soc, &x0, 0, &i1),
+        "0-D self",
+    );
+    // A self-overlapping self (a stride-0 broadcast) and index.
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let bx = row.view(&[4, 3], &[0, 1], 0).unwrap();
+    let bi = Tensor::from_slice(&s, &[1], &[2i64])
+        .unwrap()
+        .view(&[2, 2], &[0, 0], 0)
+        .unwrap();
+    let y = s.gather_v2(&bx, 1, &bi).unwrap();
+    assert_eq!(y.shape(), &[4, 2, 2]);
+    assert_eq!(y.to_vec::<i32>().unwrap(), [3; 16]);
+    // out over self's own storage: through a temporary.
+    let w = ref_tensor(R::Int64, &[4, 2], None, 7);
+    let gw = upload(&s, &w);
+    let ri = cpu_ref::Tensor::from_slice(&[4], &[3i64, 2, 1, 0]).unwrap();
+    let want = cpu_ref::gather_v2(&soc, &w, 0, &ri).unwrap();
+    s.gather_v2_into(&gw, 0, &upload(&s, &ri), &gw).unwrap();
+    common::assert_same(&gw, &want, "aliasing");
+    // Out of range: on the device, at the next synchronisation.
+    let bad = Tensor::from_slice(&s, &[2], &[0i32, 2]).unwrap();
+    let e = s
+        .gather_v2(&gw, 1, &bad)
+        .and_then(|t| t.to_bytes())
+        .unwrap_err();
+    assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    let neg = Tensor::from_slice(&s, &[1], &[-1i64]).unwrap();
+    let e = s
+        .gather_v2(&gw, 0, &neg)
+        .and_then(|t| t.to_bytes())
+        .unwrap_err();
+    assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    // With nothing to move, still checked (on the host).
+    let z = Tensor::zeros(&s, DType::F32, &[0, 2]).unwrap();
+    let e = s.gather_v2(&z, 1, &bad).unwrap_err();
+    assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    let e = s.gather_v2(&z, 0, &neg).unwrap_err();
+    assert_eq!(e.kind(), "index_out_of_range", "{e}");
+}
+
+#[test]
+fn every_rule_names_operator_and_parameter() {
+    let s = stream();
+    let x = Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap();
+    let i = Tensor::zeros(&s, DType::I64, &[2]).unwrap();
+    let u = Tensor::zeros(&s, DType::U16, &[3, 2]).unwrap();
+    assert_eq!(
+        s.gather_v2(&u, 0, &i).unwrap_err().kind(),
+        "unsupported_dtype"
+    );
+    invalid(
+        s.gather_v2(&x, 0, &Tensor::zeros(&s, DType::F32, &[2]).unwrap())
+            .unwrap_err(),
+        "index",
+    );
+    for dim in [2, -3, i64::MIN, i64::MAX] {
+        invalid(s.gather_v2(&x, dim, &i).unwrap_err(), "dim");
+    }
+    let deep = Tensor::zeros(&s, DType::I64, &[1; 8]).unwrap();
+    invalid(s.gather_v2(&x, 0, &deep).unwrap_err(), "index");
+    let x0 = Tensor::zeros(&s, DType::F32, &[]).unwrap();
+    invalid(s.gather_v2(&x0, 0, &i).unwrap_err(), "index");
+    invalid(s.gather_v2(&x0, 1, &i).unwrap_err(), "dim");
+    invalid(
+        s.gather_v2_into(&x, 0, &i, &Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+    invalid(
+        s.gather_v2_into(&x, 0, &i, &Tensor::zeros(&s, DType::F64, &[2, 2]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+    let twice = Tensor::zeros(&s, DType::F32, &[2])
+        .unwrap()
+        .view(&[2, 2], &[0, 1], 0)
+        .unwrap();
+    invalid(s.gather_v2_into(&x, 0, &i, &twice).unwrap_err(), "out");
+}
