@@ -356,3 +356,30 @@ proptest! {
         check(got, want, &format!("repeat {d} {shape:?} {perm:?} repeats {reps:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// GatherV2 (spec section 24): an index of rank 0 to 3 along any dim
+    /// (now and then out of range, or a bad dim), int32 or int64; an
+    /// out-of-range value is found by the device at the read.
+    #[test]
+    fn gather_v2_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), ishape in proptest::collection::vec(0usize..3, 0..4), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wide in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let r = shape.len().max(1) as i64;
+        let n = if shape.is_empty() || !(-r..r).contains(&dim) { 1 } else { shape[dim.rem_euclid(r) as usize] };
+        let cnt: usize = ishape.iter().product();
+        let idx: Vec<i64> = (0..cnt).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % cnt.max(1) != i))).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = if wide {
+            cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap()
+        } else {
+            let v: Vec<i32> = idx.iter().map(|&i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+            cpu_ref::Tensor::from_slice(&ishape, &v).unwrap()
+        };
+        let want = cpu_ref::gather_v2(rt().soc(), &x, dim, &index);
+        let got = s.gather_v2(&upload(&s, &x), dim, &upload(&s, &index)).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("gather_v2 {d} {shape:?} {perm:?} dim {dim} index {ishape:?} {idx:?}"));
+    }
+}

@@ -256,6 +256,9 @@ enum Call {
     Split(Option<u64>, Vec<i64>, i64, bool),
     /// `embedding(x, indices)` (x the weight): indices, int64?
     Embedding(Vec<i64>, bool),
+    /// `gather_v2(x, dim, index)`: dim, the index's shape and values,
+    /// int64?
+    GatherV2(i64, Vec<usize>, Vec<i64>, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -663,6 +666,28 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 .collect();
             Call::Pad(op, padding)
         }
+        _ if src.chance(1, 8) => {
+            let dim = gen_dim(src, rank);
+            let r = rank.max(1) as i64;
+            let n = match (rank, (-r..r).contains(&dim)) {
+                (0, _) => 1,
+                (_, true) => shape[dim.rem_euclid(r) as usize] as i64,
+                _ => 0,
+            };
+            let k = src.range(0, 3) as usize;
+            let ishape: Vec<usize> = (0..k).map(|_| src.range(0, 3) as usize).collect();
+            let cnt: usize = ishape.iter().product();
+            let idx = (0..cnt)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::GatherV2(dim, ishape, idx, src.chance(1, 2))
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -839,6 +864,15 @@ fn ref_call(
             };
             cpu_ref::embedding(soc, x, &index)
         }
+        Call::GatherV2(dim, ishape, idx, wide) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(ishape, idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(ishape, &v)?
+            };
+            cpu_ref::gather_v2(soc, x, *dim, &index)
+        }
     }
 }
 
@@ -856,6 +890,15 @@ fn index_tensor(s: &Stream, idx: &[i64], wide: bool) -> npu_ops::Result<Tensor> 
     } else {
         let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
         Tensor::from_slice(s, &[v.len()], &v)
+    }
+}
+
+fn shaped_index(s: &Stream, shape: &[usize], idx: &[i64], wide: bool) -> npu_ops::Result<Tensor> {
+    if wide {
+        Tensor::from_slice(s, shape, idx)
+    } else {
+        let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+        Tensor::from_slice(s, shape, &v)
     }
 }
 
@@ -924,6 +967,9 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Tri(true, d, true) => s.tril_inplace(x, *d).map(|()| x.clone()),
         Call::Tri(false, d, true) => s.triu_inplace(x, *d).map(|()| x.clone()),
         Call::Embedding(idx, wide) => s.embedding(x, &index_tensor(s, idx, *wide)?),
+        Call::GatherV2(dim, ishape, idx, wide) => {
+            s.gather_v2(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
+        }
         Call::Split(sections, sizes, dim, into) => {
             let plain = || match sections {
                 Some(n) => s.split_tensor(x, *n, *dim),
@@ -1062,6 +1108,12 @@ fn our_into(
             Ok(i) => s.embedding_into(x, &i, out),
             Err(e) => Err(e),
         },
+        Call::GatherV2(dim, ishape, idx, wide) if !prepared => {
+            match shaped_index(s, ishape, idx, *wide) {
+                Ok(i) => s.gather_v2_into(x, *dim, &i, out),
+                Err(e) => Err(e),
+            }
+        }
         _ => return None,
     })
 }
@@ -1318,6 +1370,7 @@ fn error_forms(
         | Call::Cast(..)
         | Call::Split(..)
         | Call::Embedding(..)
+        | Call::GatherV2(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

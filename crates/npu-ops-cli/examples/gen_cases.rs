@@ -901,6 +901,7 @@ fn main() {
     pad_cases(&mut out, &mut r, &push);
     view_cases(&mut out);
     embedding_cases(&mut out, &push);
+    gather_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1476,6 +1477,77 @@ where
                 expect(cpu_ref::embedding(soc, &w, &idx)),
                 &tag,
             );
+        }
+    }
+}
+
+/// The gathers (ops.md §24 on): appended last, with a random stream of
+/// their own.
+fn gather_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x6A7E_0024);
+    // GatherV2: every family x dtype, a self view of rank 0 to 3, a dim
+    // (now and then out of range), an index of rank 0 to 3, int32 or
+    // int64, now and then out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let rank = x.rank().max(1) as i64;
+                let dim = if r.below(12) == 0 {
+                    rank + r.below(2) as i64 * -(2 * rank + 1)
+                } else {
+                    r.range(-rank, rank)
+                };
+                let n = if x.rank() == 0 {
+                    1
+                } else {
+                    x.shape()[dim.rem_euclid(rank) as usize] as i64
+                };
+                let k = if x.rank() == 0 {
+                    r.below(2) as usize
+                } else {
+                    r.below(4) as usize
+                };
+                let shape: Vec<usize> = (0..k)
+                    .map(|_| {
+                        if x.rank() == 0 {
+                            1
+                        } else {
+                            r.below(3) as usize + 1
+                        }
+                    })
+                    .collect();
+                let cnt: usize = shape.iter().product();
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "gather_v2",
+                    soc,
+                    (&st, &x),
+                    json!({"dim": dim, "index": tensor_json(&idx)}),
+                    expect(cpu_ref::gather_v2(soc, &x, dim, &idx)),
+                    &tag,
+                );
+            }
         }
     }
 }

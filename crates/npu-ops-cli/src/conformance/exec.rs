@@ -499,6 +499,17 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 Err(e) => Err(e),
             }
         }
+        "gather_v2" => {
+            let dim = int(get("dim")?, &ctx("dim"))?;
+            let idx = case::tensor(get("index")?, &ctx("index"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &idx) {
+                Ok(i) => s.gather_v2(&x, dim, &i),
+                Err(e) => Err(e),
+            }
+        }
         "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
         "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
