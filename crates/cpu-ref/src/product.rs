@@ -148,6 +148,8 @@ pub enum Op {
     Embedding,
     /// `aclnnGatherV2` (section 24).
     GatherV2,
+    /// `aclnnGather` (section 25).
+    Gather,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -168,7 +170,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 31] = [
+    pub const ALL: [Op; 32] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -200,6 +202,7 @@ impl Op {
         Op::Expand,
         Op::Repeat,
         Op::GatherV2,
+        Op::Gather,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -228,6 +231,7 @@ impl Op {
             Op::Repeat => "repeat",
             Op::Embedding => "embedding",
             Op::GatherV2 => "gather_v2",
+            Op::Gather => "gather",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -594,7 +598,7 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - tril, triu **(project, to be checked)**: every family but Atlas
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
-/// - gather_v2: every family but Atlas 200I/500 A2 (section 24).
+/// - gather_v2, gather: every family but Atlas 200I/500 A2 (sections 24, 25).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
@@ -608,7 +612,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
-        Op::GatherV2 => family != Family::A200I500A2,
+        Op::GatherV2 | Op::Gather => family != Family::A200I500A2,
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -670,6 +674,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // GatherV2 (section 24): the elementwise list of section 8.
         Op::GatherV2 if a2_or_a3 => ELEMENTWISE_A2_A3,
         Op::GatherV2 => ELEMENTWISE_NO_BF16,
+        // Gather (section 25): every dtype but the complex ones (Tril's list).
+        Op::Gather if a2_or_a3 => TRI_A2_A3,
+        Op::Gather => TRI_NO_BF16,
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -828,7 +835,8 @@ mod tests {
                 "roll",
                 "expand",
                 "repeat",
-                "gather_v2"
+                "gather_v2",
+                "gather"
             ]
         );
     }
@@ -854,7 +862,7 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
-                Op::GatherV2 => [true, true, true, true, false],
+                Op::GatherV2 | Op::Gather => [true, true, true, true, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

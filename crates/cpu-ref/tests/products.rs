@@ -3,13 +3,13 @@
 
 use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
-    flip, gather_v2, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
+    flip, gather, gather_v2, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
     reflection_pad3d, repeat, replication_pad1d, replication_pad2d, replication_pad3d, roll,
     sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType,
     Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 31] = [
+const OPS: [&str; 32] = [
     "slice",
     "index_select",
     "as_strided",
@@ -41,6 +41,7 @@ const OPS: [&str; 31] = [
     "circular_pad3d",
     "embedding",
     "gather_v2",
+    "gather",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -76,6 +77,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "repeat" => repeat(soc, x, &[2, 1, 3]),
         "embedding" => embedding(soc, x, &index),
         "gather_v2" => gather_v2(soc, x, 1, &index),
+        "gather" => gather(soc, x, 1, &Tensor::from_slice(&[2, 1], &[1i64, 0]).unwrap()),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
         "reflection_pad3d" => reflection_pad3d(soc, &x4, &[1, 1, 1, 1, 0, 0]),
@@ -100,7 +102,9 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
-        "roll" | "expand" | "repeat" | "gather_v2" => matches!(fam, Training | A2 | A3 | Inference),
+        "roll" | "expand" | "repeat" | "gather_v2" | "gather" => {
+            matches!(fam, Training | A2 | A3 | Inference)
+        }
         "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" | "replication_pad1d"
         | "replication_pad2d" | "replication_pad3d" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -158,7 +162,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 | DType::Complex128 => bf16_family,
             _ => true,
         },
-        "tril" | "triu" => match dtype {
+        "tril" | "triu" | "gather" => match dtype {
             DType::Complex64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
@@ -230,7 +234,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 31 * 28 * 15);
+    assert_eq!(checked, 32 * 28 * 15);
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, embedding, expand, fill_scalar, flip, gather_v2, index_select, mul,
-    permute, repeat, roll, sampled_slice, slice, stack, subtensor, zero, SampleMode,
+    add, as_strided, cat, embedding, expand, fill_scalar, flip, gather, gather_v2, index_select,
+    mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor, zero, SampleMode,
     SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
@@ -796,6 +796,49 @@ proptest! {
             prop_assert_eq!(
                 gather_v2(soc, &xt, d as i64, &flat).unwrap().contiguous_bytes(),
                 gather_v2(soc, &c, d as i64, &flat).unwrap().contiguous_bytes()
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Gather against a naive restatement: along the last dim of a 2-D
+    /// self, row r of out picks self[r][index[r][c]]; equals GatherV2 of
+    /// that row when the index has one row; a transposed self gives its
+    /// contiguous copy's result.
+    #[test]
+    fn gather_picks_elements_along_dim(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        irows in 1usize..4,
+        icols in 0usize..5,
+        picks in prop::collection::vec(0usize..16, 16),
+        dim in 0i64..2,
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let irows = irows.min(rows);
+        let (ir, ic) = if dim == 1 { (irows, icols) } else { (icols, cols.min(irows)) };
+        let n = if dim == 1 { cols } else { rows };
+        let vals: Vec<i64> = (0..ir * ic).map(|k| (picks[k % 16] % n) as i64).collect();
+        let idx = Tensor::from_slice(&[ir, ic], &vals).unwrap();
+        let got = gather(soc, &x, dim, &idx).unwrap();
+        prop_assert_eq!(got.shape(), &[ir, ic][..]);
+        let xs = x.to_vec::<i32>().unwrap();
+        let want: Vec<i32> = (0..ir * ic).map(|k| {
+            let (r, c) = (k / ic, k % ic);
+            let v = vals[k] as usize;
+            if dim == 1 { xs[r * cols + v] } else { xs[v * cols + c] }
+        }).collect();
+        prop_assert_eq!(got.to_vec::<i32>().unwrap(), want);
+        let xt = transposed(&arange(&[cols, rows]));
+        if ir <= xt.shape()[0] || dim == 0 {
+            let c = xt.to_contiguous();
+            prop_assert_eq!(
+                gather(soc, &xt, dim, &idx).map(|t| t.contiguous_bytes()),
+                gather(soc, &c, dim, &idx).map(|t| t.contiguous_bytes())
             );
         }
     }

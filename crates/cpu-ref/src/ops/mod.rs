@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat and GatherV2), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2 and Gather), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -14,6 +14,7 @@ pub mod embedding;
 pub mod expand;
 pub mod fill;
 pub mod flip;
+pub mod gather;
 pub mod gather_v2;
 pub mod index_select;
 pub mod mul;
