@@ -1114,6 +1114,12 @@ aclnnStatus aclnnGatherV2GetWorkspaceSize(const aclTensor *self, int64_t dim, co
 aclnnStatus aclnnGatherV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                           aclrtStream stream);
 
+/* @cann aclnnop/aclnn_gather.h */
+aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
+                                        aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnGather(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                        const aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -367,6 +367,9 @@ api_table! {
         gather_v2: "GatherV2" => fn aclnnGatherV2GetWorkspaceSize(
             *const aclTensor, i64, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnGatherV2;
+        gather: "Gather" => fn aclnnGatherGetWorkspaceSize(
+            *const aclTensor, i64, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnGather;
     }
 }
 

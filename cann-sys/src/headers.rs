@@ -134,6 +134,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_gather.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -212,6 +216,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_flip.h",
             "aclnnop/aclnn_embedding.h",
             "aclnnop/aclnn_gather_v2.h",
+            "aclnnop/aclnn_gather.h",
         ],
     ),
     ("libopapi.so", &["aclnnop/"]),
@@ -341,7 +346,7 @@ pub fn cann_headers() -> Vec<Header> {
 /// let nn = &libs.iter().find(|(l, _)| *l == "libopapi_nn.so").unwrap().1;
 /// assert_eq!(nn[..2], ["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
 /// assert!(nn.contains(&"aclnnFlip") && nn.contains(&"aclnnEmbedding"));
-/// assert!(nn.contains(&"aclnnGatherV2"));
+/// assert!(nn.contains(&"aclnnGatherV2") && nn.contains(&"aclnnGather"));
 /// ```
 pub fn library_exports() -> Vec<(&'static str, Vec<&'static str>)> {
     let parts = parts();

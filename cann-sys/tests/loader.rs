@@ -76,7 +76,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
-                "aclnnGatherV2GetWorkspaceSize" => {
+                "aclnnGatherV2GetWorkspaceSize" | "aclnnGatherGetWorkspaceSize" => {
                     "const void *a, int64_t b, const void *c, void *d"
                 }
                 "aclnnReflectionPad1dGetWorkspaceSize"
@@ -176,7 +176,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
     );
     build_lib(
         &lib64.join("libopapi_nn.so"),
-        &op_syms(&["IndexSelect", "Flip", "Embedding", "GatherV2"]),
+        &op_syms(&["IndexSelect", "Flip", "Embedding", "GatherV2", "Gather"]),
         tag,
         2,
     );
@@ -618,7 +618,14 @@ fn legacy_operator_libraries_are_the_last_resort() {
     build_lib(&dir.join("libnnopbase.so"), &meta_syms(), "x", 0);
     build_lib(
         &dir.join("libaclnn_ops_infer.so"),
-        &op_syms(&["Slice", "IndexSelect", "Flip", "Embedding", "GatherV2"]),
+        &op_syms(&[
+            "Slice",
+            "IndexSelect",
+            "Flip",
+            "Embedding",
+            "GatherV2",
+            "Gather",
+        ]),
         "x",
         5,
     );

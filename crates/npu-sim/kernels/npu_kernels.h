@@ -178,6 +178,30 @@ int64_t npu_gather_run_ex(void *dst, const void *src, int64_t n_src, int64_t inn
                           unsigned flags);
 
 /* ------------------------------------------------------------------------ */
+/* Element-wise gather along one axis (torch.gather, aclnnGather)            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * For every index p of d->shape (rank 1..NPU_MAX_RANK, every extent > 0)
+ * whose row-major position lies in [begin, end):
+ *   dst[p] = src[p with p[dim] replaced by index[p]]
+ * where element p of dst lies at sum(p_k * d->dst_stride[k]) elements, of
+ * src at sum(p_k * d->src_stride[k]) elements (elements of d->elem_size
+ * bytes), and index holds the contiguous row-major values over d->shape
+ * (int32, or int64 when index_is_64 != 0).
+ *
+ * Check on load: each index value is compared with [0, n_src) when it is
+ * loaded, and the value compared is the value used. At the first one
+ * outside the range the gather stops and returns its row-major position
+ * (its value in *bad_value if not NULL); positions before it have been
+ * written, nothing after. Returns -1 when every index was in range (or
+ * the description is empty or invalid: nothing written).
+ */
+int64_t npu_gather_elements_run(const npu_copy_desc *d, int32_t dim, int64_t n_src, void *dst,
+                                const void *src, const void *index, int index_is_64,
+                                int64_t begin, int64_t end, int64_t *bad_value);
+
+/* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */
 /* ------------------------------------------------------------------------ */
 

@@ -1970,6 +1970,62 @@ static void test_arith(void)
 static void copy_random(void) { test_copy_random(4000); }
 static void cast_strided(void) { test_cast_strided(1500); }
 
+/* Element-wise gather: torch.gather over a 2x3 source along each dim,
+   a strided source, int32 and int64 indices, ranges, bad values. */
+static void test_gather_elements(void)
+{
+    const int32_t src[6] = {1, 2, 3, 4, 5, 6}; /* [[1, 2, 3], [4, 5, 6]] */
+    npu_copy_desc d = {0};
+    int32_t out[4] = {0};
+    int64_t v = 0;
+    /* dim 1, index [[0, 2], [1, 0]] -> [[1, 3], [5, 4]] */
+    const int64_t i64[4] = {0, 2, 1, 0};
+    d.rank = 2;
+    d.shape[0] = 2;
+    d.shape[1] = 2;
+    d.dst_stride[0] = 2;
+    d.dst_stride[1] = 1;
+    d.src_stride[0] = 3;
+    d.src_stride[1] = 1;
+    d.elem_size = 4;
+    CHECK(npu_gather_elements_run(&d, 1, 3, out, src, i64, 1, 0, 4, &v) == -1, "dim 1");
+    CHECK(out[0] == 1 && out[1] == 3 && out[2] == 5 && out[3] == 4, "dim 1 values");
+    /* dim 0, int32 index [[1, 0], [0, 1]] -> [[4, 2], [1, 5]], two ranges. */
+    {
+        const int32_t i32[4] = {1, 0, 0, 1};
+        memset(out, 0, sizeof out);
+        CHECK(npu_gather_elements_run(&d, 0, 2, out, src, i32, 0, 0, 1, NULL) == -1, "range 1");
+        CHECK(npu_gather_elements_run(&d, 0, 2, out, src, i32, 0, 1, 9, NULL) == -1, "range 2");
+        CHECK(out[0] == 4 && out[1] == 2 && out[2] == 1 && out[3] == 5, "dim 0 values");
+    }
+    /* A transposed source: src^T is [[1, 4], [2, 5], [3, 6]]; dim 0 with
+       index [[2, 0]] -> [[3, 4]]. */
+    {
+        const int64_t ix[2] = {2, 0};
+        d.shape[0] = 1;
+        d.src_stride[0] = 1;
+        d.src_stride[1] = 3;
+        memset(out, 0, sizeof out);
+        CHECK(npu_gather_elements_run(&d, 0, 3, out, src, ix, 1, 0, 2, NULL) == -1, "transposed");
+        CHECK(out[0] == 3 && out[1] == 4, "transposed values");
+    }
+    /* Bad values stop at the first, nothing after it written. */
+    {
+        const int64_t bad[2] = {1, -1};
+        const int32_t big[2] = {0, INT32_MAX};
+        memset(out, 0, sizeof out);
+        CHECK(npu_gather_elements_run(&d, 0, 3, out, src, bad, 1, 0, 2, &v) == 1 && v == -1, "negative");
+        CHECK(out[0] == 2 && out[1] == 0, "written before the bad one only");
+        CHECK(npu_gather_elements_run(&d, 0, 3, out, src, big, 0, 0, 2, &v) == 1 && v == INT32_MAX, "too big");
+        CHECK(npu_gather_elements_run(&d, 0, 0, out, src, big, 0, 0, 2, &v) == 0 && v == 0, "empty bound");
+    }
+    /* Invalid descriptions write nothing. */
+    d.rank = 0;
+    CHECK(npu_gather_elements_run(&d, 0, 3, out, src, i64, 1, 0, 4, NULL) == -1, "rank 0");
+    d.rank = 2;
+    CHECK(npu_gather_elements_run(&d, 2, 3, out, src, i64, 1, 0, 4, NULL) == -1, "dim 2");
+}
+
 int main(void)
 {
     const clock_t t0 = clock();
@@ -1983,6 +2039,7 @@ int main(void)
     run("gather checks on load", test_gather_checks_on_load);
     run("gather", test_gather);
     run("gather widths", test_gather_widths);
+    run("gather elements", test_gather_elements);
     run("half precision", test_half);
     run("cast rules", test_cast_rules);
     run("cast values", test_cast_values);

@@ -1,7 +1,8 @@
-//! The gathers of issue 21: GatherV2 (`aclnnGatherV2`, `docs/ops.md`
-//! §24), over the shared first-phase checks of [`crate::ops`] and
-//! IndexSelect's gather plan (the index read flat, each index checked as
-//! it is loaded: out of range is a device fault).
+//! The gathers of issue 21, over the shared first-phase checks of
+//! [`crate::ops`]: GatherV2 (`aclnnGatherV2`, `docs/ops.md` §24) on
+//! IndexSelect's gather plan (the index read flat), Gather (`aclnnGather`,
+//! §25: torch.gather) on one element-wise gather step. Each index is
+//! checked as it is loaded: out of range is a device fault.
 //!
 //! GatherV2's first phase, in the order of CANN's `aclnn_gather_v2.cpp`:
 //! null `self`, `index`, `out`, `workspaceSize`, `executor` (`161001`), the
@@ -12,13 +13,16 @@
 //! `self`'s index. An empty `self` or `index` plans nothing (CANN returns
 //! at once).
 
-use crate::executor::{align, is_contiguous, numel};
-use crate::objects::{Dims, Plan};
+use crate::executor::{align, contiguous, elem, is_contiguous, numel};
+use crate::kernels::CopyDesc;
+use crate::objects::{Dims, Executor, Plan};
 use crate::ops::{
-    bytes, dtype_ok, finish, first_phase, invalid, norm_dim, preamble, same_dtype, structure,
-    writes_once,
+    bytes, dtype_ok, finish, first_phase, invalid, norm_dim, preamble, same_dtype, staged, store,
+    structure, writes_once,
 };
 use crate::soc::Op;
+use crate::state::Runtime;
+use crate::work::{Launch, Step};
 use cann_sys::*;
 use std::ffi::c_void;
 
@@ -150,6 +154,200 @@ pub unsafe extern "C" fn aclnnGatherV2(
             executor,
             stream,
             crate::ops::build_index_select,
+        )
+    })
+}
+
+/// `aclnnGatherGetWorkspaceSize`: torch.gather,
+/// `out[p] = self[p with p[dim] = index[p]]` over `index`'s shape.
+///
+/// In `aclnn_gather.cpp`'s order: null `self`, `index`, `out`,
+/// `workspaceSize`, `executor` (`161001`), the product's kernel
+/// (`561003`), then `161002` for `self`'s dtype, a non-empty `index`'s
+/// dtype (INT32 or INT64), `out`'s dtype differing from `self`'s, the
+/// ranks of `self` and `index` differing (0-D counts as 1), a rank above 8,
+/// `out`'s shape not `index`'s, `dim` out of range, and for a non-empty
+/// `index` an extent above `self`'s (but along `dim`) or `self`'s extent 0
+/// along `dim`; then the structure of the views and `out` writing one
+/// element twice. An empty `index` (or `self`) plans nothing.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnGatherGetWorkspaceSize(
+    self_: *const aclTensor,
+    dim: i64,
+    index: *const aclTensor,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Gather;
+    first_phase(op, || {
+        let (fam, [x, i, o]) = preamble(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("index", index.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("self", self_), ("index", index), ("out", out.cast_const())],
+        )?;
+        dtype_ok(op, fam, &x, "self")?;
+        let n_index = numel(&i.view);
+        if n_index != 0 && i.dtype != aclDataType::ACL_INT64 && i.dtype != aclDataType::ACL_INT32 {
+            return Err(invalid(
+                op,
+                format_args!("index data type {} must be INT64 or INT32", i.dtype.0),
+            ));
+        }
+        same_dtype(op, &o, &x)?;
+        let xs: Dims = if x.view.is_empty() {
+            Dims::from_slice(&[1])
+        } else {
+            x.view.clone()
+        };
+        let is: Dims = if i.view.is_empty() {
+            Dims::from_slice(&[1])
+        } else {
+            i.view.clone()
+        };
+        if xs.len() != is.len() {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "index has rank {}, self rank {}: they must be the same",
+                    i.view.len(),
+                    x.view.len()
+                ),
+            ));
+        }
+        for (t, name) in [(&x, "self"), (&i, "index"), (&o, "out")] {
+            if t.view.len() > 8 {
+                return Err(invalid(
+                    op,
+                    format_args!("{name} has rank {} (at most 8)", t.view.len()),
+                ));
+            }
+        }
+        if o.view != i.view {
+            return Err(invalid(
+                op,
+                format_args!("out shape {:?} must be index's {:?}", o.view, i.view),
+            ));
+        }
+        let d = norm_dim(op, dim, xs.len())?;
+        if n_index != 0 {
+            for k in 0..xs.len() {
+                if k != d && is[k] > xs[k] {
+                    return Err(invalid(
+                        op,
+                        format_args!(
+                            "index extent {} along dim {k} is larger than self's {}",
+                            is[k], xs[k]
+                        ),
+                    ));
+                }
+            }
+            if xs[d] == 0 {
+                return Err(invalid(
+                    op,
+                    format_args!("a non-empty index along dim {d}, where self has no element"),
+                ));
+            }
+        }
+        structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
+        writes_once(op, &o, "out")?;
+        let empty = n_index == 0 || numel(&x.view) == 0;
+        // Staging for a non-contiguous index and out (self is read through
+        // its own strides); the sum is checked.
+        let mut workspace = 0u64;
+        if !empty {
+            for t in [&i, &o] {
+                if !is_contiguous(&t.view, &t.strides) {
+                    workspace = workspace
+                        .checked_add(align(bytes(t)))
+                        .filter(|w| *w <= i64::MAX as u64)
+                        .ok_or_else(|| {
+                            invalid(op, "the workspace the views need overflows 64 bits")
+                        })?;
+                }
+            }
+        }
+        let plan = if empty {
+            Plan::Empty
+        } else {
+            Plan::GatherElements { dim: d }
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x, i],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// Gather's plan: one element-wise gather step from `self`'s own view and
+/// the index (staged contiguous if it is not) into `out` (through the
+/// workspace if it is not contiguous).
+fn build_gather(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::GatherElements { dim } = e.plan else {
+        unreachable!()
+    };
+    let (x, i, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
+    let mut l = Launch::new(e.op.name());
+    let mut cursor = ws;
+    let src = l
+        .view(rt, "self", x, (&x.view, &x.strides, x.offset), false)
+        .expect("non-empty");
+    let idx = staged(&mut l, rt, i, "index", &mut cursor);
+    // 0-D tensors as rank 1 of length 1.
+    let (xv, xst): (&[i64], &[i64]) = if x.view.is_empty() {
+        (&[1], &[1])
+    } else {
+        (&x.view, &x.strides)
+    };
+    let shape: &[i64] = if i.view.is_empty() { &[1] } else { &i.view };
+    let desc = CopyDesc::new(shape, &contiguous(shape), xst, elem(x));
+    let (n_src, is64) = (xv[dim], i.dtype == aclDataType::ACL_INT64);
+    store(&mut l, rt, o, cursor, |l, dst| {
+        l.steps.push(Step::GatherElements(
+            desc, dim as u8, n_src, dst, src, idx, is64,
+        ));
+    });
+    l
+}
+
+/// `aclnnGather`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnGather(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::Gather.name(), ACLNN_ERR_INNER, || {
+        crate::executor::run(
+            Op::Gather,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_gather,
         )
     })
 }

@@ -71,6 +71,18 @@ unsafe extern "C" {
         flags: u32,
     );
     fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
+    fn npu_gather_elements_run(
+        d: *const CopyDesc,
+        dim: i32,
+        n_src: i64,
+        dst: *mut c_void,
+        src: *const c_void,
+        index: *const c_void,
+        index_is_64: i32,
+        begin: i64,
+        end: i64,
+        bad_value: *mut i64,
+    ) -> i64;
     fn npu_fill(dst: *mut c_void, count: i64, value: *const c_void, elem_size: usize);
     fn npu_tri_zero_run(
         data: *mut c_void,
@@ -460,6 +472,61 @@ pub unsafe fn gather(
             }
         });
     }
+    first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `dst[p] = src[p with p[dim] = index[p]]` for every index `p` of
+/// `d.shape` (rank 1..=8, no extent 0): `dst` and `src` addressed by
+/// `d`'s strides, `index` contiguous over `d.shape`; each index is checked
+/// when loaded. Returns the first index outside `[0, n_src)` as (row-major
+/// position, value), if any: the gather stopped there.
+///
+/// # Safety
+/// `dst` and `src` valid for every element `d`'s strides address (`src`
+/// with any coordinate along `dim` in `[0, n_src)`), `index` for
+/// `numel(d.shape)` indices of the given width.
+pub unsafe fn gather_elements(
+    pool: &Cores,
+    d: CopyDesc,
+    dim: usize,
+    n_src: i64,
+    dst: *mut u8,
+    src: *const u8,
+    index: *const u8,
+    is64: bool,
+) -> Option<(i64, i64)> {
+    let rank = (d.rank.max(0) as usize).min(MAX_RANK);
+    let total = d.shape[..rank]
+        .iter()
+        .fold(1i64, |n, &e| n.saturating_mul(e.max(0)));
+    let bytes = (total as u64).saturating_mul(d.elem_size as u64);
+    let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(index as usize));
+    let first = std::sync::Mutex::new(None::<(i64, i64)>);
+    par_ranges(pool, total, bytes, |lo, hi| {
+        let mut bad = 0i64;
+        // SAFETY: caller's contract; distinct position ranges write
+        // distinct elements (dst does not overlap itself).
+        let pos = unsafe {
+            npu_gather_elements_run(
+                &d,
+                dim as i32,
+                n_src,
+                dp.0 as *mut c_void,
+                sp.0 as *const c_void,
+                ip.0 as *const c_void,
+                is64 as i32,
+                lo,
+                hi,
+                &mut bad,
+            )
+        };
+        if pos >= 0 {
+            let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+            if f.is_none_or(|(p, _)| pos < p) {
+                *f = Some((pos, bad));
+            }
+        }
+    });
     first.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -11,7 +11,8 @@
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
-// IndexSelect's plan), gathers (GatherV2: likewise).
+// IndexSelect's plan), gathers (GatherV2: likewise; Gather: an element-wise
+// gather step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -487,7 +488,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 34);
+/// assert_eq!(api.available_operators().len(), 35);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -617,6 +618,8 @@ pub fn api() -> Api {
         aclnnEmbedding: Some(aclnnEmbedding),
         aclnnGatherV2GetWorkspaceSize: Some(aclnnGatherV2GetWorkspaceSize),
         aclnnGatherV2: Some(aclnnGatherV2),
+        aclnnGatherGetWorkspaceSize: Some(aclnnGatherGetWorkspaceSize),
+        aclnnGather: Some(aclnnGather),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

@@ -69,6 +69,12 @@ pub enum Plan {
         /// Normalised dim.
         dim: usize,
     },
+    /// Element-wise gather along `dim` (Gather: torch.gather; 0-D tensors
+    /// seen as rank 1).
+    GatherElements {
+        /// Normalised dim.
+        dim: usize,
+    },
     /// `selfRef = src` (broadcast, cast); `stage` when they share memory.
     InplaceCopy {
         /// Copy `src` through the workspace first.

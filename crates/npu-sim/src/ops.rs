@@ -611,7 +611,13 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
 
 /// A contiguous source for `t`: itself, or a staged copy in the workspace
 /// at `*ws` (advanced past it).
-fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &'static str, ws: &mut u64) -> Ref {
+pub(crate) fn staged(
+    l: &mut Launch,
+    rt: &Runtime,
+    t: &Tensor,
+    name: &'static str,
+    ws: &mut u64,
+) -> Ref {
     let src = l
         .view(rt, name, t, (&t.view, &t.strides, t.offset), false)
         .expect("non-empty");

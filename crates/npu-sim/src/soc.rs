@@ -77,6 +77,8 @@ pub enum Op {
     Embedding,
     /// aclnnGatherV2
     GatherV2,
+    /// aclnnGather
+    Gather,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -125,6 +127,7 @@ impl Op {
             Op::SplitWithSize => "aclnnSplitWithSize",
             Op::Embedding => "aclnnEmbedding",
             Op::GatherV2 => "aclnnGatherV2",
+            Op::Gather => "aclnnGather",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -165,6 +168,7 @@ impl Op {
             Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
             Op::Embedding => "aclnnEmbeddingGetWorkspaceSize",
             Op::GatherV2 => "aclnnGatherV2GetWorkspaceSize",
+            Op::Gather => "aclnnGatherGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -215,6 +219,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Embedding => matches!(family, A2 | A3),
         // aclnnGatherV2's page (ops.md §24): every family but 200I/500 A2.
         Op::GatherV2 => !matches!(family, Atlas200I500A2),
+        // aclnnGather's page (ops.md §25): every family but 200I/500 A2.
+        Op::Gather => !matches!(family, Atlas200I500A2),
         // Their pages (ops.md §16): every family but 200I/500 A2.
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
@@ -367,8 +373,9 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
                     aclDataType::ACL_UINT16 | aclDataType::ACL_UINT32 | aclDataType::ACL_UINT64
                 )
         }
-        // aclnn_tril.h / aclnn_triu.h: the general list without complex types.
-        Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu => {
+        // aclnn_tril.h / aclnn_triu.h, and aclnnGather's page (ops.md
+        // §25): the general list without complex types.
+        Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu | Op::Gather => {
             GENERAL_DTYPES.contains(&dtype)
                 && !matches!(
                     dtype,
@@ -467,6 +474,11 @@ mod tests {
             Op::GatherV2.first_phase_name(),
             "aclnnGatherV2GetWorkspaceSize"
         );
+        assert!(op_available(Op::Gather, Family::Inference));
+        assert!(!op_available(Op::Gather, Family::Atlas200I500A2));
+        assert!(dtype_supported(Op::Gather, Family::A2, D::ACL_UINT64));
+        assert!(!dtype_supported(Op::Gather, Family::A2, D::ACL_COMPLEX64));
+        assert!(!dtype_supported(Op::Gather, Family::Training, D::ACL_BF16));
     }
 
     #[test]

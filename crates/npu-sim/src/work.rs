@@ -59,6 +59,10 @@ pub enum Step {
     /// Gather (each index checked as loaded): dst, src, outer, n_src,
     /// inner bytes, index, 64-bit, n_index.
     Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+    /// Element-wise gather (torch.gather; each index checked as loaded):
+    /// desc (the index's shape, `out`'s and `self`'s strides), dim, n_src,
+    /// dst, src, index (contiguous), 64-bit.
+    GatherElements(CopyDesc, u8, i64, Ref, Ref, Ref, bool),
     /// Contiguous elementwise arithmetic of one dtype: op, dtype, dst, a,
     /// b, alpha (one element of the dtype; `None`: 1), count. dst may be a.
     Binary(BinaryOp, KDtype, Ref, Ref, Ref, Option<[u8; 16]>, i64),
@@ -267,6 +271,30 @@ impl Launch {
                         return Err(Fault {
                             code: ACL_ERROR_RT_AICORE_EXCEPTION,
                             message: format!("npu-sim: {}: no {op:?} kernel for {t:?}", self.op),
+                        });
+                    }
+                }
+                Step::GatherElements(d, dim, n_src, dst, src, index, is64) => {
+                    let bad = unsafe {
+                        kernels::gather_elements(
+                            pool,
+                            *d,
+                            *dim as usize,
+                            *n_src,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            self.host(&hosts, *index),
+                            *is64,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {n_src} \
+                                 (valid indices are 0..{n_src}); the kernel stopped at that index",
+                                self.op
+                            ),
                         });
                     }
                 }

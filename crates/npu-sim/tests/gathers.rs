@@ -209,3 +209,205 @@ fn products() {
     drop(buf);
     reinit(SOC);
 }
+
+fn gfirst(x: &T, dim: i64, i: &T, o: &T) -> Result<Planned, (i32, String)> {
+    let op = api().gather().unwrap();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, dim, i.0, o.0, ws, ex) })
+}
+
+fn grun(x: &T, dim: i64, i: &T, o: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = api().gather().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |ws, ex| unsafe { (op.get_workspace_size)(x.0, dim, i.0, o.0, ws, ex) },
+        op.run,
+        s,
+    )
+}
+
+#[test]
+#[serial]
+fn gather_every_dtype_and_dim_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 40;
+        for &d in cpu_ref::supported_dtypes(Op::Gather, Family::A2) {
+            seed += 1;
+            // self: a transposed [4, 3] view of a [3, 4] buffer.
+            let x = rand_tensor(d, &[3, 4], seed)
+                .view(&[4, 3], &[1, 4], 0)
+                .unwrap();
+            let gx = upload(&x);
+            for dim in [0i64, 1, -1] {
+                // index [3, 2]: along dim 0 values < 4, along dim 1 < 3.
+                let n = if dim == 0 { 4 } else { 3 };
+                let vals: Vec<i32> = (0..6).map(|k| (k * 7 + 2) % n).collect();
+                let idx = Tensor::from_slice(&[3, 2], &vals).unwrap();
+                let want = cpu_ref::gather(SOC, &x, dim, &idx).unwrap();
+                let gi = upload(&idx);
+                let out = output(d, &[3, 2]);
+                grun(&gx.t, dim, &gi.t, &out.t, &s).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} dim {dim}");
+            }
+            // A strided int64 index and a transposed out.
+            let base = Tensor::from_slice(&[2, 4], &[3i64, 9, 0, 9, 1, 9, 2, 9]).unwrap();
+            let idx = base.view(&[2, 2], &[4, 2], 0).unwrap(); // [[3, 0], [1, 2]]
+            let want = cpu_ref::gather(SOC, &x, 0, &idx).unwrap();
+            let gi = upload(&idx);
+            let buf = Buf::from(&vec![0u8; 4 * d.size()]);
+            let o = view(acl_dtype(d), &[2, 2], &[1, 2], 0, buf.ptr, 4);
+            grun(&gx.t, 0, &gi.t, &o, &s).unwrap();
+            let got = Tensor::from_bytes(d, &[4], buf.read())
+                .unwrap()
+                .view(&[2, 2], &[1, 2], 0)
+                .unwrap();
+            assert_eq!(got.contiguous_bytes(), want.contiguous_bytes(), "{d} views");
+        }
+        // 0-D self and index.
+        let x0 = Tensor::scalar(-3i32);
+        let i3 = Tensor::from_slice(&[3], &[0i64, 0, 0]).unwrap();
+        let (gx0, gi3) = (upload(&x0), upload(&i3));
+        let out = output(DType::Int32, &[3]);
+        grun(&gx0.t, 0, &gi3.t, &out.t, &s).unwrap();
+        assert_eq!(
+            out.buf.read(),
+            cpu_ref::gather(SOC, &x0, 0, &i3)
+                .unwrap()
+                .contiguous_bytes()
+        );
+        let x4 = rand_tensor(DType::Int16, &[4], 3);
+        let i0 = Tensor::from_slice(&[], &[2i32]).unwrap();
+        let (gx4, gi0) = (upload(&x4), upload(&i0));
+        let out = output(DType::Int16, &[]);
+        grun(&gx4.t, -1, &gi0.t, &out.t, &s).unwrap();
+        assert_eq!(
+            out.buf.read(),
+            cpu_ref::gather(SOC, &x4, -1, &i0)
+                .unwrap()
+                .contiguous_bytes()
+        );
+    });
+}
+
+#[test]
+#[serial]
+fn gather_first_phase_errors_in_cann_order_and_faults() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let null = T(std::ptr::null_mut());
+        let (x, i, o) = (
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+            f(aclDataType::ACL_INT64, &[2, 3]),
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+        );
+        for (k, (a, b, c)) in [(&null, &i, &o), (&x, &null, &o), (&x, &i, &null)]
+            .into_iter()
+            .enumerate()
+        {
+            let e = gfirst(a, 0, b, c).unwrap_err();
+            assert_eq!(e.0, ACLNN_ERR_PARAM_NULLPTR, "{k}");
+            assert!(e.1.contains(["self", "index", "out"][k]), "{}", e.1);
+        }
+        // self's dtype before the index's and out's.
+        let e = gfirst(
+            &f(aclDataType::ACL_COMPLEX64, &[4, 3]),
+            0,
+            &f(aclDataType::ACL_FLOAT, &[2, 3]),
+            &o,
+        )
+        .unwrap_err();
+        assert_eq!(e.0, ACLNN_ERR_PARAM_INVALID);
+        assert!(e.1.contains("self has data type"), "{}", e.1);
+        let e = gfirst(
+            &x,
+            0,
+            &f(aclDataType::ACL_FLOAT, &[2, 3]),
+            &f(aclDataType::ACL_INT32, &[2, 3]),
+        )
+        .unwrap_err();
+        assert!(e.1.contains("INT64 or INT32"), "{}", e.1);
+        let e = gfirst(&x, 0, &i, &f(aclDataType::ACL_INT32, &[2, 3])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = gfirst(
+            &x,
+            0,
+            &f(aclDataType::ACL_INT64, &[6]),
+            &f(aclDataType::ACL_FLOAT, &[6]),
+        )
+        .unwrap_err();
+        assert!(e.1.contains("the same"), "{}", e.1);
+        let e = gfirst(&x, 0, &i, &f(aclDataType::ACL_FLOAT, &[3, 2])).unwrap_err();
+        assert!(e.1.contains("must be index's"), "{}", e.1);
+        for dim in [2, -3, i64::MIN, i64::MAX] {
+            let e = gfirst(&x, dim, &i, &o).unwrap_err();
+            assert!(e.1.contains("outside"), "{}", e.1);
+        }
+        let e = gfirst(
+            &x,
+            0,
+            &f(aclDataType::ACL_INT64, &[2, 4]),
+            &f(aclDataType::ACL_FLOAT, &[2, 4]),
+        )
+        .unwrap_err();
+        assert!(e.1.contains("larger than self's"), "{}", e.1);
+        // Along dim the index may be longer than self.
+        let p = gfirst(
+            &x,
+            1,
+            &f(aclDataType::ACL_INT64, &[2, 7]),
+            &f(aclDataType::ACL_FLOAT, &[2, 7]),
+        )
+        .unwrap();
+        let s = Stream::new();
+        assert_eq!(launch(api().gather().unwrap().run, &p, s.0), ACL_SUCCESS);
+        let e = gfirst(&f(aclDataType::ACL_FLOAT, &[0, 3]), 0, &i, &o).unwrap_err();
+        assert!(e.1.contains("no element"), "{}", e.1);
+        // An empty index: any dtype, nothing planned.
+        let ef = f(aclDataType::ACL_FLOAT, &[0, 3]);
+        let p = gfirst(&x, 0, &ef, &f(aclDataType::ACL_FLOAT, &[0, 3])).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(api().gather().unwrap().run, &p, s.0), ACL_SUCCESS);
+        // out writing one element twice.
+        let o2 = view(aclDataType::ACL_FLOAT, &[2, 3], &[0, 1], 0, buf.ptr, 6);
+        let e = gfirst(&x, 0, &i, &o2).unwrap_err();
+        assert!(e.1.contains("twice"), "{}", e.1);
+        drop(o2);
+        // Indices out of range: the gather faults at synchronisation.
+        let xd = upload(&rand_tensor(DType::Float32, &[4, 3], 1));
+        for bad in [[0i64, 4], [-1, 0]] {
+            let gi = upload(&Tensor::from_slice(&[1, 2], &bad).unwrap());
+            let out = output(DType::Float32, &[1, 2]);
+            let e = grun(&xd.t, 0, &gi.t, &out.t, &s).unwrap_err();
+            assert_eq!(e.0, "sync", "{e:?}");
+            assert!(e.2.contains("index out of range"), "{}", e.2);
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn gather_products() {
+    reinit("Ascend310B1");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
+    let i = dense(aclDataType::ACL_INT64, &[1, 2], &buf);
+    let o = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    assert_eq!(
+        gfirst(&x, 0, &i, &o).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop((x, i, o));
+    reinit("Ascend310P3");
+    let x = dense(aclDataType::ACL_UINT32, &[2, 2], &buf);
+    let i = dense(aclDataType::ACL_INT64, &[1, 2], &buf);
+    let o = dense(aclDataType::ACL_UINT32, &[1, 2], &buf);
+    let p = gfirst(&x, 0, &i, &o).unwrap();
+    let s = Stream::new();
+    assert_eq!(launch(api().gather().unwrap().run, &p, s.0), ACL_SUCCESS);
+    drop(s);
+    drop((x, i, o));
+    drop(buf);
+    reinit(SOC);
+}

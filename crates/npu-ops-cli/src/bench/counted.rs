@@ -210,6 +210,8 @@ counted! {
         fn aclnnEmbedding(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnGatherV2GetWorkspaceSize(a: *const aclTensor, b: i64, c: *const aclTensor, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnGatherV2(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnGatherGetWorkspaceSize(a: *const aclTensor, b: i64, c: *const aclTensor, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnGather(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad1dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnReflectionPad1d(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad2dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
