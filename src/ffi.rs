@@ -891,6 +891,8 @@ pub(crate) enum First<'a> {
     Embedding(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnGatherV2(self, dim, index, out)`.
     GatherV2(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnGather(self, dim, index, out)`.
+    Gather(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -935,6 +937,7 @@ impl First<'_> {
             First::SplitTensor(..) => ("aclnnSplitTensorGetWorkspaceSize", "aclnnSplitTensor"),
             First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
             First::GatherV2(..) => ("aclnnGatherV2GetWorkspaceSize", "aclnnGatherV2"),
+            First::Gather(..) => ("aclnnGatherGetWorkspaceSize", "aclnnGather"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1227,6 +1230,16 @@ impl First<'_> {
             }
             First::GatherV2(x, dim, index, out) => {
                 let op = api.gather_v2()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, dim, index.raw, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::Gather(x, dim, index, out) => {
+                let op = api.gather()?;
                 (
                     // SAFETY: see above.
                     unsafe {

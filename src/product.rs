@@ -57,6 +57,8 @@ pub enum OpKind {
     Embedding,
     /// [`crate::Stream::gather_v2`]
     GatherV2,
+    /// [`crate::Stream::gather`]
+    Gather,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -102,6 +104,7 @@ impl OpKind {
             OpKind::SplitWithSize => "split_with_size",
             OpKind::Embedding => "embedding",
             OpKind::GatherV2 => "gather_v2",
+            OpKind::Gather => "gather",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -155,6 +158,8 @@ impl OpKind {
             OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
             // ops.md §24: every family but 200I/500 A2.
             OpKind::GatherV2 => family != Family::Atlas200I500A2,
+            // ops.md §25: every family but 200I/500 A2.
+            OpKind::Gather => family != Family::Atlas200I500A2,
         }
     }
 
@@ -215,8 +220,10 @@ impl OpKind {
             OpKind::Flip => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
-            // Tril and Triu (ops.md §15): no complex types.
-            OpKind::Tril | OpKind::Triu => !matches!(dtype, DType::C64 | DType::C128),
+            // Tril and Triu (ops.md §15), Gather (§25): no complex types.
+            OpKind::Tril | OpKind::Triu | OpKind::Gather => {
+                !matches!(dtype, DType::C64 | DType::C128)
+            }
             // The pads (ops.md §16, §17).
             OpKind::ReflectionPad1d | OpKind::ReflectionPad2d | OpKind::ReflectionPad3d => {
                 match dtype {

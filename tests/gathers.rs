@@ -154,3 +154,153 @@ fn every_rule_names_operator_and_parameter() {
         .unwrap();
     invalid(s.gather_v2_into(&x, 0, &i, &twice).unwrap_err(), "out");
 }
+
+fn invalid_g(e: Error, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), ("gather", param), "{e}"),
+        other => panic!("expected invalid (gather, {param}), got {other}"),
+    }
+}
+
+#[test]
+fn gather_every_dtype_and_form_matches_cpu_ref() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 400;
+    for d in R::ALL {
+        seed += 1;
+        let what = format!("gather {d}");
+        let x = ref_tensor(d, &[4, 3], Some(&[1, 0]), seed);
+        let gx = upload(&s, &x);
+        for dim in [0i64, -1] {
+            let n = if dim == 0 { 4 } else { 3 };
+            let vals: Vec<i64> = (0..6).map(|k| (k * 5 + 1) % n).collect();
+            let idx = cpu_ref::Tensor::from_slice(&[2, 3], &vals).unwrap();
+            let gi = upload(&s, &idx);
+            let want = cpu_ref::gather(&soc, &x, dim, &idx);
+            let got = s.gather(&gx, dim, &gi).and_then(|t| {
+                s.synchronize()?;
+                Ok(t)
+            });
+            check(got, want.clone(), &what);
+            if let Ok(want) = want {
+                let store = Tensor::zeros(&s, dtype(d), &[3, 2]).unwrap();
+                let out = store.permute(&[1, 0]).unwrap();
+                let r = s.gather_into(&gx, dim, &gi, &out).map(|()| out.clone());
+                check(r, Ok(want), &format!("{what} (into)"));
+            }
+        }
+    }
+}
+
+#[test]
+fn gather_views_0d_aliasing_and_out_of_range() {
+    let s = stream();
+    let soc = soc();
+    let x = ref_tensor(R::Int32, &[2, 3, 4], None, 9);
+    let gx = upload(&s, &x);
+    for dim in -3..3i64 {
+        let n = x.shape()[dim.rem_euclid(3) as usize] as i64;
+        let vals: Vec<i64> = (0..12).map(|k| (k * 7 + 3) % n).collect();
+        let idx = cpu_ref::Tensor::from_slice(&[1, 3, 4], &vals).unwrap();
+        check(
+            s.gather(&gx, dim, &upload(&s, &idx)),
+            cpu_ref::gather(&soc, &x, dim, &idx),
+            &format!("dim {dim}"),
+        );
+    }
+    // 0-D self, 0-D index, an empty index.
+    let x0 = cpu_ref::Tensor::scalar(9i32);
+    let i2 = cpu_ref::Tensor::from_slice(&[2], &[0i64, 0]).unwrap();
+    check(
+        s.gather(&upload(&s, &x0), 0, &upload(&s, &i2)),
+        cpu_ref::gather(&soc, &x0, 0, &i2),
+        "0-D self",
+    );
+    let x1 = ref_tensor(R::Int8, &[3], None, 2);
+    let i0 = cpu_ref::Tensor::scalar(2i32);
+    check(
+        s.gather(&upload(&s, &x1), -1, &upload(&s, &i0)),
+        cpu_ref::gather(&soc, &x1, -1, &i0),
+        "0-D index",
+    );
+    let ie = cpu_ref::Tensor::from_slice(&[0, 5, 1], &[0i64; 0]).unwrap();
+    check(
+        s.gather(&gx, 1, &upload(&s, &ie)),
+        cpu_ref::gather(&soc, &x, 1, &ie),
+        "empty index",
+    );
+    // A self-overlapping self and index (stride-0 broadcasts).
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let bx = row.view(&[4, 3], &[0, 1], 0).unwrap();
+    let bi = Tensor::from_slice(&s, &[1], &[2i64])
+        .unwrap()
+        .view(&[2, 2], &[0, 0], 0)
+        .unwrap();
+    assert_eq!(
+        s.gather(&bx, 1, &bi).unwrap().to_vec::<i32>().unwrap(),
+        [3; 4]
+    );
+    // out over self's own storage: through a temporary.
+    let w = ref_tensor(R::Int64, &[2, 2], None, 7);
+    let gw = upload(&s, &w);
+    let ri = cpu_ref::Tensor::from_slice(&[2, 2], &[1i64, 0, 0, 1]).unwrap();
+    let want = cpu_ref::gather(&soc, &w, 1, &ri).unwrap();
+    s.gather_into(&gw, 1, &upload(&s, &ri), &gw).unwrap();
+    common::assert_same(&gw, &want, "aliasing");
+    // Out of range (negative too): on the device, at the next synchronisation.
+    for bad in [[0i64, 2], [-1, 0]] {
+        let bi = Tensor::from_slice(&s, &[1, 2], &bad).unwrap();
+        let e = s
+            .gather(&gw, 1, &bi)
+            .and_then(|t| t.to_bytes())
+            .unwrap_err();
+        assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    }
+}
+
+#[test]
+fn gather_every_rule_names_operator_and_parameter() {
+    let s = stream();
+    let x = Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap();
+    let i = Tensor::zeros(&s, DType::I64, &[2, 2]).unwrap();
+    let c = Tensor::zeros(&s, DType::C64, &[3, 2]).unwrap();
+    assert_eq!(s.gather(&c, 0, &i).unwrap_err().kind(), "unsupported_dtype");
+    invalid_g(
+        s.gather(&x, 0, &Tensor::zeros(&s, DType::F32, &[2, 2]).unwrap())
+            .unwrap_err(),
+        "index",
+    );
+    invalid_g(
+        s.gather(&x, 0, &Tensor::zeros(&s, DType::I64, &[2]).unwrap())
+            .unwrap_err(),
+        "index",
+    );
+    for dim in [2, -3, i64::MIN, i64::MAX] {
+        invalid_g(s.gather(&x, dim, &i).unwrap_err(), "dim");
+    }
+    invalid_g(
+        s.gather(&x, 0, &Tensor::zeros(&s, DType::I64, &[1, 3]).unwrap())
+            .unwrap_err(),
+        "index",
+    );
+    let x0 = Tensor::zeros(&s, DType::F32, &[0, 2]).unwrap();
+    invalid_g(s.gather(&x0, 0, &i).unwrap_err(), "index");
+    invalid_g(
+        s.gather_into(&x, 0, &i, &Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+    invalid_g(
+        s.gather_into(&x, 0, &i, &Tensor::zeros(&s, DType::F64, &[2, 2]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+    let twice = Tensor::zeros(&s, DType::F32, &[2])
+        .unwrap()
+        .view(&[2, 2], &[0, 1], 0)
+        .unwrap();
+    invalid_g(s.gather_into(&x, 0, &i, &twice).unwrap_err(), "out");
+}

@@ -147,6 +147,12 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::gather_v2(soc, &x, 1, &idx),
                 &what("gather_v2"),
             );
+            let gi = cpu_ref::Tensor::from_slice(&[2, 2], &[2i64, 0, 1, 3]).unwrap();
+            compare(
+                s.gather(&dx, 1, &common::upload(&s, &gi)),
+                cpu_ref::gather(soc, &x, 1, &gi),
+                &what("gather"),
+            );
             // The splits: compared piece by piece (as one list of results).
             let pieces = |r: npu_ops::Result<Vec<npu_ops::Tensor>>| r.map(|v| v[1].clone());
             compare(

@@ -383,3 +383,33 @@ proptest! {
         check(got, want, &format!("gather_v2 {d} {shape:?} {perm:?} dim {dim} index {ishape:?} {idx:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Gather (spec section 25): an index of `self`'s rank (now and then
+    /// another rank), extents up to `self`'s plus one, values mostly in
+    /// range; an out-of-range value is found by the device at the read.
+    #[test]
+    fn gather_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), grow in proptest::collection::vec(0usize..3, 8), other_rank in 0u8..12, sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wide in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let r = shape.len().max(1) as i64;
+        let n = if shape.is_empty() || !(-r..r).contains(&dim) { 1 } else { shape[dim.rem_euclid(r) as usize] };
+        let mut ishape: Vec<usize> = shape.iter().zip(&grow).map(|(&e, &g)| (e + g).saturating_sub(1)).collect();
+        if other_rank == 0 { if ishape.len() < 8 { ishape.push(1) } else { ishape.pop(); } }
+        let cnt: usize = ishape.iter().product();
+        if cnt > 4096 { return Ok(()); }
+        let idx: Vec<i64> = (0..cnt).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % cnt.max(1) != i))).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = if wide {
+            cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap()
+        } else {
+            let v: Vec<i32> = idx.iter().map(|&i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+            cpu_ref::Tensor::from_slice(&ishape, &v).unwrap()
+        };
+        let want = cpu_ref::gather(rt().soc(), &x, dim, &index);
+        let got = s.gather(&upload(&s, &x), dim, &upload(&s, &index)).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("gather {d} {shape:?} {perm:?} dim {dim} index {ishape:?} {idx:?}"));
+    }
+}
