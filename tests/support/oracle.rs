@@ -259,6 +259,8 @@ enum Call {
     /// `gather_v2(x, dim, index)`: dim, the index's shape and values,
     /// int64?
     GatherV2(i64, Vec<usize>, Vec<i64>, bool),
+    /// `gather(x, dim, index)`: dim, the index's shape and values, int64?
+    Gather(i64, Vec<usize>, Vec<i64>, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -688,6 +690,44 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 .collect();
             Call::GatherV2(dim, ishape, idx, src.chance(1, 2))
         }
+        _ if src.chance(1, 8) => {
+            let dim = gen_dim(src, rank);
+            let r = rank.max(1) as i64;
+            let xs: Vec<usize> = if rank == 0 { vec![1] } else { shape.to_vec() };
+            let n = if (-r..r).contains(&dim) {
+                xs[dim.rem_euclid(r) as usize] as i64
+            } else {
+                0
+            };
+            let mut ishape: Vec<usize> = xs
+                .iter()
+                .map(|&e| {
+                    if src.chance(1, 10) {
+                        e + 1
+                    } else {
+                        src.range(0, e as i64) as usize
+                    }
+                })
+                .collect();
+            if src.chance(1, 12) && ishape.len() < 8 {
+                ishape.push(1);
+            }
+            while ishape.iter().product::<usize>() > 4096 {
+                let k = (0..ishape.len()).max_by_key(|&k| ishape[k]).unwrap_or(0);
+                ishape[k] /= 2;
+            }
+            let cnt: usize = ishape.iter().product();
+            let idx = (0..cnt)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::Gather(dim, ishape, idx, src.chance(1, 2))
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -873,6 +913,15 @@ fn ref_call(
             };
             cpu_ref::gather_v2(soc, x, *dim, &index)
         }
+        Call::Gather(dim, ishape, idx, wide) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(ishape, idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(ishape, &v)?
+            };
+            cpu_ref::gather(soc, x, *dim, &index)
+        }
     }
 }
 
@@ -969,6 +1018,9 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Embedding(idx, wide) => s.embedding(x, &index_tensor(s, idx, *wide)?),
         Call::GatherV2(dim, ishape, idx, wide) => {
             s.gather_v2(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
+        }
+        Call::Gather(dim, ishape, idx, wide) => {
+            s.gather(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
         }
         Call::Split(sections, sizes, dim, into) => {
             let plain = || match sections {
@@ -1111,6 +1163,12 @@ fn our_into(
         Call::GatherV2(dim, ishape, idx, wide) if !prepared => {
             match shaped_index(s, ishape, idx, *wide) {
                 Ok(i) => s.gather_v2_into(x, *dim, &i, out),
+                Err(e) => Err(e),
+            }
+        }
+        Call::Gather(dim, ishape, idx, wide) if !prepared => {
+            match shaped_index(s, ishape, idx, *wide) {
+                Ok(i) => s.gather_into(x, *dim, &i, out),
                 Err(e) => Err(e),
             }
         }
@@ -1371,6 +1429,7 @@ fn error_forms(
         | Call::Split(..)
         | Call::Embedding(..)
         | Call::GatherV2(..)
+        | Call::Gather(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

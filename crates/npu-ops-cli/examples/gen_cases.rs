@@ -1550,6 +1550,72 @@ where
             }
         }
     }
+    // Gather: every family x dtype, a self view of rank 0 to 3, a dim (now
+    // and then out of range), an index of self's rank (now and then
+    // another) whose extents are mostly at most self's, values now and
+    // then out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let rank = x.rank().max(1) as i64;
+                let dim = if r.below(12) == 0 {
+                    rank + r.below(2) as i64 * -(2 * rank + 1)
+                } else {
+                    r.range(-rank, rank)
+                };
+                let xs: Vec<usize> = if x.rank() == 0 {
+                    vec![1]
+                } else {
+                    x.shape().to_vec()
+                };
+                let mut shape: Vec<usize> = xs
+                    .iter()
+                    .map(|&e| {
+                        if r.below(10) == 0 {
+                            e + 1
+                        } else {
+                            r.below(e as u64 + 1) as usize
+                        }
+                    })
+                    .collect();
+                if r.below(12) == 0 {
+                    shape.push(1);
+                }
+                if x.rank() == 0 && r.below(2) == 0 {
+                    shape.clear();
+                }
+                let n = xs[dim.rem_euclid(rank) as usize] as i64;
+                let cnt: usize = shape.iter().product();
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "gather",
+                    soc,
+                    (&st, &x),
+                    json!({"dim": dim, "index": tensor_json(&idx)}),
+                    expect(cpu_ref::gather(soc, &x, dim, &idx)),
+                    &tag,
+                );
+            }
+        }
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

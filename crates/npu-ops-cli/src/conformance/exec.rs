@@ -499,13 +499,14 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 Err(e) => Err(e),
             }
         }
-        "gather_v2" => {
+        op @ ("gather_v2" | "gather") => {
             let dim = int(get("dim")?, &ctx("dim"))?;
             let idx = case::tensor(get("index")?, &ctx("index"))?;
             if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
                 return Ok(Err(e));
             }
             match upload(s, &idx) {
+                Ok(i) if op == "gather" => s.gather(&x, dim, &i),
                 Ok(i) => s.gather_v2(&x, dim, &i),
                 Err(e) => Err(e),
             }
