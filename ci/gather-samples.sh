@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The gathers programs (tests/aclnn/gather_v2.cpp: aclnnGatherV2;
-# gather.cpp: aclnnGather; both ops-nn operators, so -lopapi_nn), written as CANN's samples are, built with CANN's
-# documented line against `npu-ops sim install` output and run:
+# gather.cpp: aclnnGather; both ops-nn operators, so -lopapi_nn), written
+# as CANN's samples are, built with CANN's documented line against
+# `npu-ops sim install` output and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
 #       -lopapi_nn -lascendcl -lnnopbase
 # plus the legacy umbrella (-lopapi), and a link that must fail as on an NPU
