@@ -485,6 +485,7 @@ pub unsafe fn gather(
 /// `dst` and `src` valid for every element `d`'s strides address (`src`
 /// with any coordinate along `dim` in `[0, n_src)`), `index` for
 /// `numel(d.shape)` indices of the given width.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn gather_elements(
     pool: &Cores,
     d: CopyDesc,
