@@ -8,7 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`] and [`gather()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`] and [`take()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -75,6 +75,7 @@ pub use ops::slice::{slice, slice_out_shape, slice_range, SliceRange};
 pub use ops::split::{split_tensor, split_tensor_sizes, split_with_size};
 pub use ops::stack::{stack, stack_cast, stack_out_shape, STACK_MAX_RANK};
 pub use ops::subtensor::subtensor;
+pub use ops::take::take;
 pub use ops::tri::{tril, triu};
 pub use product::{check_op_dtype, supported_dtypes, supports_op, Family, Op, DEFAULT_SOC};
 pub use scalar::Scalar;

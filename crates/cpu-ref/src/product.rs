@@ -150,6 +150,8 @@ pub enum Op {
     GatherV2,
     /// `aclnnGather` (section 25).
     Gather,
+    /// `aclnnTake` (section 26).
+    Take,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -170,7 +172,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 32] = [
+    pub const ALL: [Op; 33] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -203,6 +205,7 @@ impl Op {
         Op::Repeat,
         Op::GatherV2,
         Op::Gather,
+        Op::Take,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -232,6 +235,7 @@ impl Op {
             Op::Embedding => "embedding",
             Op::GatherV2 => "gather_v2",
             Op::Gather => "gather",
+            Op::Take => "take",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -599,6 +603,7 @@ const ZERO_NO_BF16: &[DType] = &[
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
 /// - gather_v2, gather: every family but Atlas 200I/500 A2 (sections 24, 25).
+/// - take: training, A2, A3 (section 26).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
@@ -613,6 +618,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
         Op::GatherV2 | Op::Gather => family != Family::A200I500A2,
+        Op::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -677,6 +683,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // Gather (section 25): every dtype but the complex ones (Tril's list).
         Op::Gather if a2_or_a3 => TRI_A2_A3,
         Op::Gather => TRI_NO_BF16,
+        // Take (section 26): IndexSelect's list.
+        Op::Take if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Take => INDEX_SELECT_NO_BF16,
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -836,7 +845,8 @@ mod tests {
                 "expand",
                 "repeat",
                 "gather_v2",
-                "gather"
+                "gather",
+                "take"
             ]
         );
     }
@@ -863,6 +873,7 @@ mod tests {
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
                 Op::GatherV2 | Op::Gather => [true, true, true, true, false],
+                Op::Take => [true, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

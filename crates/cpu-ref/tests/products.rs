@@ -5,11 +5,11 @@ use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
     flip, gather, gather_v2, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
     reflection_pad3d, repeat, replication_pad1d, replication_pad2d, replication_pad3d, roll,
-    sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, tril, triu, zero, DType,
-    Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, take, tril, triu, zero,
+    DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 32] = [
+const OPS: [&str; 33] = [
     "slice",
     "index_select",
     "as_strided",
@@ -42,6 +42,7 @@ const OPS: [&str; 32] = [
     "embedding",
     "gather_v2",
     "gather",
+    "take",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -77,6 +78,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "repeat" => repeat(soc, x, &[2, 1, 3]),
         "embedding" => embedding(soc, x, &index),
         "gather_v2" => gather_v2(soc, x, 1, &index),
+        "take" => take(soc, x, &index),
         "gather" => gather(soc, x, 1, &Tensor::from_slice(&[2, 1], &[1i64, 0]).unwrap()),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
@@ -94,7 +96,9 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" | "split_with_size" | "permute" => matches!(fam, Training | A2 | A3),
+        "slice" | "add" | "split_with_size" | "permute" | "take" => {
+            matches!(fam, Training | A2 | A3)
+        }
         "embedding" => matches!(fam, A2 | A3),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
@@ -129,7 +133,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => false,
         },
-        "index_select" | "as_strided" | "sampled_slice" | "stack" | "repeat" => {
+        "index_select" | "as_strided" | "sampled_slice" | "stack" | "repeat" | "take" => {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
@@ -234,7 +238,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 32 * 28 * 15);
+    assert_eq!(checked, 33 * 28 * 15);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use cpu_ref::{
     add, as_strided, cat, embedding, expand, fill_scalar, flip, gather, gather_v2, index_select,
-    mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor, zero, SampleMode,
+    mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor, take, zero, SampleMode,
     SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
@@ -841,5 +841,35 @@ proptest! {
                 gather(soc, &c, dim, &idx).map(|t| t.contiguous_bytes())
             );
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Take equals GatherV2 along dim 0 of `self`'s contiguous copy
+    /// reshaped to 1-D, for a view of `self` too.
+    #[test]
+    fn take_is_a_flat_gather(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        picks in prop::collection::vec(0usize..64, 0..7),
+        split in 1usize..4,
+    ) {
+        let soc = "Ascend910B3";
+        let xt = transposed(&arange(&[cols, rows]));
+        let n = rows * cols;
+        let flat = Tensor::from_bytes(xt.dtype(), &[n], xt.contiguous_bytes()).unwrap();
+        let idx: Vec<i64> = picks.iter().map(|&p| (p % n) as i64).collect();
+        let shape: Vec<usize> = if idx.len().is_multiple_of(split) && !idx.is_empty() {
+            vec![split, idx.len() / split]
+        } else {
+            vec![idx.len()]
+        };
+        let index = Tensor::from_slice(&shape, &idx).unwrap();
+        let got = take(soc, &xt, &index).unwrap();
+        let want = gather_v2(soc, &flat, 0, &index).unwrap();
+        prop_assert_eq!(got.shape(), &shape[..]);
+        prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
     }
 }

@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2 and Gather), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather and Take), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -27,6 +27,7 @@ pub mod slice;
 pub mod split;
 pub mod stack;
 pub mod subtensor;
+pub mod take;
 pub mod tri;
 
 use crate::dtype::DType;
