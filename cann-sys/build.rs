@@ -238,6 +238,7 @@ mod generate {
             "aclnn_embedding.h",
             "aclnn_gather_v2.h",
             "aclnn_gather.h",
+            "aclnn_take.h",
             "aclnn_reflection_pad1d.h",
             "aclnn_reflection_pad2d.h",
             "aclnn_reflection_pad3d.h",

@@ -1120,6 +1120,12 @@ aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim
 aclnnStatus aclnnGather(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                         const aclrtStream stream);
 
+/* @cann aclnnop/aclnn_take.h */
+aclnnStatus aclnnTakeGetWorkspaceSize(const aclTensor *self, const aclTensor *index, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnTake(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                      const aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

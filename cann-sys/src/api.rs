@@ -370,6 +370,9 @@ api_table! {
         gather: "Gather" => fn aclnnGatherGetWorkspaceSize(
             *const aclTensor, i64, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnGather;
+        take: "Take" => fn aclnnTakeGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnTake;
     }
 }
 

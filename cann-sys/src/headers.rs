@@ -138,6 +138,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_take.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -217,6 +221,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_embedding.h",
             "aclnnop/aclnn_gather_v2.h",
             "aclnnop/aclnn_gather.h",
+            "aclnnop/aclnn_take.h",
         ],
     ),
     ("libopapi.so", &["aclnnop/"]),

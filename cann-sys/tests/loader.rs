@@ -76,6 +76,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
+                "aclnnTakeGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 "aclnnGatherV2GetWorkspaceSize" | "aclnnGatherGetWorkspaceSize" => {
                     "const void *a, int64_t b, const void *c, void *d"
                 }
@@ -176,7 +177,14 @@ fn fake_cann(lib64: &Path, tag: &str) {
     );
     build_lib(
         &lib64.join("libopapi_nn.so"),
-        &op_syms(&["IndexSelect", "Flip", "Embedding", "GatherV2", "Gather"]),
+        &op_syms(&[
+            "IndexSelect",
+            "Flip",
+            "Embedding",
+            "GatherV2",
+            "Gather",
+            "Take",
+        ]),
         tag,
         2,
     );
@@ -625,6 +633,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Embedding",
             "GatherV2",
             "Gather",
+            "Take",
         ]),
         "x",
         5,

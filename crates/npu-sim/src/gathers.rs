@@ -1,7 +1,8 @@
 //! The gathers of issue 21, over the shared first-phase checks of
 //! [`crate::ops`]: GatherV2 (`aclnnGatherV2`, `docs/ops.md` §24) on
 //! IndexSelect's gather plan (the index read flat), Gather (`aclnnGather`,
-//! §25: torch.gather) on one element-wise gather step. Each index is
+//! §25: torch.gather) on one element-wise gather step, and Take
+//! (`aclnnTake`, §26) on IndexSelect's along `self` read flat. Each index is
 //! checked as it is loaded: out of range is a device fault.
 //!
 //! GatherV2's first phase, in the order of CANN's `aclnn_gather_v2.cpp`:
@@ -348,6 +349,137 @@ pub unsafe extern "C" fn aclnnGather(
             executor,
             stream,
             build_gather,
+        )
+    })
+}
+
+/// `aclnnTakeGetWorkspaceSize`: `out[p] = flat(self)[index[p]]`.
+///
+/// In `aclnn_take.cpp`'s order: null `self`, `index`, `out`,
+/// `workspaceSize`, `executor` (`161001`), the product's kernel
+/// (`561003`), then `161002` for `self`'s dtype, `out`'s dtype differing
+/// from it, `index`'s dtype (INT32 or INT64), `index`'s rank above 8,
+/// `out`'s shape not `index`'s, a non-empty `index` into an empty `self`;
+/// then the structure of the views and `out` writing one element twice.
+/// An empty `self` or `index` plans nothing.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnTakeGetWorkspaceSize(
+    self_: *const aclTensor,
+    index: *const aclTensor,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::Take;
+    first_phase(op, || {
+        let (fam, [x, i, o]) = preamble(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("index", index.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("self", self_), ("index", index), ("out", out.cast_const())],
+        )?;
+        dtype_ok(op, fam, &x, "self")?;
+        same_dtype(op, &o, &x)?;
+        if i.dtype != aclDataType::ACL_INT64 && i.dtype != aclDataType::ACL_INT32 {
+            return Err(invalid(
+                op,
+                format_args!("index data type {} must be INT64 or INT32", i.dtype.0),
+            ));
+        }
+        if i.view.len() > 8 {
+            return Err(invalid(
+                op,
+                format_args!("index has rank {} (at most 8)", i.view.len()),
+            ));
+        }
+        if o.view != i.view {
+            return Err(invalid(
+                op,
+                format_args!("out shape {:?} must be index's {:?}", o.view, i.view),
+            ));
+        }
+        let (n_self, n_index) = (numel(&x.view), numel(&i.view));
+        if n_self == 0 && n_index != 0 {
+            return Err(invalid(op, "a non-empty index into an empty self"));
+        }
+        structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
+        writes_once(op, &o, "out")?;
+        let empty = n_self == 0 || n_index == 0;
+        let mut workspace = 0u64;
+        if !empty {
+            for t in [&x, &i, &o] {
+                if !is_contiguous(&t.view, &t.strides) {
+                    workspace = workspace
+                        .checked_add(align(bytes(t)))
+                        .filter(|w| *w <= i64::MAX as u64)
+                        .ok_or_else(|| {
+                            invalid(op, "the workspace the views need overflows 64 bits")
+                        })?;
+                }
+            }
+        }
+        let plan = if empty { Plan::Empty } else { Plan::Take };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x, i],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// Take's plan: IndexSelect's gather (each index checked as loaded) along
+/// the one dim of `self` read flat (staged contiguous when it is not).
+fn build_take(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let (x, i, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
+    let mut l = Launch::new(e.op.name());
+    let mut cursor = ws;
+    let src = staged(&mut l, rt, x, "self", &mut cursor);
+    let idx = staged(&mut l, rt, i, "index", &mut cursor);
+    let is64 = i.dtype == aclDataType::ACL_INT64;
+    let (n_src, n_index, es) = (numel(&x.view), numel(&i.view), elem(x) as i64);
+    store(&mut l, rt, o, cursor, |l, dst| {
+        l.steps
+            .push(Step::Gather(dst, src, 1, n_src, es, idx, is64, n_index));
+    });
+    l
+}
+
+/// `aclnnTake`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnTake(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::Take.name(), ACLNN_ERR_INNER, || {
+        crate::executor::run(
+            Op::Take,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_take,
         )
     })
 }

@@ -11,8 +11,8 @@
 // SplitWithSize: likewise), pads (ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
-// IndexSelect's plan), gathers (GatherV2: likewise; Gather: an element-wise
-// gather step).
+// IndexSelect's plan), gathers (GatherV2, Take: likewise; Gather: an
+// element-wise gather step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -488,7 +488,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 35);
+/// assert_eq!(api.available_operators().len(), 36);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -620,6 +620,8 @@ pub fn api() -> Api {
         aclnnGatherV2: Some(aclnnGatherV2),
         aclnnGatherGetWorkspaceSize: Some(aclnnGatherGetWorkspaceSize),
         aclnnGather: Some(aclnnGather),
+        aclnnTakeGetWorkspaceSize: Some(aclnnTakeGetWorkspaceSize),
+        aclnnTake: Some(aclnnTake),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

@@ -69,6 +69,8 @@ pub enum Plan {
         /// Normalised dim.
         dim: usize,
     },
+    /// `self` read flat, gathered by the index (Take).
+    Take,
     /// Element-wise gather along `dim` (Gather: torch.gather; 0-D tensors
     /// seen as rank 1).
     GatherElements {

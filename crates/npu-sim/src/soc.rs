@@ -79,6 +79,8 @@ pub enum Op {
     GatherV2,
     /// aclnnGather
     Gather,
+    /// aclnnTake
+    Take,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -128,6 +130,7 @@ impl Op {
             Op::Embedding => "aclnnEmbedding",
             Op::GatherV2 => "aclnnGatherV2",
             Op::Gather => "aclnnGather",
+            Op::Take => "aclnnTake",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -169,6 +172,7 @@ impl Op {
             Op::Embedding => "aclnnEmbeddingGetWorkspaceSize",
             Op::GatherV2 => "aclnnGatherV2GetWorkspaceSize",
             Op::Gather => "aclnnGatherGetWorkspaceSize",
+            Op::Take => "aclnnTakeGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -221,6 +225,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::GatherV2 => !matches!(family, Atlas200I500A2),
         // aclnnGather's page (ops.md §25): every family but 200I/500 A2.
         Op::Gather => !matches!(family, Atlas200I500A2),
+        // aclnnTake's page (ops.md §26): the training series, A2 and A3.
+        Op::Take => matches!(family, Training | A2 | A3),
         // Their pages (ops.md §16): every family but 200I/500 A2.
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
@@ -479,6 +485,12 @@ mod tests {
         assert!(dtype_supported(Op::Gather, Family::A2, D::ACL_UINT64));
         assert!(!dtype_supported(Op::Gather, Family::A2, D::ACL_COMPLEX64));
         assert!(!dtype_supported(Op::Gather, Family::Training, D::ACL_BF16));
+        assert!(!op_available(Op::Take, Family::Inference));
+        assert!(dtype_supported(
+            Op::Take,
+            Family::Training,
+            D::ACL_COMPLEX128
+        ));
     }
 
     #[test]

@@ -411,3 +411,128 @@ fn gather_products() {
     drop(buf);
     reinit(SOC);
 }
+
+fn tfirst(x: &T, i: &T, o: &T) -> Result<Planned, (i32, String)> {
+    let op = api().take().unwrap();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, i.0, o.0, ws, ex) })
+}
+
+fn trun(x: &T, i: &T, o: &T, s: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = api().take().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |ws, ex| unsafe { (op.get_workspace_size)(x.0, i.0, o.0, ws, ex) },
+        op.run,
+        s,
+    )
+}
+
+#[test]
+#[serial]
+fn take_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let mut seed = 70;
+        for &d in cpu_ref::supported_dtypes(Op::Take, Family::A2) {
+            seed += 1;
+            let x = rand_tensor(d, &[3, 4], seed)
+                .view(&[4, 3], &[1, 4], 0)
+                .unwrap();
+            let gx = upload(&x);
+            let idx = Tensor::from_slice(&[2, 3], &[11i32, 0, 5, 5, 7, 1]).unwrap();
+            let want = cpu_ref::take(SOC, &x, &idx).unwrap();
+            let gi = upload(&idx);
+            let out = output(d, &[2, 3]);
+            trun(&gx.t, &gi.t, &out.t, &s).unwrap();
+            assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d}");
+            // A 0-D int64 index into a strided out of one element.
+            let i0 = Tensor::from_slice(&[], &[4i64]).unwrap();
+            let want = cpu_ref::take(SOC, &x, &i0).unwrap();
+            let gi0 = upload(&i0);
+            let buf = Buf::from(&vec![0u8; d.size()]);
+            let o = view(acl_dtype(d), &[], &[], 0, buf.ptr, 1);
+            trun(&gx.t, &gi0.t, &o, &s).unwrap();
+            assert_eq!(buf.read(), want.contiguous_bytes(), "{d} 0-D");
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn take_first_phase_errors_in_cann_order_and_faults() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let null = T(std::ptr::null_mut());
+        let (x, i, o) = (
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+            f(aclDataType::ACL_INT64, &[5]),
+            f(aclDataType::ACL_FLOAT, &[5]),
+        );
+        for (k, (a, b, c)) in [(&null, &i, &o), (&x, &null, &o), (&x, &i, &null)]
+            .into_iter()
+            .enumerate()
+        {
+            let e = tfirst(a, b, c).unwrap_err();
+            assert_eq!(e.0, ACLNN_ERR_PARAM_NULLPTR, "{k}");
+            assert!(e.1.contains(["self", "index", "out"][k]), "{}", e.1);
+        }
+        let e = tfirst(
+            &f(aclDataType::ACL_INT32, &[4, 3]),
+            &f(aclDataType::ACL_FLOAT, &[5]),
+            &o,
+        )
+        .unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = tfirst(&x, &f(aclDataType::ACL_FLOAT, &[5]), &o).unwrap_err();
+        assert!(e.1.contains("INT64 or INT32"), "{}", e.1);
+        let e = tfirst(
+            &x,
+            &f(aclDataType::ACL_INT32, &[1; 9]),
+            &f(aclDataType::ACL_FLOAT, &[1; 9]),
+        )
+        .unwrap_err();
+        assert!(e.1.contains("index has rank 9"), "{}", e.1);
+        let e = tfirst(&x, &i, &f(aclDataType::ACL_FLOAT, &[5, 1])).unwrap_err();
+        assert!(e.1.contains("must be index's"), "{}", e.1);
+        let e = tfirst(&f(aclDataType::ACL_FLOAT, &[0, 3]), &i, &o).unwrap_err();
+        assert!(e.1.contains("empty self"), "{}", e.1);
+        // Empty: nothing planned.
+        let s = Stream::new();
+        let p = tfirst(
+            &f(aclDataType::ACL_FLOAT, &[0, 3]),
+            &f(aclDataType::ACL_INT32, &[0]),
+            &f(aclDataType::ACL_FLOAT, &[0]),
+        )
+        .unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(api().take().unwrap().run, &p, s.0), ACL_SUCCESS);
+        // Out of range (12 elements) and negative: faults at synchronisation.
+        let xd = upload(&rand_tensor(DType::Float32, &[4, 3], 1));
+        for bad in [[0i64, 12], [-1, 0]] {
+            let gi = upload(&Tensor::from_slice(&[2], &bad).unwrap());
+            let out = output(DType::Float32, &[2]);
+            let e = trun(&xd.t, &gi.t, &out.t, &s).unwrap_err();
+            assert_eq!(e.0, "sync", "{e:?}");
+            assert!(e.2.contains("index out of range"), "{}", e.2);
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn take_products() {
+    reinit("Ascend310P3");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
+    let i = dense(aclDataType::ACL_INT64, &[2], &buf);
+    let o = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+    assert_eq!(
+        tfirst(&x, &i, &o).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop((x, i, o));
+    drop(buf);
+    reinit(SOC);
+}
