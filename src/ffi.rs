@@ -893,6 +893,8 @@ pub(crate) enum First<'a> {
     GatherV2(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnGather(self, dim, index, out)`.
     Gather(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnTake(self, index, out)`.
+    Take(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -938,6 +940,7 @@ impl First<'_> {
             First::Embedding(..) => ("aclnnEmbeddingGetWorkspaceSize", "aclnnEmbedding"),
             First::GatherV2(..) => ("aclnnGatherV2GetWorkspaceSize", "aclnnGatherV2"),
             First::Gather(..) => ("aclnnGatherGetWorkspaceSize", "aclnnGather"),
+            First::Take(..) => ("aclnnTakeGetWorkspaceSize", "aclnnTake"),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1235,6 +1238,14 @@ impl First<'_> {
                     unsafe {
                         (op.get_workspace_size)(x.raw, dim, index.raw, out.raw, &mut ws, &mut ex)
                     },
+                    op.run,
+                )
+            }
+            First::Take(x, i, out) => {
+                let op = api.take()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, i.raw, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

@@ -52,7 +52,8 @@
 //!   [`Stream::circular_pad3d`] (each with `_into`); [`Stream::permute`],
 //!   [`Stream::flip`], [`Stream::roll`], [`Stream::expand`] and
 //!   [`Stream::repeat`] (with `_into`); [`Stream::embedding`],
-//!   [`Stream::gather_v2`] and [`Stream::gather`] (with `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   [`Stream::gather_v2`], [`Stream::gather`] and [`Stream::take`] (with
+//!   `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

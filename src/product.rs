@@ -59,6 +59,8 @@ pub enum OpKind {
     GatherV2,
     /// [`crate::Stream::gather`]
     Gather,
+    /// [`crate::Stream::take`]
+    Take,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -105,6 +107,7 @@ impl OpKind {
             OpKind::Embedding => "embedding",
             OpKind::GatherV2 => "gather_v2",
             OpKind::Gather => "gather",
+            OpKind::Take => "take",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -160,6 +163,8 @@ impl OpKind {
             OpKind::GatherV2 => family != Family::Atlas200I500A2,
             // ops.md §25: every family but 200I/500 A2.
             OpKind::Gather => family != Family::Atlas200I500A2,
+            // ops.md §26: the training series, A2 and A3.
+            OpKind::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
         }
     }
 

@@ -304,3 +304,99 @@ fn gather_every_rule_names_operator_and_parameter() {
         .unwrap();
     invalid_g(s.gather_into(&x, 0, &i, &twice).unwrap_err(), "out");
 }
+
+fn invalid_t(e: Error, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), ("take", param), "{e}"),
+        other => panic!("expected invalid (take, {param}), got {other}"),
+    }
+}
+
+#[test]
+fn take_every_dtype_form_and_rule() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 500;
+    for d in R::ALL {
+        seed += 1;
+        let what = format!("take {d}");
+        let x = ref_tensor(d, &[4, 3], Some(&[1, 0]), seed);
+        let gx = upload(&s, &x);
+        let idx = cpu_ref::Tensor::from_slice(&[2, 3], &[11i32, 0, 5, 5, 7, 1]).unwrap();
+        let gi = upload(&s, &idx);
+        let want = cpu_ref::take(&soc, &x, &idx);
+        let got = s.take(&gx, &gi).and_then(|t| {
+            s.synchronize()?;
+            Ok(t)
+        });
+        check(got, want.clone(), &what);
+        if let Ok(want) = want {
+            let store = Tensor::zeros(&s, dtype(d), &[3, 2]).unwrap();
+            let out = store.permute(&[1, 0]).unwrap();
+            let r = s.take_into(&gx, &gi, &out).map(|()| out.clone());
+            check(r, Ok(want), &format!("{what} (into)"));
+        }
+    }
+    // 0-D index and self, an empty index, a broadcast self, aliasing.
+    let x0 = cpu_ref::Tensor::scalar(5i16);
+    let i0 = cpu_ref::Tensor::scalar(0i64);
+    check(
+        s.take(&upload(&s, &x0), &upload(&s, &i0)),
+        cpu_ref::take(&soc, &x0, &i0),
+        "0-D",
+    );
+    let ie = cpu_ref::Tensor::from_slice(&[3, 0], &[0i32; 0]).unwrap();
+    check(
+        s.take(&upload(&s, &x0), &upload(&s, &ie)),
+        cpu_ref::take(&soc, &x0, &ie),
+        "empty index",
+    );
+    let row = Tensor::from_slice(&s, &[3], &[1i32, 2, 3]).unwrap();
+    let bx = row.view(&[2, 3], &[0, 1], 0).unwrap();
+    let bi = Tensor::from_slice(&s, &[3], &[5i64, 0, 4]).unwrap();
+    assert_eq!(
+        s.take(&bx, &bi).unwrap().to_vec::<i32>().unwrap(),
+        [3, 1, 2]
+    );
+    let w = ref_tensor(R::Int64, &[4], None, 7);
+    let gw = upload(&s, &w);
+    let ri = cpu_ref::Tensor::from_slice(&[4], &[3i64, 2, 1, 0]).unwrap();
+    let want = cpu_ref::take(&soc, &w, &ri).unwrap();
+    s.take_into(&gw, &upload(&s, &ri), &gw).unwrap();
+    common::assert_same(&gw, &want, "aliasing");
+    for bad in [[0i64, 4], [-1, 0]] {
+        let bi = Tensor::from_slice(&s, &[2], &bad).unwrap();
+        let e = s.take(&gw, &bi).and_then(|t| t.to_bytes()).unwrap_err();
+        assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    }
+    // Every rule.
+    let x = Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap();
+    let i = Tensor::zeros(&s, DType::I64, &[2]).unwrap();
+    invalid_t(
+        s.take(&x, &Tensor::zeros(&s, DType::F32, &[2]).unwrap())
+            .unwrap_err(),
+        "index",
+    );
+    invalid_t(
+        s.take(&Tensor::zeros(&s, DType::F32, &[0, 2]).unwrap(), &i)
+            .unwrap_err(),
+        "index",
+    );
+    invalid_t(
+        s.take_into(&x, &i, &Tensor::zeros(&s, DType::F32, &[2, 1]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+    invalid_t(
+        s.take_into(&x, &i, &Tensor::zeros(&s, DType::I32, &[2]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+    let twice = Tensor::zeros(&s, DType::F32, &[1])
+        .unwrap()
+        .view(&[2], &[0], 0)
+        .unwrap();
+    invalid_t(s.take_into(&x, &i, &twice).unwrap_err(), "out");
+}

@@ -153,6 +153,11 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::gather(soc, &x, 1, &gi),
                 &what("gather"),
             );
+            compare(
+                s.take(&dx, &common::upload(&s, &gi)),
+                cpu_ref::take(soc, &x, &gi),
+                &what("take"),
+            );
             // The splits: compared piece by piece (as one list of results).
             let pieces = |r: npu_ops::Result<Vec<npu_ops::Tensor>>| r.map(|v| v[1].clone());
             compare(

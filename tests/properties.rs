@@ -413,3 +413,27 @@ proptest! {
         check(got, want, &format!("gather {d} {shape:?} {perm:?} dim {dim} index {ishape:?} {idx:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Take (spec section 26): an index of rank 0 to 3 into `self` read
+    /// flat, now and then out of range; found by the device at the read.
+    #[test]
+    fn take_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), ishape in proptest::collection::vec(0usize..3, 0..4), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wide in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let n: usize = shape.iter().product();
+        let cnt: usize = ishape.iter().product();
+        let idx: Vec<i64> = (0..cnt).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % cnt.max(1) != i))).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = if wide {
+            cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap()
+        } else {
+            let v: Vec<i32> = idx.iter().map(|&i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+            cpu_ref::Tensor::from_slice(&ishape, &v).unwrap()
+        };
+        let want = cpu_ref::take(rt().soc(), &x, &index);
+        let got = s.take(&upload(&s, &x), &upload(&s, &index)).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("take {d} {shape:?} {perm:?} index {ishape:?} {idx:?}"));
+    }
+}

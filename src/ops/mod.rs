@@ -21,6 +21,7 @@ pub(crate) mod sampled_slice;
 pub(crate) mod slice;
 pub(crate) mod split;
 pub(crate) mod stack;
+pub(crate) mod take;
 pub(crate) mod tri;
 pub(crate) mod write;
 
