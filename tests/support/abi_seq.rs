@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 31;
+            let which = i.u8() % 32;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -385,6 +385,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 28 => (a.aclnnEmbeddingGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
                 29 => (a.aclnnGatherV2GetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, wsp, exp),
                 30 => (a.aclnnGatherGetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, wsp, exp),
+                31 => (a.aclnnTakeGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -517,7 +518,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnEmbedding,
                 a.aclnnGatherV2,
                 a.aclnnGather,
-            ][(if i.one_in(8) { i.u8() % 31 } else { which }) as usize]
+                a.aclnnTake,
+            ][(if i.one_in(8) { i.u8() % 32 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -261,6 +261,8 @@ enum Call {
     GatherV2(i64, Vec<usize>, Vec<i64>, bool),
     /// `gather(x, dim, index)`: dim, the index's shape and values, int64?
     Gather(i64, Vec<usize>, Vec<i64>, bool),
+    /// `take(x, index)`: the index's shape and values, int64?
+    Take(Vec<usize>, Vec<i64>, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -728,6 +730,22 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 .collect();
             Call::Gather(dim, ishape, idx, src.chance(1, 2))
         }
+        _ if src.chance(1, 8) => {
+            let n = shape.iter().product::<usize>() as i64;
+            let k = src.range(0, 3) as usize;
+            let ishape: Vec<usize> = (0..k).map(|_| src.range(0, 3) as usize).collect();
+            let cnt: usize = ishape.iter().product();
+            let idx = (0..cnt)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::Take(ishape, idx, src.chance(1, 2))
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -922,6 +940,15 @@ fn ref_call(
             };
             cpu_ref::gather(soc, x, *dim, &index)
         }
+        Call::Take(ishape, idx, wide) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(ishape, idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(ishape, &v)?
+            };
+            cpu_ref::take(soc, x, &index)
+        }
     }
 }
 
@@ -1022,6 +1049,7 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Gather(dim, ishape, idx, wide) => {
             s.gather(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
         }
+        Call::Take(ishape, idx, wide) => s.take(x, &shaped_index(s, ishape, idx, *wide)?),
         Call::Split(sections, sizes, dim, into) => {
             let plain = || match sections {
                 Some(n) => s.split_tensor(x, *n, *dim),
@@ -1172,6 +1200,10 @@ fn our_into(
                 Err(e) => Err(e),
             }
         }
+        Call::Take(ishape, idx, wide) if !prepared => match shaped_index(s, ishape, idx, *wide) {
+            Ok(i) => s.take_into(x, &i, out),
+            Err(e) => Err(e),
+        },
         _ => return None,
     })
 }
@@ -1430,6 +1462,7 @@ fn error_forms(
         | Call::Embedding(..)
         | Call::GatherV2(..)
         | Call::Gather(..)
+        | Call::Take(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

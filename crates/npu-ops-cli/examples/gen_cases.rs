@@ -1616,6 +1616,45 @@ where
             }
         }
     }
+    // Take: every family x dtype, a self view of rank 0 to 3, an index of
+    // rank 0 to 3, int32 or int64, values now and then out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let n = x.numel() as i64;
+                let k = r.below(4) as usize;
+                let shape: Vec<usize> = (0..k).map(|_| r.below(3) as usize + 1).collect();
+                let cnt: usize = shape.iter().product();
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "take",
+                    soc,
+                    (&st, &x),
+                    json!({"index": tensor_json(&idx)}),
+                    expect(cpu_ref::take(soc, &x, &idx)),
+                    &tag,
+                );
+            }
+        }
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

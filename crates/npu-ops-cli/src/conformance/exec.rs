@@ -499,6 +499,16 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 Err(e) => Err(e),
             }
         }
+        "take" => {
+            let idx = case::tensor(get("index")?, &ctx("index"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &idx) {
+                Ok(i) => s.take(&x, &i),
+                Err(e) => Err(e),
+            }
+        }
         op @ ("gather_v2" | "gather") => {
             let dim = int(get("dim")?, &ctx("dim"))?;
             let idx = case::tensor(get("index")?, &ctx("index"))?;
