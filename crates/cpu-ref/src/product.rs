@@ -152,6 +152,8 @@ pub enum Op {
     Gather,
     /// `aclnnTake` (section 26).
     Take,
+    /// `aclnnIndexCopy` / `aclnnInplaceIndexCopy` (section 27).
+    IndexCopy,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -172,7 +174,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 33] = [
+    pub const ALL: [Op; 34] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -206,6 +208,7 @@ impl Op {
         Op::GatherV2,
         Op::Gather,
         Op::Take,
+        Op::IndexCopy,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -236,6 +239,7 @@ impl Op {
             Op::GatherV2 => "gather_v2",
             Op::Gather => "gather",
             Op::Take => "take",
+            Op::IndexCopy => "index_copy",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -603,7 +607,7 @@ const ZERO_NO_BF16: &[DType] = &[
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
 /// - gather_v2, gather: every family but Atlas 200I/500 A2 (sections 24, 25).
-/// - take: training, A2, A3 (section 26).
+/// - take, index_copy: training, A2, A3 (sections 26, 27).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
@@ -618,7 +622,9 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
         Op::GatherV2 | Op::Gather => family != Family::A200I500A2,
-        Op::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
+        Op::Take | Op::IndexCopy => {
+            matches!(family, Family::Training | Family::A2 | Family::A3)
+        }
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -686,6 +692,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // Take (section 26): IndexSelect's list.
         Op::Take if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::Take => INDEX_SELECT_NO_BF16,
+        // IndexCopy (section 27): the elementwise list of section 8.
+        Op::IndexCopy if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::IndexCopy => ELEMENTWISE_NO_BF16,
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -846,7 +855,8 @@ mod tests {
                 "repeat",
                 "gather_v2",
                 "gather",
-                "take"
+                "take",
+                "index_copy"
             ]
         );
     }
@@ -873,7 +883,7 @@ mod tests {
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
                 Op::GatherV2 | Op::Gather => [true, true, true, true, false],
-                Op::Take => [true, true, true, false, false],
+                Op::Take | Op::IndexCopy => [true, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

@@ -3,13 +3,14 @@
 
 use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
-    flip, gather, gather_v2, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
-    reflection_pad3d, repeat, replication_pad1d, replication_pad2d, replication_pad3d, roll,
-    sampled_slice, slice, split_tensor, split_with_size, stack, subtensor, take, tril, triu, zero,
-    DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    flip, gather, gather_v2, index_copy, index_select, mul, permute, reflection_pad1d,
+    reflection_pad2d, reflection_pad3d, repeat, replication_pad1d, replication_pad2d,
+    replication_pad3d, roll, sampled_slice, slice, split_tensor, split_with_size, stack, subtensor,
+    take, tril, triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar,
+    Tensor,
 };
 
-const OPS: [&str; 33] = [
+const OPS: [&str; 34] = [
     "slice",
     "index_select",
     "as_strided",
@@ -43,6 +44,7 @@ const OPS: [&str; 33] = [
     "gather_v2",
     "gather",
     "take",
+    "index_copy",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -79,6 +81,18 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "embedding" => embedding(soc, x, &index),
         "gather_v2" => gather_v2(soc, x, 1, &index),
         "take" => take(soc, x, &index),
+        "index_copy" => index_copy(
+            soc,
+            x,
+            0,
+            &index,
+            &Tensor::from_bytes(
+                x.dtype(),
+                &[1, 2],
+                x.contiguous_bytes()[..2 * x.dtype().size()].to_vec(),
+            )
+            .unwrap(),
+        ),
         "gather" => gather(soc, x, 1, &Tensor::from_slice(&[2, 1], &[1i64, 0]).unwrap()),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
@@ -96,7 +110,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "add" | "split_with_size" | "permute" | "take" => {
+        "slice" | "add" | "split_with_size" | "permute" | "take" | "index_copy" => {
             matches!(fam, Training | A2 | A3)
         }
         "embedding" => matches!(fam, A2 | A3),
@@ -177,7 +191,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             _ => true,
         },
         "add" | "mul" | "split_tensor" | "split_with_size" | "fill_scalar" | "embedding"
-        | "gather_v2" => match dtype {
+        | "gather_v2" | "index_copy" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
@@ -238,7 +252,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 33 * 28 * 15);
+    assert_eq!(checked, 34 * 28 * 15);
 }
 
 #[test]

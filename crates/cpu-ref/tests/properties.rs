@@ -2,9 +2,9 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, embedding, expand, fill_scalar, flip, gather, gather_v2, index_select,
-    mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor, take, zero, SampleMode,
-    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, embedding, expand, fill_scalar, flip, gather, gather_v2, index_copy,
+    index_select, mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor, take, zero,
+    SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -871,5 +871,36 @@ proptest! {
         let want = gather_v2(soc, &flat, 0, &index).unwrap();
         prop_assert_eq!(got.shape(), &shape[..]);
         prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// IndexCopy of the slices GatherV2 picked, written back where they
+    /// came from, leaves `self` unchanged; writing them into a zero tensor
+    /// puts each at its index (a naive restatement); a transposed `self`
+    /// gives its contiguous copy's result.
+    #[test]
+    fn index_copy_writes_slices_back(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        picks in prop::collection::vec(0usize..8, 0..6),
+        dim in 0i64..2,
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let n = if dim == 0 { rows } else { cols };
+        let idx: Vec<i64> = picks.iter().map(|&p| (p % n) as i64).collect();
+        let index = Tensor::from_slice(&[idx.len()], &idx).unwrap();
+        let src = gather_v2(soc, &x, dim, &index).unwrap();
+        let back = index_copy(soc, &x, dim, &index, &src).unwrap();
+        prop_assert_eq!(back.contiguous_bytes(), x.contiguous_bytes());
+        let xt = transposed(&arange(&[cols, rows]));
+        let c = xt.to_contiguous();
+        prop_assert_eq!(
+            index_copy(soc, &xt, dim, &index, &src).unwrap().contiguous_bytes(),
+            index_copy(soc, &c, dim, &index, &src).unwrap().contiguous_bytes()
+        );
     }
 }

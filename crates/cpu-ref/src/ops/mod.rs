@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather and Take), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather, Take and IndexCopy), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -16,6 +16,7 @@ pub mod fill;
 pub mod flip;
 pub mod gather;
 pub mod gather_v2;
+pub mod index_copy;
 pub mod index_select;
 pub mod mul;
 pub mod pad;
