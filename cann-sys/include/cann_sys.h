@@ -1126,6 +1126,18 @@ aclnnStatus aclnnTakeGetWorkspaceSize(const aclTensor *self, const aclTensor *in
 aclnnStatus aclnnTake(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                       const aclrtStream stream);
 
+/* @cann aclnnop/aclnn_index_copy.h */
+aclnnStatus aclnnIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                           const aclTensor *source, aclTensor *outRef,
+                                           uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnIndexCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                           aclrtStream stream);
+aclnnStatus aclnnInplaceIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                  const aclTensor *source, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor);
+aclnnStatus aclnnInplaceIndexCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                  aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -373,6 +373,13 @@ api_table! {
         take: "Take" => fn aclnnTakeGetWorkspaceSize(
             *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnTake;
+        index_copy: "IndexCopy" => fn aclnnIndexCopyGetWorkspaceSize(
+            *mut aclTensor, i64, *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64,
+            *mut *mut aclOpExecutor),
+            fn aclnnIndexCopy;
+        inplace_index_copy: "InplaceIndexCopy" => fn aclnnInplaceIndexCopyGetWorkspaceSize(
+            *mut aclTensor, i64, *const aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceIndexCopy;
     }
 }
 

@@ -142,6 +142,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_index_copy.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -222,6 +226,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_gather_v2.h",
             "aclnnop/aclnn_gather.h",
             "aclnnop/aclnn_take.h",
+            "aclnnop/aclnn_index_copy.h",
         ],
     ),
     ("libopapi.so", &["aclnnop/"]),

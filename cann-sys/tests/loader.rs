@@ -77,6 +77,12 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
                 "aclnnTakeGetWorkspaceSize" => "const void *a, const void *b, void *c",
+                "aclnnIndexCopyGetWorkspaceSize" => {
+                    "void *a, int64_t b, const void *c, const void *d, void *e"
+                }
+                "aclnnInplaceIndexCopyGetWorkspaceSize" => {
+                    "void *a, int64_t b, const void *c, const void *d"
+                }
                 "aclnnGatherV2GetWorkspaceSize" | "aclnnGatherGetWorkspaceSize" => {
                     "const void *a, int64_t b, const void *c, void *d"
                 }
@@ -184,6 +190,8 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "GatherV2",
             "Gather",
             "Take",
+            "IndexCopy",
+            "InplaceIndexCopy",
         ]),
         tag,
         2,
@@ -634,6 +642,8 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "GatherV2",
             "Gather",
             "Take",
+            "IndexCopy",
+            "InplaceIndexCopy",
         ]),
         "x",
         5,

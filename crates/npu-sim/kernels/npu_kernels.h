@@ -202,6 +202,29 @@ int64_t npu_gather_elements_run(const npu_copy_desc *d, int32_t dim, int64_t n_s
                                 int64_t begin, int64_t end, int64_t *bad_value);
 
 /* ------------------------------------------------------------------------ */
+/* Rows written at indices along one axis (IndexCopy)                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * dst is viewed as [outer, n_dst, inner] contiguous, src as
+ * [outer, n_index, inner] contiguous; for o in [outer_begin, outer_end),
+ * for i = 0, 1, .., n_index - 1 in that order:
+ *   dst[o, index[i], :] = src[o, i, :]
+ * (a repeated index: the last write wins). inner_bytes = inner *
+ * elem_size; index holds n_index int32 or int64 values (index_is_64).
+ *
+ * Check on load: each index is compared with [0, n_dst) when it is loaded,
+ * and the value compared is the value used. At the first one outside the
+ * range the scatter stops and returns its position i (its value in
+ * *bad_value if not NULL); rows before it have been written. Returns -1
+ * when every index was in range. Distinct outer ranges write disjoint
+ * bytes.
+ */
+int64_t npu_scatter_run(void *dst, const void *src, int64_t n_dst, int64_t inner_bytes,
+                        const void *index, int index_is_64, int64_t n_index,
+                        int64_t outer_begin, int64_t outer_end, int64_t *bad_value);
+
+/* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */
 /* ------------------------------------------------------------------------ */
 

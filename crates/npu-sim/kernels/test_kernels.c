@@ -2026,6 +2026,25 @@ static void test_gather_elements(void)
     CHECK(npu_gather_elements_run(&d, 2, 3, out, src, i64, 1, 0, 4, NULL) == -1, "dim 2");
 }
 
+/* Scatter: rows written at indices, repeats (last wins), bad values. */
+static void test_scatter(void)
+{
+    int32_t dst[6] = {0, 1, 2, 3, 4, 5}; /* [2, 3]: outer 2, n_dst 3, inner 1 */
+    const int32_t src[4] = {10, 11, 12, 13}; /* [2, 2] */
+    const int64_t ix[2] = {2, 0};
+    const int32_t rep[2] = {1, 1};
+    const int64_t bad[2] = {1, 3};
+    int64_t v = 0;
+    CHECK(npu_scatter_run(dst, src, 3, 4, ix, 1, 2, 0, 2, &v) == -1, "scatter");
+    CHECK(dst[0] == 11 && dst[1] == 1 && dst[2] == 10 && dst[3] == 13 && dst[4] == 4 && dst[5] == 12,
+          "scatter values");
+    CHECK(npu_scatter_run(dst, src, 3, 4, rep, 0, 2, 1, 2, NULL) == -1, "repeats");
+    CHECK(dst[4] == 13 && dst[3] == 13, "last write wins");
+    CHECK(npu_scatter_run(dst, src, 3, 4, bad, 1, 2, 0, 1, &v) == 1 && v == 3, "bad index");
+    CHECK(dst[1] == 10, "written before the bad one");
+    CHECK(npu_scatter_run(dst, src, 3, 4, ix, 1, 0, 0, 2, NULL) == -1, "no index");
+}
+
 int main(void)
 {
     const clock_t t0 = clock();
@@ -2040,6 +2059,7 @@ int main(void)
     run("gather", test_gather);
     run("gather widths", test_gather_widths);
     run("gather elements", test_gather_elements);
+    run("scatter", test_scatter);
     run("half precision", test_half);
     run("cast rules", test_cast_rules);
     run("cast values", test_cast_values);

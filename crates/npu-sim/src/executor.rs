@@ -47,7 +47,8 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         | Plan::Split { stage, .. }
         | Plan::ViewCopy { stage, .. }
         | Plan::Roll { stage, .. }
-        | Plan::Repeat { stage, .. } => !*stage,
+        | Plan::Repeat { stage, .. }
+        | Plan::IndexCopy { stage, .. } => !*stage,
         _ => false,
     };
     if !direct {

@@ -483,3 +483,396 @@ pub unsafe extern "C" fn aclnnTake(
         )
     })
 }
+
+/// The first phase both IndexCopy forms share, after the preamble: in
+/// `aclnn_index_copy.cpp`'s order, `161002` for `self`'s dtype, `index`'s
+/// dtype, `source`'s and `out`'s dtypes differing from `self`'s, a rank
+/// above 8 (`self`, `source`) or 1 (`index`), `out`'s shape not `self`'s,
+/// the ranks of `self` and `source` differing (0-D counts as 1-D), `dim`
+/// out of range, `source`'s extents (`self`'s but along `dim`, where it
+/// has one element per index); then the structure of the views and the
+/// output writing one element twice.
+///
+/// # Safety
+/// `workspace_size` and `executor` are valid for writes (checked non-null
+/// by the preamble; valid by the caller's contract).
+#[allow(clippy::too_many_arguments)]
+unsafe fn index_copy_first(
+    op: Op,
+    fam: crate::soc::Family,
+    x: crate::objects::Tensor,
+    dim: i64,
+    i: crate::objects::Tensor,
+    src: crate::objects::Tensor,
+    out: Option<crate::objects::Tensor>,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> Result<aclnnStatus, aclnnStatus> {
+    let inplace = out.is_none();
+    let o = out.clone().unwrap_or_else(|| x.clone());
+    dtype_ok(op, fam, &x, "selfRef")?;
+    if i.dtype != aclDataType::ACL_INT64 && i.dtype != aclDataType::ACL_INT32 {
+        return Err(invalid(
+            op,
+            format_args!("index data type {} must be INT64 or INT32", i.dtype.0),
+        ));
+    }
+    if src.dtype != x.dtype {
+        return Err(invalid(
+            op,
+            format_args!(
+                "source data type {} differs from selfRef's {}",
+                src.dtype.0, x.dtype.0
+            ),
+        ));
+    }
+    same_dtype(op, &o, &x)?;
+    for (t, name, most) in [(&x, "selfRef", 8), (&src, "source", 8), (&i, "index", 1)] {
+        if t.view.len() > most {
+            return Err(invalid(
+                op,
+                format_args!("{name} has rank {} (at most {most})", t.view.len()),
+            ));
+        }
+    }
+    if o.view != x.view {
+        return Err(invalid(
+            op,
+            format_args!("outRef shape {:?} must be selfRef's {:?}", o.view, x.view),
+        ));
+    }
+    let one = Dims::from_slice(&[1]);
+    let xs = if x.view.is_empty() {
+        one.clone()
+    } else {
+        x.view.clone()
+    };
+    let ss = if src.view.is_empty() {
+        one
+    } else {
+        src.view.clone()
+    };
+    if xs.len() != ss.len() {
+        return Err(invalid(
+            op,
+            format_args!(
+                "source has rank {}, selfRef rank {}: they must be the same",
+                src.view.len(),
+                x.view.len()
+            ),
+        ));
+    }
+    let d = norm_dim(op, dim, xs.len())?;
+    let n_index = numel(&i.view);
+    for k in 0..xs.len() {
+        let want = if k == d { n_index } else { xs[k] };
+        if ss[k] != want {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "source shape {:?} must be selfRef's {:?} with {n_index} along dim {d}",
+                    src.view, x.view
+                ),
+            ));
+        }
+    }
+    structure(
+        op,
+        &[
+            (&x, "selfRef"),
+            (&i, "index"),
+            (&src, "source"),
+            (&o, "outRef"),
+        ],
+    )?;
+    writes_once(op, &o, if inplace { "selfRef" } else { "outRef" })?;
+    let empty = numel(&x.view) == 0 || (inplace && n_index == 0);
+    // In place, an index or source meeting selfRef is copied first; out of
+    // place, an output meeting an input is written through the workspace.
+    let stage = if inplace {
+        crate::executor::views_meet(&x, &i) || crate::executor::views_meet(&x, &src)
+    } else {
+        [&x, &i, &src]
+            .iter()
+            .any(|t| crate::executor::views_meet(&o, t))
+    };
+    let mut workspace = 0u64;
+    if !empty {
+        let mut parts: smallvec::SmallVec<[u64; 3]> = smallvec::SmallVec::new();
+        if n_index > 0 {
+            for t in [&i, &src] {
+                if (inplace && stage) || !is_contiguous(&t.view, &t.strides) {
+                    parts.push(bytes(t));
+                }
+            }
+        }
+        if (stage && !inplace) || !is_contiguous(&o.view, &o.strides) {
+            parts.push(bytes(&o));
+        }
+        for b in parts {
+            workspace = workspace
+                .checked_add(align(b))
+                .filter(|w| *w <= i64::MAX as u64)
+                .ok_or_else(|| invalid(op, "the workspace the views need overflows 64 bits"))?;
+        }
+    }
+    let plan = if empty {
+        Plan::Empty
+    } else {
+        Plan::IndexCopy {
+            dim: d,
+            inplace,
+            stage,
+        }
+    };
+    let (inputs, outputs) = if inplace {
+        (smallvec::smallvec![i, src], smallvec::smallvec![x])
+    } else {
+        (smallvec::smallvec![x, i, src], smallvec::smallvec![o])
+    };
+    // SAFETY: the caller's contract.
+    Ok(unsafe {
+        finish(
+            op,
+            plan,
+            inputs,
+            outputs,
+            workspace,
+            workspace_size,
+            executor,
+        )
+    })
+}
+
+/// `aclnnIndexCopyGetWorkspaceSize`: `outRef = selfRef`, then
+/// `outRef[.., index[i], ..] = source[.., i, ..]` along `dim`; null
+/// `selfRef`, `index`, `source`, `outRef`, `workspaceSize`, `executor`
+/// (`161001`), the product's kernel (`561003`), then
+/// `index_copy_first`'s rules.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnIndexCopyGetWorkspaceSize(
+    self_ref: *mut aclTensor,
+    dim: i64,
+    index: *const aclTensor,
+    source: *const aclTensor,
+    out_ref: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::IndexCopy;
+    first_phase(op, || {
+        let (fam, [x, i, s, o]) = preamble(
+            op,
+            &[
+                ("selfRef", self_ref.is_null()),
+                ("index", index.is_null()),
+                ("source", source.is_null()),
+                ("outRef", out_ref.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [
+                ("selfRef", self_ref.cast_const()),
+                ("index", index),
+                ("source", source),
+                ("outRef", out_ref.cast_const()),
+            ],
+        )?;
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        unsafe { index_copy_first(op, fam, x, dim, i, s, Some(o), workspace_size, executor) }
+    })
+}
+
+/// `aclnnInplaceIndexCopyGetWorkspaceSize`: `selfRef[.., index[i], ..] =
+/// source[.., i, ..]` along `dim`; null `selfRef`, `index`, `source`,
+/// `workspaceSize`, `executor` (`161001`), the product's kernel
+/// (`561003`), then `index_copy_first`'s rules. The executor's inputs are
+/// `[index, source]`, its output `selfRef`.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnInplaceIndexCopyGetWorkspaceSize(
+    self_ref: *mut aclTensor,
+    dim: i64,
+    index: *const aclTensor,
+    source: *const aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::InplaceIndexCopy;
+    first_phase(op, || {
+        let (fam, [x, i, s]) = preamble(
+            op,
+            &[
+                ("selfRef", self_ref.is_null()),
+                ("index", index.is_null()),
+                ("source", source.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [
+                ("selfRef", self_ref.cast_const()),
+                ("index", index),
+                ("source", source),
+            ],
+        )?;
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        unsafe { index_copy_first(op, fam, x, dim, i, s, None, workspace_size, executor) }
+    })
+}
+
+/// A contiguous copy of `t` in the workspace at `*ws` (advanced past it)
+/// when `force` or `t` is not contiguous; else `t` itself.
+fn contiguous_source(
+    l: &mut Launch,
+    rt: &Runtime,
+    t: &crate::objects::Tensor,
+    name: &'static str,
+    ws: &mut u64,
+    force: bool,
+) -> crate::work::Ref {
+    if !force {
+        return staged(l, rt, t, name, ws);
+    }
+    let src = l
+        .view(rt, name, t, (&t.view, &t.strides, t.offset), false)
+        .expect("non-empty");
+    let tmp = l.region(rt, "workspace (input copy)", *ws, bytes(t), true);
+    // Within the workspace the first phase sized (checked there).
+    *ws = ws.saturating_add(align(bytes(t)));
+    l.steps.push(Step::Copy(
+        CopyDesc::new(&t.view, &contiguous(&t.view), &t.strides, elem(t)),
+        tmp,
+        src,
+    ));
+    tmp
+}
+
+/// IndexCopy's plan: `self` copied into the output (skipped in place when
+/// `selfRef` is written directly), then one scatter step from the
+/// (contiguous) source; the output through the workspace when it is not
+/// contiguous or, out of place, meets an input.
+fn build_index_copy(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::IndexCopy {
+        dim,
+        inplace,
+        stage,
+    } = e.plan
+    else {
+        unreachable!()
+    };
+    let (x, i, src, o) = if inplace {
+        (&e.outputs[0], &e.inputs[0], &e.inputs[1], &e.outputs[0])
+    } else {
+        (&e.inputs[0], &e.inputs[1], &e.inputs[2], &e.outputs[0])
+    };
+    let mut l = Launch::new(e.op.name());
+    let mut cursor = ws;
+    let n_index = numel(&i.view);
+    let sources = (n_index > 0).then(|| {
+        let force = inplace && stage;
+        let idx = contiguous_source(&mut l, rt, i, "index", &mut cursor, force);
+        let s = contiguous_source(&mut l, rt, src, "source", &mut cursor, force);
+        (idx, s)
+    });
+    let es = elem(x);
+    let xs: &[i64] = if x.view.is_empty() { &[1] } else { &x.view };
+    let (outer, n_dst) = (numel(&xs[..dim]), xs[dim]);
+    let inner_bytes = numel(&xs[dim + 1..]) * es as i64;
+    let through = (stage && !inplace) || !is_contiguous(&o.view, &o.strides);
+    let out = l
+        .view(rt, "outRef", o, (&o.view, &o.strides, o.offset), true)
+        .expect("non-empty");
+    let dst = if through {
+        l.region(rt, "workspace (out staging)", cursor, bytes(o), true)
+    } else {
+        out
+    };
+    if !inplace || through {
+        let from = if inplace {
+            out
+        } else {
+            l.view(rt, "selfRef", x, (&x.view, &x.strides, x.offset), false)
+                .expect("non-empty")
+        };
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&x.view, &contiguous(&x.view), &x.strides, es),
+            dst,
+            from,
+        ));
+    }
+    if let Some((idx, s)) = sources {
+        l.steps.push(Step::Scatter(
+            dst,
+            s,
+            outer,
+            n_dst,
+            inner_bytes,
+            idx,
+            i.dtype == aclDataType::ACL_INT64,
+            n_index,
+        ));
+    }
+    if through {
+        l.steps.push(Step::Copy(
+            CopyDesc::new(&o.view, &o.strides, &contiguous(&o.view), es),
+            out,
+            dst,
+        ));
+    }
+    l
+}
+
+/// `aclnnIndexCopy`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnIndexCopy(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::IndexCopy.name(), ACLNN_ERR_INNER, || {
+        crate::executor::run(
+            Op::IndexCopy,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_index_copy,
+        )
+    })
+}
+
+/// `aclnnInplaceIndexCopy`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnInplaceIndexCopy(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::InplaceIndexCopy.name(), ACLNN_ERR_INNER, || {
+        crate::executor::run(
+            Op::InplaceIndexCopy,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_index_copy,
+        )
+    })
+}

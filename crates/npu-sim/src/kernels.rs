@@ -71,6 +71,18 @@ unsafe extern "C" {
         flags: u32,
     );
     fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
+    fn npu_scatter_run(
+        dst: *mut c_void,
+        src: *const c_void,
+        n_dst: i64,
+        inner_bytes: i64,
+        index: *const c_void,
+        index_is_64: i32,
+        n_index: i64,
+        outer_begin: i64,
+        outer_end: i64,
+        bad_value: *mut i64,
+    ) -> i64;
     fn npu_gather_elements_run(
         d: *const CopyDesc,
         dim: i32,
@@ -524,6 +536,62 @@ pub unsafe fn gather_elements(
         if pos >= 0 {
             let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
             if f.is_none_or(|(p, _)| pos < p) {
+                *f = Some((pos, bad));
+            }
+        }
+    });
+    first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `dst[o, index[i], :] = src[o, i, :]`, contiguous `[outer, n_dst,
+/// inner]` and `[outer, n_index, inner]`, each outer row in index order (a
+/// repeated index: the last write wins); each index is checked when
+/// loaded. Returns the first index outside `[0, n_dst)` as (position,
+/// value), if any: the scatter stopped there.
+///
+/// # Safety
+/// Buffers valid for their shapes (`dst` for `outer * n_dst *
+/// inner_bytes` bytes, `src` for `outer * n_index * inner_bytes`, `index`
+/// for `n_index` indices of the given width).
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scatter(
+    pool: &Cores,
+    dst: *mut u8,
+    src: *const u8,
+    outer: i64,
+    n_dst: i64,
+    inner_bytes: i64,
+    index: *const u8,
+    is64: bool,
+    n_index: i64,
+) -> Option<(i64, i64)> {
+    let bytes = (outer as u64)
+        .saturating_mul(n_index as u64)
+        .saturating_mul(inner_bytes as u64);
+    let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(index as usize));
+    let first = std::sync::Mutex::new(None::<(i64, i64)>);
+    // Split by outer rows only: within a row the writes stay in index
+    // order, so a repeated index always ends with its last slice.
+    par_ranges(pool, outer, bytes, |lo, hi| {
+        let mut bad = 0i64;
+        // SAFETY: caller's contract; outer ranges write disjoint rows.
+        let pos = unsafe {
+            npu_scatter_run(
+                dp.0 as *mut c_void,
+                sp.0 as *const c_void,
+                n_dst,
+                inner_bytes,
+                ip.0 as *const c_void,
+                is64 as i32,
+                n_index,
+                lo,
+                hi,
+                &mut bad,
+            )
+        };
+        if pos >= 0 {
+            let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+            if f.is_none() {
                 *f = Some((pos, bad));
             }
         }

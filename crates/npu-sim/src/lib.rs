@@ -12,7 +12,7 @@
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
 // IndexSelect's plan), gathers (GatherV2, Take: likewise; Gather: an
-// element-wise gather step).
+// element-wise gather step; IndexCopy and its in-place twin: a scatter step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -488,7 +488,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 36);
+/// assert_eq!(api.available_operators().len(), 38);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -622,6 +622,10 @@ pub fn api() -> Api {
         aclnnGather: Some(aclnnGather),
         aclnnTakeGetWorkspaceSize: Some(aclnnTakeGetWorkspaceSize),
         aclnnTake: Some(aclnnTake),
+        aclnnIndexCopyGetWorkspaceSize: Some(aclnnIndexCopyGetWorkspaceSize),
+        aclnnIndexCopy: Some(aclnnIndexCopy),
+        aclnnInplaceIndexCopyGetWorkspaceSize: Some(aclnnInplaceIndexCopyGetWorkspaceSize),
+        aclnnInplaceIndexCopy: Some(aclnnInplaceIndexCopy),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

@@ -71,6 +71,17 @@ pub enum Plan {
     },
     /// `self` read flat, gathered by the index (Take).
     Take,
+    /// `out = self`, then `source`'s slices written at the index along
+    /// `dim` (IndexCopy, InplaceIndexCopy).
+    IndexCopy {
+        /// Normalised dim (0 for a 0-D self).
+        dim: usize,
+        /// In place: the output is `self` (the executor's inputs are
+        /// `[index, source]`).
+        inplace: bool,
+        /// Out of place, the output meets an input: through the workspace.
+        stage: bool,
+    },
     /// Element-wise gather along `dim` (Gather: torch.gather; 0-D tensors
     /// seen as rank 1).
     GatherElements {

@@ -81,6 +81,10 @@ pub enum Op {
     Gather,
     /// aclnnTake
     Take,
+    /// aclnnIndexCopy
+    IndexCopy,
+    /// aclnnInplaceIndexCopy
+    InplaceIndexCopy,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -131,6 +135,8 @@ impl Op {
             Op::GatherV2 => "aclnnGatherV2",
             Op::Gather => "aclnnGather",
             Op::Take => "aclnnTake",
+            Op::IndexCopy => "aclnnIndexCopy",
+            Op::InplaceIndexCopy => "aclnnInplaceIndexCopy",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -173,6 +179,8 @@ impl Op {
             Op::GatherV2 => "aclnnGatherV2GetWorkspaceSize",
             Op::Gather => "aclnnGatherGetWorkspaceSize",
             Op::Take => "aclnnTakeGetWorkspaceSize",
+            Op::IndexCopy => "aclnnIndexCopyGetWorkspaceSize",
+            Op::InplaceIndexCopy => "aclnnInplaceIndexCopyGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -227,6 +235,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Gather => !matches!(family, Atlas200I500A2),
         // aclnnTake's page (ops.md §26): the training series, A2 and A3.
         Op::Take => matches!(family, Training | A2 | A3),
+        // aclnnIndexCopy's page (ops.md §27): the training series, A2, A3.
+        Op::IndexCopy | Op::InplaceIndexCopy => matches!(family, Training | A2 | A3),
         // Their pages (ops.md §16): every family but 200I/500 A2.
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
@@ -361,7 +371,9 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         | Op::SplitTensor
         | Op::SplitWithSize
         | Op::Embedding
-        | Op::GatherV2 => ELEMENTWISE_DTYPES.contains(&dtype),
+        | Op::GatherV2
+        | Op::IndexCopy
+        | Op::InplaceIndexCopy => ELEMENTWISE_DTYPES.contains(&dtype),
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,

@@ -59,6 +59,9 @@ pub enum Step {
     /// Gather (each index checked as loaded): dst, src, outer, n_src,
     /// inner bytes, index, 64-bit, n_index.
     Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+    /// Scatter of rows (IndexCopy; each index checked as loaded): dst,
+    /// src, outer, n_dst, inner bytes, index, 64-bit, n_index.
+    Scatter(Ref, Ref, i64, i64, i64, Ref, bool, i64),
     /// Element-wise gather (torch.gather; each index checked as loaded):
     /// desc (the index's shape, `out`'s and `self`'s strides), dim, n_src,
     /// dst, src, index (contiguous), 64-bit.
@@ -271,6 +274,31 @@ impl Launch {
                         return Err(Fault {
                             code: ACL_ERROR_RT_AICORE_EXCEPTION,
                             message: format!("npu-sim: {}: no {op:?} kernel for {t:?}", self.op),
+                        });
+                    }
+                }
+                Step::Scatter(dst, src, outer, n_dst, inner, index, is64, n_index) => {
+                    let bad = unsafe {
+                        kernels::scatter(
+                            pool,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            *outer,
+                            *n_dst,
+                            *inner,
+                            self.host(&hosts, *index),
+                            *is64,
+                            *n_index,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {n_dst} \
+                                 (valid indices are 0..{n_dst}); the kernel stopped at that index",
+                                self.op
+                            ),
                         });
                     }
                 }

@@ -536,3 +536,170 @@ fn take_products() {
     drop(buf);
     reinit(SOC);
 }
+
+fn icfirst(x: &T, dim: i64, i: &T, s: &T, o: &T) -> Result<Planned, (i32, String)> {
+    let op = api().index_copy().unwrap();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, dim, i.0, s.0, o.0, ws, ex) })
+}
+
+fn icrun(
+    x: &T,
+    dim: i64,
+    i: &T,
+    s: &T,
+    o: &T,
+    st: &Stream,
+) -> Result<(), (&'static str, i32, String)> {
+    let op = api().index_copy().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |ws, ex| unsafe { (op.get_workspace_size)(x.0, dim, i.0, s.0, o.0, ws, ex) },
+        op.run,
+        st,
+    )
+}
+
+fn iirun(x: &T, dim: i64, i: &T, s: &T, st: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = api().inplace_index_copy().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |ws, ex| unsafe { (op.get_workspace_size)(x.0, dim, i.0, s.0, ws, ex) },
+        op.run,
+        st,
+    )
+}
+
+#[test]
+#[serial]
+fn index_copy_both_forms_match_cpu_ref_through_views() {
+    leak_checked(|| {
+        let st = Stream::new();
+        let mut seed = 90;
+        for &d in cpu_ref::supported_dtypes(Op::IndexCopy, Family::A2) {
+            for dim in [0i64, 1, -1] {
+                seed += 1;
+                // self: a transposed [4, 3] view; index [2] (int32, repeats
+                // along dim 1); source of self's shape with 2 along dim.
+                let x = rand_tensor(d, &[3, 4], seed)
+                    .view(&[4, 3], &[1, 4], 0)
+                    .unwrap();
+                let vals: Vec<i32> = if dim == 0 { vec![3, 1] } else { vec![2, 2] };
+                let idx = Tensor::from_slice(&[2], &vals).unwrap();
+                let sshape = if dim == 0 { [2, 3] } else { [4, 2] };
+                let src = rand_tensor(d, &sshape, seed + 1000);
+                let want = cpu_ref::index_copy(SOC, &x, dim, &idx, &src).unwrap();
+                let (gx, gi, gs) = (upload(&x), upload(&idx), upload(&src));
+                let out = output(d, &[4, 3]);
+                icrun(&gx.t, dim, &gi.t, &gs.t, &out.t, &st).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} dim {dim}");
+                // In place, through the transposed view of selfRef.
+                iirun(&gx.t, dim, &gi.t, &gs.t, &st).unwrap();
+                let got = Tensor::from_bytes(d, &[3, 4], gx.buf.read())
+                    .unwrap()
+                    .view(&[4, 3], &[1, 4], 0)
+                    .unwrap();
+                assert_eq!(
+                    got.contiguous_bytes(),
+                    want.contiguous_bytes(),
+                    "{d} in place"
+                );
+            }
+        }
+        // Out of place into selfRef's own buffer (through the workspace),
+        // and an empty index (a copy of self).
+        let x = rand_tensor(DType::Int32, &[3, 2], 5);
+        let idx = Tensor::from_slice(&[1], &[1i64]).unwrap();
+        let src = Tensor::from_slice(&[1, 2], &[7i32, 8]).unwrap();
+        let want = cpu_ref::index_copy(SOC, &x, 0, &idx, &src).unwrap();
+        let (gx, gi, gs) = (upload(&x), upload(&idx), upload(&src));
+        icrun(&gx.t, 0, &gi.t, &gs.t, &gx.t, &st).unwrap();
+        assert_eq!(gx.buf.read(), want.contiguous_bytes());
+        let ei = upload(&Tensor::from_slice::<i64>(&[0], &[]).unwrap());
+        let es = upload(&Tensor::from_slice::<i32>(&[0, 2], &[]).unwrap());
+        let out = output(DType::Int32, &[3, 2]);
+        icrun(&gx.t, 0, &ei.t, &es.t, &out.t, &st).unwrap();
+        assert_eq!(out.buf.read(), want.contiguous_bytes());
+    });
+}
+
+#[test]
+#[serial]
+fn index_copy_first_phase_errors_and_faults() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let null = T(std::ptr::null_mut());
+        let (x, i, s, o) = (
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+            f(aclDataType::ACL_INT64, &[2]),
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+        );
+        for (k, (a, b, c, e)) in [
+            (&null, &i, &s, &o),
+            (&x, &null, &s, &o),
+            (&x, &i, &null, &o),
+            (&x, &i, &s, &null),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let r = icfirst(a, 0, b, c, e).unwrap_err();
+            assert_eq!(r.0, ACLNN_ERR_PARAM_NULLPTR, "{k}");
+            assert!(
+                r.1.contains(["selfRef", "index", "source", "outRef"][k]),
+                "{}",
+                r.1
+            );
+        }
+        let e = icfirst(&f(aclDataType::ACL_UINT16, &[4, 3]), 0, &i, &s, &o).unwrap_err();
+        assert!(e.1.contains("selfRef has data type"), "{}", e.1);
+        let e = icfirst(&x, 0, &f(aclDataType::ACL_FLOAT, &[2]), &s, &o).unwrap_err();
+        assert!(e.1.contains("INT64 or INT32"), "{}", e.1);
+        let e = icfirst(&x, 0, &i, &f(aclDataType::ACL_INT32, &[2, 3]), &o).unwrap_err();
+        assert!(e.1.contains("source data type"), "{}", e.1);
+        let e = icfirst(&x, 0, &i, &s, &f(aclDataType::ACL_INT32, &[4, 3])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = icfirst(&x, 0, &f(aclDataType::ACL_INT64, &[2, 1]), &s, &o).unwrap_err();
+        assert!(e.1.contains("index has rank 2"), "{}", e.1);
+        let e = icfirst(&x, 0, &i, &s, &f(aclDataType::ACL_FLOAT, &[3, 4])).unwrap_err();
+        assert!(e.1.contains("must be selfRef's"), "{}", e.1);
+        let e = icfirst(&x, 0, &i, &f(aclDataType::ACL_FLOAT, &[6]), &o).unwrap_err();
+        assert!(e.1.contains("the same"), "{}", e.1);
+        let e = icfirst(&x, 2, &i, &s, &o).unwrap_err();
+        assert!(e.1.contains("outside"), "{}", e.1);
+        let e = icfirst(&x, 0, &i, &f(aclDataType::ACL_FLOAT, &[3, 3]), &o).unwrap_err();
+        assert!(e.1.contains("with 2 along dim 0"), "{}", e.1);
+        // Indices out of range: the scatter faults at synchronisation.
+        let st = Stream::new();
+        let xd = upload(&rand_tensor(DType::Float32, &[4, 3], 1));
+        let sd = upload(&rand_tensor(DType::Float32, &[2, 3], 2));
+        for bad in [[0i64, 4], [-1, 0]] {
+            let gi = upload(&Tensor::from_slice(&[2], &bad).unwrap());
+            let out = output(DType::Float32, &[4, 3]);
+            let e = icrun(&xd.t, 0, &gi.t, &sd.t, &out.t, &st).unwrap_err();
+            assert_eq!(e.0, "sync", "{e:?}");
+            assert!(e.2.contains("index out of range"), "{}", e.2);
+            let e = iirun(&xd.t, 0, &gi.t, &sd.t, &st).unwrap_err();
+            assert_eq!(e.0, "sync", "{e:?}");
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn index_copy_products() {
+    reinit("Ascend310P3");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
+    let i = dense(aclDataType::ACL_INT64, &[1], &buf);
+    let s = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    assert_eq!(
+        icfirst(&x, 0, &i, &s, &x).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop((x, i, s));
+    drop(buf);
+    reinit(SOC);
+}

@@ -214,6 +214,10 @@ counted! {
         fn aclnnGather(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnTakeGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnTake(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnIndexCopyGetWorkspaceSize(a: *mut aclTensor, b: i64, c: *const aclTensor, d: *const aclTensor, e: *mut aclTensor, f: *mut u64, g: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnIndexCopy(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnInplaceIndexCopyGetWorkspaceSize(a: *mut aclTensor, b: i64, c: *const aclTensor, d: *const aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnInplaceIndexCopy(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad1dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnReflectionPad1d(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnReflectionPad2dGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *mut aclTensor, d: *mut u64, e: *mut *mut aclOpExecutor) -> aclnnStatus;
