@@ -895,6 +895,16 @@ pub(crate) enum First<'a> {
     Gather(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnTake(self, index, out)`.
     Take(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnIndexCopy(selfRef, dim, index, source, outRef)`.
+    IndexCopy(
+        &'a AclTensor<'a>,
+        i64,
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+    ),
+    /// `aclnnInplaceIndexCopy(selfRef, dim, index, source)`.
+    InplaceIndexCopy(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
     /// the pad operator `kind` (one of the eight pad kinds).
     Pad(
@@ -941,6 +951,11 @@ impl First<'_> {
             First::GatherV2(..) => ("aclnnGatherV2GetWorkspaceSize", "aclnnGatherV2"),
             First::Gather(..) => ("aclnnGatherGetWorkspaceSize", "aclnnGather"),
             First::Take(..) => ("aclnnTakeGetWorkspaceSize", "aclnnTake"),
+            First::IndexCopy(..) => ("aclnnIndexCopyGetWorkspaceSize", "aclnnIndexCopy"),
+            First::InplaceIndexCopy(..) => (
+                "aclnnInplaceIndexCopyGetWorkspaceSize",
+                "aclnnInplaceIndexCopy",
+            ),
             First::SplitWithSize(..) => {
                 ("aclnnSplitWithSizeGetWorkspaceSize", "aclnnSplitWithSize")
             }
@@ -1238,6 +1253,24 @@ impl First<'_> {
                     unsafe {
                         (op.get_workspace_size)(x.raw, dim, index.raw, out.raw, &mut ws, &mut ex)
                     },
+                    op.run,
+                )
+            }
+            First::IndexCopy(x, dim, i, s, out) => {
+                let op = api.index_copy()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, dim, i.raw, s.raw, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::InplaceIndexCopy(x, dim, i, s) => {
+                let op = api.inplace_index_copy()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dim, i.raw, s.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

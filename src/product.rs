@@ -61,6 +61,8 @@ pub enum OpKind {
     Gather,
     /// [`crate::Stream::take`]
     Take,
+    /// [`crate::Stream::index_copy`] and its `_into` and in-place forms
+    IndexCopy,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -108,6 +110,7 @@ impl OpKind {
             OpKind::GatherV2 => "gather_v2",
             OpKind::Gather => "gather",
             OpKind::Take => "take",
+            OpKind::IndexCopy => "index_copy",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -165,6 +168,8 @@ impl OpKind {
             OpKind::Gather => family != Family::Atlas200I500A2,
             // ops.md §26: the training series, A2 and A3.
             OpKind::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
+            // ops.md §27: the training series, A2 and A3.
+            OpKind::IndexCopy => matches!(family, Family::Training | Family::A2 | Family::A3),
         }
     }
 
@@ -191,7 +196,8 @@ impl OpKind {
             | OpKind::SplitTensor
             | OpKind::SplitWithSize
             | OpKind::Embedding
-            | OpKind::GatherV2 => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            | OpKind::GatherV2
+            | OpKind::IndexCopy => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).

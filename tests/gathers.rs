@@ -400,3 +400,177 @@ fn take_every_dtype_form_and_rule() {
         .unwrap();
     invalid_t(s.take_into(&x, &i, &twice).unwrap_err(), "out");
 }
+
+fn invalid_ic(e: Error, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), ("index_copy", param), "{e}"),
+        other => panic!("expected invalid (index_copy, {param}), got {other}"),
+    }
+}
+
+#[test]
+fn index_copy_every_dtype_form_and_rule() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 600;
+    for d in R::ALL {
+        seed += 1;
+        let what = format!("index_copy {d}");
+        let x = ref_tensor(d, &[4, 3], Some(&[1, 0]), seed);
+        let src = ref_tensor(d, &[4, 2], None, seed + 1);
+        let idx = cpu_ref::Tensor::from_slice(&[2], &[2i32, 0]).unwrap();
+        let (gx, gi, gs) = (upload(&s, &x), upload(&s, &idx), upload(&s, &src));
+        let want = cpu_ref::index_copy(&soc, &x, -1, &idx, &src);
+        let got = s.index_copy(&gx, -1, &gi, &gs).and_then(|t| {
+            s.synchronize()?;
+            Ok(t)
+        });
+        check(got, want.clone(), &what);
+        if let Ok(want) = want {
+            let store = Tensor::zeros(&s, dtype(d), &[3, 4]).unwrap();
+            let out = store.permute(&[1, 0]).unwrap();
+            let r = s
+                .index_copy_into(&gx, -1, &gi, &gs, &out)
+                .map(|()| out.clone());
+            check(r, Ok(want.clone()), &format!("{what} (into)"));
+            let r = s.index_copy_inplace(&gx, -1, &gi, &gs).map(|()| gx.clone());
+            check(r, Ok(want), &format!("{what} (in place)"));
+        }
+    }
+    // Repeats, 0-D tensors, an empty index, aliasing, broadcast inputs.
+    let x = ref_tensor(R::Int32, &[3, 2], None, 3);
+    let src = ref_tensor(R::Int32, &[2, 2], None, 4);
+    let rep = cpu_ref::Tensor::from_slice(&[2], &[1i64, 1]).unwrap();
+    check(
+        s.index_copy(&upload(&s, &x), 0, &upload(&s, &rep), &upload(&s, &src)),
+        cpu_ref::index_copy(&soc, &x, 0, &rep, &src),
+        "repeats",
+    );
+    let x0 = cpu_ref::Tensor::scalar(1i16);
+    let i0 = cpu_ref::Tensor::scalar(0i32);
+    let s0 = cpu_ref::Tensor::scalar(5i16);
+    check(
+        s.index_copy(&upload(&s, &x0), 0, &upload(&s, &i0), &upload(&s, &s0)),
+        cpu_ref::index_copy(&soc, &x0, 0, &i0, &s0),
+        "0-D",
+    );
+    let ie = cpu_ref::Tensor::from_slice::<i64>(&[0], &[]).unwrap();
+    let se = cpu_ref::Tensor::from_slice::<i32>(&[0, 2], &[]).unwrap();
+    check(
+        s.index_copy(&upload(&s, &x), 0, &upload(&s, &ie), &upload(&s, &se)),
+        cpu_ref::index_copy(&soc, &x, 0, &ie, &se),
+        "empty index",
+    );
+    // out over self (through a temporary); in place with a source cut from
+    // self itself (copied first); a broadcast source.
+    let gx = upload(&s, &x);
+    let one = cpu_ref::Tensor::from_slice(&[1], &[2i64]).unwrap();
+    let src1 = cpu_ref::Tensor::from_slice(&[1, 2], &[7i32, 8]).unwrap();
+    let want = cpu_ref::index_copy(&soc, &x, 0, &one, &src1).unwrap();
+    s.index_copy_into(&gx, 0, &upload(&s, &one), &upload(&s, &src1), &gx)
+        .unwrap();
+    common::assert_same(&gx, &want, "aliasing out");
+    let gx = upload(&s, &x);
+    let row0 = gx.narrow(0, 0, 1).unwrap();
+    let want =
+        cpu_ref::index_copy(&soc, &x, 0, &one, &x.view(&[1, 2], &[2, 1], 0).unwrap()).unwrap();
+    s.index_copy_inplace(&gx, 0, &upload(&s, &one), &row0)
+        .unwrap();
+    common::assert_same(&gx, &want, "source from self");
+    let b = Tensor::from_slice(&s, &[1], &[6i32])
+        .unwrap()
+        .view(&[1, 2], &[0, 0], 0)
+        .unwrap();
+    let gx = upload(&s, &x);
+    let bref = cpu_ref::Tensor::from_slice(&[1, 2], &[6i32, 6]).unwrap();
+    let want = cpu_ref::index_copy(&soc, &x, 0, &one, &bref).unwrap();
+    s.index_copy_inplace(&gx, 0, &upload(&s, &one), &b).unwrap();
+    common::assert_same(&gx, &want, "broadcast source");
+    // Out of range: on the device; on the host when nothing moves.
+    for bad in [[0i64, 3], [-1, 0]] {
+        let bi = Tensor::from_slice(&s, &[2], &bad).unwrap();
+        let e = s
+            .index_copy(&upload(&s, &x), 0, &bi, &upload(&s, &src))
+            .and_then(|t| t.to_bytes())
+            .unwrap_err();
+        assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    }
+    let z = Tensor::zeros(&s, DType::I32, &[0, 2]).unwrap();
+    let zi = Tensor::from_slice(&s, &[1], &[0i64]).unwrap();
+    let zs = Tensor::zeros(&s, DType::I32, &[1, 2]).unwrap();
+    assert_eq!(
+        s.index_copy(&z, 0, &zi, &zs).unwrap_err().kind(),
+        "index_out_of_range"
+    );
+    // Every rule.
+    let x = Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap();
+    let i = Tensor::zeros(&s, DType::I64, &[1]).unwrap();
+    let src = Tensor::zeros(&s, DType::F32, &[1, 2]).unwrap();
+    assert_eq!(
+        s.index_copy(
+            &Tensor::zeros(&s, DType::U32, &[3, 2]).unwrap(),
+            0,
+            &i,
+            &src
+        )
+        .unwrap_err()
+        .kind(),
+        "unsupported_dtype"
+    );
+    invalid_ic(
+        s.index_copy(&x, 0, &Tensor::zeros(&s, DType::F32, &[1]).unwrap(), &src)
+            .unwrap_err(),
+        "index",
+    );
+    invalid_ic(
+        s.index_copy(
+            &x,
+            0,
+            &Tensor::zeros(&s, DType::I64, &[1, 1]).unwrap(),
+            &src,
+        )
+        .unwrap_err(),
+        "index",
+    );
+    invalid_ic(
+        s.index_copy(&x, 0, &i, &Tensor::zeros(&s, DType::F64, &[1, 2]).unwrap())
+            .unwrap_err(),
+        "source",
+    );
+    invalid_ic(
+        s.index_copy(&x, 0, &i, &Tensor::zeros(&s, DType::F32, &[2]).unwrap())
+            .unwrap_err(),
+        "source",
+    );
+    invalid_ic(s.index_copy(&x, 2, &i, &src).unwrap_err(), "dim");
+    invalid_ic(
+        s.index_copy(&x, 0, &i, &Tensor::zeros(&s, DType::F32, &[1, 3]).unwrap())
+            .unwrap_err(),
+        "source",
+    );
+    invalid_ic(
+        s.index_copy_into(
+            &x,
+            0,
+            &i,
+            &src,
+            &Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap(),
+        )
+        .unwrap_err(),
+        "out",
+    );
+    let twice = Tensor::zeros(&s, DType::F32, &[2])
+        .unwrap()
+        .view(&[3, 2], &[0, 1], 0)
+        .unwrap();
+    invalid_ic(
+        s.index_copy_into(&x, 0, &i, &src, &twice).unwrap_err(),
+        "out",
+    );
+    invalid_ic(
+        s.index_copy_inplace(&twice, 0, &i, &src).unwrap_err(),
+        "self",
+    );
+}

@@ -158,6 +158,18 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::take(soc, &x, &gi),
                 &what("take"),
             );
+            let ci = cpu_ref::Tensor::from_slice(&[1], &[2i64]).unwrap();
+            let cs = cpu_ref::Tensor::from_bytes(
+                x.dtype(),
+                &[3, 1],
+                x.contiguous_bytes()[..3 * x.dtype().size()].to_vec(),
+            )
+            .unwrap();
+            compare(
+                s.index_copy(&dx, 1, &common::upload(&s, &ci), &common::upload(&s, &cs)),
+                cpu_ref::index_copy(soc, &x, 1, &ci, &cs),
+                &what("index_copy"),
+            );
             // The splits: compared piece by piece (as one list of results).
             let pieces = |r: npu_ops::Result<Vec<npu_ops::Tensor>>| r.map(|v| v[1].clone());
             compare(

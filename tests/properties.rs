@@ -437,3 +437,38 @@ proptest! {
         check(got, want, &format!("take {d} {shape:?} {perm:?} index {ishape:?} {idx:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// IndexCopy (spec section 27): the out-of-place and in-place forms
+    /// against cpu-ref, an index of 0 to 4 values (now and then out of
+    /// range) along any dim, a source of the matching shape (now and then
+    /// not).
+    #[test]
+    fn index_copy_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), k in 0usize..5, sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wrong in 0u8..12, inplace in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let r = shape.len().max(1) as i64;
+        let xs: Vec<usize> = if shape.is_empty() { vec![1] } else { shape.clone() };
+        let ok_dim = (-r..r).contains(&dim);
+        let n = if ok_dim { xs[dim.rem_euclid(r) as usize] } else { 1 };
+        let idx: Vec<i64> = (0..k).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % k.max(1) != i))).collect();
+        let mut ss = xs.clone();
+        if ok_dim { ss[dim.rem_euclid(r) as usize] = k; }
+        if wrong == 0 { if ss.len() < 8 { ss.push(1) } else { ss.pop(); } }
+        if ss.iter().product::<usize>() > 1 << 14 { return Ok(()); }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let src = ref_tensor(d, &ss, None, seed ^ 1);
+        let index = cpu_ref::Tensor::from_slice(&[idx.len()], &idx).unwrap();
+        let want = cpu_ref::index_copy(rt().soc(), &x, dim, &index, &src);
+        let (gx, gi, gs) = (upload(&s, &x), upload(&s, &index), upload(&s, &src));
+        let got = if inplace {
+            s.index_copy_inplace(&gx, dim, &gi, &gs).map(|()| gx.clone())
+        } else {
+            s.index_copy(&gx, dim, &gi, &gs)
+        }
+        .and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("index_copy {d} {shape:?} {perm:?} dim {dim} index {idx:?} source {ss:?} in place {inplace}"));
+    }
+}

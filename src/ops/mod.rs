@@ -12,6 +12,7 @@ pub(crate) mod flip;
 pub(crate) mod gather;
 pub(crate) mod gather_v2;
 pub(crate) mod index_cache;
+pub(crate) mod index_copy;
 pub(crate) mod index_select;
 pub(crate) mod pad;
 pub(crate) mod permute;
