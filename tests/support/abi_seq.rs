@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 32;
+            let which = i.u8() % 34;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -386,6 +386,18 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 29 => (a.aclnnGatherV2GetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, wsp, exp),
                 30 => (a.aclnnGatherGetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, wsp, exp),
                 31 => (a.aclnnTakeGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
+                32 => {
+                    let t3 = st.tensor(i);
+                    (a.aclnnIndexCopyGetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, t3, wsp, exp)
+                }
+                33 => (a.aclnnInplaceIndexCopyGetWorkspaceSize.unwrap())(
+                    t0,
+                    i.i64(),
+                    t1,
+                    t2,
+                    wsp,
+                    exp,
+                ),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -519,7 +531,9 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnGatherV2,
                 a.aclnnGather,
                 a.aclnnTake,
-            ][(if i.one_in(8) { i.u8() % 32 } else { which }) as usize]
+                a.aclnnIndexCopy,
+                a.aclnnInplaceIndexCopy,
+            ][(if i.one_in(8) { i.u8() % 34 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -263,6 +263,9 @@ enum Call {
     Gather(i64, Vec<usize>, Vec<i64>, bool),
     /// `take(x, index)`: the index's shape and values, int64?
     Take(Vec<usize>, Vec<i64>, bool),
+    /// `index_copy(x, dim, index, source)` (in place when the last is
+    /// set): dim, the index values, the source.
+    IndexCopy(i64, Vec<i64>, Other, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -746,6 +749,51 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 .collect();
             Call::Take(ishape, idx, src.chance(1, 2))
         }
+        _ if src.chance(1, 8) => {
+            let dim = gen_dim(src, rank);
+            let r = rank.max(1) as i64;
+            let xs: Vec<usize> = if rank == 0 { vec![1] } else { shape.to_vec() };
+            let ok = (-r..r).contains(&dim);
+            let n = if ok {
+                xs[dim.rem_euclid(r) as usize] as i64
+            } else {
+                0
+            };
+            let k = src.range(0, 3) as usize;
+            let idx: Vec<i64> = (0..k)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            let mut ss = xs.clone();
+            if ok {
+                ss[dim.rem_euclid(r) as usize] = k;
+            }
+            if src.chance(1, 12) {
+                ss[0] += 1;
+            }
+            let dtype = if src.chance(1, 12) {
+                src.pick(&R::ALL)
+            } else {
+                d
+            };
+            let full = ss.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
+            let count = full.map_or(1 << 12, |f| f.min(1 << 12));
+            if Some(count) != full {
+                ss = vec![count];
+            }
+            let bytes = element_bytes(src, dtype, count);
+            let source = Other {
+                dtype,
+                shape: ss,
+                bytes,
+            };
+            Call::IndexCopy(dim, idx, source, src.chance(1, 2))
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -949,6 +997,10 @@ fn ref_call(
             };
             cpu_ref::take(soc, x, &index)
         }
+        Call::IndexCopy(dim, idx, source, _) => {
+            let index = cpu_ref::Tensor::from_slice(&[idx.len()], idx)?;
+            cpu_ref::index_copy(soc, x, *dim, &index, &ref_other(source)?)
+        }
     }
 }
 
@@ -1050,6 +1102,15 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
             s.gather(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
         }
         Call::Take(ishape, idx, wide) => s.take(x, &shaped_index(s, ishape, idx, *wide)?),
+        Call::IndexCopy(dim, idx, source, inplace) => {
+            let i = Tensor::from_slice(s, &[idx.len()], idx)?;
+            let so = our_other(s, source)?;
+            if *inplace {
+                s.index_copy_inplace(x, *dim, &i, &so).map(|()| x.clone())
+            } else {
+                s.index_copy(x, *dim, &i, &so)
+            }
+        }
         Call::Split(sections, sizes, dim, into) => {
             let plain = || match sections {
                 Some(n) => s.split_tensor(x, *n, *dim),
@@ -1463,6 +1524,7 @@ fn error_forms(
         | Call::GatherV2(..)
         | Call::Gather(..)
         | Call::Take(..)
+        | Call::IndexCopy(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

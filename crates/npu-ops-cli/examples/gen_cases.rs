@@ -1655,6 +1655,64 @@ where
             }
         }
     }
+    // IndexCopy: every family x dtype, a self view of rank 0 to 3, a dim
+    // (now and then out of range), an index of 0 to 3 values (now and then
+    // out of range), a source of the matching shape (now and then not),
+    // the out-of-place or in-place form.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let rank = x.rank().max(1) as i64;
+                let dim = if r.below(12) == 0 {
+                    rank + r.below(2) as i64 * -(2 * rank + 1)
+                } else {
+                    r.range(-rank, rank)
+                };
+                let xs: Vec<usize> = if x.rank() == 0 {
+                    vec![1]
+                } else {
+                    x.shape().to_vec()
+                };
+                let dd = dim.rem_euclid(rank) as usize;
+                let n = xs[dd] as i64;
+                let k = r.below(4) as usize;
+                let vals: Vec<i64> = (0..k)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&[k], &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&[k], &v).unwrap()
+                };
+                let mut ss = xs.clone();
+                ss[dd] = k;
+                if r.below(12) == 0 {
+                    ss[0] += 1;
+                }
+                let src = storage(d, &ss, &mut r);
+                let inplace = r.below(2) == 0;
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "index_copy",
+                    soc,
+                    (&st, &x),
+                    json!({"dim": dim, "index": tensor_json(&idx), "source": tensor_json(&src), "inplace": inplace}),
+                    expect(cpu_ref::index_copy(soc, &x, dim, &idx, &src)),
+                    &tag,
+                );
+            }
+        }
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

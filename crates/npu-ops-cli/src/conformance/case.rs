@@ -46,7 +46,7 @@ pub struct Case {
     /// `triu`, `split_tensor`, `split_with_size`, `reflection_pad1d` ..
     /// `reflection_pad3d`, `replication_pad1d` .. `replication_pad3d`,
     /// `circular_pad2d`, `circular_pad3d`, `permute`, `flip`, `roll`, `expand`,
-    /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`.
+    /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`, `index_copy`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -70,7 +70,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 33] = [
+const OPS: [&str; 34] = [
     "slice",
     "index_select",
     "as_strided",
@@ -104,6 +104,7 @@ const OPS: [&str; 33] = [
     "gather_v2",
     "gather",
     "take",
+    "index_copy",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

@@ -499,6 +499,29 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 Err(e) => Err(e),
             }
         }
+        "index_copy" => {
+            let dim = int(get("dim")?, &ctx("dim"))?;
+            let idx = case::tensor(get("index")?, &ctx("index"))?;
+            let src = case::tensor(get("source")?, &ctx("source"))?;
+            let inplace = match p.get("inplace") {
+                None => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| format!("{}: expected true or false", ctx("inplace")))?,
+            };
+            for (t, what) in [(&idx, "the index data"), (&src, "the source data")] {
+                if let Err(e) = budget.charge(Some(data_bytes(t)), what) {
+                    return Ok(Err(e));
+                }
+            }
+            match (upload(s, &idx), upload(s, &src)) {
+                (Ok(i), Ok(so)) if inplace => {
+                    s.index_copy_inplace(&x, dim, &i, &so).map(|()| x.clone())
+                }
+                (Ok(i), Ok(so)) => s.index_copy(&x, dim, &i, &so),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            }
+        }
         "take" => {
             let idx = case::tensor(get("index")?, &ctx("index"))?;
             if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
