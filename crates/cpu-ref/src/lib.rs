@@ -8,7 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`], [`take()`] and [`index_copy()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`], [`take()`], [`index_copy()`] and [`gather_nd()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -59,6 +59,7 @@ pub use ops::expand::{expand, expand_out_shape};
 pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
 pub use ops::flip::{flip, flip_dims};
 pub use ops::gather::{gather, gather_check};
+pub use ops::gather_nd::{gather_nd, gather_nd_out_shape};
 pub use ops::gather_v2::{gather_v2, gather_v2_out_shape};
 pub use ops::index_copy::index_copy;
 pub use ops::index_select::{index_select, index_select_out_shape};

@@ -154,6 +154,8 @@ pub enum Op {
     Take,
     /// `aclnnIndexCopy` / `aclnnInplaceIndexCopy` (section 27).
     IndexCopy,
+    /// `aclnnGatherNd` (section 28).
+    GatherNd,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -174,7 +176,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 34] = [
+    pub const ALL: [Op; 35] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -209,6 +211,7 @@ impl Op {
         Op::Gather,
         Op::Take,
         Op::IndexCopy,
+        Op::GatherNd,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -240,6 +243,7 @@ impl Op {
             Op::Gather => "gather",
             Op::Take => "take",
             Op::IndexCopy => "index_copy",
+            Op::GatherNd => "gather_nd",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -606,7 +610,8 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - tril, triu **(project, to be checked)**: every family but Atlas
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
-/// - gather_v2, gather: every family but Atlas 200I/500 A2 (sections 24, 25).
+/// - gather_v2, gather, gather_nd: every family but Atlas 200I/500 A2
+///   (sections 24, 25, 28).
 /// - take, index_copy: training, A2, A3 (sections 26, 27).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
@@ -621,7 +626,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
-        Op::GatherV2 | Op::Gather => family != Family::A200I500A2,
+        Op::GatherV2 | Op::Gather | Op::GatherNd => family != Family::A200I500A2,
         Op::Take | Op::IndexCopy => {
             matches!(family, Family::Training | Family::A2 | Family::A3)
         }
@@ -695,6 +700,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // IndexCopy (section 27): the elementwise list of section 8.
         Op::IndexCopy if a2_or_a3 => ELEMENTWISE_A2_A3,
         Op::IndexCopy => ELEMENTWISE_NO_BF16,
+        // GatherNd (section 28): Expand's list.
+        Op::GatherNd if a2_or_a3 => EXPAND_A2_A3,
+        Op::GatherNd => &EXPAND_A2_A3[..7],
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -856,7 +864,8 @@ mod tests {
                 "gather_v2",
                 "gather",
                 "take",
-                "index_copy"
+                "index_copy",
+                "gather_nd"
             ]
         );
     }
@@ -882,7 +891,7 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
-                Op::GatherV2 | Op::Gather => [true, true, true, true, false],
+                Op::GatherV2 | Op::Gather | Op::GatherNd => [true, true, true, true, false],
                 Op::Take | Op::IndexCopy => [true, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d

@@ -3,14 +3,14 @@
 
 use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
-    flip, gather, gather_v2, index_copy, index_select, mul, permute, reflection_pad1d,
+    flip, gather, gather_nd, gather_v2, index_copy, index_select, mul, permute, reflection_pad1d,
     reflection_pad2d, reflection_pad3d, repeat, replication_pad1d, replication_pad2d,
     replication_pad3d, roll, sampled_slice, slice, split_tensor, split_with_size, stack, subtensor,
     take, tril, triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar,
     Tensor,
 };
 
-const OPS: [&str; 34] = [
+const OPS: [&str; 35] = [
     "slice",
     "index_select",
     "as_strided",
@@ -45,6 +45,7 @@ const OPS: [&str; 34] = [
     "gather",
     "take",
     "index_copy",
+    "gather_nd",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -81,6 +82,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "embedding" => embedding(soc, x, &index),
         "gather_v2" => gather_v2(soc, x, 1, &index),
         "take" => take(soc, x, &index),
+        "gather_nd" => gather_nd(soc, x, &index, false),
         "index_copy" => index_copy(
             soc,
             x,
@@ -120,7 +122,7 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
-        "roll" | "expand" | "repeat" | "gather_v2" | "gather" => {
+        "roll" | "expand" | "repeat" | "gather_v2" | "gather" | "gather_nd" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" | "replication_pad1d"
@@ -153,7 +155,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         "subtensor" => true,
         "cast" => dtype != DType::BFloat16 || bf16_family,
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
-        "expand" => match dtype {
+        "expand" | "gather_nd" => match dtype {
             DType::Float16
             | DType::Float32
             | DType::UInt8
@@ -252,7 +254,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 34 * 28 * 15);
+    assert_eq!(checked, 35 * 28 * 15);
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, cat, embedding, expand, fill_scalar, flip, gather, gather_v2, index_copy,
-    index_select, mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor, take, zero,
-    SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, cat, embedding, expand, fill_scalar, flip, gather, gather_nd, gather_v2,
+    index_copy, index_select, mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor,
+    take, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -901,6 +901,42 @@ proptest! {
         prop_assert_eq!(
             index_copy(soc, &xt, dim, &index, &src).unwrap().contiguous_bytes(),
             index_copy(soc, &c, dim, &index, &src).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// GatherNd with K = 1 equals GatherV2 along dim 0 of the index's
+    /// first column; with K = rank, each tuple picks one element (a naive
+    /// restatement); negative coordinates equal their wrapped values.
+    #[test]
+    fn gather_nd_restated(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        picks in prop::collection::vec(0usize..16, 0..6),
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let r: Vec<i64> = picks.iter().map(|&p| (p % rows) as i64).collect();
+        let i1 = Tensor::from_slice(&[r.len(), 1], &r).unwrap();
+        let flat = Tensor::from_slice(&[r.len()], &r).unwrap();
+        prop_assert_eq!(
+            gather_nd(soc, &x, &i1, false).unwrap().contiguous_bytes(),
+            gather_v2(soc, &x, 0, &flat).unwrap().contiguous_bytes()
+        );
+        let pairs: Vec<i64> = picks.iter().flat_map(|&p| [(p % rows) as i64, (p / 4 % cols) as i64]).collect();
+        let i2 = Tensor::from_slice(&[picks.len(), 2], &pairs).unwrap();
+        let got = gather_nd(soc, &x, &i2, false).unwrap().to_vec::<i32>().unwrap();
+        let xs = x.to_vec::<i32>().unwrap();
+        let want: Vec<i32> = pairs.chunks(2).map(|c| xs[c[0] as usize * cols + c[1] as usize]).collect();
+        prop_assert_eq!(got, want);
+        let neg: Vec<i64> = pairs.chunks(2).flat_map(|c| [c[0] - rows as i64, c[1] - cols as i64]).collect();
+        let i3 = Tensor::from_slice(&[picks.len(), 2], &neg).unwrap();
+        prop_assert_eq!(
+            gather_nd(soc, &x, &i3, true).unwrap().contiguous_bytes(),
+            gather_nd(soc, &x, &i2, false).unwrap().contiguous_bytes()
         );
     }
 }

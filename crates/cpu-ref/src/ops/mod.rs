@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather, Take and IndexCopy), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather, Take, IndexCopy and GatherNd), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -15,6 +15,7 @@ pub mod expand;
 pub mod fill;
 pub mod flip;
 pub mod gather;
+pub mod gather_nd;
 pub mod gather_v2;
 pub mod index_copy;
 pub mod index_select;
