@@ -240,6 +240,7 @@ mod generate {
             "aclnn_gather.h",
             "aclnn_take.h",
             "aclnn_index_copy.h",
+            "aclnn_gather_nd.h",
             "aclnn_reflection_pad1d.h",
             "aclnn_reflection_pad2d.h",
             "aclnn_reflection_pad3d.h",

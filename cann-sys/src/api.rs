@@ -380,6 +380,9 @@ api_table! {
         inplace_index_copy: "InplaceIndexCopy" => fn aclnnInplaceIndexCopyGetWorkspaceSize(
             *mut aclTensor, i64, *const aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnInplaceIndexCopy;
+        gather_nd: "GatherNd" => fn aclnnGatherNdGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, bool, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnGatherNd;
     }
 }
 

@@ -146,6 +146,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_gather_nd.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -227,6 +231,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_gather.h",
             "aclnnop/aclnn_take.h",
             "aclnnop/aclnn_index_copy.h",
+            "aclnnop/aclnn_gather_nd.h",
         ],
     ),
     ("libopapi.so", &["aclnnop/"]),

@@ -77,6 +77,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
                 "aclnnTakeGetWorkspaceSize" => "const void *a, const void *b, void *c",
+                "aclnnGatherNdGetWorkspaceSize" => "const void *a, const void *b, _Bool c, void *d",
                 "aclnnIndexCopyGetWorkspaceSize" => {
                     "void *a, int64_t b, const void *c, const void *d, void *e"
                 }
@@ -192,6 +193,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Take",
             "IndexCopy",
             "InplaceIndexCopy",
+            "GatherNd",
         ]),
         tag,
         2,
@@ -644,6 +646,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Take",
             "IndexCopy",
             "InplaceIndexCopy",
+            "GatherNd",
         ]),
         "x",
         5,

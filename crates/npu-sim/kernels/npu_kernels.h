@@ -225,6 +225,26 @@ int64_t npu_scatter_run(void *dst, const void *src, int64_t n_dst, int64_t inner
                         int64_t outer_begin, int64_t outer_end, int64_t *bad_value);
 
 /* ------------------------------------------------------------------------ */
+/* Slices at coordinate tuples (GatherNd)                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * src is viewed as [dims[0], .., dims[k-1], inner] contiguous (k in
+ * 1..NPU_MAX_RANK), indices as [tuples, k] contiguous, dst as [tuples,
+ * inner]; for t in [t_begin, t_end):
+ *   dst[t, :] = src[indices[t, 0], .., indices[t, k-1], :]
+ * inner_bytes = inner * elem_size. With negative != 0 a coordinate in
+ * [-dims[j], -1] counts from the end. Check on load: each coordinate is
+ * compared with its range when it is loaded; at the first one outside it
+ * the gather stops and returns its position t * k + j (its value in
+ * *bad_value if not NULL); tuples before it have been written. Returns -1
+ * when every coordinate was in range.
+ */
+int64_t npu_gather_nd_run(void *dst, const void *src, int32_t k, const int64_t *dims,
+                          int64_t inner_bytes, const void *indices, int index_is_64, int negative,
+                          int64_t t_begin, int64_t t_end, int64_t *bad_value);
+
+/* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */
 /* ------------------------------------------------------------------------ */
 

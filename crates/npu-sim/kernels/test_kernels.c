@@ -2045,6 +2045,28 @@ static void test_scatter(void)
     CHECK(npu_scatter_run(dst, src, 3, 4, ix, 1, 0, 0, 2, NULL) == -1, "no index");
 }
 
+/* GatherNd: the page's examples, negative coordinates, bad values. */
+static void test_gather_nd(void)
+{
+    const int32_t src[8] = {0, 1, 2, 3, 4, 5, 6, 7}; /* [2, 2, 2] */
+    const int64_t dims[2] = {2, 2};
+    const int64_t ix[4] = {0, 1, 1, 0};
+    const int32_t neg[2] = {-1, -2};
+    const int64_t bad[4] = {0, 1, 2, 0};
+    int32_t out[4] = {0};
+    int64_t v = 0;
+    /* k = 2 over [2, 2, 2]: slices of 2 elements -> [[2, 3], [4, 5]]. */
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 8, ix, 1, 0, 0, 2, &v) == -1, "k 2");
+    CHECK(out[0] == 2 && out[1] == 3 && out[2] == 4 && out[3] == 5, "k 2 values");
+    /* k = 2 over [2, 2] (inner 1): negative coordinates, [-1, -2] -> [1, 0] = 2. */
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 4, neg, 0, 1, 0, 1, NULL) == -1, "negative");
+    CHECK(out[0] == 2, "negative value");
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 4, neg, 0, 0, 0, 1, &v) == 0 && v == -1,
+          "negative refused without the flag");
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 4, bad, 1, 0, 0, 2, &v) == 2 && v == 2, "bad value");
+    CHECK(npu_gather_nd_run(out, src, 0, dims, 4, ix, 1, 0, 0, 2, NULL) == -1, "k 0");
+}
+
 int main(void)
 {
     const clock_t t0 = clock();
@@ -2060,6 +2082,7 @@ int main(void)
     run("gather widths", test_gather_widths);
     run("gather elements", test_gather_elements);
     run("scatter", test_scatter);
+    run("gather nd", test_gather_nd);
     run("half precision", test_half);
     run("cast rules", test_cast_rules);
     run("cast values", test_cast_values);

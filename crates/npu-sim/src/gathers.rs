@@ -2,7 +2,8 @@
 //! [`crate::ops`]: GatherV2 (`aclnnGatherV2`, `docs/ops.md` §24) on
 //! IndexSelect's gather plan (the index read flat), Gather (`aclnnGather`,
 //! §25: torch.gather) on one element-wise gather step, and Take
-//! (`aclnnTake`, §26) on IndexSelect's along `self` read flat. Each index is
+//! (`aclnnTake`, §26) on IndexSelect's along `self` read flat; IndexCopy
+//! (§27) on a scatter step and GatherNd (§28) on a gather-nd step. Each index is
 //! checked as it is loaded: out of range is a device fault.
 //!
 //! GatherV2's first phase, in the order of CANN's `aclnn_gather_v2.cpp`:
@@ -873,6 +874,169 @@ pub unsafe extern "C" fn aclnnInplaceIndexCopy(
             executor,
             stream,
             build_index_copy,
+        )
+    })
+}
+
+/// `aclnnGatherNdGetWorkspaceSize`: the slices of `self` at the coordinate
+/// tuples of `indices`' last dim.
+///
+/// In `aclnn_gather_nd.cpp`'s order: null `self`, `indices`, `out`,
+/// `workspaceSize`, `executor` (`161001`), the product's kernel
+/// (`561003`), then `161002` for `out`'s dtype differing from `self`'s,
+/// `self`'s dtype, `indices`' dtype, a rank of `self` or `indices` outside
+/// 1..8, `K = indices.shape[-1]` outside `[1, rank(self)]`, `out`'s shape
+/// not `indices.shape[..-1] + self.shape[K..]`; then the structure of the
+/// views and `out` writing one element twice. An empty `self` or
+/// `indices` plans nothing.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnGatherNdGetWorkspaceSize(
+    self_: *const aclTensor,
+    indices: *const aclTensor,
+    negative_index_support: bool,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::GatherNd;
+    first_phase(op, || {
+        let (fam, [x, i, o]) = preamble(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("indices", indices.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [
+                ("self", self_),
+                ("indices", indices),
+                ("out", out.cast_const()),
+            ],
+        )?;
+        same_dtype(op, &o, &x)?;
+        dtype_ok(op, fam, &x, "self")?;
+        if i.dtype != aclDataType::ACL_INT64 && i.dtype != aclDataType::ACL_INT32 {
+            return Err(invalid(
+                op,
+                format_args!("indices data type {} must be INT64 or INT32", i.dtype.0),
+            ));
+        }
+        for (t, name) in [(&x, "self"), (&i, "indices")] {
+            if t.view.is_empty() || t.view.len() > 8 {
+                return Err(invalid(
+                    op,
+                    format_args!("{name} has rank {} (1 to 8)", t.view.len()),
+                ));
+            }
+        }
+        let k = i.view[i.view.len() - 1];
+        if k < 1 || k > x.view.len() as i64 {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "indices' last extent {k} must lie in [1, {}] (self's rank)",
+                    x.view.len()
+                ),
+            ));
+        }
+        let k = k as usize;
+        let mut want = Dims::from_slice(&i.view[..i.view.len() - 1]);
+        want.extend_from_slice(&x.view[k..]);
+        if o.view != want {
+            return Err(invalid(
+                op,
+                format_args!("out shape {:?} must be {:?}", o.view, want),
+            ));
+        }
+        structure(op, &[(&x, "self"), (&i, "indices"), (&o, "out")])?;
+        writes_once(op, &o, "out")?;
+        let empty = numel(&x.view) == 0 || numel(&i.view) == 0;
+        let mut workspace = 0u64;
+        if !empty {
+            for t in [&x, &i, &o] {
+                if !is_contiguous(&t.view, &t.strides) {
+                    workspace = workspace
+                        .checked_add(align(bytes(t)))
+                        .filter(|w| *w <= i64::MAX as u64)
+                        .ok_or_else(|| {
+                            invalid(op, "the workspace the views need overflows 64 bits")
+                        })?;
+                }
+            }
+        }
+        let plan = if empty {
+            Plan::Empty
+        } else {
+            Plan::GatherNd {
+                negative: negative_index_support,
+            }
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x, i],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// GatherNd's plan: one gather-nd step from `self` and `indices` (staged
+/// contiguous when they are not) into `out` (through the workspace when it
+/// is not contiguous).
+fn build_gather_nd(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let Plan::GatherNd { negative } = e.plan else {
+        unreachable!()
+    };
+    let (x, i, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
+    let mut l = Launch::new(e.op.name());
+    let mut cursor = ws;
+    let src = staged(&mut l, rt, x, "self", &mut cursor);
+    let idx = staged(&mut l, rt, i, "index", &mut cursor);
+    let k = i.view[i.view.len() - 1] as usize;
+    let dims = crate::executor::Strides::of(&x.view[..k]);
+    let inner = numel(&x.view[k..]) * elem(x) as i64;
+    let tuples = numel(&i.view[..i.view.len() - 1]);
+    let is64 = i.dtype == aclDataType::ACL_INT64;
+    store(&mut l, rt, o, cursor, |l, dst| {
+        l.steps.push(Step::GatherNd(
+            dst, src, dims, inner, idx, is64, negative, tuples,
+        ));
+    });
+    l
+}
+
+/// `aclnnGatherNd`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnGatherNd(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::GatherNd.name(), ACLNN_ERR_INNER, || {
+        crate::executor::run(
+            Op::GatherNd,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_gather_nd,
         )
     })
 }

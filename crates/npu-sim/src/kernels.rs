@@ -71,6 +71,19 @@ unsafe extern "C" {
         flags: u32,
     );
     fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
+    fn npu_gather_nd_run(
+        dst: *mut c_void,
+        src: *const c_void,
+        k: i32,
+        dims: *const i64,
+        inner_bytes: i64,
+        indices: *const c_void,
+        index_is_64: i32,
+        negative: i32,
+        t_begin: i64,
+        t_end: i64,
+        bad_value: *mut i64,
+    ) -> i64;
     fn npu_scatter_run(
         dst: *mut c_void,
         src: *const c_void,
@@ -592,6 +605,60 @@ pub unsafe fn scatter(
         if pos >= 0 {
             let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
             if f.is_none() {
+                *f = Some((pos, bad));
+            }
+        }
+    });
+    first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `dst[t, :] = src[indices[t, 0], .., indices[t, k-1], :]`, `src`
+/// contiguous `[dims.., inner]`, `indices` contiguous `[tuples, k]`
+/// (`k = dims.len()`, 1..=8); with `negative` a coordinate in `[-s, -1]`
+/// counts from the end. Each coordinate is checked when loaded. Returns
+/// the first one outside its range as (position in `indices`, value), if
+/// any: the gather stopped there.
+///
+/// # Safety
+/// Buffers valid for their shapes (`src` for `prod(dims) * inner_bytes`
+/// bytes, `dst` for `tuples * inner_bytes`, `indices` for `tuples * k`
+/// indices of the given width).
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gather_nd(
+    pool: &Cores,
+    dst: *mut u8,
+    src: *const u8,
+    dims: &[i64],
+    inner_bytes: i64,
+    indices: *const u8,
+    is64: bool,
+    negative: bool,
+    tuples: i64,
+) -> Option<(i64, i64)> {
+    let bytes = (tuples as u64).saturating_mul(inner_bytes as u64);
+    let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(indices as usize));
+    let first = std::sync::Mutex::new(None::<(i64, i64)>);
+    par_ranges(pool, tuples, bytes, |lo, hi| {
+        let mut bad = 0i64;
+        // SAFETY: caller's contract; tuple ranges write disjoint rows.
+        let pos = unsafe {
+            npu_gather_nd_run(
+                dp.0 as *mut c_void,
+                sp.0 as *const c_void,
+                dims.len() as i32,
+                dims.as_ptr(),
+                inner_bytes,
+                ip.0 as *const c_void,
+                is64 as i32,
+                negative as i32,
+                lo,
+                hi,
+                &mut bad,
+            )
+        };
+        if pos >= 0 {
+            let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+            if f.is_none_or(|(p, _)| pos < p) {
                 *f = Some((pos, bad));
             }
         }

@@ -12,7 +12,8 @@
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
 // IndexSelect's plan), gathers (GatherV2, Take: likewise; Gather: an
-// element-wise gather step; IndexCopy and its in-place twin: a scatter step).
+// element-wise gather step; IndexCopy and its in-place twin: a scatter step;
+// GatherNd: a gather-nd step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -488,7 +489,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 38);
+/// assert_eq!(api.available_operators().len(), 39);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -626,6 +627,8 @@ pub fn api() -> Api {
         aclnnIndexCopy: Some(aclnnIndexCopy),
         aclnnInplaceIndexCopyGetWorkspaceSize: Some(aclnnInplaceIndexCopyGetWorkspaceSize),
         aclnnInplaceIndexCopy: Some(aclnnInplaceIndexCopy),
+        aclnnGatherNdGetWorkspaceSize: Some(aclnnGatherNdGetWorkspaceSize),
+        aclnnGatherNd: Some(aclnnGatherNd),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

@@ -71,6 +71,11 @@ pub enum Plan {
     },
     /// `self` read flat, gathered by the index (Take).
     Take,
+    /// Slices of `self` at the coordinate tuples of `indices` (GatherNd).
+    GatherNd {
+        /// Coordinates in `[-s, -1]` count from the end.
+        negative: bool,
+    },
     /// `out = self`, then `source`'s slices written at the index along
     /// `dim` (IndexCopy, InplaceIndexCopy).
     IndexCopy {

@@ -85,6 +85,8 @@ pub enum Op {
     IndexCopy,
     /// aclnnInplaceIndexCopy
     InplaceIndexCopy,
+    /// aclnnGatherNd
+    GatherNd,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -137,6 +139,7 @@ impl Op {
             Op::Take => "aclnnTake",
             Op::IndexCopy => "aclnnIndexCopy",
             Op::InplaceIndexCopy => "aclnnInplaceIndexCopy",
+            Op::GatherNd => "aclnnGatherNd",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -181,6 +184,7 @@ impl Op {
             Op::Take => "aclnnTakeGetWorkspaceSize",
             Op::IndexCopy => "aclnnIndexCopyGetWorkspaceSize",
             Op::InplaceIndexCopy => "aclnnInplaceIndexCopyGetWorkspaceSize",
+            Op::GatherNd => "aclnnGatherNdGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -233,6 +237,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::GatherV2 => !matches!(family, Atlas200I500A2),
         // aclnnGather's page (ops.md §25): every family but 200I/500 A2.
         Op::Gather => !matches!(family, Atlas200I500A2),
+        // aclnnGatherNd's page (ops.md §28): every family but 200I/500 A2.
+        Op::GatherNd => !matches!(family, Atlas200I500A2),
         // aclnnTake's page (ops.md §26): the training series, A2 and A3.
         Op::Take => matches!(family, Training | A2 | A3),
         // aclnnIndexCopy's page (ops.md §27): the training series, A2, A3.
@@ -383,6 +389,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Roll => ROLL_DTYPES.contains(&dtype),
         // aclnnExpand's page: Roll's list without UINT32 (BF16 above).
         Op::Expand => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
+        // aclnnGatherNd's page (ops.md §28): Expand's list (BF16 above).
+        Op::GatherNd => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
         // aclnnFlip's page: no unsigned type wider than 8 bits.
         Op::Flip => {
             GENERAL_DTYPES.contains(&dtype)

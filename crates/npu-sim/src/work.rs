@@ -59,6 +59,19 @@ pub enum Step {
     /// Gather (each index checked as loaded): dst, src, outer, n_src,
     /// inner bytes, index, 64-bit, n_index.
     Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+    /// Slices at coordinate tuples (GatherNd; each coordinate checked as
+    /// loaded): dst, src, self's leading extents (k of them), inner bytes,
+    /// indices, 64-bit, negative coordinates allowed, tuples.
+    GatherNd(
+        Ref,
+        Ref,
+        crate::executor::Strides,
+        i64,
+        Ref,
+        bool,
+        bool,
+        i64,
+    ),
     /// Scatter of rows (IndexCopy; each index checked as loaded): dst,
     /// src, outer, n_dst, inner bytes, index, 64-bit, n_index.
     Scatter(Ref, Ref, i64, i64, i64, Ref, bool, i64),
@@ -274,6 +287,35 @@ impl Launch {
                         return Err(Fault {
                             code: ACL_ERROR_RT_AICORE_EXCEPTION,
                             message: format!("npu-sim: {}: no {op:?} kernel for {t:?}", self.op),
+                        });
+                    }
+                }
+                Step::GatherNd(dst, src, dims, inner, index, is64, negative, tuples) => {
+                    let bad = unsafe {
+                        kernels::gather_nd(
+                            pool,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            dims,
+                            *inner,
+                            self.host(&hosts, *index),
+                            *is64,
+                            *negative,
+                            *tuples,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
+                        let bound = dims
+                            .get(pos as usize % dims.len().max(1))
+                            .copied()
+                            .unwrap_or(0);
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {bound} \
+                                 (valid coordinates are 0..{bound}); the kernel stopped at that index",
+                                self.op
+                            ),
                         });
                     }
                 }

@@ -703,3 +703,137 @@ fn index_copy_products() {
     drop(buf);
     reinit(SOC);
 }
+
+fn ndfirst(x: &T, i: &T, neg: bool, o: &T) -> Result<Planned, (i32, String)> {
+    let op = api().gather_nd().unwrap();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, i.0, neg, o.0, ws, ex) })
+}
+
+fn ndrun(x: &T, i: &T, neg: bool, o: &T, st: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = api().gather_nd().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |ws, ex| unsafe { (op.get_workspace_size)(x.0, i.0, neg, o.0, ws, ex) },
+        op.run,
+        st,
+    )
+}
+
+#[test]
+#[serial]
+fn gather_nd_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let st = Stream::new();
+        let mut seed = 120;
+        for &d in cpu_ref::supported_dtypes(Op::GatherNd, Family::A2) {
+            seed += 1;
+            // self: a transposed [4, 3] view; K = 1 and K = 2, negatives.
+            let x = rand_tensor(d, &[3, 4], seed)
+                .view(&[4, 3], &[1, 4], 0)
+                .unwrap();
+            let gx = upload(&x);
+            for (ishape, vals, neg) in [
+                (vec![3usize, 1], vec![3i64, 0, 2], false),
+                (vec![2, 2], vec![-1, 2, 0, -3], true),
+                (vec![1, 1, 2], vec![1, 1], false),
+            ] {
+                let idx = Tensor::from_slice(&ishape, &vals).unwrap();
+                let want = cpu_ref::gather_nd(SOC, &x, &idx, neg).unwrap();
+                let gi = upload(&idx);
+                let out = output(d, want.shape());
+                ndrun(&gx.t, &gi.t, neg, &out.t, &st).unwrap();
+                assert_eq!(out.buf.read(), want.contiguous_bytes(), "{d} {ishape:?}");
+            }
+            // A strided int32 indices view into a strided out.
+            let base = Tensor::from_slice(&[2, 2], &[2i32, 9, 0, 9]).unwrap();
+            let idx = base.view(&[2, 1], &[2, 1], 0).unwrap();
+            let want = cpu_ref::gather_nd(SOC, &x, &idx, false).unwrap();
+            let gi = upload(&idx);
+            let buf = Buf::from(&vec![0u8; 6 * d.size()]);
+            let o = view(acl_dtype(d), &[2, 3], &[1, 2], 0, buf.ptr, 6);
+            ndrun(&gx.t, &gi.t, false, &o, &st).unwrap();
+            let got = Tensor::from_bytes(d, &[6], buf.read())
+                .unwrap()
+                .view(&[2, 3], &[1, 2], 0)
+                .unwrap();
+            assert_eq!(got.contiguous_bytes(), want.contiguous_bytes(), "{d} views");
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn gather_nd_first_phase_errors_faults_and_products() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let null = T(std::ptr::null_mut());
+        let (x, i, o) = (
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+            f(aclDataType::ACL_INT64, &[2, 1]),
+            f(aclDataType::ACL_FLOAT, &[2, 3]),
+        );
+        for (k, (a, b, c)) in [(&null, &i, &o), (&x, &null, &o), (&x, &i, &null)]
+            .into_iter()
+            .enumerate()
+        {
+            let e = ndfirst(a, b, false, c).unwrap_err();
+            assert_eq!(e.0, ACLNN_ERR_PARAM_NULLPTR, "{k}");
+            assert!(e.1.contains(["self", "indices", "out"][k]), "{}", e.1);
+        }
+        let e = ndfirst(&x, &i, false, &f(aclDataType::ACL_INT32, &[2, 3])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = ndfirst(
+            &f(aclDataType::ACL_INT16, &[4, 3]),
+            &i,
+            false,
+            &f(aclDataType::ACL_INT16, &[2, 3]),
+        )
+        .unwrap_err();
+        assert!(e.1.contains("self has data type"), "{}", e.1);
+        let e = ndfirst(&x, &f(aclDataType::ACL_FLOAT, &[2, 1]), false, &o).unwrap_err();
+        assert!(e.1.contains("INT64 or INT32"), "{}", e.1);
+        let e = ndfirst(&x, &f(aclDataType::ACL_INT64, &[]), false, &o).unwrap_err();
+        assert!(e.1.contains("indices has rank 0"), "{}", e.1);
+        let e = ndfirst(&x, &f(aclDataType::ACL_INT64, &[2, 3]), false, &o).unwrap_err();
+        assert!(e.1.contains("last extent 3"), "{}", e.1);
+        let e = ndfirst(&x, &i, false, &f(aclDataType::ACL_FLOAT, &[2, 4])).unwrap_err();
+        assert!(e.1.contains("must be [2, 3]"), "{}", e.1);
+        // Coordinates out of range (negative without the flag): a fault.
+        let st = Stream::new();
+        let xd = upload(&rand_tensor(DType::Float32, &[4, 3], 1));
+        for (bad, neg) in [([0i64, 4], false), ([-1, 0], false), ([-5, 0], true)] {
+            let gi = upload(&Tensor::from_slice(&[2, 1], &bad).unwrap());
+            let out = output(DType::Float32, &[2, 3]);
+            let e = ndrun(&xd.t, &gi.t, neg, &out.t, &st).unwrap_err();
+            assert_eq!(e.0, "sync", "{e:?}");
+            assert!(e.2.contains("index out of range"), "{}", e.2);
+        }
+        // Empty indices: nothing planned.
+        let p = ndfirst(
+            &x,
+            &f(aclDataType::ACL_INT64, &[0, 1]),
+            false,
+            &f(aclDataType::ACL_FLOAT, &[0, 3]),
+        )
+        .unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(
+            launch(api().gather_nd().unwrap().run, &p, st.0),
+            ACL_SUCCESS
+        );
+    });
+    reinit("Ascend310B1");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
+    let i = dense(aclDataType::ACL_INT64, &[1, 1], &buf);
+    let o = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    assert_eq!(
+        ndfirst(&x, &i, false, &o).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop((x, i, o));
+    drop(buf);
+    reinit(SOC);
+}
