@@ -903,6 +903,13 @@ pub(crate) enum First<'a> {
         &'a AclTensor<'a>,
         &'a AclTensor<'a>,
     ),
+    /// `aclnnGatherNd(self, indices, negativeIndexSupport, out)`.
+    GatherNd(
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+        bool,
+        &'a AclTensor<'a>,
+    ),
     /// `aclnnInplaceIndexCopy(selfRef, dim, index, source)`.
     InplaceIndexCopy(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnReflectionPad1d(self, padding, out)` .. `aclnnCircularPad3d`:
@@ -951,6 +958,7 @@ impl First<'_> {
             First::GatherV2(..) => ("aclnnGatherV2GetWorkspaceSize", "aclnnGatherV2"),
             First::Gather(..) => ("aclnnGatherGetWorkspaceSize", "aclnnGather"),
             First::Take(..) => ("aclnnTakeGetWorkspaceSize", "aclnnTake"),
+            First::GatherNd(..) => ("aclnnGatherNdGetWorkspaceSize", "aclnnGatherNd"),
             First::IndexCopy(..) => ("aclnnIndexCopyGetWorkspaceSize", "aclnnIndexCopy"),
             First::InplaceIndexCopy(..) => (
                 "aclnnInplaceIndexCopyGetWorkspaceSize",
@@ -1271,6 +1279,16 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, dim, i.raw, s.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::GatherNd(x, i, negative, out) => {
+                let op = api.gather_nd()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, i.raw, negative, out.raw, &mut ws, &mut ex)
+                    },
                     op.run,
                 )
             }

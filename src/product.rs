@@ -61,6 +61,8 @@ pub enum OpKind {
     Gather,
     /// [`crate::Stream::take`]
     Take,
+    /// [`crate::Stream::gather_nd`]
+    GatherNd,
     /// [`crate::Stream::index_copy`] and its `_into` and in-place forms
     IndexCopy,
     /// [`crate::Stream::reflection_pad1d`]
@@ -110,6 +112,7 @@ impl OpKind {
             OpKind::GatherV2 => "gather_v2",
             OpKind::Gather => "gather",
             OpKind::Take => "take",
+            OpKind::GatherNd => "gather_nd",
             OpKind::IndexCopy => "index_copy",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
@@ -166,6 +169,8 @@ impl OpKind {
             OpKind::GatherV2 => family != Family::Atlas200I500A2,
             // ops.md §25: every family but 200I/500 A2.
             OpKind::Gather => family != Family::Atlas200I500A2,
+            // ops.md §28: every family but 200I/500 A2.
+            OpKind::GatherNd => family != Family::Atlas200I500A2,
             // ops.md §26: the training series, A2 and A3.
             OpKind::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
             // ops.md §27: the training series, A2 and A3.
@@ -216,8 +221,9 @@ impl OpKind {
                     | DType::U32
                     | DType::Bool
             ),
-            // Expand (ops.md §21): its own list (bfloat16 above).
-            OpKind::Expand => matches!(
+            // Expand (ops.md §21), GatherNd (§28): its own list (bfloat16
+            // above).
+            OpKind::Expand | OpKind::GatherNd => matches!(
                 dtype,
                 DType::F16
                     | DType::F32

@@ -574,3 +574,104 @@ fn index_copy_every_dtype_form_and_rule() {
         "self",
     );
 }
+
+fn invalid_nd(e: Error, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), ("gather_nd", param), "{e}"),
+        other => panic!("expected invalid (gather_nd, {param}), got {other}"),
+    }
+}
+
+#[test]
+fn gather_nd_every_dtype_form_and_rule() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 700;
+    for d in R::ALL {
+        seed += 1;
+        let what = format!("gather_nd {d}");
+        let x = ref_tensor(d, &[4, 3], Some(&[1, 0]), seed);
+        let gx = upload(&s, &x);
+        for (ishape, vals, neg) in [
+            (vec![3usize, 1], vec![3i64, 0, 2], false),
+            (vec![2, 2], vec![-1, 2, 0, -3], true),
+        ] {
+            let idx = cpu_ref::Tensor::from_slice(&ishape, &vals).unwrap();
+            let gi = upload(&s, &idx);
+            let want = cpu_ref::gather_nd(&soc, &x, &idx, neg);
+            let got = s.gather_nd(&gx, &gi, neg).and_then(|t| {
+                s.synchronize()?;
+                Ok(t)
+            });
+            check(got, want.clone(), &what);
+            if let Ok(want) = want {
+                let shape = want.shape().to_vec();
+                let rev: Vec<usize> = shape.iter().rev().copied().collect();
+                let store = Tensor::zeros(&s, dtype(d), &rev).unwrap();
+                let order: Vec<i64> = (0..shape.len() as i64).rev().collect();
+                let out = store.permute(&order).unwrap();
+                let r = s.gather_nd_into(&gx, &gi, neg, &out).map(|()| out.clone());
+                check(r, Ok(want), &format!("{what} (into)"));
+            }
+        }
+    }
+    // Aliasing, out of range (device and host), every rule.
+    let w = ref_tensor(R::Int64, &[4], None, 7);
+    let gw = upload(&s, &w);
+    let ri = cpu_ref::Tensor::from_slice(&[4, 1], &[3i64, 2, 1, 0]).unwrap();
+    let want = cpu_ref::gather_nd(&soc, &w, &ri, false).unwrap();
+    s.gather_nd_into(&gw, &upload(&s, &ri), false, &gw).unwrap();
+    common::assert_same(&gw, &want, "aliasing");
+    let bad = Tensor::from_slice(&s, &[1, 1], &[-1i64]).unwrap();
+    let e = s
+        .gather_nd(&gw, &bad, false)
+        .and_then(|t| t.to_bytes())
+        .unwrap_err();
+    assert_eq!(e.kind(), "index_out_of_range", "{e}");
+    let z = Tensor::zeros(&s, DType::F32, &[2, 0]).unwrap();
+    let zi = Tensor::from_slice(&s, &[1, 1], &[2i64]).unwrap();
+    assert_eq!(
+        s.gather_nd(&z, &zi, false).unwrap_err().kind(),
+        "index_out_of_range"
+    );
+    let x = Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap();
+    let i = Tensor::zeros(&s, DType::I64, &[2, 1]).unwrap();
+    assert_eq!(
+        s.gather_nd(&Tensor::zeros(&s, DType::F64, &[2]).unwrap(), &i, false)
+            .unwrap_err()
+            .kind(),
+        "unsupported_dtype"
+    );
+    invalid_nd(
+        s.gather_nd(&Tensor::zeros(&s, DType::F32, &[]).unwrap(), &i, false)
+            .unwrap_err(),
+        "self",
+    );
+    invalid_nd(
+        s.gather_nd(&x, &Tensor::zeros(&s, DType::F32, &[2, 1]).unwrap(), false)
+            .unwrap_err(),
+        "indices",
+    );
+    invalid_nd(
+        s.gather_nd(&x, &Tensor::zeros(&s, DType::I64, &[]).unwrap(), false)
+            .unwrap_err(),
+        "indices",
+    );
+    invalid_nd(
+        s.gather_nd(&x, &Tensor::zeros(&s, DType::I64, &[1, 3]).unwrap(), false)
+            .unwrap_err(),
+        "indices",
+    );
+    invalid_nd(
+        s.gather_nd_into(
+            &x,
+            &i,
+            false,
+            &Tensor::zeros(&s, DType::F32, &[2, 3]).unwrap(),
+        )
+        .unwrap_err(),
+        "out",
+    );
+}

@@ -158,6 +158,12 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::take(soc, &x, &gi),
                 &what("take"),
             );
+            let ni = cpu_ref::Tensor::from_slice(&[2, 1], &[2i64, 0]).unwrap();
+            compare(
+                s.gather_nd(&dx, &common::upload(&s, &ni), false),
+                cpu_ref::gather_nd(soc, &x, &ni, false),
+                &what("gather_nd"),
+            );
             let ci = cpu_ref::Tensor::from_slice(&[1], &[2i64]).unwrap();
             let cs = cpu_ref::Tensor::from_bytes(
                 x.dtype(),

@@ -472,3 +472,29 @@ proptest! {
         check(got, want, &format!("index_copy {d} {shape:?} {perm:?} dim {dim} index {idx:?} source {ss:?} in place {inplace}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// GatherNd (spec section 28): tuples of K coordinates (K from 0 to
+    /// rank + 1), now and then out of range or negative, with and without
+    /// negative coordinates allowed; found by the device at the read.
+    #[test]
+    fn gather_nd_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), k_sel in 0usize..10, lead in proptest::collection::vec(0usize..3, 0..3), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), negative in any::<bool>(), flip in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let k = k_sel % (shape.len() + 2);
+        let mut ishape = lead.clone();
+        ishape.push(k);
+        let cnt: usize = ishape.iter().product();
+        let idx: Vec<i64> = (0..cnt).map(|p| {
+            let n = shape.get(p % k.max(1)).copied().unwrap_or(1);
+            let v = pick_index(sels[p % 8].wrapping_add(p as u16), n, bad.is_none_or(|b| b % cnt.max(1) != p));
+            if flip && negative && v >= 0 && (v as usize) < n { v - n as i64 } else { v }
+        }).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap();
+        let want = cpu_ref::gather_nd(rt().soc(), &x, &index, negative);
+        let got = s.gather_nd(&upload(&s, &x), &upload(&s, &index), negative).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("gather_nd {d} {shape:?} {perm:?} index {ishape:?} {idx:?} negative {negative}"));
+    }
+}

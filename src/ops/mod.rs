@@ -10,6 +10,7 @@ pub(crate) mod expand;
 pub(crate) mod fill;
 pub(crate) mod flip;
 pub(crate) mod gather;
+pub(crate) mod gather_nd;
 pub(crate) mod gather_v2;
 pub(crate) mod index_cache;
 pub(crate) mod index_copy;
