@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The gathers programs (tests/aclnn/gather_v2.cpp: aclnnGatherV2;
 # gather.cpp: aclnnGather; take.cpp: aclnnTake; index_copy.cpp:
-# aclnnIndexCopy and aclnnInplaceIndexCopy; all ops-nn operators, so
-# -lopapi_nn), written as CANN's samples are, built with CANN's documented
-# line against `npu-ops sim install` output and run:
+# aclnnIndexCopy and aclnnInplaceIndexCopy; gather_nd.cpp: aclnnGatherNd;
+# all ops-nn operators, so -lopapi_nn), written as CANN's samples are,
+# built with CANN's documented line against `npu-ops sim install` output
+# and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
 #       -lopapi_nn -lascendcl -lnnopbase
 # plus the legacy umbrella (-lopapi), and a link that must fail as on an NPU
@@ -32,7 +33,7 @@ run() { # name compiler-line...
 }
 
 # The ops-nn gathers: libopapi_nn.so (and the umbrella).
-for op in gather_v2 gather take index_copy; do
+for op in gather_v2 gather take index_copy gather_nd; do
     run "$op" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
         -L "$ROOT/lib64" -lopapi_nn -lascendcl -lnnopbase -o "$bin/$op"
     run "${op}_legacy" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
@@ -44,4 +45,4 @@ out=$("$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/gather
     -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/bad" 2>&1) && fail "GatherV2 linked without libopapi_nn"
 grep -q "undefined reference to \`aclnnGatherV2GetWorkspaceSize'" <<<"$out" || fail "GatherV2 without libopapi_nn: $out"
 echo "== GatherV2 without libopapi_nn: fails to link (undefined aclnnGatherV2GetWorkspaceSize), as on an NPU host"
-echo "gather-samples: gather_v2, gather, take and index_copy build with CANN's lines and pass; the wrong link fails"
+echo "gather-samples: gather_v2, gather, take, index_copy and gather_nd build with CANN's lines and pass; the wrong link fails"

@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 34;
+            let which = i.u8() % 35;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -398,6 +398,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
                     wsp,
                     exp,
                 ),
+                34 => (a.aclnnGatherNdGetWorkspaceSize.unwrap())(t0, t1, i.one_in(2), t2, wsp, exp),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -533,7 +534,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnTake,
                 a.aclnnIndexCopy,
                 a.aclnnInplaceIndexCopy,
-            ][(if i.one_in(8) { i.u8() % 34 } else { which }) as usize]
+                a.aclnnGatherNd,
+            ][(if i.one_in(8) { i.u8() % 35 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -266,6 +266,8 @@ enum Call {
     /// `index_copy(x, dim, index, source)` (in place when the last is
     /// set): dim, the index values, the source.
     IndexCopy(i64, Vec<i64>, Other, bool),
+    /// `gather_nd(x, indices, negative)`: the indices' shape and values.
+    GatherNd(Vec<usize>, Vec<i64>, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -794,6 +796,30 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             };
             Call::IndexCopy(dim, idx, source, src.chance(1, 2))
         }
+        _ if src.chance(1, 8) => {
+            let k = src.range(0, rank as i64 + 1) as usize;
+            let lead = src.range(0, 2) as usize;
+            let mut ishape: Vec<usize> = (0..lead).map(|_| src.range(0, 3) as usize).collect();
+            ishape.push(k);
+            let cnt: usize = ishape.iter().product();
+            let negative = src.chance(1, 2);
+            let idx = (0..cnt)
+                .map(|p| {
+                    let n = shape.get(p % k.max(1)).copied().unwrap_or(0) as i64;
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        let v = src.range(0, n - 1);
+                        if negative && src.chance(1, 3) {
+                            v - n
+                        } else {
+                            v
+                        }
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::GatherNd(ishape, idx, negative)
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -997,6 +1023,10 @@ fn ref_call(
             };
             cpu_ref::take(soc, x, &index)
         }
+        Call::GatherNd(ishape, idx, negative) => {
+            let index = cpu_ref::Tensor::from_slice(ishape, idx)?;
+            cpu_ref::gather_nd(soc, x, &index, *negative)
+        }
         Call::IndexCopy(dim, idx, source, _) => {
             let index = cpu_ref::Tensor::from_slice(&[idx.len()], idx)?;
             cpu_ref::index_copy(soc, x, *dim, &index, &ref_other(source)?)
@@ -1102,6 +1132,9 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
             s.gather(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
         }
         Call::Take(ishape, idx, wide) => s.take(x, &shaped_index(s, ishape, idx, *wide)?),
+        Call::GatherNd(ishape, idx, negative) => {
+            s.gather_nd(x, &Tensor::from_slice(s, ishape, idx)?, *negative)
+        }
         Call::IndexCopy(dim, idx, source, inplace) => {
             let i = Tensor::from_slice(s, &[idx.len()], idx)?;
             let so = our_other(s, source)?;
@@ -1525,6 +1558,7 @@ fn error_forms(
         | Call::Gather(..)
         | Call::Take(..)
         | Call::IndexCopy(..)
+        | Call::GatherNd(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

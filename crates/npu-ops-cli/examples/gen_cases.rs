@@ -1713,6 +1713,60 @@ where
             }
         }
     }
+    // GatherNd: every family x dtype, a self view of rank 1 to 3, tuples
+    // of K = 1..rank coordinates (now and then K out of range), leading
+    // index dims 0 to 2, coordinates now and then negative (with or
+    // without the flag) or out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = loop {
+                    let (st, x) = input(d, &mut r, 3);
+                    if x.rank() >= 1 {
+                        break (st, x);
+                    }
+                };
+                let rank = x.rank();
+                let k = if r.below(12) == 0 {
+                    rank + 1
+                } else {
+                    r.range(1, rank as i64 + 1) as usize
+                };
+                let lead = r.below(3) as usize;
+                let mut shape: Vec<usize> = (0..lead).map(|_| r.below(3) as usize + 1).collect();
+                shape.push(k);
+                let cnt: usize = shape.iter().product();
+                let negative = r.below(2) == 0;
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|p| {
+                        let n = x.shape().get(p % k).copied().unwrap_or(1) as i64;
+                        match r.below(12) {
+                            0 => n + r.below(2) as i64 * -(2 * n + 1),
+                            1 | 2 => r.range(-n, 0),
+                            _ => r.range(0, n.max(1)),
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "gather_nd",
+                    soc,
+                    (&st, &x),
+                    json!({"indices": tensor_json(&idx), "negative": negative}),
+                    expect(cpu_ref::gather_nd(soc, &x, &idx, negative)),
+                    &tag,
+                );
+            }
+        }
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

@@ -46,7 +46,8 @@ pub struct Case {
     /// `triu`, `split_tensor`, `split_with_size`, `reflection_pad1d` ..
     /// `reflection_pad3d`, `replication_pad1d` .. `replication_pad3d`,
     /// `circular_pad2d`, `circular_pad3d`, `permute`, `flip`, `roll`, `expand`,
-    /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`, `index_copy`.
+    /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`, `index_copy`,
+    /// `gather_nd`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -70,7 +71,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 34] = [
+const OPS: [&str; 35] = [
     "slice",
     "index_select",
     "as_strided",
@@ -105,6 +106,7 @@ const OPS: [&str; 34] = [
     "gather",
     "take",
     "index_copy",
+    "gather_nd",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

@@ -522,6 +522,22 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 (Err(e), _) | (_, Err(e)) => Err(e),
             }
         }
+        "gather_nd" => {
+            let idx = case::tensor(get("indices")?, &ctx("indices"))?;
+            let negative = match p.get("negative") {
+                None => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| format!("{}: expected true or false", ctx("negative")))?,
+            };
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the indices data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &idx) {
+                Ok(i) => s.gather_nd(&x, &i, negative),
+                Err(e) => Err(e),
+            }
+        }
         "take" => {
             let idx = case::tensor(get("index")?, &ctx("index"))?;
             if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
