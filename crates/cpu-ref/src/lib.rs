@@ -8,7 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`], [`take()`], [`index_copy()`] and [`gather_nd()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`], [`take()`], [`index_copy()`], [`gather_nd()`] and [`masked_select()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -63,6 +63,7 @@ pub use ops::gather_nd::{gather_nd, gather_nd_out_shape};
 pub use ops::gather_v2::{gather_v2, gather_v2_out_shape};
 pub use ops::index_copy::index_copy;
 pub use ops::index_select::{index_select, index_select_out_shape};
+pub use ops::masked_select::{masked_select, masked_select_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::pad::{
     circular_pad2d, circular_pad3d, pad, pad_kind, pad_out_shape, reflection_pad1d,

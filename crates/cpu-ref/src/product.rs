@@ -156,6 +156,8 @@ pub enum Op {
     IndexCopy,
     /// `aclnnGatherNd` (section 28).
     GatherNd,
+    /// `aclnnMaskedSelect` (section 29).
+    MaskedSelect,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -176,7 +178,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 35] = [
+    pub const ALL: [Op; 36] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -212,6 +214,7 @@ impl Op {
         Op::Take,
         Op::IndexCopy,
         Op::GatherNd,
+        Op::MaskedSelect,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -244,6 +247,7 @@ impl Op {
             Op::Take => "take",
             Op::IndexCopy => "index_copy",
             Op::GatherNd => "gather_nd",
+            Op::MaskedSelect => "masked_select",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -373,6 +377,20 @@ const EXPAND_A2_A3: &[DType] = &[
     DType::Int8,
     DType::Int32,
     DType::Int64,
+    DType::Bool,
+    DType::BFloat16,
+];
+
+/// MaskedSelect (section 29) on A2 / A3; elsewhere without bfloat16.
+const MASKED_SELECT_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
     DType::Bool,
     DType::BFloat16,
 ];
@@ -610,8 +628,8 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - tril, triu **(project, to be checked)**: every family but Atlas
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
-/// - gather_v2, gather, gather_nd: every family but Atlas 200I/500 A2
-///   (sections 24, 25, 28).
+/// - gather_v2, gather, gather_nd, masked_select: every family but Atlas
+///   200I/500 A2 (sections 24, 25, 28, 29).
 /// - take, index_copy: training, A2, A3 (sections 26, 27).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
@@ -626,7 +644,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
-        Op::GatherV2 | Op::Gather | Op::GatherNd => family != Family::A200I500A2,
+        Op::GatherV2 | Op::Gather | Op::GatherNd | Op::MaskedSelect => family != Family::A200I500A2,
         Op::Take | Op::IndexCopy => {
             matches!(family, Family::Training | Family::A2 | Family::A3)
         }
@@ -703,6 +721,9 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // GatherNd (section 28): Expand's list.
         Op::GatherNd if a2_or_a3 => EXPAND_A2_A3,
         Op::GatherNd => &EXPAND_A2_A3[..7],
+        // MaskedSelect (section 29): its own list.
+        Op::MaskedSelect if a2_or_a3 => MASKED_SELECT_A2_A3,
+        Op::MaskedSelect => &MASKED_SELECT_A2_A3[..9],
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -865,7 +886,8 @@ mod tests {
                 "gather",
                 "take",
                 "index_copy",
-                "gather_nd"
+                "gather_nd",
+                "masked_select"
             ]
         );
     }
@@ -891,7 +913,9 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
-                Op::GatherV2 | Op::Gather | Op::GatherNd => [true, true, true, true, false],
+                Op::GatherV2 | Op::Gather | Op::GatherNd | Op::MaskedSelect => {
+                    [true, true, true, true, false]
+                }
                 Op::Take | Op::IndexCopy => [true, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d

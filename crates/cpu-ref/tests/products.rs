@@ -3,14 +3,14 @@
 
 use cpu_ref::{
     add, as_strided, cast, cat, circular_pad2d, circular_pad3d, embedding, expand, fill_scalar,
-    flip, gather, gather_nd, gather_v2, index_copy, index_select, mul, permute, reflection_pad1d,
-    reflection_pad2d, reflection_pad3d, repeat, replication_pad1d, replication_pad2d,
-    replication_pad3d, roll, sampled_slice, slice, split_tensor, split_with_size, stack, subtensor,
-    take, tril, triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar,
-    Tensor,
+    flip, gather, gather_nd, gather_v2, index_copy, index_select, masked_select, mul, permute,
+    reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat, replication_pad1d,
+    replication_pad2d, replication_pad3d, roll, sampled_slice, slice, split_tensor,
+    split_with_size, stack, subtensor, take, tril, triu, zero, DType, Family, RefError, SampleMode,
+    SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 35] = [
+const OPS: [&str; 36] = [
     "slice",
     "index_select",
     "as_strided",
@@ -46,6 +46,7 @@ const OPS: [&str; 35] = [
     "take",
     "index_copy",
     "gather_nd",
+    "masked_select",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -83,6 +84,11 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "gather_v2" => gather_v2(soc, x, 1, &index),
         "take" => take(soc, x, &index),
         "gather_nd" => gather_nd(soc, x, &index, false),
+        "masked_select" => masked_select(
+            soc,
+            x,
+            &Tensor::from_bytes(DType::Bool, &[2], vec![1, 0]).unwrap(),
+        ),
         "index_copy" => index_copy(
             soc,
             x,
@@ -122,7 +128,7 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
-        "roll" | "expand" | "repeat" | "gather_v2" | "gather" | "gather_nd" => {
+        "roll" | "expand" | "repeat" | "gather_v2" | "gather" | "gather_nd" | "masked_select" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
         "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" | "replication_pad1d"
@@ -183,6 +189,12 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             _ => true,
         },
         "tril" | "triu" | "gather" => match dtype {
+            DType::Complex64 | DType::Complex128 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
+        "masked_select" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
             DType::Complex64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
@@ -254,7 +266,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 35 * 28 * 15);
+    assert_eq!(checked, 36 * 28 * 15);
 }
 
 #[test]

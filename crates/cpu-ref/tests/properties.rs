@@ -3,8 +3,8 @@
 
 use cpu_ref::{
     add, as_strided, cat, embedding, expand, fill_scalar, flip, gather, gather_nd, gather_v2,
-    index_copy, index_select, mul, permute, repeat, roll, sampled_slice, slice, stack, subtensor,
-    take, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    index_copy, index_select, masked_select, mul, permute, repeat, roll, sampled_slice, slice,
+    stack, subtensor, take, zero, SampleMode, SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -937,6 +937,43 @@ proptest! {
         prop_assert_eq!(
             gather_nd(soc, &x, &i3, true).unwrap().contiguous_bytes(),
             gather_nd(soc, &x, &i2, false).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// MaskedSelect with a mask of self's shape picks exactly the elements
+    /// whose mask byte is set, in order (a naive restatement); a row mask
+    /// broadcast over the rows equals the full mask it stands for; a
+    /// transposed self gives its contiguous copy's result.
+    #[test]
+    fn masked_select_restated(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        bits in prop::collection::vec(any::<bool>(), 16),
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let full: Vec<u8> = (0..rows * cols).map(|k| bits[k % 16] as u8).collect();
+        let m = Tensor::from_bytes(cpu_ref::DType::Bool, &[rows, cols], full.clone()).unwrap();
+        let got = masked_select(soc, &x, &m).unwrap().to_vec::<i32>().unwrap();
+        let xs = x.to_vec::<i32>().unwrap();
+        let want: Vec<i32> = xs.iter().zip(&full).filter(|(_, &b)| b != 0).map(|(v, _)| *v).collect();
+        prop_assert_eq!(got, want);
+        let row: Vec<u8> = (0..cols).map(|k| bits[k] as u8).collect();
+        let rm = Tensor::from_bytes(cpu_ref::DType::Bool, &[cols], row.clone()).unwrap();
+        let tiled: Vec<u8> = (0..rows).flat_map(|_| row.clone()).collect();
+        let tm = Tensor::from_bytes(cpu_ref::DType::Bool, &[rows, cols], tiled).unwrap();
+        prop_assert_eq!(
+            masked_select(soc, &x, &rm).unwrap().contiguous_bytes(),
+            masked_select(soc, &x, &tm).unwrap().contiguous_bytes()
+        );
+        let xt = transposed(&arange(&[cols, rows]));
+        prop_assert_eq!(
+            masked_select(soc, &xt, &m).unwrap().contiguous_bytes(),
+            masked_select(soc, &xt.to_contiguous(), &m).unwrap().contiguous_bytes()
         );
     }
 }

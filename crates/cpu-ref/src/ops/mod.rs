@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather, Take, IndexCopy and GatherNd), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather, Take, IndexCopy, GatherNd and MaskedSelect), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -19,6 +19,7 @@ pub mod gather_nd;
 pub mod gather_v2;
 pub mod index_copy;
 pub mod index_select;
+pub mod masked_select;
 pub mod mul;
 pub mod pad;
 pub mod permute;
