@@ -241,6 +241,7 @@ mod generate {
             "aclnn_take.h",
             "aclnn_index_copy.h",
             "aclnn_gather_nd.h",
+            "aclnn_masked_select.h",
             "aclnn_reflection_pad1d.h",
             "aclnn_reflection_pad2d.h",
             "aclnn_reflection_pad3d.h",

@@ -1146,6 +1146,12 @@ aclnnStatus aclnnGatherNdGetWorkspaceSize(const aclTensor *self, const aclTensor
 aclnnStatus aclnnGatherNd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                           aclrtStream stream);
 
+/* @cann aclnnop/aclnn_masked_select.h */
+aclnnStatus aclnnMaskedSelectGetWorkspaceSize(const aclTensor *self, const aclTensor *mask, aclTensor *out,
+                                              uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnMaskedSelect(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                              aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

@@ -383,6 +383,9 @@ api_table! {
         gather_nd: "GatherNd" => fn aclnnGatherNdGetWorkspaceSize(
             *const aclTensor, *const aclTensor, bool, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnGatherNd;
+        masked_select: "MaskedSelect" => fn aclnnMaskedSelectGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnMaskedSelect;
     }
 }
 

@@ -150,6 +150,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_masked_select.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -207,6 +211,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_roll.h",
             "aclnnop/aclnn_expand.h",
             "aclnnop/aclnn_repeat.h",
+            "aclnnop/aclnn_masked_select.h",
             "aclnnop/aclnn_tril.h",
             "aclnnop/aclnn_triu.h",
             "aclnnop/aclnn_split_tensor.h",

@@ -6,7 +6,7 @@
 //! Cat, Stack, InplaceFillScalar, InplaceZero, Cast, Tril, InplaceTril, Triu, InplaceTriu,
 //! SplitTensor, SplitWithSize, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d,
 //! CircularPad2d/3d, Permute, Flip, Roll, Expand, Repeat, Embedding, GatherV2, Gather, Take, IndexCopy,
-//! InplaceIndexCopy and GatherNd
+//! InplaceIndexCopy, GatherNd and MaskedSelect
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status

@@ -76,7 +76,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
-                "aclnnTakeGetWorkspaceSize" => "const void *a, const void *b, void *c",
+                "aclnnTakeGetWorkspaceSize" | "aclnnMaskedSelectGetWorkspaceSize" => {
+                    "const void *a, const void *b, void *c"
+                }
                 "aclnnGatherNdGetWorkspaceSize" => "const void *a, const void *b, _Bool c, void *d",
                 "aclnnIndexCopyGetWorkspaceSize" => {
                     "void *a, int64_t b, const void *c, const void *d, void *e"
@@ -178,6 +180,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Roll",
             "Expand",
             "Repeat",
+            "MaskedSelect",
         ]),
         tag,
         1,
@@ -523,7 +526,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Permute",
             "Roll",
             "Expand",
-            "Repeat"
+            "Repeat",
+            "MaskedSelect"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -683,6 +687,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Roll",
             "Expand",
             "Repeat",
+            "MaskedSelect",
         ]),
         "x",
         6,

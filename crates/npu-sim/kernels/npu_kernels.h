@@ -245,6 +245,22 @@ int64_t npu_gather_nd_run(void *dst, const void *src, int32_t k, const int64_t *
                           int64_t t_begin, int64_t t_end, int64_t *bad_value);
 
 /* ------------------------------------------------------------------------ */
+/* The elements where a mask is set, packed (MaskedSelect)                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Walks d->shape (rank 0..NPU_MAX_RANK) in row-major order; at index p the
+ * mask byte lies at sum(p_k * d->dst_stride[k]) bytes from mask (a 1-byte
+ * BOOL or UINT8 mask; strides may be 0 to broadcast) and the element of
+ * src at sum(p_k * d->src_stride[k]) elements of d->elem_size bytes. Each
+ * element whose mask byte is non-zero is written to dst, contiguous, in
+ * order. Returns the count written (0 for an empty or invalid
+ * description). Sequential: the packing order is the walk's.
+ */
+int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src,
+                              const void *mask);
+
+/* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */
 /* ------------------------------------------------------------------------ */
 

@@ -2067,6 +2067,33 @@ static void test_gather_nd(void)
     CHECK(npu_gather_nd_run(out, src, 0, dims, 4, ix, 1, 0, 0, 2, NULL) == -1, "k 0");
 }
 
+/* MaskedSelect: a full mask, a broadcast row mask, a 0-D description. */
+static void test_masked_select(void)
+{
+    const int32_t src[6] = {0, 1, 2, 3, 4, 5}; /* [3, 2] */
+    const unsigned char full[6] = {1, 0, 0, 1, 7, 0};
+    const unsigned char row[2] = {0, 1};
+    int32_t out[6] = {0};
+    npu_copy_desc d = {0};
+    d.rank = 2;
+    d.shape[0] = 3;
+    d.shape[1] = 2;
+    d.src_stride[0] = 2;
+    d.src_stride[1] = 1;
+    d.dst_stride[0] = 2;
+    d.dst_stride[1] = 1;
+    d.elem_size = 4;
+    CHECK(npu_masked_select_run(&d, out, src, full) == 3, "full mask count");
+    CHECK(out[0] == 0 && out[1] == 3 && out[2] == 4, "full mask values");
+    d.dst_stride[0] = 0;
+    CHECK(npu_masked_select_run(&d, out, src, row) == 3, "row mask count");
+    CHECK(out[0] == 1 && out[1] == 3 && out[2] == 5, "row mask values");
+    d.rank = 0;
+    CHECK(npu_masked_select_run(&d, out, src + 4, full) == 1 && out[0] == 4, "0-D");
+    d.rank = 9;
+    CHECK(npu_masked_select_run(&d, out, src, full) == 0, "invalid rank");
+}
+
 int main(void)
 {
     const clock_t t0 = clock();
@@ -2083,6 +2110,7 @@ int main(void)
     run("gather elements", test_gather_elements);
     run("scatter", test_scatter);
     run("gather nd", test_gather_nd);
+    run("masked select", test_masked_select);
     run("half precision", test_half);
     run("cast rules", test_cast_rules);
     run("cast values", test_cast_values);

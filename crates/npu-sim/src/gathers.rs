@@ -1040,3 +1040,175 @@ pub unsafe extern "C" fn aclnnGatherNd(
         )
     })
 }
+
+/// `aclnnMaskedSelectGetWorkspaceSize`: the elements of `self` where the
+/// broadcast `mask` is set, packed at the front of `out` (1-D of the
+/// broadcast element count; the rest of `out` is left as it was).
+///
+/// Null `self`, `mask`, `out`, `workspaceSize`, `executor` (`161001`), the
+/// product's kernel (`561003`), then `161002` for `self`'s dtype, `mask`'s
+/// dtype (BOOL or UINT8), `out`'s dtype differing from `self`'s, shapes
+/// that do not broadcast, `out` not 1-D of the broadcast element count;
+/// then the structure of the views and `out` writing one element twice.
+/// A broadcast shape with a zero extent plans nothing.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnMaskedSelectGetWorkspaceSize(
+    self_: *const aclTensor,
+    mask: *const aclTensor,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::MaskedSelect;
+    first_phase(op, || {
+        let (fam, [x, m, o]) = preamble(
+            op,
+            &[
+                ("self", self_.is_null()),
+                ("mask", mask.is_null()),
+                ("out", out.is_null()),
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+            ],
+            [("self", self_), ("mask", mask), ("out", out.cast_const())],
+        )?;
+        dtype_ok(op, fam, &x, "self")?;
+        if m.dtype != aclDataType::ACL_BOOL && m.dtype != aclDataType::ACL_UINT8 {
+            return Err(invalid(
+                op,
+                format_args!("mask data type {} must be BOOL or UINT8", m.dtype.0),
+            ));
+        }
+        same_dtype(op, &o, &x)?;
+        structure(op, &[(&x, "self"), (&m, "mask"), (&o, "out")])?;
+        let r = x.view.len().max(m.view.len());
+        let mut shape = Dims::new();
+        for k in 0..r {
+            let at = |v: &[i64]| {
+                let lead = r - v.len();
+                if k < lead {
+                    1
+                } else {
+                    v[k - lead]
+                }
+            };
+            let (a, b) = (at(&x.view), at(&m.view));
+            if a != b && a != 1 && b != 1 {
+                return Err(invalid(
+                    op,
+                    format_args!(
+                        "self's shape {:?} and mask's {:?} do not broadcast",
+                        x.view, m.view
+                    ),
+                ));
+            }
+            shape.push(if a == 1 { b } else { a });
+        }
+        let n = crate::executor::numel_checked(&shape)
+            .ok_or_else(|| invalid(op, "the broadcast shape overflows 64 bits"))?;
+        if o.view.len() != 1 || o.view[0] != n {
+            return Err(invalid(
+                op,
+                format_args!("out shape {:?} must be [{n}]", o.view),
+            ));
+        }
+        writes_once(op, &o, "out")?;
+        let empty = n == 0;
+        let workspace = if !empty && !is_contiguous(&o.view, &o.strides) {
+            align(bytes(&o))
+        } else {
+            0
+        };
+        let plan = if empty {
+            Plan::Empty
+        } else {
+            Plan::MaskedSelect
+        };
+        // SAFETY: the preamble checked both non-null; valid by this
+        // function's contract.
+        Ok(unsafe {
+            finish(
+                op,
+                plan,
+                smallvec::smallvec![x, m],
+                smallvec::smallvec![o],
+                workspace,
+                workspace_size,
+                executor,
+            )
+        })
+    })
+}
+
+/// MaskedSelect's plan: one compaction step reading `self` and `mask`
+/// through their own broadcast strides into `out` (through the workspace,
+/// holding `out`'s old values first, when it is not contiguous).
+fn build_masked_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
+    let (x, m, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
+    let mut l = Launch::new(e.op.name());
+    let r = x.view.len().max(m.view.len());
+    let mut shape = Dims::new();
+    for k in 0..r {
+        let at = |v: &[i64]| {
+            let lead = r - v.len();
+            if k < lead {
+                1
+            } else {
+                v[k - lead]
+            }
+        };
+        shape.push(at(&x.view).max(at(&m.view)));
+    }
+    let xs = crate::ops::broadcast(&shape, &x.view, &x.strides).expect("checked");
+    let ms = crate::ops::broadcast(&shape, &m.view, &m.strides).expect("checked");
+    let src = l
+        .view(rt, "self", x, (&x.view, &x.strides, x.offset), false)
+        .expect("non-empty");
+    let mask = l
+        .view(rt, "mask", m, (&m.view, &m.strides, m.offset), false)
+        .expect("non-empty");
+    let out = l
+        .view(rt, "out", o, (&o.view, &o.strides, o.offset), true)
+        .expect("non-empty");
+    let es = elem(x);
+    let desc = CopyDesc::new(&shape, &ms, &xs, es);
+    if is_contiguous(&o.view, &o.strides) {
+        l.steps.push(Step::MaskedSelect(desc, out, src, mask));
+    } else {
+        let tmp = l.region(rt, "workspace (out staging)", ws, bytes(o), true);
+        let (to, from) = (contiguous(&o.view), &o.strides);
+        l.steps
+            .push(Step::Copy(CopyDesc::new(&o.view, &to, from, es), tmp, out));
+        l.steps.push(Step::MaskedSelect(desc, tmp, src, mask));
+        l.steps
+            .push(Step::Copy(CopyDesc::new(&o.view, from, &to, es), out, tmp));
+    }
+    l
+}
+
+/// `aclnnMaskedSelect`.
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnMaskedSelect(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::MaskedSelect.name(), ACLNN_ERR_INNER, || {
+        crate::executor::run(
+            Op::MaskedSelect,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_masked_select,
+        )
+    })
+}

@@ -84,6 +84,12 @@ unsafe extern "C" {
         t_end: i64,
         bad_value: *mut i64,
     ) -> i64;
+    fn npu_masked_select_run(
+        d: *const CopyDesc,
+        dst: *mut c_void,
+        src: *const c_void,
+        mask: *const c_void,
+    ) -> i64;
     fn npu_scatter_run(
         dst: *mut c_void,
         src: *const c_void,
@@ -664,6 +670,26 @@ pub unsafe fn gather_nd(
         }
     });
     first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The elements of `src` whose mask byte is set, walking `d.shape` in
+/// row-major order (`src` at `d.src_stride`, the 1-byte mask at
+/// `d.dst_stride`, either 0 to broadcast), packed into `dst`; returns the
+/// count written. Sequential (the packing order is the walk's).
+///
+/// # Safety
+/// `src` and `mask` valid for every element `d`'s strides address; `dst`
+/// for `numel(d.shape)` elements of `d.elem_size` bytes.
+pub unsafe fn masked_select(d: CopyDesc, dst: *mut u8, src: *const u8, mask: *const u8) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        npu_masked_select_run(
+            &d,
+            dst as *mut c_void,
+            src as *const c_void,
+            mask as *const c_void,
+        )
+    }
 }
 
 /// Element size of a kernel dtype.

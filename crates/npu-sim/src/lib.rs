@@ -13,7 +13,7 @@
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
 // IndexSelect's plan), gathers (GatherV2, Take: likewise; Gather: an
 // element-wise gather step; IndexCopy and its in-place twin: a scatter step;
-// GatherNd: a gather-nd step).
+// GatherNd: a gather-nd step; MaskedSelect: a compaction step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -489,7 +489,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 39);
+/// assert_eq!(api.available_operators().len(), 40);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -629,6 +629,8 @@ pub fn api() -> Api {
         aclnnInplaceIndexCopy: Some(aclnnInplaceIndexCopy),
         aclnnGatherNdGetWorkspaceSize: Some(aclnnGatherNdGetWorkspaceSize),
         aclnnGatherNd: Some(aclnnGatherNd),
+        aclnnMaskedSelectGetWorkspaceSize: Some(aclnnMaskedSelectGetWorkspaceSize),
+        aclnnMaskedSelect: Some(aclnnMaskedSelect),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

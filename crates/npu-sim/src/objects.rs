@@ -71,6 +71,9 @@ pub enum Plan {
     },
     /// `self` read flat, gathered by the index (Take).
     Take,
+    /// The elements of `self` where the broadcast mask is set, packed at
+    /// the front of `out` (MaskedSelect).
+    MaskedSelect,
     /// Slices of `self` at the coordinate tuples of `indices` (GatherNd).
     GatherNd {
         /// Coordinates in `[-s, -1]` count from the end.

@@ -87,6 +87,8 @@ pub enum Op {
     InplaceIndexCopy,
     /// aclnnGatherNd
     GatherNd,
+    /// aclnnMaskedSelect
+    MaskedSelect,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -140,6 +142,7 @@ impl Op {
             Op::IndexCopy => "aclnnIndexCopy",
             Op::InplaceIndexCopy => "aclnnInplaceIndexCopy",
             Op::GatherNd => "aclnnGatherNd",
+            Op::MaskedSelect => "aclnnMaskedSelect",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -185,6 +188,7 @@ impl Op {
             Op::IndexCopy => "aclnnIndexCopyGetWorkspaceSize",
             Op::InplaceIndexCopy => "aclnnInplaceIndexCopyGetWorkspaceSize",
             Op::GatherNd => "aclnnGatherNdGetWorkspaceSize",
+            Op::MaskedSelect => "aclnnMaskedSelectGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -239,6 +243,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::Gather => !matches!(family, Atlas200I500A2),
         // aclnnGatherNd's page (ops.md §28): every family but 200I/500 A2.
         Op::GatherNd => !matches!(family, Atlas200I500A2),
+        // aclnnMaskedSelect's page (ops.md §29): every family but 200I/500 A2.
+        Op::MaskedSelect => !matches!(family, Atlas200I500A2),
         // aclnnTake's page (ops.md §26): the training series, A2 and A3.
         Op::Take => matches!(family, Training | A2 | A3),
         // aclnnIndexCopy's page (ops.md §27): the training series, A2, A3.
@@ -389,6 +395,19 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Roll => ROLL_DTYPES.contains(&dtype),
         // aclnnExpand's page: Roll's list without UINT32 (BF16 above).
         Op::Expand => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
+        // aclnnMaskedSelect's page (ops.md §29): its own list (BF16 above).
+        Op::MaskedSelect => matches!(
+            dtype,
+            aclDataType::ACL_FLOAT
+                | aclDataType::ACL_FLOAT16
+                | aclDataType::ACL_DOUBLE
+                | aclDataType::ACL_INT8
+                | aclDataType::ACL_INT16
+                | aclDataType::ACL_INT32
+                | aclDataType::ACL_INT64
+                | aclDataType::ACL_UINT8
+                | aclDataType::ACL_BOOL
+        ),
         // aclnnGatherNd's page (ops.md §28): Expand's list (BF16 above).
         Op::GatherNd => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
         // aclnnFlip's page: no unsigned type wider than 8 bits.

@@ -72,6 +72,10 @@ pub enum Step {
         bool,
         i64,
     ),
+    /// The elements where a mask is set, packed (MaskedSelect): desc (the
+    /// broadcast shape, the mask's strides as `dst_stride`, `self`'s as
+    /// `src_stride`), dst, src, mask.
+    MaskedSelect(CopyDesc, Ref, Ref, Ref),
     /// Scatter of rows (IndexCopy; each index checked as loaded): dst,
     /// src, outer, n_dst, inner bytes, index, 64-bit, n_index.
     Scatter(Ref, Ref, i64, i64, i64, Ref, bool, i64),
@@ -319,6 +323,14 @@ impl Launch {
                         });
                     }
                 }
+                Step::MaskedSelect(d, dst, src, mask) => unsafe {
+                    kernels::masked_select(
+                        *d,
+                        self.host(&hosts, *dst),
+                        self.host(&hosts, *src),
+                        self.host(&hosts, *mask),
+                    );
+                },
                 Step::Scatter(dst, src, outer, n_dst, inner, index, is64, n_index) => {
                     let bad = unsafe {
                         kernels::scatter(

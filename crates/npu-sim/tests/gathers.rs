@@ -837,3 +837,132 @@ fn gather_nd_first_phase_errors_faults_and_products() {
     drop(buf);
     reinit(SOC);
 }
+
+fn msfirst(x: &T, m: &T, o: &T) -> Result<Planned, (i32, String)> {
+    let op = api().masked_select().unwrap();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, m.0, o.0, ws, ex) })
+}
+
+fn msrun(x: &T, m: &T, o: &T, st: &Stream) -> Result<(), (&'static str, i32, String)> {
+    let op = api().masked_select().unwrap();
+    // SAFETY: live handles, valid out-pointers.
+    exec(
+        |ws, ex| unsafe { (op.get_workspace_size)(x.0, m.0, o.0, ws, ex) },
+        op.run,
+        st,
+    )
+}
+
+#[test]
+#[serial]
+fn masked_select_every_dtype_matches_cpu_ref_through_views() {
+    leak_checked(|| {
+        let st = Stream::new();
+        let mut seed = 150;
+        for &d in cpu_ref::supported_dtypes(Op::MaskedSelect, Family::A2) {
+            seed += 1;
+            // self: a transposed [4, 3] view; a full mask, a broadcast row
+            // mask (uint8), a 0-D mask.
+            let x = rand_tensor(d, &[3, 4], seed)
+                .view(&[4, 3], &[1, 4], 0)
+                .unwrap();
+            let gx = upload(&x);
+            let full: Vec<u8> = (0..12).map(|k| (k % 3 == 0) as u8).collect();
+            for mask in [
+                Tensor::from_bytes(DType::Bool, &[4, 3], full.clone()).unwrap(),
+                Tensor::from_bytes(DType::UInt8, &[3], vec![0, 5, 1]).unwrap(),
+                Tensor::from_bytes(DType::Bool, &[], vec![1]).unwrap(),
+            ] {
+                let want = cpu_ref::masked_select(SOC, &x, &mask).unwrap();
+                let gm = upload(&mask);
+                // out: 12 elements, the tail left as it was (0xAB bytes).
+                let buf = Buf::from(&vec![0xABu8; 12 * d.size()]);
+                let o = view(acl_dtype(d), &[12], &[1], 0, buf.ptr, 12);
+                msrun(&gx.t, &gm.t, &o, &st).unwrap();
+                let got = buf.read();
+                let n = want.contiguous_bytes().len();
+                assert_eq!(
+                    &got[..n],
+                    &want.contiguous_bytes()[..],
+                    "{d} {:?}",
+                    mask.shape()
+                );
+                assert!(got[n..].iter().all(|&b| b == 0xAB), "{d}: the tail changed");
+            }
+            // A strided out: every other element of 24.
+            let mask = Tensor::from_bytes(DType::Bool, &[4, 3], full.clone()).unwrap();
+            let want = cpu_ref::masked_select(SOC, &x, &mask).unwrap();
+            let gm = upload(&mask);
+            let buf = Buf::from(&vec![0u8; 24 * d.size()]);
+            let o = view(acl_dtype(d), &[12], &[2], 0, buf.ptr, 24);
+            msrun(&gx.t, &gm.t, &o, &st).unwrap();
+            let got = Tensor::from_bytes(d, &[24], buf.read())
+                .unwrap()
+                .view(&[want.numel()], &[2], 0)
+                .unwrap();
+            assert_eq!(
+                got.contiguous_bytes(),
+                want.contiguous_bytes(),
+                "{d} strided out"
+            );
+        }
+    });
+}
+
+#[test]
+#[serial]
+fn masked_select_first_phase_errors_and_products() {
+    leak_checked(|| {
+        let buf = Buf::new(4096);
+        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let null = T(std::ptr::null_mut());
+        let (x, m, o) = (
+            f(aclDataType::ACL_FLOAT, &[4, 3]),
+            f(aclDataType::ACL_BOOL, &[3]),
+            f(aclDataType::ACL_FLOAT, &[12]),
+        );
+        for (k, (a, b, c)) in [(&null, &m, &o), (&x, &null, &o), (&x, &m, &null)]
+            .into_iter()
+            .enumerate()
+        {
+            let e = msfirst(a, b, c).unwrap_err();
+            assert_eq!(e.0, ACLNN_ERR_PARAM_NULLPTR, "{k}");
+            assert!(e.1.contains(["self", "mask", "out"][k]), "{}", e.1);
+        }
+        let e = msfirst(&f(aclDataType::ACL_UINT16, &[4, 3]), &m, &o).unwrap_err();
+        assert!(e.1.contains("self has data type"), "{}", e.1);
+        let e = msfirst(&x, &f(aclDataType::ACL_INT8, &[3]), &o).unwrap_err();
+        assert!(e.1.contains("BOOL or UINT8"), "{}", e.1);
+        let e = msfirst(&x, &m, &f(aclDataType::ACL_INT32, &[12])).unwrap_err();
+        assert!(e.1.contains("differs"), "{}", e.1);
+        let e = msfirst(&x, &f(aclDataType::ACL_BOOL, &[4]), &o).unwrap_err();
+        assert!(e.1.contains("do not broadcast"), "{}", e.1);
+        let e = msfirst(&x, &m, &f(aclDataType::ACL_FLOAT, &[4, 3])).unwrap_err();
+        assert!(e.1.contains("must be [12]"), "{}", e.1);
+        // Empty: nothing planned.
+        let st = Stream::new();
+        let p = msfirst(
+            &f(aclDataType::ACL_FLOAT, &[0, 3]),
+            &m,
+            &f(aclDataType::ACL_FLOAT, &[0]),
+        )
+        .unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(
+            launch(api().masked_select().unwrap().run, &p, st.0),
+            ACL_SUCCESS
+        );
+    });
+    reinit("Ascend310B1");
+    let buf = Buf::new(64);
+    let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+    let m = dense(aclDataType::ACL_BOOL, &[2], &buf);
+    assert_eq!(
+        msfirst(&x, &m, &x).unwrap_err().0,
+        ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    );
+    drop((x, m));
+    drop(buf);
+    reinit(SOC);
+}
