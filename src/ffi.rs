@@ -903,6 +903,8 @@ pub(crate) enum First<'a> {
         &'a AclTensor<'a>,
         &'a AclTensor<'a>,
     ),
+    /// `aclnnMaskedSelect(self, mask, out)`.
+    MaskedSelect(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnGatherNd(self, indices, negativeIndexSupport, out)`.
     GatherNd(
         &'a AclTensor<'a>,
@@ -959,6 +961,7 @@ impl First<'_> {
             First::Gather(..) => ("aclnnGatherGetWorkspaceSize", "aclnnGather"),
             First::Take(..) => ("aclnnTakeGetWorkspaceSize", "aclnnTake"),
             First::GatherNd(..) => ("aclnnGatherNdGetWorkspaceSize", "aclnnGatherNd"),
+            First::MaskedSelect(..) => ("aclnnMaskedSelectGetWorkspaceSize", "aclnnMaskedSelect"),
             First::IndexCopy(..) => ("aclnnIndexCopyGetWorkspaceSize", "aclnnIndexCopy"),
             First::InplaceIndexCopy(..) => (
                 "aclnnInplaceIndexCopyGetWorkspaceSize",
@@ -1279,6 +1282,14 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, dim, i.raw, s.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::MaskedSelect(x, m, out) => {
+                let op = api.masked_select()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, m.raw, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

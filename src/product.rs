@@ -63,6 +63,8 @@ pub enum OpKind {
     Take,
     /// [`crate::Stream::gather_nd`]
     GatherNd,
+    /// [`crate::Stream::masked_select`]
+    MaskedSelect,
     /// [`crate::Stream::index_copy`] and its `_into` and in-place forms
     IndexCopy,
     /// [`crate::Stream::reflection_pad1d`]
@@ -113,6 +115,7 @@ impl OpKind {
             OpKind::Gather => "gather",
             OpKind::Take => "take",
             OpKind::GatherNd => "gather_nd",
+            OpKind::MaskedSelect => "masked_select",
             OpKind::IndexCopy => "index_copy",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
@@ -171,6 +174,8 @@ impl OpKind {
             OpKind::Gather => family != Family::Atlas200I500A2,
             // ops.md §28: every family but 200I/500 A2.
             OpKind::GatherNd => family != Family::Atlas200I500A2,
+            // ops.md §29: every family but 200I/500 A2.
+            OpKind::MaskedSelect => family != Family::Atlas200I500A2,
             // ops.md §26: the training series, A2 and A3.
             OpKind::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
             // ops.md §27: the training series, A2 and A3.
@@ -237,6 +242,19 @@ impl OpKind {
             OpKind::Flip => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
+            // MaskedSelect (ops.md §29): its own list (bfloat16 above).
+            OpKind::MaskedSelect => matches!(
+                dtype,
+                DType::F32
+                    | DType::F16
+                    | DType::F64
+                    | DType::I8
+                    | DType::I16
+                    | DType::I32
+                    | DType::I64
+                    | DType::U8
+                    | DType::Bool
+            ),
             // Tril and Triu (ops.md §15), Gather (§25): no complex types.
             OpKind::Tril | OpKind::Triu | OpKind::Gather => {
                 !matches!(dtype, DType::C64 | DType::C128)

@@ -675,3 +675,90 @@ fn gather_nd_every_dtype_form_and_rule() {
         "out",
     );
 }
+
+fn invalid_ms(e: Error, param: &str) {
+    match &e {
+        Error::InvalidArgument {
+            op: o, param: p, ..
+        } => assert_eq!((*o, *p), ("masked_select", param), "{e}"),
+        other => panic!("expected invalid (masked_select, {param}), got {other}"),
+    }
+}
+
+#[test]
+fn masked_select_every_dtype_form_and_rule() {
+    let s = stream();
+    let soc = soc();
+    let mut seed = 800;
+    for d in R::ALL {
+        seed += 1;
+        let what = format!("masked_select {d}");
+        let x = ref_tensor(d, &[4, 3], Some(&[1, 0]), seed);
+        let gx = upload(&s, &x);
+        for mask in [
+            cpu_ref::Tensor::from_bytes(
+                R::Bool,
+                &[4, 3],
+                (0..12).map(|k| (k % 3 == 1) as u8).collect(),
+            )
+            .unwrap(),
+            cpu_ref::Tensor::from_bytes(R::UInt8, &[4, 1], vec![1, 0, 9, 1]).unwrap(),
+        ] {
+            let gm = upload(&s, &mask);
+            let want = cpu_ref::masked_select(&soc, &x, &mask);
+            check(s.masked_select(&gx, &gm), want.clone(), &what);
+            if let Ok(want) = want {
+                let store = Tensor::zeros(&s, dtype(d), &[24]).unwrap();
+                let out = store.view(&[12], &[2], 0).unwrap();
+                let n = s.masked_select_into(&gx, &gm, &out).unwrap();
+                assert_eq!(n, want.numel(), "{what}");
+                check(out.narrow(0, 0, n), Ok(want), &format!("{what} (into)"));
+            }
+        }
+    }
+    // A broadcast (stride-0) mask view, a 0-D mask, an empty broadcast
+    // shape, an aliasing out (its tail kept).
+    let x = ref_tensor(R::Int32, &[2, 3], None, 3);
+    let gx = upload(&s, &x);
+    let row = Tensor::from_slice(&s, &[1], &[true]).unwrap();
+    let bm = row.view(&[2, 3], &[0, 0], 0).unwrap();
+    assert_eq!(s.masked_select(&gx, &bm).unwrap().numel(), 6);
+    let m0 = Tensor::from_slice(&s, &[], &[false]).unwrap();
+    assert_eq!(s.masked_select(&gx, &m0).unwrap().shape(), &[0]);
+    let e = Tensor::zeros(&s, DType::I32, &[0, 3]).unwrap();
+    let em = Tensor::from_slice(&s, &[3], &[true, true, true]).unwrap();
+    assert_eq!(s.masked_select(&e, &em).unwrap().shape(), &[0]);
+    let v = Tensor::from_slice(&s, &[4], &[1i32, 2, 3, 4]).unwrap();
+    let vm = Tensor::from_slice(&s, &[4], &[false, true, false, true]).unwrap();
+    assert_eq!(s.masked_select_into(&v, &vm, &v).unwrap(), 2);
+    assert_eq!(v.to_vec::<i32>().unwrap(), [2, 4, 3, 4]);
+    // Every rule.
+    let x = Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap();
+    let m = Tensor::from_slice(&s, &[2], &[true, false]).unwrap();
+    assert_eq!(
+        s.masked_select(&Tensor::zeros(&s, DType::U16, &[2]).unwrap(), &m)
+            .unwrap_err()
+            .kind(),
+        "unsupported_dtype"
+    );
+    invalid_ms(
+        s.masked_select(&x, &Tensor::zeros(&s, DType::I8, &[2]).unwrap())
+            .unwrap_err(),
+        "mask",
+    );
+    invalid_ms(
+        s.masked_select(&x, &Tensor::from_slice(&s, &[3], &[true; 3]).unwrap())
+            .unwrap_err(),
+        "mask",
+    );
+    invalid_ms(
+        s.masked_select_into(&x, &m, &Tensor::zeros(&s, DType::F32, &[3, 2]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+    invalid_ms(
+        s.masked_select_into(&x, &m, &Tensor::zeros(&s, DType::F64, &[6]).unwrap())
+            .unwrap_err(),
+        "out",
+    );
+}

@@ -158,6 +158,13 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::take(soc, &x, &gi),
                 &what("take"),
             );
+            let mk =
+                cpu_ref::Tensor::from_bytes(cpu_ref::DType::Bool, &[4], vec![1, 0, 0, 1]).unwrap();
+            compare(
+                s.masked_select(&dx, &common::upload(&s, &mk)),
+                cpu_ref::masked_select(soc, &x, &mk),
+                &what("masked_select"),
+            );
             let ni = cpu_ref::Tensor::from_slice(&[2, 1], &[2i64, 0]).unwrap();
             compare(
                 s.gather_nd(&dx, &common::upload(&s, &ni), false),

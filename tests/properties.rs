@@ -498,3 +498,28 @@ proptest! {
         check(got, want, &format!("gather_nd {d} {shape:?} {perm:?} index {ishape:?} {idx:?} negative {negative}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// MaskedSelect (spec section 29): a bool or uint8 mask of a suffix of
+    /// `self`'s shape (broadcast, now and then extents of 1 or a bad one).
+    #[test]
+    fn masked_select_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), keep_sel in any::<u8>(), ones in any::<u8>(), bad in 0u8..16, bits in proptest::collection::vec(any::<u8>(), 64), uint8 in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let keep = keep_sel as usize % (shape.len() + 1);
+        let mut ms: Vec<usize> = shape[shape.len() - keep..].to_vec();
+        for (k, e) in ms.iter_mut().enumerate() {
+            if ones >> (k % 8) & 1 == 1 { *e = 1; }
+        }
+        if bad == 0 && !ms.is_empty() { ms[0] += 1; }
+        let n: usize = ms.iter().product();
+        if n > 4096 { return Ok(()); }
+        let bytes: Vec<u8> = (0..n).map(|k| bits[k % 64] % 3 % 2).collect();
+        let mask = cpu_ref::Tensor::from_bytes(if uint8 { R::UInt8 } else { R::Bool }, &ms, bytes).unwrap();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::masked_select(rt().soc(), &x, &mask);
+        let got = s.masked_select(&upload(&s, &x), &upload(&s, &mask));
+        check(got, want, &format!("masked_select {d} {shape:?} {perm:?} mask {ms:?}"));
+    }
+}

@@ -15,6 +15,7 @@ pub(crate) mod gather_v2;
 pub(crate) mod index_cache;
 pub(crate) mod index_copy;
 pub(crate) mod index_select;
+pub(crate) mod masked_select;
 pub(crate) mod pad;
 pub(crate) mod permute;
 pub(crate) mod repeat;
