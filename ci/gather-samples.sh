@@ -2,7 +2,8 @@
 # The gathers programs (tests/aclnn/gather_v2.cpp: aclnnGatherV2;
 # gather.cpp: aclnnGather; take.cpp: aclnnTake; index_copy.cpp:
 # aclnnIndexCopy and aclnnInplaceIndexCopy; gather_nd.cpp: aclnnGatherNd;
-# all ops-nn operators, so -lopapi_nn), written as CANN's samples are,
+# all ops-nn operators, so -lopapi_nn; masked_select.cpp: aclnnMaskedSelect,
+# an ops-math operator, so -lopapi_math), written as CANN's samples are,
 # built with CANN's documented line against `npu-ops sim install` output
 # and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
@@ -40,9 +41,15 @@ for op in gather_v2 gather take index_copy gather_nd; do
         -L "$ROOT/lib64" -lopapi -lascendcl -lnnopbase -o "$bin/${op}_legacy"
 done
 
+# MaskedSelect is ops-math's: libopapi_math.so (and the umbrella).
+run masked_select "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/masked_select.cpp" \
+    -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/masked_select"
+run masked_select_legacy "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/masked_select.cpp" \
+    -L "$ROOT/lib64" -lopapi -lascendcl -lnnopbase -o "$bin/masked_select_legacy"
+
 # GatherV2 lives in libopapi_nn.so: without it the link fails, as on an NPU host.
 out=$("$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/gather_v2.cpp" \
     -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/bad" 2>&1) && fail "GatherV2 linked without libopapi_nn"
 grep -q "undefined reference to \`aclnnGatherV2GetWorkspaceSize'" <<<"$out" || fail "GatherV2 without libopapi_nn: $out"
 echo "== GatherV2 without libopapi_nn: fails to link (undefined aclnnGatherV2GetWorkspaceSize), as on an NPU host"
-echo "gather-samples: gather_v2, gather, take, index_copy and gather_nd build with CANN's lines and pass; the wrong link fails"
+echo "gather-samples: gather_v2, gather, take, index_copy, gather_nd and masked_select build with CANN's lines and pass; the wrong link fails"

@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 35;
+            let which = i.u8() % 36;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -399,6 +399,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
                     exp,
                 ),
                 34 => (a.aclnnGatherNdGetWorkspaceSize.unwrap())(t0, t1, i.one_in(2), t2, wsp, exp),
+                35 => (a.aclnnMaskedSelectGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -535,7 +536,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnIndexCopy,
                 a.aclnnInplaceIndexCopy,
                 a.aclnnGatherNd,
-            ][(if i.one_in(8) { i.u8() % 35 } else { which }) as usize]
+                a.aclnnMaskedSelect,
+            ][(if i.one_in(8) { i.u8() % 36 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -268,6 +268,8 @@ enum Call {
     IndexCopy(i64, Vec<i64>, Other, bool),
     /// `gather_nd(x, indices, negative)`: the indices' shape and values.
     GatherNd(Vec<usize>, Vec<i64>, bool),
+    /// `masked_select(x, mask)`: the mask's shape and bytes, uint8?
+    MaskedSelect(Vec<usize>, Vec<u8>, bool),
 }
 
 /// The second operand of Add and Mul: a contiguous tensor of its own
@@ -820,6 +822,22 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 .collect();
             Call::GatherNd(ishape, idx, negative)
         }
+        _ if src.chance(1, 8) => {
+            let keep = src.range(0, rank as i64) as usize;
+            let mut ms: Vec<usize> = shape[rank - keep..]
+                .iter()
+                .map(|&e| if src.chance(1, 3) { 1 } else { e })
+                .collect();
+            if !ms.is_empty() && src.chance(1, 12) {
+                ms[0] += 1;
+            }
+            let n = ms.iter().product::<usize>().min(4096);
+            if n != ms.iter().product::<usize>() {
+                ms = vec![n];
+            }
+            let bytes = (0..n).map(|_| src.chance(1, 2) as u8).collect();
+            Call::MaskedSelect(ms, bytes, src.chance(1, 2))
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -1023,6 +1041,11 @@ fn ref_call(
             };
             cpu_ref::take(soc, x, &index)
         }
+        Call::MaskedSelect(ms, bytes, uint8) => {
+            let dt = if *uint8 { R::UInt8 } else { R::Bool };
+            let mask = cpu_ref::Tensor::from_bytes(dt, ms, bytes.clone())?;
+            cpu_ref::masked_select(soc, x, &mask)
+        }
         Call::GatherNd(ishape, idx, negative) => {
             let index = cpu_ref::Tensor::from_slice(ishape, idx)?;
             cpu_ref::gather_nd(soc, x, &index, *negative)
@@ -1132,6 +1155,11 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
             s.gather(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
         }
         Call::Take(ishape, idx, wide) => s.take(x, &shaped_index(s, ishape, idx, *wide)?),
+        Call::MaskedSelect(ms, bytes, uint8) => {
+            let dt = if *uint8 { DType::U8 } else { DType::Bool };
+            let mask = Tensor::from_bytes(s, dt, ms, bytes)?;
+            s.masked_select(x, &mask)
+        }
         Call::GatherNd(ishape, idx, negative) => {
             s.gather_nd(x, &Tensor::from_slice(s, ishape, idx)?, *negative)
         }
@@ -1559,6 +1587,7 @@ fn error_forms(
         | Call::Take(..)
         | Call::IndexCopy(..)
         | Call::GatherNd(..)
+        | Call::MaskedSelect(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

@@ -1767,6 +1767,43 @@ where
             }
         }
     }
+    // MaskedSelect: every family x dtype, a self view of rank 0 to 3, a
+    // bool or uint8 mask of a suffix of its shape (some extents 1, now and
+    // then one that does not broadcast).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let keep = r.below(x.rank() as u64 + 1) as usize;
+                let mut ms: Vec<usize> = x.shape()[x.rank() - keep..]
+                    .iter()
+                    .map(|&e| if r.below(3) == 0 { 1 } else { e })
+                    .collect();
+                if !ms.is_empty() && r.below(12) == 0 {
+                    ms[0] += 1;
+                }
+                let n: usize = ms.iter().product();
+                let bytes: Vec<u8> = (0..n).map(|_| (r.below(2)) as u8).collect();
+                let mdt = if r.below(2) == 0 {
+                    DType::Bool
+                } else {
+                    DType::UInt8
+                };
+                let mask = Tensor::from_bytes(mdt, &ms, bytes).unwrap();
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "masked_select",
+                    soc,
+                    (&st, &x),
+                    json!({"mask": tensor_json(&mask)}),
+                    expect(cpu_ref::masked_select(soc, &x, &mask)),
+                    &tag,
+                );
+            }
+        }
+    }
 }
 
 /// The SoC seed cases without one were written for (the runner's default).

@@ -47,7 +47,7 @@ pub struct Case {
     /// `reflection_pad3d`, `replication_pad1d` .. `replication_pad3d`,
     /// `circular_pad2d`, `circular_pad3d`, `permute`, `flip`, `roll`, `expand`,
     /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`, `index_copy`,
-    /// `gather_nd`.
+    /// `gather_nd`, `masked_select`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -71,7 +71,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 35] = [
+const OPS: [&str; 36] = [
     "slice",
     "index_select",
     "as_strided",
@@ -107,6 +107,7 @@ const OPS: [&str; 35] = [
     "take",
     "index_copy",
     "gather_nd",
+    "masked_select",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

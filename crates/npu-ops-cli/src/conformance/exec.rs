@@ -522,6 +522,16 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 (Err(e), _) | (_, Err(e)) => Err(e),
             }
         }
+        "masked_select" => {
+            let m = case::tensor(get("mask")?, &ctx("mask"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&m)), "the mask data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &m) {
+                Ok(mt) => s.masked_select(&x, &mt),
+                Err(e) => Err(e),
+            }
+        }
         "gather_nd" => {
             let idx = case::tensor(get("indices")?, &ctx("indices"))?;
             let negative = match p.get("negative") {
