@@ -889,6 +889,31 @@ pub(crate) enum First<'a> {
     ),
     /// `aclnnEmbedding(weight, indices, out)`.
     Embedding(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnGatherV2(self, dim, index, out)`.
+    GatherV2(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnGather(self, dim, index, out)`.
+    Gather(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnTake(self, index, out)`.
+    Take(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnIndexCopy(selfRef, dim, index, source, outRef)`.
+    IndexCopy(
+        &'a AclTensor<'a>,
+        i64,
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+    ),
+    /// `aclnnMaskedSelect(self, mask, out)`.
+    MaskedSelect(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnGatherNd(self, indices, negativeIndexSupport, out)`.
+    GatherNd(
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+        bool,
+        &'a AclTensor<'a>,
+    ),
+    /// `aclnnInplaceIndexCopy(selfRef, dim, index, source)`.
+    InplaceIndexCopy(&'a AclTensor<'a>, i64, &'a AclTensor<'a>, &'a AclTensor<'a>),
     /// `aclnnSliceV2(self, starts, ends, axes, steps, out)`.
     SliceV2(
         &'a AclTensor<'a>,
@@ -932,6 +957,16 @@ impl First<'_> {
         match self {
             First::Slice(..) => ("aclnnSliceGetWorkspaceSize", "aclnnSlice"),
             First::IndexSelect(..) => ("aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"),
+            First::GatherV2(..) => ("aclnnGatherV2GetWorkspaceSize", "aclnnGatherV2"),
+            First::Gather(..) => ("aclnnGatherGetWorkspaceSize", "aclnnGather"),
+            First::Take(..) => ("aclnnTakeGetWorkspaceSize", "aclnnTake"),
+            First::GatherNd(..) => ("aclnnGatherNdGetWorkspaceSize", "aclnnGatherNd"),
+            First::MaskedSelect(..) => ("aclnnMaskedSelectGetWorkspaceSize", "aclnnMaskedSelect"),
+            First::IndexCopy(..) => ("aclnnIndexCopyGetWorkspaceSize", "aclnnIndexCopy"),
+            First::InplaceIndexCopy(..) => (
+                "aclnnInplaceIndexCopyGetWorkspaceSize",
+                "aclnnInplaceIndexCopy",
+            ),
             First::InplaceCopy(..) => ("aclnnInplaceCopyGetWorkspaceSize", "aclnnInplaceCopy"),
             First::ConstantPadNd(..) => {
                 ("aclnnConstantPadNdGetWorkspaceSize", "aclnnConstantPadNd")
@@ -1302,6 +1337,70 @@ impl First<'_> {
                         (op.get_workspace_size)(
                             x.raw, st.raw, en.raw, ax.raw, sp.raw, out.raw, &mut ws, &mut ex,
                         )
+                    },
+                    op.run,
+                )
+            }
+            First::GatherV2(x, dim, index, out) => {
+                let op = api.gather_v2()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, dim, index.raw, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::IndexCopy(x, dim, i, s, out) => {
+                let op = api.index_copy()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, dim, i.raw, s.raw, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::InplaceIndexCopy(x, dim, i, s) => {
+                let op = api.inplace_index_copy()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, dim, i.raw, s.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::MaskedSelect(x, m, out) => {
+                let op = api.masked_select()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, m.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::GatherNd(x, i, negative, out) => {
+                let op = api.gather_nd()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, i.raw, negative, out.raw, &mut ws, &mut ex)
+                    },
+                    op.run,
+                )
+            }
+            First::Take(x, i, out) => {
+                let op = api.take()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, i.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Gather(x, dim, index, out) => {
+                let op = api.gather()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(x.raw, dim, index.raw, out.raw, &mut ws, &mut ex)
                     },
                     op.run,
                 )

@@ -54,6 +54,11 @@
 //!   [`Stream::repeat`] (with `_into`); [`Stream::slice_v2`], [`Stream::slice_v3`] and [`Stream::as_strided_aclnn`] (with `_into`); [`Stream::strided_slice_assign_v2`] (in place); [`Stream::embedding`] (with
 //!   `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`], [`PreparedEmbedding`]) for hot loops.
+//!   [`Stream::repeat`] (with `_into`); [`Stream::embedding`],
+//!   [`Stream::gather_v2`], [`Stream::gather`] and [`Stream::take`] (with
+//!   `_into`); [`Stream::index_copy`] (with `_into` and in-place forms);
+//!   [`Stream::gather_nd`] and [`Stream::masked_select`] (with `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the
 //!   parameter and the rule.

@@ -63,6 +63,18 @@ pub enum OpKind {
     AsStridedAclnn,
     /// [`crate::Stream::strided_slice_assign_v2`]
     StridedSliceAssignV2,
+    /// [`crate::Stream::gather_v2`]
+    GatherV2,
+    /// [`crate::Stream::gather`]
+    Gather,
+    /// [`crate::Stream::take`]
+    Take,
+    /// [`crate::Stream::gather_nd`]
+    GatherNd,
+    /// [`crate::Stream::masked_select`]
+    MaskedSelect,
+    /// [`crate::Stream::index_copy`] and its `_into` and in-place forms
+    IndexCopy,
     /// [`crate::Stream::reflection_pad1d`]
     ReflectionPad1d,
     /// [`crate::Stream::reflection_pad2d`]
@@ -111,6 +123,12 @@ impl OpKind {
             OpKind::SliceV3 => "slice_v3",
             OpKind::AsStridedAclnn => "as_strided_aclnn",
             OpKind::StridedSliceAssignV2 => "strided_slice_assign_v2",
+            OpKind::GatherV2 => "gather_v2",
+            OpKind::Gather => "gather",
+            OpKind::Take => "take",
+            OpKind::GatherNd => "gather_nd",
+            OpKind::MaskedSelect => "masked_select",
+            OpKind::IndexCopy => "index_copy",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
             OpKind::ReflectionPad3d => "reflection_pad3d",
@@ -170,6 +188,18 @@ impl OpKind {
             OpKind::SliceV3 | OpKind::AsStridedAclnn => family == Family::A2,
             // ops.md §35: A2 and A3.
             OpKind::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
+            // ops.md §24: every family but 200I/500 A2.
+            OpKind::GatherV2 => family != Family::Atlas200I500A2,
+            // ops.md §25: every family but 200I/500 A2.
+            OpKind::Gather => family != Family::Atlas200I500A2,
+            // ops.md §28: every family but 200I/500 A2.
+            OpKind::GatherNd => family != Family::Atlas200I500A2,
+            // ops.md §29: every family but 200I/500 A2.
+            OpKind::MaskedSelect => family != Family::Atlas200I500A2,
+            // ops.md §26: the training series, A2 and A3.
+            OpKind::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
+            // ops.md §27: the training series, A2 and A3.
+            OpKind::IndexCopy => matches!(family, Family::Training | Family::A2 | Family::A3),
         }
     }
 
@@ -208,7 +238,9 @@ impl OpKind {
             | OpKind::FillScalar
             | OpKind::SplitTensor
             | OpKind::SplitWithSize
-            | OpKind::Embedding => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
+            | OpKind::Embedding
+            | OpKind::GatherV2
+            | OpKind::IndexCopy => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Cat's list (ops.md §10).
             OpKind::Cat => !matches!(dtype, DType::U16 | DType::U32 | DType::U64 | DType::C128),
             // Cast (ops.md §14): every dtype (bfloat16 above).
@@ -227,8 +259,9 @@ impl OpKind {
                     | DType::U32
                     | DType::Bool
             ),
-            // Expand (ops.md §21): its own list (bfloat16 above).
-            OpKind::Expand => matches!(
+            // Expand (ops.md §21), GatherNd (§28): its own list (bfloat16
+            // above).
+            OpKind::Expand | OpKind::GatherNd => matches!(
                 dtype,
                 DType::F16
                     | DType::F32
@@ -242,8 +275,23 @@ impl OpKind {
             OpKind::Flip => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
-            // Tril and Triu (ops.md §15): no complex types.
-            OpKind::Tril | OpKind::Triu => !matches!(dtype, DType::C64 | DType::C128),
+            // MaskedSelect (ops.md §29): its own list (bfloat16 above).
+            OpKind::MaskedSelect => matches!(
+                dtype,
+                DType::F32
+                    | DType::F16
+                    | DType::F64
+                    | DType::I8
+                    | DType::I16
+                    | DType::I32
+                    | DType::I64
+                    | DType::U8
+                    | DType::Bool
+            ),
+            // Tril and Triu (ops.md §15), Gather (§25): no complex types.
+            OpKind::Tril | OpKind::Triu | OpKind::Gather => {
+                !matches!(dtype, DType::C64 | DType::C128)
+            }
             // The pads (ops.md §16, §17).
             OpKind::ReflectionPad1d | OpKind::ReflectionPad2d | OpKind::ReflectionPad3d => {
                 match dtype {

@@ -179,6 +179,47 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::embedding(soc, &x, &idx),
                 &what("embedding"),
             );
+            compare(
+                s.gather_v2(&dx, 1, &common::upload(&s, &idx)),
+                cpu_ref::gather_v2(soc, &x, 1, &idx),
+                &what("gather_v2"),
+            );
+            let gi = cpu_ref::Tensor::from_slice(&[2, 2], &[2i64, 0, 1, 3]).unwrap();
+            compare(
+                s.gather(&dx, 1, &common::upload(&s, &gi)),
+                cpu_ref::gather(soc, &x, 1, &gi),
+                &what("gather"),
+            );
+            compare(
+                s.take(&dx, &common::upload(&s, &gi)),
+                cpu_ref::take(soc, &x, &gi),
+                &what("take"),
+            );
+            let mk =
+                cpu_ref::Tensor::from_bytes(cpu_ref::DType::Bool, &[4], vec![1, 0, 0, 1]).unwrap();
+            compare(
+                s.masked_select(&dx, &common::upload(&s, &mk)),
+                cpu_ref::masked_select(soc, &x, &mk),
+                &what("masked_select"),
+            );
+            let ni = cpu_ref::Tensor::from_slice(&[2, 1], &[2i64, 0]).unwrap();
+            compare(
+                s.gather_nd(&dx, &common::upload(&s, &ni), false),
+                cpu_ref::gather_nd(soc, &x, &ni, false),
+                &what("gather_nd"),
+            );
+            let ci = cpu_ref::Tensor::from_slice(&[1], &[2i64]).unwrap();
+            let cs = cpu_ref::Tensor::from_bytes(
+                x.dtype(),
+                &[3, 1],
+                x.contiguous_bytes()[..3 * x.dtype().size()].to_vec(),
+            )
+            .unwrap();
+            compare(
+                s.index_copy(&dx, 1, &common::upload(&s, &ci), &common::upload(&s, &cs)),
+                cpu_ref::index_copy(soc, &x, 1, &ci, &cs),
+                &what("index_copy"),
+            );
             // The splits: compared piece by piece (as one list of results).
             let pieces = |r: npu_ops::Result<Vec<npu_ops::Tensor>>| r.map(|v| v[1].clone());
             compare(

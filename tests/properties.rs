@@ -481,3 +481,170 @@ proptest! {
         check(got, want, &format!("strided_slice_assign_v2 {d} {shape:?} {perm:?} {b:?} {e:?} {st:?} {axes:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// GatherV2 (spec section 24): an index of rank 0 to 3 along any dim
+    /// (now and then out of range, or a bad dim), int32 or int64; an
+    /// out-of-range value is found by the device at the read.
+    #[test]
+    fn gather_v2_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), ishape in proptest::collection::vec(0usize..3, 0..4), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wide in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let r = shape.len().max(1) as i64;
+        let n = if shape.is_empty() || !(-r..r).contains(&dim) { 1 } else { shape[dim.rem_euclid(r) as usize] };
+        let cnt: usize = ishape.iter().product();
+        let idx: Vec<i64> = (0..cnt).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % cnt.max(1) != i))).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = if wide {
+            cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap()
+        } else {
+            let v: Vec<i32> = idx.iter().map(|&i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+            cpu_ref::Tensor::from_slice(&ishape, &v).unwrap()
+        };
+        let want = cpu_ref::gather_v2(rt().soc(), &x, dim, &index);
+        let got = s.gather_v2(&upload(&s, &x), dim, &upload(&s, &index)).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("gather_v2 {d} {shape:?} {perm:?} dim {dim} index {ishape:?} {idx:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Gather (spec section 25): an index of `self`'s rank (now and then
+    /// another rank), extents up to `self`'s plus one, values mostly in
+    /// range; an out-of-range value is found by the device at the read.
+    #[test]
+    fn gather_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), grow in proptest::collection::vec(0usize..3, 8), other_rank in 0u8..12, sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wide in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let r = shape.len().max(1) as i64;
+        let n = if shape.is_empty() || !(-r..r).contains(&dim) { 1 } else { shape[dim.rem_euclid(r) as usize] };
+        let mut ishape: Vec<usize> = shape.iter().zip(&grow).map(|(&e, &g)| (e + g).saturating_sub(1)).collect();
+        if other_rank == 0 { if ishape.len() < 8 { ishape.push(1) } else { ishape.pop(); } }
+        let cnt: usize = ishape.iter().product();
+        if cnt > 4096 { return Ok(()); }
+        let idx: Vec<i64> = (0..cnt).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % cnt.max(1) != i))).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = if wide {
+            cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap()
+        } else {
+            let v: Vec<i32> = idx.iter().map(|&i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+            cpu_ref::Tensor::from_slice(&ishape, &v).unwrap()
+        };
+        let want = cpu_ref::gather(rt().soc(), &x, dim, &index);
+        let got = s.gather(&upload(&s, &x), dim, &upload(&s, &index)).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("gather {d} {shape:?} {perm:?} dim {dim} index {ishape:?} {idx:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Take (spec section 26): an index of rank 0 to 3 into `self` read
+    /// flat, now and then out of range; found by the device at the read.
+    #[test]
+    fn take_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), ishape in proptest::collection::vec(0usize..3, 0..4), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wide in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let n: usize = shape.iter().product();
+        let cnt: usize = ishape.iter().product();
+        let idx: Vec<i64> = (0..cnt).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % cnt.max(1) != i))).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = if wide {
+            cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap()
+        } else {
+            let v: Vec<i32> = idx.iter().map(|&i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+            cpu_ref::Tensor::from_slice(&ishape, &v).unwrap()
+        };
+        let want = cpu_ref::take(rt().soc(), &x, &index);
+        let got = s.take(&upload(&s, &x), &upload(&s, &index)).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("take {d} {shape:?} {perm:?} index {ishape:?} {idx:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// IndexCopy (spec section 27): the out-of-place and in-place forms
+    /// against cpu-ref, an index of 0 to 4 values (now and then out of
+    /// range) along any dim, a source of the matching shape (now and then
+    /// not).
+    #[test]
+    fn index_copy_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), dim_sel in any::<u16>(), k in 0usize..5, sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), wrong in 0u8..12, inplace in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let dim = pick_dim(dim_sel, shape.len());
+        let r = shape.len().max(1) as i64;
+        let xs: Vec<usize> = if shape.is_empty() { vec![1] } else { shape.clone() };
+        let ok_dim = (-r..r).contains(&dim);
+        let n = if ok_dim { xs[dim.rem_euclid(r) as usize] } else { 1 };
+        let idx: Vec<i64> = (0..k).map(|i| pick_index(sels[i % 8].wrapping_add(i as u16), n, bad.is_none_or(|b| b % k.max(1) != i))).collect();
+        let mut ss = xs.clone();
+        if ok_dim { ss[dim.rem_euclid(r) as usize] = k; }
+        if wrong == 0 { if ss.len() < 8 { ss.push(1) } else { ss.pop(); } }
+        if ss.iter().product::<usize>() > 1 << 14 { return Ok(()); }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let src = ref_tensor(d, &ss, None, seed ^ 1);
+        let index = cpu_ref::Tensor::from_slice(&[idx.len()], &idx).unwrap();
+        let want = cpu_ref::index_copy(rt().soc(), &x, dim, &index, &src);
+        let (gx, gi, gs) = (upload(&s, &x), upload(&s, &index), upload(&s, &src));
+        let got = if inplace {
+            s.index_copy_inplace(&gx, dim, &gi, &gs).map(|()| gx.clone())
+        } else {
+            s.index_copy(&gx, dim, &gi, &gs)
+        }
+        .and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("index_copy {d} {shape:?} {perm:?} dim {dim} index {idx:?} source {ss:?} in place {inplace}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// GatherNd (spec section 28): tuples of K coordinates (K from 0 to
+    /// rank + 1), now and then out of range or negative, with and without
+    /// negative coordinates allowed; found by the device at the read.
+    #[test]
+    fn gather_nd_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), k_sel in 0usize..10, lead in proptest::collection::vec(0usize..3, 0..3), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), negative in any::<bool>(), flip in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let k = k_sel % (shape.len() + 2);
+        let mut ishape = lead.clone();
+        ishape.push(k);
+        let cnt: usize = ishape.iter().product();
+        let idx: Vec<i64> = (0..cnt).map(|p| {
+            let n = shape.get(p % k.max(1)).copied().unwrap_or(1);
+            let v = pick_index(sels[p % 8].wrapping_add(p as u16), n, bad.is_none_or(|b| b % cnt.max(1) != p));
+            if flip && negative && v >= 0 && (v as usize) < n { v - n as i64 } else { v }
+        }).collect();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let index = cpu_ref::Tensor::from_slice(&ishape, &idx).unwrap();
+        let want = cpu_ref::gather_nd(rt().soc(), &x, &index, negative);
+        let got = s.gather_nd(&upload(&s, &x), &upload(&s, &index), negative).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("gather_nd {d} {shape:?} {perm:?} index {ishape:?} {idx:?} negative {negative}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// MaskedSelect (spec section 29): a bool or uint8 mask of a suffix of
+    /// `self`'s shape (broadcast, now and then extents of 1 or a bad one).
+    #[test]
+    fn masked_select_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), keep_sel in any::<u8>(), ones in any::<u8>(), bad in 0u8..16, bits in proptest::collection::vec(any::<u8>(), 64), uint8 in any::<bool>(), seed in any::<u64>()) {
+        let s = stream();
+        let keep = keep_sel as usize % (shape.len() + 1);
+        let mut ms: Vec<usize> = shape[shape.len() - keep..].to_vec();
+        for (k, e) in ms.iter_mut().enumerate() {
+            if ones >> (k % 8) & 1 == 1 { *e = 1; }
+        }
+        if bad == 0 && !ms.is_empty() { ms[0] += 1; }
+        let n: usize = ms.iter().product();
+        if n > 4096 { return Ok(()); }
+        let bytes: Vec<u8> = (0..n).map(|k| bits[k % 64] % 3 % 2).collect();
+        let mask = cpu_ref::Tensor::from_bytes(if uint8 { R::UInt8 } else { R::Bool }, &ms, bytes).unwrap();
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let want = cpu_ref::masked_select(rt().soc(), &x, &mask);
+        let got = s.masked_select(&upload(&s, &x), &upload(&s, &mask));
+        check(got, want, &format!("masked_select {d} {shape:?} {perm:?} mask {ms:?}"));
+    }
+}

@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -1132,6 +1133,49 @@ aclnnStatus aclnnStridedSliceAssignV2GetWorkspaceSize(aclTensor *varRef, const a
                                                       uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnStridedSliceAssignV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                       aclrtStream stream);
+/* @cann aclnnop/aclnn_gather_v2.h */
+aclnnStatus aclnnGatherV2GetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                          aclTensor *out, uint64_t *workspaceSize,
+                                          aclOpExecutor **executor);
+aclnnStatus aclnnGatherV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                          aclrtStream stream);
+
+/* @cann aclnnop/aclnn_gather.h */
+aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
+                                        aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnGather(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                        const aclrtStream stream);
+
+/* @cann aclnnop/aclnn_take.h */
+aclnnStatus aclnnTakeGetWorkspaceSize(const aclTensor *self, const aclTensor *index, aclTensor *out,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnTake(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                      const aclrtStream stream);
+
+/* @cann aclnnop/aclnn_index_copy.h */
+aclnnStatus aclnnIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                           const aclTensor *source, aclTensor *outRef,
+                                           uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnIndexCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                           aclrtStream stream);
+aclnnStatus aclnnInplaceIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                  const aclTensor *source, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor);
+aclnnStatus aclnnInplaceIndexCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                  aclrtStream stream);
+
+/* @cann aclnnop/aclnn_gather_nd.h */
+aclnnStatus aclnnGatherNdGetWorkspaceSize(const aclTensor *self, const aclTensor *indices,
+                                          bool negativeIndexSupport, aclTensor *out, uint64_t *workspaceSize,
+                                          aclOpExecutor **executor);
+aclnnStatus aclnnGatherNd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                          aclrtStream stream);
+
+/* @cann aclnnop/aclnn_masked_select.h */
+aclnnStatus aclnnMaskedSelectGetWorkspaceSize(const aclTensor *self, const aclTensor *mask, aclTensor *out,
+                                              uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnMaskedSelect(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                              aclrtStream stream);
 
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte

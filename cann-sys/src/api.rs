@@ -380,6 +380,28 @@ api_table! {
             *mut aclTensor, *const aclTensor, *const aclIntArray, *const aclIntArray,
             *const aclIntArray, *const aclIntArray, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnStridedSliceAssignV2;
+        gather_v2: "GatherV2" => fn aclnnGatherV2GetWorkspaceSize(
+            *const aclTensor, i64, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnGatherV2;
+        gather: "Gather" => fn aclnnGatherGetWorkspaceSize(
+            *const aclTensor, i64, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnGather;
+        take: "Take" => fn aclnnTakeGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnTake;
+        index_copy: "IndexCopy" => fn aclnnIndexCopyGetWorkspaceSize(
+            *mut aclTensor, i64, *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64,
+            *mut *mut aclOpExecutor),
+            fn aclnnIndexCopy;
+        inplace_index_copy: "InplaceIndexCopy" => fn aclnnInplaceIndexCopyGetWorkspaceSize(
+            *mut aclTensor, i64, *const aclTensor, *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnInplaceIndexCopy;
+        gather_nd: "GatherNd" => fn aclnnGatherNdGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, bool, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnGatherNd;
+        masked_select: "MaskedSelect" => fn aclnnMaskedSelectGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnMaskedSelect;
     }
 }
 

@@ -146,6 +146,30 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_gather_v2.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_gather.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_take.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_index_copy.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_gather_nd.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
+        "aclnnop/aclnn_masked_select.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -207,6 +231,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_slice_v3.h",
             "aclnnop/aclnn_as_strided.h",
             "aclnnop/aclnn_strided_slice_assign_v2.h",
+            "aclnnop/aclnn_masked_select.h",
             "aclnnop/aclnn_tril.h",
             "aclnnop/aclnn_triu.h",
             "aclnnop/aclnn_split_tensor.h",
@@ -227,6 +252,11 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_index_select.h",
             "aclnnop/aclnn_flip.h",
             "aclnnop/aclnn_embedding.h",
+            "aclnnop/aclnn_gather_v2.h",
+            "aclnnop/aclnn_gather.h",
+            "aclnnop/aclnn_take.h",
+            "aclnnop/aclnn_index_copy.h",
+            "aclnnop/aclnn_gather_nd.h",
         ],
     ),
     ("libopapi.so", &["aclnnop/"]),
@@ -356,6 +386,7 @@ pub fn cann_headers() -> Vec<Header> {
 /// let nn = &libs.iter().find(|(l, _)| *l == "libopapi_nn.so").unwrap().1;
 /// assert_eq!(nn[..2], ["aclnnIndexSelectGetWorkspaceSize", "aclnnIndexSelect"]);
 /// assert!(nn.contains(&"aclnnFlip") && nn.contains(&"aclnnEmbedding"));
+/// assert!(nn.contains(&"aclnnGatherV2") && nn.contains(&"aclnnGather"));
 /// ```
 pub fn library_exports() -> Vec<(&'static str, Vec<&'static str>)> {
     let parts = parts();

@@ -76,6 +76,19 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, int64_t c, void *d"
                 }
                 "aclnnEmbeddingGetWorkspaceSize" => "const void *a, const void *b, const void *c",
+                "aclnnTakeGetWorkspaceSize" | "aclnnMaskedSelectGetWorkspaceSize" => {
+                    "const void *a, const void *b, void *c"
+                }
+                "aclnnGatherNdGetWorkspaceSize" => "const void *a, const void *b, _Bool c, void *d",
+                "aclnnIndexCopyGetWorkspaceSize" => {
+                    "void *a, int64_t b, const void *c, const void *d, void *e"
+                }
+                "aclnnInplaceIndexCopyGetWorkspaceSize" => {
+                    "void *a, int64_t b, const void *c, const void *d"
+                }
+                "aclnnGatherV2GetWorkspaceSize" | "aclnnGatherGetWorkspaceSize" => {
+                    "const void *a, int64_t b, const void *c, void *d"
+                }
                 "aclnnStridedSliceAssignV2GetWorkspaceSize" => {
                     "void *a, const void *b, const void *c, const void *d, const void *e, const void *f"
                 }
@@ -183,13 +196,24 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "SliceV3",
             "AsStrided",
             "StridedSliceAssignV2",
+            "MaskedSelect",
         ]),
         tag,
         1,
     );
     build_lib(
         &lib64.join("libopapi_nn.so"),
-        &op_syms(&["IndexSelect", "Flip", "Embedding"]),
+        &op_syms(&[
+            "IndexSelect",
+            "Flip",
+            "Embedding",
+            "GatherV2",
+            "Gather",
+            "Take",
+            "IndexCopy",
+            "InplaceIndexCopy",
+            "GatherNd",
+        ]),
         tag,
         2,
     );
@@ -522,7 +546,8 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "SliceV2",
             "SliceV3",
             "AsStrided",
-            "StridedSliceAssignV2"
+            "StridedSliceAssignV2",
+            "MaskedSelect"
         ]
     );
     let err = api.index_select().err().expect("IndexSelect missing");
@@ -635,7 +660,18 @@ fn legacy_operator_libraries_are_the_last_resort() {
     build_lib(&dir.join("libnnopbase.so"), &meta_syms(), "x", 0);
     build_lib(
         &dir.join("libaclnn_ops_infer.so"),
-        &op_syms(&["Slice", "IndexSelect", "Flip", "Embedding"]),
+        &op_syms(&[
+            "Slice",
+            "IndexSelect",
+            "Flip",
+            "Embedding",
+            "GatherV2",
+            "Gather",
+            "Take",
+            "IndexCopy",
+            "InplaceIndexCopy",
+            "GatherNd",
+        ]),
         "x",
         5,
     );
@@ -671,6 +707,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "Roll",
             "Expand",
             "Repeat",
+            "MaskedSelect",
             "SliceV2",
             "SliceV3",
             "AsStrided",

@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 33;
+            let which = i.u8() % 40;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -434,6 +434,23 @@ unsafe fn step(st: &mut St, i: &mut In) {
                         exp,
                     )
                 }
+                33 => (a.aclnnGatherV2GetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, wsp, exp),
+                34 => (a.aclnnGatherGetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, wsp, exp),
+                35 => (a.aclnnTakeGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
+                36 => {
+                    let t3 = st.tensor(i);
+                    (a.aclnnIndexCopyGetWorkspaceSize.unwrap())(t0, i.i64(), t1, t2, t3, wsp, exp)
+                }
+                37 => (a.aclnnInplaceIndexCopyGetWorkspaceSize.unwrap())(
+                    t0,
+                    i.i64(),
+                    t1,
+                    t2,
+                    wsp,
+                    exp,
+                ),
+                38 => (a.aclnnGatherNdGetWorkspaceSize.unwrap())(t0, t1, i.one_in(2), t2, wsp, exp),
+                39 => (a.aclnnMaskedSelectGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -568,7 +585,14 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnSliceV3,
                 a.aclnnAsStrided,
                 a.aclnnStridedSliceAssignV2,
-            ][(if i.one_in(8) { i.u8() % 33 } else { which }) as usize]
+                a.aclnnGatherV2,
+                a.aclnnGather,
+                a.aclnnTake,
+                a.aclnnIndexCopy,
+                a.aclnnInplaceIndexCopy,
+                a.aclnnGatherNd,
+                a.aclnnMaskedSelect,
+            ][(if i.one_in(8) { i.u8() % 40 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -256,6 +256,20 @@ enum Call {
     Split(Option<u64>, Vec<i64>, i64, bool),
     /// `embedding(x, indices)` (x the weight): indices, int64?
     Embedding(Vec<i64>, bool),
+    /// `gather_v2(x, dim, index)`: dim, the index's shape and values,
+    /// int64?
+    GatherV2(i64, Vec<usize>, Vec<i64>, bool),
+    /// `gather(x, dim, index)`: dim, the index's shape and values, int64?
+    Gather(i64, Vec<usize>, Vec<i64>, bool),
+    /// `take(x, index)`: the index's shape and values, int64?
+    Take(Vec<usize>, Vec<i64>, bool),
+    /// `index_copy(x, dim, index, source)` (in place when the last is
+    /// set): dim, the index values, the source.
+    IndexCopy(i64, Vec<i64>, Other, bool),
+    /// `gather_nd(x, indices, negative)`: the indices' shape and values.
+    GatherNd(Vec<usize>, Vec<i64>, bool),
+    /// `masked_select(x, mask)`: the mask's shape and bytes, uint8?
+    MaskedSelect(Vec<usize>, Vec<u8>, bool),
     /// `slice_v2(x, starts, ends, axes, steps)`: distinct axes with any
     /// bounds and steps, now and then a bad axis, length or step.
     SliceV2([Vec<i64>; 4]),
@@ -769,6 +783,167 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             }
             Call::SliceV2(a)
         }
+        _ if src.chance(1, 8) => {
+            let dim = gen_dim(src, rank);
+            let r = rank.max(1) as i64;
+            let n = match (rank, (-r..r).contains(&dim)) {
+                (0, _) => 1,
+                (_, true) => shape[dim.rem_euclid(r) as usize] as i64,
+                _ => 0,
+            };
+            let k = src.range(0, 3) as usize;
+            let ishape: Vec<usize> = (0..k).map(|_| src.range(0, 3) as usize).collect();
+            let cnt: usize = ishape.iter().product();
+            let idx = (0..cnt)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::GatherV2(dim, ishape, idx, src.chance(1, 2))
+        }
+        _ if src.chance(1, 8) => {
+            let dim = gen_dim(src, rank);
+            let r = rank.max(1) as i64;
+            let xs: Vec<usize> = if rank == 0 { vec![1] } else { shape.to_vec() };
+            let n = if (-r..r).contains(&dim) {
+                xs[dim.rem_euclid(r) as usize] as i64
+            } else {
+                0
+            };
+            let mut ishape: Vec<usize> = xs
+                .iter()
+                .map(|&e| {
+                    if src.chance(1, 10) {
+                        e + 1
+                    } else {
+                        src.range(0, e as i64) as usize
+                    }
+                })
+                .collect();
+            if src.chance(1, 12) && ishape.len() < 8 {
+                ishape.push(1);
+            }
+            while ishape.iter().product::<usize>() > 4096 {
+                let k = (0..ishape.len()).max_by_key(|&k| ishape[k]).unwrap_or(0);
+                ishape[k] /= 2;
+            }
+            let cnt: usize = ishape.iter().product();
+            let idx = (0..cnt)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::Gather(dim, ishape, idx, src.chance(1, 2))
+        }
+        _ if src.chance(1, 8) => {
+            let n = shape.iter().product::<usize>() as i64;
+            let k = src.range(0, 3) as usize;
+            let ishape: Vec<usize> = (0..k).map(|_| src.range(0, 3) as usize).collect();
+            let cnt: usize = ishape.iter().product();
+            let idx = (0..cnt)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::Take(ishape, idx, src.chance(1, 2))
+        }
+        _ if src.chance(1, 8) => {
+            let dim = gen_dim(src, rank);
+            let r = rank.max(1) as i64;
+            let xs: Vec<usize> = if rank == 0 { vec![1] } else { shape.to_vec() };
+            let ok = (-r..r).contains(&dim);
+            let n = if ok {
+                xs[dim.rem_euclid(r) as usize] as i64
+            } else {
+                0
+            };
+            let k = src.range(0, 3) as usize;
+            let idx: Vec<i64> = (0..k)
+                .map(|_| {
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        src.range(0, n - 1)
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            let mut ss = xs.clone();
+            if ok {
+                ss[dim.rem_euclid(r) as usize] = k;
+            }
+            if src.chance(1, 12) {
+                ss[0] += 1;
+            }
+            let dtype = if src.chance(1, 12) {
+                src.pick(&R::ALL)
+            } else {
+                d
+            };
+            let full = ss.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
+            let count = full.map_or(1 << 12, |f| f.min(1 << 12));
+            if Some(count) != full {
+                ss = vec![count];
+            }
+            let bytes = element_bytes(src, dtype, count);
+            let source = Other {
+                dtype,
+                shape: ss,
+                bytes,
+            };
+            Call::IndexCopy(dim, idx, source, src.chance(1, 2))
+        }
+        _ if src.chance(1, 8) => {
+            let k = src.range(0, rank as i64 + 1) as usize;
+            let lead = src.range(0, 2) as usize;
+            let mut ishape: Vec<usize> = (0..lead).map(|_| src.range(0, 3) as usize).collect();
+            ishape.push(k);
+            let cnt: usize = ishape.iter().product();
+            let negative = src.chance(1, 2);
+            let idx = (0..cnt)
+                .map(|p| {
+                    let n = shape.get(p % k.max(1)).copied().unwrap_or(0) as i64;
+                    if n > 0 && (!faults || !src.chance(1, 12)) {
+                        let v = src.range(0, n - 1);
+                        if negative && src.chance(1, 3) {
+                            v - n
+                        } else {
+                            v
+                        }
+                    } else {
+                        src.pick(&[-1, n, i64::MAX, i32::MAX as i64])
+                    }
+                })
+                .collect();
+            Call::GatherNd(ishape, idx, negative)
+        }
+        _ if src.chance(1, 8) => {
+            let keep = src.range(0, rank as i64) as usize;
+            let mut ms: Vec<usize> = shape[rank - keep..]
+                .iter()
+                .map(|&e| if src.chance(1, 3) { 1 } else { e })
+                .collect();
+            if !ms.is_empty() && src.chance(1, 12) {
+                ms[0] += 1;
+            }
+            let n = ms.iter().product::<usize>().min(4096);
+            if n != ms.iter().product::<usize>() {
+                ms = vec![n];
+            }
+            let bytes = (0..n).map(|_| src.chance(1, 2) as u8).collect();
+            Call::MaskedSelect(ms, bytes, src.chance(1, 2))
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -951,6 +1126,46 @@ fn ref_call(
             };
             cpu_ref::embedding(soc, x, &index)
         }
+        Call::GatherV2(dim, ishape, idx, wide) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(ishape, idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(ishape, &v)?
+            };
+            cpu_ref::gather_v2(soc, x, *dim, &index)
+        }
+        Call::Gather(dim, ishape, idx, wide) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(ishape, idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(ishape, &v)?
+            };
+            cpu_ref::gather(soc, x, *dim, &index)
+        }
+        Call::Take(ishape, idx, wide) => {
+            let index = if *wide {
+                cpu_ref::Tensor::from_slice(ishape, idx)?
+            } else {
+                let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+                cpu_ref::Tensor::from_slice(ishape, &v)?
+            };
+            cpu_ref::take(soc, x, &index)
+        }
+        Call::MaskedSelect(ms, bytes, uint8) => {
+            let dt = if *uint8 { R::UInt8 } else { R::Bool };
+            let mask = cpu_ref::Tensor::from_bytes(dt, ms, bytes.clone())?;
+            cpu_ref::masked_select(soc, x, &mask)
+        }
+        Call::GatherNd(ishape, idx, negative) => {
+            let index = cpu_ref::Tensor::from_slice(ishape, idx)?;
+            cpu_ref::gather_nd(soc, x, &index, *negative)
+        }
+        Call::IndexCopy(dim, idx, source, _) => {
+            let index = cpu_ref::Tensor::from_slice(&[idx.len()], idx)?;
+            cpu_ref::index_copy(soc, x, *dim, &index, &ref_other(source)?)
+        }
     }
 }
 
@@ -968,6 +1183,15 @@ fn index_tensor(s: &Stream, idx: &[i64], wide: bool) -> npu_ops::Result<Tensor> 
     } else {
         let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
         Tensor::from_slice(s, &[v.len()], &v)
+    }
+}
+
+fn shaped_index(s: &Stream, shape: &[usize], idx: &[i64], wide: bool) -> npu_ops::Result<Tensor> {
+    if wide {
+        Tensor::from_slice(s, shape, idx)
+    } else {
+        let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+        Tensor::from_slice(s, shape, &v)
     }
 }
 
@@ -1043,6 +1267,30 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::Tri(true, d, true) => s.tril_inplace(x, *d).map(|()| x.clone()),
         Call::Tri(false, d, true) => s.triu_inplace(x, *d).map(|()| x.clone()),
         Call::Embedding(idx, wide) => s.embedding(x, &index_tensor(s, idx, *wide)?),
+        Call::GatherV2(dim, ishape, idx, wide) => {
+            s.gather_v2(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
+        }
+        Call::Gather(dim, ishape, idx, wide) => {
+            s.gather(x, *dim, &shaped_index(s, ishape, idx, *wide)?)
+        }
+        Call::Take(ishape, idx, wide) => s.take(x, &shaped_index(s, ishape, idx, *wide)?),
+        Call::MaskedSelect(ms, bytes, uint8) => {
+            let dt = if *uint8 { DType::U8 } else { DType::Bool };
+            let mask = Tensor::from_bytes(s, dt, ms, bytes)?;
+            s.masked_select(x, &mask)
+        }
+        Call::GatherNd(ishape, idx, negative) => {
+            s.gather_nd(x, &Tensor::from_slice(s, ishape, idx)?, *negative)
+        }
+        Call::IndexCopy(dim, idx, source, inplace) => {
+            let i = Tensor::from_slice(s, &[idx.len()], idx)?;
+            let so = our_other(s, source)?;
+            if *inplace {
+                s.index_copy_inplace(x, *dim, &i, &so).map(|()| x.clone())
+            } else {
+                s.index_copy(x, *dim, &i, &so)
+            }
+        }
         Call::Split(sections, sizes, dim, into) => {
             let plain = || match sections {
                 Some(n) => s.split_tensor(x, *n, *dim),
@@ -1187,6 +1435,22 @@ fn our_into(
                 .prepare_embedding(x, &i, out)
                 .and_then(|p| p.run(x, &i, out)),
             Ok(i) => s.embedding_into(x, &i, out),
+            Err(e) => Err(e),
+        },
+        Call::GatherV2(dim, ishape, idx, wide) if !prepared => {
+            match shaped_index(s, ishape, idx, *wide) {
+                Ok(i) => s.gather_v2_into(x, *dim, &i, out),
+                Err(e) => Err(e),
+            }
+        }
+        Call::Gather(dim, ishape, idx, wide) if !prepared => {
+            match shaped_index(s, ishape, idx, *wide) {
+                Ok(i) => s.gather_into(x, *dim, &i, out),
+                Err(e) => Err(e),
+            }
+        }
+        Call::Take(ishape, idx, wide) if !prepared => match shaped_index(s, ishape, idx, *wide) {
+            Ok(i) => s.take_into(x, &i, out),
             Err(e) => Err(e),
         },
         _ => return None,
@@ -1446,6 +1710,12 @@ fn error_forms(
         | Call::Cast(..)
         | Call::Split(..)
         | Call::Embedding(..)
+        | Call::GatherV2(..)
+        | Call::Gather(..)
+        | Call::Take(..)
+        | Call::IndexCopy(..)
+        | Call::GatherNd(..)
+        | Call::MaskedSelect(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

@@ -9,6 +9,7 @@
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
 //! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`], [`slice_v3()`], [`as_strided_aclnn()`] and [`strided_slice_assign_v2()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`], [`take()`], [`index_copy()`], [`gather_nd()`] and [`masked_select()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -59,7 +60,12 @@ pub use ops::embedding::{embedding, embedding_out_shape};
 pub use ops::expand::{expand, expand_out_shape};
 pub use ops::fill::{fill_scalar, fill_target_overlaps, fill_value, zero};
 pub use ops::flip::{flip, flip_dims};
+pub use ops::gather::{gather, gather_check};
+pub use ops::gather_nd::{gather_nd, gather_nd_out_shape};
+pub use ops::gather_v2::{gather_v2, gather_v2_out_shape};
+pub use ops::index_copy::index_copy;
 pub use ops::index_select::{index_select, index_select_out_shape};
+pub use ops::masked_select::{masked_select, masked_select_shape};
 pub use ops::mul::{mul, mul_cast, mul_inplace};
 pub use ops::pad::{
     circular_pad2d, circular_pad3d, pad, pad_kind, pad_out_shape, reflection_pad1d,
@@ -78,6 +84,7 @@ pub use ops::split::{split_tensor, split_tensor_sizes, split_with_size};
 pub use ops::stack::{stack, stack_cast, stack_out_shape, STACK_MAX_RANK};
 pub use ops::strided_slice_assign::{strided_slice_assign_ranges, strided_slice_assign_v2};
 pub use ops::subtensor::subtensor;
+pub use ops::take::take;
 pub use ops::tri::{tril, triu};
 pub use product::{check_op_dtype, supported_dtypes, supports_op, Family, Op, DEFAULT_SOC};
 pub use scalar::Scalar;

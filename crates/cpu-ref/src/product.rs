@@ -154,6 +154,18 @@ pub enum Op {
     AsStridedAclnn,
     /// `aclnnStridedSliceAssignV2` (section 35).
     StridedSliceAssignV2,
+    /// `aclnnGatherV2` (section 24).
+    GatherV2,
+    /// `aclnnGather` (section 25).
+    Gather,
+    /// `aclnnTake` (section 26).
+    Take,
+    /// `aclnnIndexCopy` / `aclnnInplaceIndexCopy` (section 27).
+    IndexCopy,
+    /// `aclnnGatherNd` (section 28).
+    GatherNd,
+    /// `aclnnMaskedSelect` (section 29).
+    MaskedSelect,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -174,7 +186,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 34] = [
+    pub const ALL: [Op; 40] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -209,6 +221,12 @@ impl Op {
         Op::SliceV3,
         Op::AsStridedAclnn,
         Op::StridedSliceAssignV2,
+        Op::GatherV2,
+        Op::Gather,
+        Op::Take,
+        Op::IndexCopy,
+        Op::GatherNd,
+        Op::MaskedSelect,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -240,6 +258,12 @@ impl Op {
             Op::SliceV3 => "slice_v3",
             Op::AsStridedAclnn => "as_strided_aclnn",
             Op::StridedSliceAssignV2 => "strided_slice_assign_v2",
+            Op::GatherV2 => "gather_v2",
+            Op::Gather => "gather",
+            Op::Take => "take",
+            Op::IndexCopy => "index_copy",
+            Op::GatherNd => "gather_nd",
+            Op::MaskedSelect => "masked_select",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
             Op::ReflectionPad3d => "reflection_pad3d",
@@ -409,6 +433,20 @@ const EXPAND_A2_A3: &[DType] = &[
     DType::Int8,
     DType::Int32,
     DType::Int64,
+    DType::Bool,
+    DType::BFloat16,
+];
+
+/// MaskedSelect (section 29) on A2 / A3; elsewhere without bfloat16.
+const MASKED_SELECT_A2_A3: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
     DType::Bool,
     DType::BFloat16,
 ];
@@ -649,6 +687,9 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - tril, triu **(project, to be checked)**: every family but Atlas
 ///   200I/500 A2 (section 15).
 /// - embedding: A2 and A3 (CANN's aclnnEmbedding page, section 23).
+/// - gather_v2, gather, gather_nd, masked_select: every family but Atlas
+///   200I/500 A2 (sections 24, 25, 28, 29).
+/// - take, index_copy: training, A2, A3 (sections 26, 27).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
@@ -666,6 +707,10 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
         Op::SliceV3 | Op::AsStridedAclnn => family == Family::A2,
         Op::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
+        Op::GatherV2 | Op::Gather | Op::GatherNd | Op::MaskedSelect => family != Family::A200I500A2,
+        Op::Take | Op::IndexCopy => {
+            matches!(family, Family::Training | Family::A2 | Family::A3)
+        }
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
         | Op::ReflectionPad3d
@@ -729,6 +774,24 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // Embedding (section 23): the elementwise list of section 8 (only
         // on A2/A3, so with bfloat16).
         Op::Embedding => ELEMENTWISE_A2_A3,
+        // GatherV2 (section 24): the elementwise list of section 8.
+        Op::GatherV2 if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::GatherV2 => ELEMENTWISE_NO_BF16,
+        // Gather (section 25): every dtype but the complex ones (Tril's list).
+        Op::Gather if a2_or_a3 => TRI_A2_A3,
+        Op::Gather => TRI_NO_BF16,
+        // Take (section 26): IndexSelect's list.
+        Op::Take if a2_or_a3 => INDEX_SELECT_A2_A3,
+        Op::Take => INDEX_SELECT_NO_BF16,
+        // IndexCopy (section 27): the elementwise list of section 8.
+        Op::IndexCopy if a2_or_a3 => ELEMENTWISE_A2_A3,
+        Op::IndexCopy => ELEMENTWISE_NO_BF16,
+        // GatherNd (section 28): Expand's list.
+        Op::GatherNd if a2_or_a3 => EXPAND_A2_A3,
+        Op::GatherNd => &EXPAND_A2_A3[..7],
+        // MaskedSelect (section 29): its own list.
+        Op::MaskedSelect if a2_or_a3 => MASKED_SELECT_A2_A3,
+        Op::MaskedSelect => &MASKED_SELECT_A2_A3[..9],
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -890,7 +953,13 @@ mod tests {
                 "slice_v2",
                 "slice_v3",
                 "as_strided_aclnn",
-                "strided_slice_assign_v2"
+                "strided_slice_assign_v2",
+                "gather_v2",
+                "gather",
+                "take",
+                "index_copy",
+                "gather_nd",
+                "masked_select"
             ]
         );
     }
@@ -918,6 +987,10 @@ mod tests {
                 Op::Embedding => [false, true, true, false, false],
                 Op::SliceV3 | Op::AsStridedAclnn => [false, true, false, false, false],
                 Op::StridedSliceAssignV2 => [false, true, true, false, false],
+                Op::GatherV2 | Op::Gather | Op::GatherNd | Op::MaskedSelect => {
+                    [true, true, true, true, false]
+                }
+                Op::Take | Op::IndexCopy => [true, true, true, false, false],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

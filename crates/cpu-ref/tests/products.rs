@@ -3,14 +3,14 @@
 
 use cpu_ref::{
     add, as_strided, as_strided_aclnn, cast, cat, circular_pad2d, circular_pad3d, embedding,
-    expand, fill_scalar, flip, index_select, mul, permute, reflection_pad1d, reflection_pad2d,
-    reflection_pad3d, repeat, replication_pad1d, replication_pad2d, replication_pad3d, roll,
-    sampled_slice, slice, slice_v2, slice_v3, split_tensor, split_with_size, stack,
-    strided_slice_assign_v2, subtensor, tril, triu, zero, DType, Family, RefError, SampleMode,
-    SampledSliceParams, Scalar, Tensor,
+    expand, fill_scalar, flip, gather, gather_nd, gather_v2, index_copy, index_select,
+    masked_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
+    replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice, slice_v2,
+    slice_v3, split_tensor, split_with_size, stack, strided_slice_assign_v2, subtensor, take, tril,
+    triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 34] = [
+const OPS: [&str; 40] = [
     "slice",
     "index_select",
     "as_strided",
@@ -45,6 +45,12 @@ const OPS: [&str; 34] = [
     "circular_pad2d",
     "circular_pad3d",
     "embedding",
+    "gather_v2",
+    "gather",
+    "take",
+    "index_copy",
+    "gather_nd",
+    "masked_select",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -91,6 +97,27 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
             strided_slice_assign_v2(soc, x, &v, &[1], &[2], &[1], None)
         }
         "embedding" => embedding(soc, x, &index),
+        "gather_v2" => gather_v2(soc, x, 1, &index),
+        "take" => take(soc, x, &index),
+        "gather_nd" => gather_nd(soc, x, &index, false),
+        "masked_select" => masked_select(
+            soc,
+            x,
+            &Tensor::from_bytes(DType::Bool, &[2], vec![1, 0]).unwrap(),
+        ),
+        "index_copy" => index_copy(
+            soc,
+            x,
+            0,
+            &index,
+            &Tensor::from_bytes(
+                x.dtype(),
+                &[1, 2],
+                x.contiguous_bytes()[..2 * x.dtype().size()].to_vec(),
+            )
+            .unwrap(),
+        ),
+        "gather" => gather(soc, x, 1, &Tensor::from_slice(&[2, 1], &[1i64, 0]).unwrap()),
         "reflection_pad1d" => reflection_pad1d(soc, x, &[1, 1]),
         "reflection_pad2d" => reflection_pad2d(soc, &x3, &[1, 0, 0, 1]),
         "reflection_pad3d" => reflection_pad3d(soc, &x4, &[1, 1, 1, 1, 0, 0]),
@@ -107,7 +134,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
 fn available(op: &str, fam: Family) -> bool {
     use Family::*;
     match op {
-        "slice" | "slice_v2" | "add" | "split_with_size" | "permute" => {
+        "slice" | "slice_v2" | "add" | "split_with_size" | "permute" | "take" | "index_copy" => {
             matches!(fam, Training | A2 | A3)
         }
         "embedding" | "strided_slice_assign_v2" => matches!(fam, A2 | A3),
@@ -118,7 +145,9 @@ fn available(op: &str, fam: Family) -> bool {
         }
         "as_strided" | "subtensor" => true,
         "flip" => matches!(fam, A2 | A3),
-        "roll" | "expand" | "repeat" => matches!(fam, Training | A2 | A3 | Inference),
+        "roll" | "expand" | "repeat" | "gather_v2" | "gather" | "gather_nd" | "masked_select" => {
+            matches!(fam, Training | A2 | A3 | Inference)
+        }
         "reflection_pad1d" | "reflection_pad2d" | "reflection_pad3d" | "replication_pad1d"
         | "replication_pad2d" | "replication_pad3d" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -143,7 +172,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => false,
         },
-        "index_select" | "as_strided" | "sampled_slice" | "stack" | "repeat" => {
+        "index_select" | "as_strided" | "sampled_slice" | "stack" | "repeat" | "take" => {
             dtype != DType::BFloat16 || bf16_family
         }
         "subtensor" => true,
@@ -170,7 +199,7 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         ),
         "cast" => dtype != DType::BFloat16 || bf16_family,
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
-        "expand" => match dtype {
+        "expand" | "gather_nd" => match dtype {
             DType::Float16
             | DType::Float32
             | DType::UInt8
@@ -197,7 +226,13 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 | DType::Complex128 => bf16_family,
             _ => true,
         },
-        "tril" | "triu" => match dtype {
+        "tril" | "triu" | "gather" => match dtype {
+            DType::Complex64 | DType::Complex128 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
+        "masked_select" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
             DType::Complex64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
             _ => true,
@@ -207,13 +242,12 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
             DType::BFloat16 => bf16_family,
             _ => true,
         },
-        "add" | "mul" | "split_tensor" | "split_with_size" | "fill_scalar" | "embedding" => {
-            match dtype {
-                DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
-                DType::BFloat16 => bf16_family,
-                _ => true,
-            }
-        }
+        "add" | "mul" | "split_tensor" | "split_with_size" | "fill_scalar" | "embedding"
+        | "gather_v2" | "index_copy" => match dtype {
+            DType::UInt16 | DType::UInt32 | DType::UInt64 => false,
+            DType::BFloat16 => bf16_family,
+            _ => true,
+        },
         "cat" => match dtype {
             DType::UInt16 | DType::UInt32 | DType::UInt64 | DType::Complex128 => false,
             DType::BFloat16 => bf16_family,
@@ -271,6 +305,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
         }
     }
     assert_eq!(checked, 34 * 28 * 15);
+    assert_eq!(checked, 36 * 28 * 15);
 }
 
 #[test]

@@ -2,10 +2,11 @@
 //! "never panics" for arbitrary i64 parameters.
 
 use cpu_ref::{
-    add, as_strided, as_strided_aclnn, cat, embedding, expand, fill_scalar, flip, index_select,
-    mul, permute, repeat, roll, sampled_slice, slice, slice_v2, slice_v3, stack,
-    strided_slice_assign_ranges, strided_slice_assign_v2, subtensor, zero, SampleMode,
-    SampledSliceParams, Scalar, Tensor, DEFAULT_SOC,
+    add, as_strided, as_strided_aclnn, cat, embedding, expand, fill_scalar, flip, gather,
+    gather_nd, gather_v2, index_copy, index_select, masked_select, mul, permute, repeat, roll,
+    sampled_slice, slice, slice_v2, slice_v3, stack, strided_slice_assign_ranges,
+    strided_slice_assign_v2, subtensor, take, zero, SampleMode, SampledSliceParams, Scalar, Tensor,
+    DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -907,5 +908,226 @@ proptest! {
         prop_assert_eq!(untouched, var.numel() - n);
         let m = wild.len();
         let _ = strided_slice_assign_v2(DEFAULT_SOC, &var, &value, &wild, &wild, &wild, Some(&wild[..m]));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// GatherV2 with a 1-D index equals IndexSelect; with that index
+    /// reshaped to 2-D, the same bytes in the shape
+    /// `shape[..dim] + index.shape + shape[dim+1..]`; a transposed `self`
+    /// gives its contiguous copy's result.
+    #[test]
+    fn gather_v2_is_index_select_with_a_shaped_index(
+        shape in prop::collection::vec(1usize..4, 1..4),
+        dim_seed in 0usize..8,
+        picks in prop::collection::vec(0usize..8, 0..7),
+        split in 1usize..4,
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&shape);
+        let d = dim_seed % shape.len();
+        let n = shape[d];
+        let idx: Vec<i64> = picks.iter().map(|&p| (p % n) as i64).collect();
+        let flat = Tensor::from_slice(&[idx.len()], &idx).unwrap();
+        let want = index_select(soc, &x, d as i64, &flat).unwrap();
+        let got = gather_v2(soc, &x, d as i64 - shape.len() as i64, &flat).unwrap();
+        prop_assert_eq!(got.shape(), want.shape());
+        prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+        if idx.len().is_multiple_of(split) && !idx.is_empty() {
+            let shaped = Tensor::from_slice(&[split, idx.len() / split], &idx).unwrap();
+            let g2 = gather_v2(soc, &x, d as i64, &shaped).unwrap();
+            let mut s2 = shape[..d].to_vec();
+            s2.extend([split, idx.len() / split]);
+            s2.extend_from_slice(&shape[d + 1..]);
+            prop_assert_eq!(g2.shape(), &s2[..]);
+            prop_assert_eq!(g2.contiguous_bytes(), want.contiguous_bytes());
+        }
+        if shape.len() == 2 {
+            let xt = transposed(&arange(&[shape[1], shape[0]]));
+            let c = xt.to_contiguous();
+            prop_assert_eq!(
+                gather_v2(soc, &xt, d as i64, &flat).unwrap().contiguous_bytes(),
+                gather_v2(soc, &c, d as i64, &flat).unwrap().contiguous_bytes()
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Gather against a naive restatement: along the last dim of a 2-D
+    /// self, row r of out picks self[r][index[r][c]]; equals GatherV2 of
+    /// that row when the index has one row; a transposed self gives its
+    /// contiguous copy's result.
+    #[test]
+    fn gather_picks_elements_along_dim(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        irows in 1usize..4,
+        icols in 0usize..5,
+        picks in prop::collection::vec(0usize..16, 16),
+        dim in 0i64..2,
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let irows = irows.min(rows);
+        let (ir, ic) = if dim == 1 { (irows, icols) } else { (icols, cols.min(irows)) };
+        let n = if dim == 1 { cols } else { rows };
+        let vals: Vec<i64> = (0..ir * ic).map(|k| (picks[k % 16] % n) as i64).collect();
+        let idx = Tensor::from_slice(&[ir, ic], &vals).unwrap();
+        let got = gather(soc, &x, dim, &idx).unwrap();
+        prop_assert_eq!(got.shape(), &[ir, ic][..]);
+        let xs = x.to_vec::<i32>().unwrap();
+        let want: Vec<i32> = (0..ir * ic).map(|k| {
+            let (r, c) = (k / ic, k % ic);
+            let v = vals[k] as usize;
+            if dim == 1 { xs[r * cols + v] } else { xs[v * cols + c] }
+        }).collect();
+        prop_assert_eq!(got.to_vec::<i32>().unwrap(), want);
+        let xt = transposed(&arange(&[cols, rows]));
+        if ir <= xt.shape()[0] || dim == 0 {
+            let c = xt.to_contiguous();
+            prop_assert_eq!(
+                gather(soc, &xt, dim, &idx).map(|t| t.contiguous_bytes()),
+                gather(soc, &c, dim, &idx).map(|t| t.contiguous_bytes())
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Take equals GatherV2 along dim 0 of `self`'s contiguous copy
+    /// reshaped to 1-D, for a view of `self` too.
+    #[test]
+    fn take_is_a_flat_gather(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        picks in prop::collection::vec(0usize..64, 0..7),
+        split in 1usize..4,
+    ) {
+        let soc = "Ascend910B3";
+        let xt = transposed(&arange(&[cols, rows]));
+        let n = rows * cols;
+        let flat = Tensor::from_bytes(xt.dtype(), &[n], xt.contiguous_bytes()).unwrap();
+        let idx: Vec<i64> = picks.iter().map(|&p| (p % n) as i64).collect();
+        let shape: Vec<usize> = if idx.len().is_multiple_of(split) && !idx.is_empty() {
+            vec![split, idx.len() / split]
+        } else {
+            vec![idx.len()]
+        };
+        let index = Tensor::from_slice(&shape, &idx).unwrap();
+        let got = take(soc, &xt, &index).unwrap();
+        let want = gather_v2(soc, &flat, 0, &index).unwrap();
+        prop_assert_eq!(got.shape(), &shape[..]);
+        prop_assert_eq!(got.contiguous_bytes(), want.contiguous_bytes());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// IndexCopy of the slices GatherV2 picked, written back where they
+    /// came from, leaves `self` unchanged; writing them into a zero tensor
+    /// puts each at its index (a naive restatement); a transposed `self`
+    /// gives its contiguous copy's result.
+    #[test]
+    fn index_copy_writes_slices_back(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        picks in prop::collection::vec(0usize..8, 0..6),
+        dim in 0i64..2,
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let n = if dim == 0 { rows } else { cols };
+        let idx: Vec<i64> = picks.iter().map(|&p| (p % n) as i64).collect();
+        let index = Tensor::from_slice(&[idx.len()], &idx).unwrap();
+        let src = gather_v2(soc, &x, dim, &index).unwrap();
+        let back = index_copy(soc, &x, dim, &index, &src).unwrap();
+        prop_assert_eq!(back.contiguous_bytes(), x.contiguous_bytes());
+        let xt = transposed(&arange(&[cols, rows]));
+        let c = xt.to_contiguous();
+        prop_assert_eq!(
+            index_copy(soc, &xt, dim, &index, &src).unwrap().contiguous_bytes(),
+            index_copy(soc, &c, dim, &index, &src).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// GatherNd with K = 1 equals GatherV2 along dim 0 of the index's
+    /// first column; with K = rank, each tuple picks one element (a naive
+    /// restatement); negative coordinates equal their wrapped values.
+    #[test]
+    fn gather_nd_restated(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        picks in prop::collection::vec(0usize..16, 0..6),
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let r: Vec<i64> = picks.iter().map(|&p| (p % rows) as i64).collect();
+        let i1 = Tensor::from_slice(&[r.len(), 1], &r).unwrap();
+        let flat = Tensor::from_slice(&[r.len()], &r).unwrap();
+        prop_assert_eq!(
+            gather_nd(soc, &x, &i1, false).unwrap().contiguous_bytes(),
+            gather_v2(soc, &x, 0, &flat).unwrap().contiguous_bytes()
+        );
+        let pairs: Vec<i64> = picks.iter().flat_map(|&p| [(p % rows) as i64, (p / 4 % cols) as i64]).collect();
+        let i2 = Tensor::from_slice(&[picks.len(), 2], &pairs).unwrap();
+        let got = gather_nd(soc, &x, &i2, false).unwrap().to_vec::<i32>().unwrap();
+        let xs = x.to_vec::<i32>().unwrap();
+        let want: Vec<i32> = pairs.chunks(2).map(|c| xs[c[0] as usize * cols + c[1] as usize]).collect();
+        prop_assert_eq!(got, want);
+        let neg: Vec<i64> = pairs.chunks(2).flat_map(|c| [c[0] - rows as i64, c[1] - cols as i64]).collect();
+        let i3 = Tensor::from_slice(&[picks.len(), 2], &neg).unwrap();
+        prop_assert_eq!(
+            gather_nd(soc, &x, &i3, true).unwrap().contiguous_bytes(),
+            gather_nd(soc, &x, &i2, false).unwrap().contiguous_bytes()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// MaskedSelect with a mask of self's shape picks exactly the elements
+    /// whose mask byte is set, in order (a naive restatement); a row mask
+    /// broadcast over the rows equals the full mask it stands for; a
+    /// transposed self gives its contiguous copy's result.
+    #[test]
+    fn masked_select_restated(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        bits in prop::collection::vec(any::<bool>(), 16),
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let full: Vec<u8> = (0..rows * cols).map(|k| bits[k % 16] as u8).collect();
+        let m = Tensor::from_bytes(cpu_ref::DType::Bool, &[rows, cols], full.clone()).unwrap();
+        let got = masked_select(soc, &x, &m).unwrap().to_vec::<i32>().unwrap();
+        let xs = x.to_vec::<i32>().unwrap();
+        let want: Vec<i32> = xs.iter().zip(&full).filter(|(_, &b)| b != 0).map(|(v, _)| *v).collect();
+        prop_assert_eq!(got, want);
+        let row: Vec<u8> = (0..cols).map(|k| bits[k] as u8).collect();
+        let rm = Tensor::from_bytes(cpu_ref::DType::Bool, &[cols], row.clone()).unwrap();
+        let tiled: Vec<u8> = (0..rows).flat_map(|_| row.clone()).collect();
+        let tm = Tensor::from_bytes(cpu_ref::DType::Bool, &[rows, cols], tiled).unwrap();
+        prop_assert_eq!(
+            masked_select(soc, &x, &rm).unwrap().contiguous_bytes(),
+            masked_select(soc, &x, &tm).unwrap().contiguous_bytes()
+        );
+        let xt = transposed(&arange(&[cols, rows]));
+        prop_assert_eq!(
+            masked_select(soc, &xt, &m).unwrap().contiguous_bytes(),
+            masked_select(soc, &xt.to_contiguous(), &m).unwrap().contiguous_bytes()
+        );
     }
 }

@@ -905,6 +905,7 @@ fn main() {
     slice_v3_cases(&mut out, &push);
     as_strided_aclnn_cases(&mut out, &push);
     slice_assign_cases(&mut out, &push);
+    gather_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1480,6 +1481,331 @@ where
                 expect(cpu_ref::embedding(soc, &w, &idx)),
                 &tag,
             );
+        }
+    }
+}
+
+/// The gathers (ops.md §24 on): appended last, with a random stream of
+/// their own.
+fn gather_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x6A7E_0024);
+    // GatherV2: every family x dtype, a self view of rank 0 to 3, a dim
+    // (now and then out of range), an index of rank 0 to 3, int32 or
+    // int64, now and then out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let rank = x.rank().max(1) as i64;
+                let dim = if r.below(12) == 0 {
+                    rank + r.below(2) as i64 * -(2 * rank + 1)
+                } else {
+                    r.range(-rank, rank)
+                };
+                let n = if x.rank() == 0 {
+                    1
+                } else {
+                    x.shape()[dim.rem_euclid(rank) as usize] as i64
+                };
+                let k = if x.rank() == 0 {
+                    r.below(2) as usize
+                } else {
+                    r.below(4) as usize
+                };
+                let shape: Vec<usize> = (0..k)
+                    .map(|_| {
+                        if x.rank() == 0 {
+                            1
+                        } else {
+                            r.below(3) as usize + 1
+                        }
+                    })
+                    .collect();
+                let cnt: usize = shape.iter().product();
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "gather_v2",
+                    soc,
+                    (&st, &x),
+                    json!({"dim": dim, "index": tensor_json(&idx)}),
+                    expect(cpu_ref::gather_v2(soc, &x, dim, &idx)),
+                    &tag,
+                );
+            }
+        }
+    }
+    // Gather: every family x dtype, a self view of rank 0 to 3, a dim (now
+    // and then out of range), an index of self's rank (now and then
+    // another) whose extents are mostly at most self's, values now and
+    // then out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let rank = x.rank().max(1) as i64;
+                let dim = if r.below(12) == 0 {
+                    rank + r.below(2) as i64 * -(2 * rank + 1)
+                } else {
+                    r.range(-rank, rank)
+                };
+                let xs: Vec<usize> = if x.rank() == 0 {
+                    vec![1]
+                } else {
+                    x.shape().to_vec()
+                };
+                let mut shape: Vec<usize> = xs
+                    .iter()
+                    .map(|&e| {
+                        if r.below(10) == 0 {
+                            e + 1
+                        } else {
+                            r.below(e as u64 + 1) as usize
+                        }
+                    })
+                    .collect();
+                if r.below(12) == 0 {
+                    shape.push(1);
+                }
+                if x.rank() == 0 && r.below(2) == 0 {
+                    shape.clear();
+                }
+                let n = xs[dim.rem_euclid(rank) as usize] as i64;
+                let cnt: usize = shape.iter().product();
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "gather",
+                    soc,
+                    (&st, &x),
+                    json!({"dim": dim, "index": tensor_json(&idx)}),
+                    expect(cpu_ref::gather(soc, &x, dim, &idx)),
+                    &tag,
+                );
+            }
+        }
+    }
+    // Take: every family x dtype, a self view of rank 0 to 3, an index of
+    // rank 0 to 3, int32 or int64, values now and then out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let n = x.numel() as i64;
+                let k = r.below(4) as usize;
+                let shape: Vec<usize> = (0..k).map(|_| r.below(3) as usize + 1).collect();
+                let cnt: usize = shape.iter().product();
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "take",
+                    soc,
+                    (&st, &x),
+                    json!({"index": tensor_json(&idx)}),
+                    expect(cpu_ref::take(soc, &x, &idx)),
+                    &tag,
+                );
+            }
+        }
+    }
+    // IndexCopy: every family x dtype, a self view of rank 0 to 3, a dim
+    // (now and then out of range), an index of 0 to 3 values (now and then
+    // out of range), a source of the matching shape (now and then not),
+    // the out-of-place or in-place form.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let rank = x.rank().max(1) as i64;
+                let dim = if r.below(12) == 0 {
+                    rank + r.below(2) as i64 * -(2 * rank + 1)
+                } else {
+                    r.range(-rank, rank)
+                };
+                let xs: Vec<usize> = if x.rank() == 0 {
+                    vec![1]
+                } else {
+                    x.shape().to_vec()
+                };
+                let dd = dim.rem_euclid(rank) as usize;
+                let n = xs[dd] as i64;
+                let k = r.below(4) as usize;
+                let vals: Vec<i64> = (0..k)
+                    .map(|_| {
+                        if r.below(12) == 0 {
+                            n + r.below(2) as i64 * -(n + 1)
+                        } else {
+                            r.range(0, n.max(1))
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&[k], &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&[k], &v).unwrap()
+                };
+                let mut ss = xs.clone();
+                ss[dd] = k;
+                if r.below(12) == 0 {
+                    ss[0] += 1;
+                }
+                let src = storage(d, &ss, &mut r);
+                let inplace = r.below(2) == 0;
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "index_copy",
+                    soc,
+                    (&st, &x),
+                    json!({"dim": dim, "index": tensor_json(&idx), "source": tensor_json(&src), "inplace": inplace}),
+                    expect(cpu_ref::index_copy(soc, &x, dim, &idx, &src)),
+                    &tag,
+                );
+            }
+        }
+    }
+    // GatherNd: every family x dtype, a self view of rank 1 to 3, tuples
+    // of K = 1..rank coordinates (now and then K out of range), leading
+    // index dims 0 to 2, coordinates now and then negative (with or
+    // without the flag) or out of range.
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = loop {
+                    let (st, x) = input(d, &mut r, 3);
+                    if x.rank() >= 1 {
+                        break (st, x);
+                    }
+                };
+                let rank = x.rank();
+                let k = if r.below(12) == 0 {
+                    rank + 1
+                } else {
+                    r.range(1, rank as i64 + 1) as usize
+                };
+                let lead = r.below(3) as usize;
+                let mut shape: Vec<usize> = (0..lead).map(|_| r.below(3) as usize + 1).collect();
+                shape.push(k);
+                let cnt: usize = shape.iter().product();
+                let negative = r.below(2) == 0;
+                let vals: Vec<i64> = (0..cnt)
+                    .map(|p| {
+                        let n = x.shape().get(p % k).copied().unwrap_or(1) as i64;
+                        match r.below(12) {
+                            0 => n + r.below(2) as i64 * -(2 * n + 1),
+                            1 | 2 => r.range(-n, 0),
+                            _ => r.range(0, n.max(1)),
+                        }
+                    })
+                    .collect();
+                let idx = if r.below(2) == 0 {
+                    Tensor::from_slice(&shape, &vals).unwrap()
+                } else {
+                    let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                    Tensor::from_slice(&shape, &v).unwrap()
+                };
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "gather_nd",
+                    soc,
+                    (&st, &x),
+                    json!({"indices": tensor_json(&idx), "negative": negative}),
+                    expect(cpu_ref::gather_nd(soc, &x, &idx, negative)),
+                    &tag,
+                );
+            }
+        }
+    }
+    // MaskedSelect: every family x dtype, a self view of rank 0 to 3, a
+    // bool or uint8 mask of a suffix of its shape (some extents 1, now and
+    // then one that does not broadcast).
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let keep = r.below(x.rank() as u64 + 1) as usize;
+                let mut ms: Vec<usize> = x.shape()[x.rank() - keep..]
+                    .iter()
+                    .map(|&e| if r.below(3) == 0 { 1 } else { e })
+                    .collect();
+                if !ms.is_empty() && r.below(12) == 0 {
+                    ms[0] += 1;
+                }
+                let n: usize = ms.iter().product();
+                let bytes: Vec<u8> = (0..n).map(|_| (r.below(2)) as u8).collect();
+                let mdt = if r.below(2) == 0 {
+                    DType::Bool
+                } else {
+                    DType::UInt8
+                };
+                let mask = Tensor::from_bytes(mdt, &ms, bytes).unwrap();
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "masked_select",
+                    soc,
+                    (&st, &x),
+                    json!({"mask": tensor_json(&mask)}),
+                    expect(cpu_ref::masked_select(soc, &x, &mask)),
+                    &tag,
+                );
+            }
         }
     }
 }

@@ -73,7 +73,7 @@ fn each_malformed_line_is_named_with_its_file_and_line() {
         ("{not json", "not JSON"),
         (r#"{"op": "slice"}"#, "missing field `id`"),
         (
-            r#"{"id": "a", "op": "gather", "input": {}, "params": {}, "expect": {}}"#,
+            r#"{"id": "a", "op": "no_such_op", "input": {}, "params": {}, "expect": {}}"#,
             "unknown operator",
         ),
         (

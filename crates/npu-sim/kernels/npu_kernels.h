@@ -178,6 +178,89 @@ int64_t npu_gather_run_ex(void *dst, const void *src, int64_t n_src, int64_t inn
                           unsigned flags);
 
 /* ------------------------------------------------------------------------ */
+/* Element-wise gather along one axis (torch.gather, aclnnGather)            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * For every index p of d->shape (rank 1..NPU_MAX_RANK, every extent > 0)
+ * whose row-major position lies in [begin, end):
+ *   dst[p] = src[p with p[dim] replaced by index[p]]
+ * where element p of dst lies at sum(p_k * d->dst_stride[k]) elements, of
+ * src at sum(p_k * d->src_stride[k]) elements (elements of d->elem_size
+ * bytes), and index holds the contiguous row-major values over d->shape
+ * (int32, or int64 when index_is_64 != 0).
+ *
+ * Check on load: each index value is compared with [0, n_src) when it is
+ * loaded, and the value compared is the value used. At the first one
+ * outside the range the gather stops and returns its row-major position
+ * (its value in *bad_value if not NULL); positions before it have been
+ * written, nothing after. Returns -1 when every index was in range (or
+ * the description is empty or invalid: nothing written).
+ */
+int64_t npu_gather_elements_run(const npu_copy_desc *d, int32_t dim, int64_t n_src, void *dst,
+                                const void *src, const void *index, int index_is_64,
+                                int64_t begin, int64_t end, int64_t *bad_value);
+
+/* ------------------------------------------------------------------------ */
+/* Rows written at indices along one axis (IndexCopy)                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * dst is viewed as [outer, n_dst, inner] contiguous, src as
+ * [outer, n_index, inner] contiguous; for o in [outer_begin, outer_end),
+ * for i = 0, 1, .., n_index - 1 in that order:
+ *   dst[o, index[i], :] = src[o, i, :]
+ * (a repeated index: the last write wins). inner_bytes = inner *
+ * elem_size; index holds n_index int32 or int64 values (index_is_64).
+ *
+ * Check on load: each index is compared with [0, n_dst) when it is loaded,
+ * and the value compared is the value used. At the first one outside the
+ * range the scatter stops and returns its position i (its value in
+ * *bad_value if not NULL); rows before it have been written. Returns -1
+ * when every index was in range. Distinct outer ranges write disjoint
+ * bytes.
+ */
+int64_t npu_scatter_run(void *dst, const void *src, int64_t n_dst, int64_t inner_bytes,
+                        const void *index, int index_is_64, int64_t n_index,
+                        int64_t outer_begin, int64_t outer_end, int64_t *bad_value);
+
+/* ------------------------------------------------------------------------ */
+/* Slices at coordinate tuples (GatherNd)                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * src is viewed as [dims[0], .., dims[k-1], inner] contiguous (k in
+ * 1..NPU_MAX_RANK), indices as [tuples, k] contiguous, dst as [tuples,
+ * inner]; for t in [t_begin, t_end):
+ *   dst[t, :] = src[indices[t, 0], .., indices[t, k-1], :]
+ * inner_bytes = inner * elem_size. With negative != 0 a coordinate in
+ * [-dims[j], -1] counts from the end. Check on load: each coordinate is
+ * compared with its range when it is loaded; at the first one outside it
+ * the gather stops and returns its position t * k + j (its value in
+ * *bad_value if not NULL); tuples before it have been written. Returns -1
+ * when every coordinate was in range.
+ */
+int64_t npu_gather_nd_run(void *dst, const void *src, int32_t k, const int64_t *dims,
+                          int64_t inner_bytes, const void *indices, int index_is_64, int negative,
+                          int64_t t_begin, int64_t t_end, int64_t *bad_value);
+
+/* ------------------------------------------------------------------------ */
+/* The elements where a mask is set, packed (MaskedSelect)                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Walks d->shape (rank 0..NPU_MAX_RANK) in row-major order; at index p the
+ * mask byte lies at sum(p_k * d->dst_stride[k]) bytes from mask (a 1-byte
+ * BOOL or UINT8 mask; strides may be 0 to broadcast) and the element of
+ * src at sum(p_k * d->src_stride[k]) elements of d->elem_size bytes. Each
+ * element whose mask byte is non-zero is written to dst, contiguous, in
+ * order. Returns the count written (0 for an empty or invalid
+ * description). Sequential: the packing order is the walk's.
+ */
+int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src,
+                              const void *mask);
+
+/* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */
 /* ------------------------------------------------------------------------ */
 

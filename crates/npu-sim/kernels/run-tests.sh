@@ -9,7 +9,7 @@ cc="${CC:-cc}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-srcs=("$here"/copy.c "$here"/fill.c "$here"/gather.c "$here"/cast.c "$here"/arith.c "$here"/tri.c "$here"/test_kernels.c)
+srcs=("$here"/copy.c "$here"/fill.c "$here"/gather.c "$here"/gather_elements.c "$here"/scatter.c "$here"/gather_nd.c "$here"/masked_select.c "$here"/cast.c "$here"/arith.c "$here"/tri.c "$here"/test_kernels.c)
 warn=(-std=c11 -Wall -Wextra -Werror -pedantic -ffp-contract=off -I"$here")
 
 echo "== header compiles as C++"

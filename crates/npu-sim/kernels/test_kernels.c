@@ -2017,6 +2017,130 @@ static void test_arith(void)
 static void copy_random(void) { test_copy_random(4000); }
 static void cast_strided(void) { test_cast_strided(1500); }
 
+/* Element-wise gather: torch.gather over a 2x3 source along each dim,
+   a strided source, int32 and int64 indices, ranges, bad values. */
+static void test_gather_elements(void)
+{
+    const int32_t src[6] = {1, 2, 3, 4, 5, 6}; /* [[1, 2, 3], [4, 5, 6]] */
+    npu_copy_desc d = {0};
+    int32_t out[4] = {0};
+    int64_t v = 0;
+    /* dim 1, index [[0, 2], [1, 0]] -> [[1, 3], [5, 4]] */
+    const int64_t i64[4] = {0, 2, 1, 0};
+    d.rank = 2;
+    d.shape[0] = 2;
+    d.shape[1] = 2;
+    d.dst_stride[0] = 2;
+    d.dst_stride[1] = 1;
+    d.src_stride[0] = 3;
+    d.src_stride[1] = 1;
+    d.elem_size = 4;
+    CHECK(npu_gather_elements_run(&d, 1, 3, out, src, i64, 1, 0, 4, &v) == -1, "dim 1");
+    CHECK(out[0] == 1 && out[1] == 3 && out[2] == 5 && out[3] == 4, "dim 1 values");
+    /* dim 0, int32 index [[1, 0], [0, 1]] -> [[4, 2], [1, 5]], two ranges. */
+    {
+        const int32_t i32[4] = {1, 0, 0, 1};
+        memset(out, 0, sizeof out);
+        CHECK(npu_gather_elements_run(&d, 0, 2, out, src, i32, 0, 0, 1, NULL) == -1, "range 1");
+        CHECK(npu_gather_elements_run(&d, 0, 2, out, src, i32, 0, 1, 9, NULL) == -1, "range 2");
+        CHECK(out[0] == 4 && out[1] == 2 && out[2] == 1 && out[3] == 5, "dim 0 values");
+    }
+    /* A transposed source: src^T is [[1, 4], [2, 5], [3, 6]]; dim 0 with
+       index [[2, 0]] -> [[3, 4]]. */
+    {
+        const int64_t ix[2] = {2, 0};
+        d.shape[0] = 1;
+        d.src_stride[0] = 1;
+        d.src_stride[1] = 3;
+        memset(out, 0, sizeof out);
+        CHECK(npu_gather_elements_run(&d, 0, 3, out, src, ix, 1, 0, 2, NULL) == -1, "transposed");
+        CHECK(out[0] == 3 && out[1] == 4, "transposed values");
+    }
+    /* Bad values stop at the first, nothing after it written. */
+    {
+        const int64_t bad[2] = {1, -1};
+        const int32_t big[2] = {0, INT32_MAX};
+        memset(out, 0, sizeof out);
+        CHECK(npu_gather_elements_run(&d, 0, 3, out, src, bad, 1, 0, 2, &v) == 1 && v == -1, "negative");
+        CHECK(out[0] == 2 && out[1] == 0, "written before the bad one only");
+        CHECK(npu_gather_elements_run(&d, 0, 3, out, src, big, 0, 0, 2, &v) == 1 && v == INT32_MAX, "too big");
+        CHECK(npu_gather_elements_run(&d, 0, 0, out, src, big, 0, 0, 2, &v) == 0 && v == 0, "empty bound");
+    }
+    /* Invalid descriptions write nothing. */
+    d.rank = 0;
+    CHECK(npu_gather_elements_run(&d, 0, 3, out, src, i64, 1, 0, 4, NULL) == -1, "rank 0");
+    d.rank = 2;
+    CHECK(npu_gather_elements_run(&d, 2, 3, out, src, i64, 1, 0, 4, NULL) == -1, "dim 2");
+}
+
+/* Scatter: rows written at indices, repeats (last wins), bad values. */
+static void test_scatter(void)
+{
+    int32_t dst[6] = {0, 1, 2, 3, 4, 5}; /* [2, 3]: outer 2, n_dst 3, inner 1 */
+    const int32_t src[4] = {10, 11, 12, 13}; /* [2, 2] */
+    const int64_t ix[2] = {2, 0};
+    const int32_t rep[2] = {1, 1};
+    const int64_t bad[2] = {1, 3};
+    int64_t v = 0;
+    CHECK(npu_scatter_run(dst, src, 3, 4, ix, 1, 2, 0, 2, &v) == -1, "scatter");
+    CHECK(dst[0] == 11 && dst[1] == 1 && dst[2] == 10 && dst[3] == 13 && dst[4] == 4 && dst[5] == 12,
+          "scatter values");
+    CHECK(npu_scatter_run(dst, src, 3, 4, rep, 0, 2, 1, 2, NULL) == -1, "repeats");
+    CHECK(dst[4] == 13 && dst[3] == 13, "last write wins");
+    CHECK(npu_scatter_run(dst, src, 3, 4, bad, 1, 2, 0, 1, &v) == 1 && v == 3, "bad index");
+    CHECK(dst[1] == 10, "written before the bad one");
+    CHECK(npu_scatter_run(dst, src, 3, 4, ix, 1, 0, 0, 2, NULL) == -1, "no index");
+}
+
+/* GatherNd: the page's examples, negative coordinates, bad values. */
+static void test_gather_nd(void)
+{
+    const int32_t src[8] = {0, 1, 2, 3, 4, 5, 6, 7}; /* [2, 2, 2] */
+    const int64_t dims[2] = {2, 2};
+    const int64_t ix[4] = {0, 1, 1, 0};
+    const int32_t neg[2] = {-1, -2};
+    const int64_t bad[4] = {0, 1, 2, 0};
+    int32_t out[4] = {0};
+    int64_t v = 0;
+    /* k = 2 over [2, 2, 2]: slices of 2 elements -> [[2, 3], [4, 5]]. */
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 8, ix, 1, 0, 0, 2, &v) == -1, "k 2");
+    CHECK(out[0] == 2 && out[1] == 3 && out[2] == 4 && out[3] == 5, "k 2 values");
+    /* k = 2 over [2, 2] (inner 1): negative coordinates, [-1, -2] -> [1, 0] = 2. */
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 4, neg, 0, 1, 0, 1, NULL) == -1, "negative");
+    CHECK(out[0] == 2, "negative value");
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 4, neg, 0, 0, 0, 1, &v) == 0 && v == -1,
+          "negative refused without the flag");
+    CHECK(npu_gather_nd_run(out, src, 2, dims, 4, bad, 1, 0, 0, 2, &v) == 2 && v == 2, "bad value");
+    CHECK(npu_gather_nd_run(out, src, 0, dims, 4, ix, 1, 0, 0, 2, NULL) == -1, "k 0");
+}
+
+/* MaskedSelect: a full mask, a broadcast row mask, a 0-D description. */
+static void test_masked_select(void)
+{
+    const int32_t src[6] = {0, 1, 2, 3, 4, 5}; /* [3, 2] */
+    const unsigned char full[6] = {1, 0, 0, 1, 7, 0};
+    const unsigned char row[2] = {0, 1};
+    int32_t out[6] = {0};
+    npu_copy_desc d = {0};
+    d.rank = 2;
+    d.shape[0] = 3;
+    d.shape[1] = 2;
+    d.src_stride[0] = 2;
+    d.src_stride[1] = 1;
+    d.dst_stride[0] = 2;
+    d.dst_stride[1] = 1;
+    d.elem_size = 4;
+    CHECK(npu_masked_select_run(&d, out, src, full) == 3, "full mask count");
+    CHECK(out[0] == 0 && out[1] == 3 && out[2] == 4, "full mask values");
+    d.dst_stride[0] = 0;
+    CHECK(npu_masked_select_run(&d, out, src, row) == 3, "row mask count");
+    CHECK(out[0] == 1 && out[1] == 3 && out[2] == 5, "row mask values");
+    d.rank = 0;
+    CHECK(npu_masked_select_run(&d, out, src + 4, full) == 1 && out[0] == 4, "0-D");
+    d.rank = 9;
+    CHECK(npu_masked_select_run(&d, out, src, full) == 0, "invalid rank");
+}
+
 int main(void)
 {
     const clock_t t0 = clock();
@@ -2031,6 +2155,10 @@ int main(void)
     run("gather checks on load", test_gather_checks_on_load);
     run("gather", test_gather);
     run("gather widths", test_gather_widths);
+    run("gather elements", test_gather_elements);
+    run("scatter", test_scatter);
+    run("gather nd", test_gather_nd);
+    run("masked select", test_masked_select);
     run("half precision", test_half);
     run("cast rules", test_cast_rules);
     run("cast values", test_cast_values);

@@ -49,7 +49,8 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         | Plan::AsStrided { stage, .. }
         | Plan::SliceAssign { stage, .. }
         | Plan::Roll { stage, .. }
-        | Plan::Repeat { stage, .. } => !*stage,
+        | Plan::Repeat { stage, .. }
+        | Plan::IndexCopy { stage, .. } => !*stage,
         _ => false,
     };
     if !direct {

@@ -71,6 +71,49 @@ unsafe extern "C" {
         flags: u32,
     );
     fn npu_copy_split_inner(d: *mut CopyDesc, want_rows: i64, min_inner: i64);
+    fn npu_gather_nd_run(
+        dst: *mut c_void,
+        src: *const c_void,
+        k: i32,
+        dims: *const i64,
+        inner_bytes: i64,
+        indices: *const c_void,
+        index_is_64: i32,
+        negative: i32,
+        t_begin: i64,
+        t_end: i64,
+        bad_value: *mut i64,
+    ) -> i64;
+    fn npu_masked_select_run(
+        d: *const CopyDesc,
+        dst: *mut c_void,
+        src: *const c_void,
+        mask: *const c_void,
+    ) -> i64;
+    fn npu_scatter_run(
+        dst: *mut c_void,
+        src: *const c_void,
+        n_dst: i64,
+        inner_bytes: i64,
+        index: *const c_void,
+        index_is_64: i32,
+        n_index: i64,
+        outer_begin: i64,
+        outer_end: i64,
+        bad_value: *mut i64,
+    ) -> i64;
+    fn npu_gather_elements_run(
+        d: *const CopyDesc,
+        dim: i32,
+        n_src: i64,
+        dst: *mut c_void,
+        src: *const c_void,
+        index: *const c_void,
+        index_is_64: i32,
+        begin: i64,
+        end: i64,
+        bad_value: *mut i64,
+    ) -> i64;
     fn npu_fill(dst: *mut c_void, count: i64, value: *const c_void, elem_size: usize);
     fn npu_tri_zero_run(
         data: *mut c_void,
@@ -461,6 +504,192 @@ pub unsafe fn gather(
         });
     }
     first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `dst[p] = src[p with p[dim] = index[p]]` for every index `p` of
+/// `d.shape` (rank 1..=8, no extent 0): `dst` and `src` addressed by
+/// `d`'s strides, `index` contiguous over `d.shape`; each index is checked
+/// when loaded. Returns the first index outside `[0, n_src)` as (row-major
+/// position, value), if any: the gather stopped there.
+///
+/// # Safety
+/// `dst` and `src` valid for every element `d`'s strides address (`src`
+/// with any coordinate along `dim` in `[0, n_src)`), `index` for
+/// `numel(d.shape)` indices of the given width.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gather_elements(
+    pool: &Cores,
+    d: CopyDesc,
+    dim: usize,
+    n_src: i64,
+    dst: *mut u8,
+    src: *const u8,
+    index: *const u8,
+    is64: bool,
+) -> Option<(i64, i64)> {
+    let rank = (d.rank.max(0) as usize).min(MAX_RANK);
+    let total = d.shape[..rank]
+        .iter()
+        .fold(1i64, |n, &e| n.saturating_mul(e.max(0)));
+    let bytes = (total as u64).saturating_mul(d.elem_size as u64);
+    let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(index as usize));
+    let first = std::sync::Mutex::new(None::<(i64, i64)>);
+    par_ranges(pool, total, bytes, |lo, hi| {
+        let mut bad = 0i64;
+        // SAFETY: caller's contract; distinct position ranges write
+        // distinct elements (dst does not overlap itself).
+        let pos = unsafe {
+            npu_gather_elements_run(
+                &d,
+                dim as i32,
+                n_src,
+                dp.0 as *mut c_void,
+                sp.0 as *const c_void,
+                ip.0 as *const c_void,
+                is64 as i32,
+                lo,
+                hi,
+                &mut bad,
+            )
+        };
+        if pos >= 0 {
+            let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+            if f.is_none_or(|(p, _)| pos < p) {
+                *f = Some((pos, bad));
+            }
+        }
+    });
+    first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `dst[o, index[i], :] = src[o, i, :]`, contiguous `[outer, n_dst,
+/// inner]` and `[outer, n_index, inner]`, each outer row in index order (a
+/// repeated index: the last write wins); each index is checked when
+/// loaded. Returns the first index outside `[0, n_dst)` as (position,
+/// value), if any: the scatter stopped there.
+///
+/// # Safety
+/// Buffers valid for their shapes (`dst` for `outer * n_dst *
+/// inner_bytes` bytes, `src` for `outer * n_index * inner_bytes`, `index`
+/// for `n_index` indices of the given width).
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scatter(
+    pool: &Cores,
+    dst: *mut u8,
+    src: *const u8,
+    outer: i64,
+    n_dst: i64,
+    inner_bytes: i64,
+    index: *const u8,
+    is64: bool,
+    n_index: i64,
+) -> Option<(i64, i64)> {
+    let bytes = (outer as u64)
+        .saturating_mul(n_index as u64)
+        .saturating_mul(inner_bytes as u64);
+    let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(index as usize));
+    let first = std::sync::Mutex::new(None::<(i64, i64)>);
+    // Split by outer rows only: within a row the writes stay in index
+    // order, so a repeated index always ends with its last slice.
+    par_ranges(pool, outer, bytes, |lo, hi| {
+        let mut bad = 0i64;
+        // SAFETY: caller's contract; outer ranges write disjoint rows.
+        let pos = unsafe {
+            npu_scatter_run(
+                dp.0 as *mut c_void,
+                sp.0 as *const c_void,
+                n_dst,
+                inner_bytes,
+                ip.0 as *const c_void,
+                is64 as i32,
+                n_index,
+                lo,
+                hi,
+                &mut bad,
+            )
+        };
+        if pos >= 0 {
+            let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+            if f.is_none() {
+                *f = Some((pos, bad));
+            }
+        }
+    });
+    first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `dst[t, :] = src[indices[t, 0], .., indices[t, k-1], :]`, `src`
+/// contiguous `[dims.., inner]`, `indices` contiguous `[tuples, k]`
+/// (`k = dims.len()`, 1..=8); with `negative` a coordinate in `[-s, -1]`
+/// counts from the end. Each coordinate is checked when loaded. Returns
+/// the first one outside its range as (position in `indices`, value), if
+/// any: the gather stopped there.
+///
+/// # Safety
+/// Buffers valid for their shapes (`src` for `prod(dims) * inner_bytes`
+/// bytes, `dst` for `tuples * inner_bytes`, `indices` for `tuples * k`
+/// indices of the given width).
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gather_nd(
+    pool: &Cores,
+    dst: *mut u8,
+    src: *const u8,
+    dims: &[i64],
+    inner_bytes: i64,
+    indices: *const u8,
+    is64: bool,
+    negative: bool,
+    tuples: i64,
+) -> Option<(i64, i64)> {
+    let bytes = (tuples as u64).saturating_mul(inner_bytes as u64);
+    let (dp, sp, ip) = (Ptr(dst as usize), Ptr(src as usize), Ptr(indices as usize));
+    let first = std::sync::Mutex::new(None::<(i64, i64)>);
+    par_ranges(pool, tuples, bytes, |lo, hi| {
+        let mut bad = 0i64;
+        // SAFETY: caller's contract; tuple ranges write disjoint rows.
+        let pos = unsafe {
+            npu_gather_nd_run(
+                dp.0 as *mut c_void,
+                sp.0 as *const c_void,
+                dims.len() as i32,
+                dims.as_ptr(),
+                inner_bytes,
+                ip.0 as *const c_void,
+                is64 as i32,
+                negative as i32,
+                lo,
+                hi,
+                &mut bad,
+            )
+        };
+        if pos >= 0 {
+            let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+            if f.is_none_or(|(p, _)| pos < p) {
+                *f = Some((pos, bad));
+            }
+        }
+    });
+    first.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The elements of `src` whose mask byte is set, walking `d.shape` in
+/// row-major order (`src` at `d.src_stride`, the 1-byte mask at
+/// `d.dst_stride`, either 0 to broadcast), packed into `dst`; returns the
+/// count written. Sequential (the packing order is the walk's).
+///
+/// # Safety
+/// `src` and `mask` valid for every element `d`'s strides address; `dst`
+/// for `numel(d.shape)` elements of `d.elem_size` bytes.
+pub unsafe fn masked_select(d: CopyDesc, dst: *mut u8, src: *const u8, mask: *const u8) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        npu_masked_select_run(
+            &d,
+            dst as *mut c_void,
+            src as *const c_void,
+            mask as *const c_void,
+        )
+    }
 }
 
 /// Element size of a kernel dtype.

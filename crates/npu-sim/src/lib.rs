@@ -13,6 +13,9 @@
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
 // IndexSelect's plan), slices (SliceV2, SliceV3, AsStrided, StridedSliceAssignV2: likewise, the views' plan and
 // AsStrided's).
+// IndexSelect's plan), gathers (GatherV2, Take: likewise; Gather: an
+// element-wise gather step; IndexCopy and its in-place twin: a scatter step;
+// GatherNd: a gather-nd step; MaskedSelect: a compaction step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -73,6 +76,7 @@ mod elementwise;
 mod embedding;
 mod executor;
 mod fills;
+mod gathers;
 mod kernels;
 mod lists;
 mod memory;
@@ -95,6 +99,7 @@ pub use cat::*;
 pub use elementwise::*;
 pub use embedding::*;
 pub use fills::*;
+pub use gathers::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
@@ -488,7 +493,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 37);
+/// assert_eq!(api.available_operators().len(), 44);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -624,6 +629,20 @@ pub fn api() -> Api {
         aclnnAsStrided: Some(aclnnAsStrided),
         aclnnStridedSliceAssignV2GetWorkspaceSize: Some(aclnnStridedSliceAssignV2GetWorkspaceSize),
         aclnnStridedSliceAssignV2: Some(aclnnStridedSliceAssignV2),
+        aclnnGatherV2GetWorkspaceSize: Some(aclnnGatherV2GetWorkspaceSize),
+        aclnnGatherV2: Some(aclnnGatherV2),
+        aclnnGatherGetWorkspaceSize: Some(aclnnGatherGetWorkspaceSize),
+        aclnnGather: Some(aclnnGather),
+        aclnnTakeGetWorkspaceSize: Some(aclnnTakeGetWorkspaceSize),
+        aclnnTake: Some(aclnnTake),
+        aclnnIndexCopyGetWorkspaceSize: Some(aclnnIndexCopyGetWorkspaceSize),
+        aclnnIndexCopy: Some(aclnnIndexCopy),
+        aclnnInplaceIndexCopyGetWorkspaceSize: Some(aclnnInplaceIndexCopyGetWorkspaceSize),
+        aclnnInplaceIndexCopy: Some(aclnnInplaceIndexCopy),
+        aclnnGatherNdGetWorkspaceSize: Some(aclnnGatherNdGetWorkspaceSize),
+        aclnnGatherNd: Some(aclnnGatherNd),
+        aclnnMaskedSelectGetWorkspaceSize: Some(aclnnMaskedSelectGetWorkspaceSize),
+        aclnnMaskedSelect: Some(aclnnMaskedSelect),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

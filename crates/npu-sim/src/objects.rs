@@ -69,6 +69,33 @@ pub enum Plan {
         /// Normalised dim.
         dim: usize,
     },
+    /// `self` read flat, gathered by the index (Take).
+    Take,
+    /// The elements of `self` where the broadcast mask is set, packed at
+    /// the front of `out` (MaskedSelect).
+    MaskedSelect,
+    /// Slices of `self` at the coordinate tuples of `indices` (GatherNd).
+    GatherNd {
+        /// Coordinates in `[-s, -1]` count from the end.
+        negative: bool,
+    },
+    /// `out = self`, then `source`'s slices written at the index along
+    /// `dim` (IndexCopy, InplaceIndexCopy).
+    IndexCopy {
+        /// Normalised dim (0 for a 0-D self).
+        dim: usize,
+        /// In place: the output is `self` (the executor's inputs are
+        /// `[index, source]`).
+        inplace: bool,
+        /// Out of place, the output meets an input: through the workspace.
+        stage: bool,
+    },
+    /// Element-wise gather along `dim` (Gather: torch.gather; 0-D tensors
+    /// seen as rank 1).
+    GatherElements {
+        /// Normalised dim.
+        dim: usize,
+    },
     /// `selfRef = src` (broadcast, cast); `stage` when they share memory.
     InplaceCopy {
         /// Copy `src` through the workspace first.

@@ -610,7 +610,13 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
 
 /// A contiguous source for `t`: itself, or a staged copy in the workspace
 /// at `*ws` (advanced past it).
-fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &'static str, ws: &mut u64) -> Ref {
+pub(crate) fn staged(
+    l: &mut Launch,
+    rt: &Runtime,
+    t: &Tensor,
+    name: &'static str,
+    ws: &mut u64,
+) -> Ref {
     let src = l
         .view(rt, name, t, (&t.view, &t.strides, t.offset), false)
         .expect("non-empty");
@@ -638,7 +644,7 @@ fn staged(l: &mut Launch, rt: &Runtime, t: &Tensor, name: &'static str, ws: &mut
     tmp
 }
 
-/// IndexSelect's plan (also Embedding's: dim 0, an index of any rank, an
+/// IndexSelect's plan (also Embedding's: dim 0, and GatherV2's: an index of any rank, an
 /// `out` of any shape holding the gathered rows in order).
 pub(crate) fn build_index_select(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let Plan::IndexSelect { dim } = e.plan else {

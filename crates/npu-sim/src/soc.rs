@@ -83,6 +83,20 @@ pub enum Op {
     SplitWithSize,
     /// aclnnEmbedding
     Embedding,
+    /// aclnnGatherV2
+    GatherV2,
+    /// aclnnGather
+    Gather,
+    /// aclnnTake
+    Take,
+    /// aclnnIndexCopy
+    IndexCopy,
+    /// aclnnInplaceIndexCopy
+    InplaceIndexCopy,
+    /// aclnnGatherNd
+    GatherNd,
+    /// aclnnMaskedSelect
+    MaskedSelect,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -134,6 +148,13 @@ impl Op {
             Op::SplitTensor => "aclnnSplitTensor",
             Op::SplitWithSize => "aclnnSplitWithSize",
             Op::Embedding => "aclnnEmbedding",
+            Op::GatherV2 => "aclnnGatherV2",
+            Op::Gather => "aclnnGather",
+            Op::Take => "aclnnTake",
+            Op::IndexCopy => "aclnnIndexCopy",
+            Op::InplaceIndexCopy => "aclnnInplaceIndexCopy",
+            Op::GatherNd => "aclnnGatherNd",
+            Op::MaskedSelect => "aclnnMaskedSelect",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -177,6 +198,13 @@ impl Op {
             Op::SplitTensor => "aclnnSplitTensorGetWorkspaceSize",
             Op::SplitWithSize => "aclnnSplitWithSizeGetWorkspaceSize",
             Op::Embedding => "aclnnEmbeddingGetWorkspaceSize",
+            Op::GatherV2 => "aclnnGatherV2GetWorkspaceSize",
+            Op::Gather => "aclnnGatherGetWorkspaceSize",
+            Op::Take => "aclnnTakeGetWorkspaceSize",
+            Op::IndexCopy => "aclnnIndexCopyGetWorkspaceSize",
+            Op::InplaceIndexCopy => "aclnnInplaceIndexCopyGetWorkspaceSize",
+            Op::GatherNd => "aclnnGatherNdGetWorkspaceSize",
+            Op::MaskedSelect => "aclnnMaskedSelectGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -232,6 +260,18 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::SplitWithSize => matches!(family, Training | A2 | A3),
         // aclnnEmbedding's page: A2 and A3 (ops.md §23).
         Op::Embedding => matches!(family, A2 | A3),
+        // aclnnGatherV2's page (ops.md §24): every family but 200I/500 A2.
+        Op::GatherV2 => !matches!(family, Atlas200I500A2),
+        // aclnnGather's page (ops.md §25): every family but 200I/500 A2.
+        Op::Gather => !matches!(family, Atlas200I500A2),
+        // aclnnGatherNd's page (ops.md §28): every family but 200I/500 A2.
+        Op::GatherNd => !matches!(family, Atlas200I500A2),
+        // aclnnMaskedSelect's page (ops.md §29): every family but 200I/500 A2.
+        Op::MaskedSelect => !matches!(family, Atlas200I500A2),
+        // aclnnTake's page (ops.md §26): the training series, A2 and A3.
+        Op::Take => matches!(family, Training | A2 | A3),
+        // aclnnIndexCopy's page (ops.md §27): the training series, A2, A3.
+        Op::IndexCopy | Op::InplaceIndexCopy => matches!(family, Training | A2 | A3),
         // Their pages (ops.md §16): every family but 200I/500 A2.
         Op::ReflectionPad1d
         | Op::ReflectionPad2d
@@ -392,7 +432,10 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         | Op::InplaceFillScalar
         | Op::SplitTensor
         | Op::SplitWithSize
-        | Op::Embedding => ELEMENTWISE_DTYPES.contains(&dtype),
+        | Op::Embedding
+        | Op::GatherV2
+        | Op::IndexCopy
+        | Op::InplaceIndexCopy => ELEMENTWISE_DTYPES.contains(&dtype),
         Op::Cat => CAT_DTYPES.contains(&dtype),
         // aclnn_zero.cpp: FillScalar's list plus UINT16.
         Op::InplaceZero => ELEMENTWISE_DTYPES.contains(&dtype) || dtype == aclDataType::ACL_UINT16,
@@ -402,6 +445,21 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Roll => ROLL_DTYPES.contains(&dtype),
         // aclnnExpand's page: Roll's list without UINT32 (BF16 above).
         Op::Expand => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
+        // aclnnMaskedSelect's page (ops.md §29): its own list (BF16 above).
+        Op::MaskedSelect => matches!(
+            dtype,
+            aclDataType::ACL_FLOAT
+                | aclDataType::ACL_FLOAT16
+                | aclDataType::ACL_DOUBLE
+                | aclDataType::ACL_INT8
+                | aclDataType::ACL_INT16
+                | aclDataType::ACL_INT32
+                | aclDataType::ACL_INT64
+                | aclDataType::ACL_UINT8
+                | aclDataType::ACL_BOOL
+        ),
+        // aclnnGatherNd's page (ops.md §28): Expand's list (BF16 above).
+        Op::GatherNd => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
         // aclnnFlip's page: no unsigned type wider than 8 bits.
         Op::Flip => {
             GENERAL_DTYPES.contains(&dtype)
@@ -410,8 +468,9 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
                     aclDataType::ACL_UINT16 | aclDataType::ACL_UINT32 | aclDataType::ACL_UINT64
                 )
         }
-        // aclnn_tril.h / aclnn_triu.h: the general list without complex types.
-        Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu => {
+        // aclnn_tril.h / aclnn_triu.h, and aclnnGather's page (ops.md
+        // §25): the general list without complex types.
+        Op::Tril | Op::InplaceTril | Op::Triu | Op::InplaceTriu | Op::Gather => {
             GENERAL_DTYPES.contains(&dtype)
                 && !matches!(
                     dtype,
@@ -485,6 +544,41 @@ mod tests {
             Op::Stack,
             Family::A3,
             aclDataType::ACL_COMPLEX128
+        ));
+    }
+
+    #[test]
+    fn gather_v2_table() {
+        use aclDataType as D;
+        assert!(op_available(Op::GatherV2, Family::Training));
+        assert!(op_available(Op::GatherV2, Family::Inference));
+        assert!(!op_available(Op::GatherV2, Family::Atlas200I500A2));
+        assert!(dtype_supported(Op::GatherV2, Family::A2, D::ACL_BF16));
+        assert!(!dtype_supported(
+            Op::GatherV2,
+            Family::Inference,
+            D::ACL_BF16
+        ));
+        assert!(dtype_supported(
+            Op::GatherV2,
+            Family::Training,
+            D::ACL_COMPLEX128
+        ));
+        assert!(!dtype_supported(Op::GatherV2, Family::A2, D::ACL_UINT16));
+        assert_eq!(
+            Op::GatherV2.first_phase_name(),
+            "aclnnGatherV2GetWorkspaceSize"
+        );
+        assert!(op_available(Op::Gather, Family::Inference));
+        assert!(!op_available(Op::Gather, Family::Atlas200I500A2));
+        assert!(dtype_supported(Op::Gather, Family::A2, D::ACL_UINT64));
+        assert!(!dtype_supported(Op::Gather, Family::A2, D::ACL_COMPLEX64));
+        assert!(!dtype_supported(Op::Gather, Family::Training, D::ACL_BF16));
+        assert!(!op_available(Op::Take, Family::Inference));
+        assert!(dtype_supported(
+            Op::Take,
+            Family::Training,
+            D::ACL_COMPLEX128
         ));
     }
 

@@ -59,6 +59,30 @@ pub enum Step {
     /// Gather (each index checked as loaded): dst, src, outer, n_src,
     /// inner bytes, index, 64-bit, n_index.
     Gather(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+    /// Slices at coordinate tuples (GatherNd; each coordinate checked as
+    /// loaded): dst, src, self's leading extents (k of them), inner bytes,
+    /// indices, 64-bit, negative coordinates allowed, tuples.
+    GatherNd(
+        Ref,
+        Ref,
+        crate::executor::Strides,
+        i64,
+        Ref,
+        bool,
+        bool,
+        i64,
+    ),
+    /// The elements where a mask is set, packed (MaskedSelect): desc (the
+    /// broadcast shape, the mask's strides as `dst_stride`, `self`'s as
+    /// `src_stride`), dst, src, mask.
+    MaskedSelect(CopyDesc, Ref, Ref, Ref),
+    /// Scatter of rows (IndexCopy; each index checked as loaded): dst,
+    /// src, outer, n_dst, inner bytes, index, 64-bit, n_index.
+    Scatter(Ref, Ref, i64, i64, i64, Ref, bool, i64),
+    /// Element-wise gather (torch.gather; each index checked as loaded):
+    /// desc (the index's shape, `out`'s and `self`'s strides), dim, n_src,
+    /// dst, src, index (contiguous), 64-bit.
+    GatherElements(CopyDesc, u8, i64, Ref, Ref, Ref, bool),
     /// Contiguous elementwise arithmetic of one dtype: op, dtype, dst, a,
     /// b, alpha (one element of the dtype; `None`: 1), count. dst may be a.
     Binary(BinaryOp, KDtype, Ref, Ref, Ref, Option<[u8; 16]>, i64),
@@ -267,6 +291,92 @@ impl Launch {
                         return Err(Fault {
                             code: ACL_ERROR_RT_AICORE_EXCEPTION,
                             message: format!("npu-sim: {}: no {op:?} kernel for {t:?}", self.op),
+                        });
+                    }
+                }
+                Step::GatherNd(dst, src, dims, inner, index, is64, negative, tuples) => {
+                    let bad = unsafe {
+                        kernels::gather_nd(
+                            pool,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            dims,
+                            *inner,
+                            self.host(&hosts, *index),
+                            *is64,
+                            *negative,
+                            *tuples,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
+                        let bound = dims
+                            .get(pos as usize % dims.len().max(1))
+                            .copied()
+                            .unwrap_or(0);
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {bound} \
+                                 (valid coordinates are 0..{bound}); the kernel stopped at that index",
+                                self.op
+                            ),
+                        });
+                    }
+                }
+                Step::MaskedSelect(d, dst, src, mask) => unsafe {
+                    kernels::masked_select(
+                        *d,
+                        self.host(&hosts, *dst),
+                        self.host(&hosts, *src),
+                        self.host(&hosts, *mask),
+                    );
+                },
+                Step::Scatter(dst, src, outer, n_dst, inner, index, is64, n_index) => {
+                    let bad = unsafe {
+                        kernels::scatter(
+                            pool,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            *outer,
+                            *n_dst,
+                            *inner,
+                            self.host(&hosts, *index),
+                            *is64,
+                            *n_index,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {n_dst} \
+                                 (valid indices are 0..{n_dst}); the kernel stopped at that index",
+                                self.op
+                            ),
+                        });
+                    }
+                }
+                Step::GatherElements(d, dim, n_src, dst, src, index, is64) => {
+                    let bad = unsafe {
+                        kernels::gather_elements(
+                            pool,
+                            *d,
+                            *dim as usize,
+                            *n_src,
+                            self.host(&hosts, *dst),
+                            self.host(&hosts, *src),
+                            self.host(&hosts, *index),
+                            *is64,
+                        )
+                    };
+                    if let Some((pos, val)) = bad {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: index out of range: position {pos} value {val} bound {n_src} \
+                                 (valid indices are 0..{n_src}); the kernel stopped at that index",
+                                self.op
+                            ),
                         });
                     }
                 }

@@ -1,4 +1,5 @@
 //! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, SliceV2, SliceV3, the aclnn AsStrided and StridedSliceAssignV2), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather, Take, IndexCopy, GatherNd and MaskedSelect), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -15,7 +16,12 @@ pub mod embedding;
 pub mod expand;
 pub mod fill;
 pub mod flip;
+pub mod gather;
+pub mod gather_nd;
+pub mod gather_v2;
+pub mod index_copy;
 pub mod index_select;
+pub mod masked_select;
 pub mod mul;
 pub mod pad;
 pub mod permute;
@@ -28,6 +34,7 @@ pub mod split;
 pub mod stack;
 pub mod strided_slice_assign;
 pub mod subtensor;
+pub mod take;
 pub mod tri;
 
 use crate::dtype::DType;

@@ -48,6 +48,8 @@ pub struct Case {
     /// `circular_pad2d`, `circular_pad3d`, `permute`, `flip`, `roll`, `expand`,
     /// `repeat`, `embedding`, `slice_v2`, `slice_v3`, `as_strided_aclnn`,
     /// `strided_slice_assign_v2`.
+    /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`, `index_copy`,
+    /// `gather_nd`, `masked_select`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -71,7 +73,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 34] = [
+const OPS: [&str; 40] = [
     "slice",
     "index_select",
     "as_strided",
@@ -106,6 +108,12 @@ const OPS: [&str; 34] = [
     "slice_v3",
     "as_strided_aclnn",
     "strided_slice_assign_v2",
+    "gather_v2",
+    "gather",
+    "take",
+    "index_copy",
+    "gather_nd",
+    "masked_select",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

@@ -499,6 +499,77 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 Err(e) => Err(e),
             }
         }
+        "index_copy" => {
+            let dim = int(get("dim")?, &ctx("dim"))?;
+            let idx = case::tensor(get("index")?, &ctx("index"))?;
+            let src = case::tensor(get("source")?, &ctx("source"))?;
+            let inplace = match p.get("inplace") {
+                None => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| format!("{}: expected true or false", ctx("inplace")))?,
+            };
+            for (t, what) in [(&idx, "the index data"), (&src, "the source data")] {
+                if let Err(e) = budget.charge(Some(data_bytes(t)), what) {
+                    return Ok(Err(e));
+                }
+            }
+            match (upload(s, &idx), upload(s, &src)) {
+                (Ok(i), Ok(so)) if inplace => {
+                    s.index_copy_inplace(&x, dim, &i, &so).map(|()| x.clone())
+                }
+                (Ok(i), Ok(so)) => s.index_copy(&x, dim, &i, &so),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            }
+        }
+        "masked_select" => {
+            let m = case::tensor(get("mask")?, &ctx("mask"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&m)), "the mask data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &m) {
+                Ok(mt) => s.masked_select(&x, &mt),
+                Err(e) => Err(e),
+            }
+        }
+        "gather_nd" => {
+            let idx = case::tensor(get("indices")?, &ctx("indices"))?;
+            let negative = match p.get("negative") {
+                None => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| format!("{}: expected true or false", ctx("negative")))?,
+            };
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the indices data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &idx) {
+                Ok(i) => s.gather_nd(&x, &i, negative),
+                Err(e) => Err(e),
+            }
+        }
+        "take" => {
+            let idx = case::tensor(get("index")?, &ctx("index"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &idx) {
+                Ok(i) => s.take(&x, &i),
+                Err(e) => Err(e),
+            }
+        }
+        op @ ("gather_v2" | "gather") => {
+            let dim = int(get("dim")?, &ctx("dim"))?;
+            let idx = case::tensor(get("index")?, &ctx("index"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&idx)), "the index data") {
+                return Ok(Err(e));
+            }
+            match upload(s, &idx) {
+                Ok(i) if op == "gather" => s.gather(&x, dim, &i),
+                Ok(i) => s.gather_v2(&x, dim, &i),
+                Err(e) => Err(e),
+            }
+        }
         "permute" => s.permute(&x, &ints(get("dims")?, &ctx("dims"))?),
         "flip" => s.flip(&x, &ints(get("dims")?, &ctx("dims"))?),
         "expand" => s.expand(&x, &ints(get("size")?, &ctx("size"))?),
