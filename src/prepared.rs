@@ -136,9 +136,14 @@ impl Prepared {
             repeatable: None,
             exec: std::sync::Mutex::new(Vec::new()),
         };
+        // Planned with the tensors given: an `out` that shares memory with
+        // an input is refused by aclnn (the simulator's gathers, CANN's
+        // undefined case), so such a preparation keeps no executor and
+        // each run is the `_into` form.
         if !stream.api().has_executor_reuse()
             || out.numel() == 0
             || !inputs.iter().all(|t| kind.takes_as_is(t))
+            || inputs.iter().any(|t| crate::ops::aliases(t, out))
         {
             return Ok(p);
         }

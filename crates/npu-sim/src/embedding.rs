@@ -97,6 +97,7 @@ pub unsafe extern "C" fn aclnnEmbeddingGetWorkspaceSize(
         }
         structure(op, &[(&w, "weight"), (&i, "indices"), (&o, "out")])?;
         writes_once(op, &o, "out")?;
+        crate::ops::out_apart(op, &o, &[(&w, "weight"), (&i, "indices")])?;
         let empty = numel(&w.view) == 0 || numel(&i.view) == 0;
         let mut workspace = 0u64;
         if !empty {

@@ -51,6 +51,12 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         | Plan::Roll { stage, .. }
         | Plan::Repeat { stage, .. }
         | Plan::IndexCopy { stage, .. } => !*stage,
+        // Gathers read their inputs while writing out (never staged).
+        Plan::IndexSelect { .. }
+        | Plan::GatherElements { .. }
+        | Plan::Take
+        | Plan::GatherNd { .. }
+        | Plan::MaskedSelect => true,
         _ => false,
     };
     if !direct {

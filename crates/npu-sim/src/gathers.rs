@@ -94,6 +94,7 @@ pub unsafe extern "C" fn aclnnGatherV2GetWorkspaceSize(
         }
         structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
         writes_once(op, &o, "out")?;
+        crate::ops::out_apart(op, &o, &[(&x, "self"), (&i, "index")])?;
         let n_index = numel(&i.view);
         if scalar && n_index != 1 {
             return Err(invalid(
@@ -263,6 +264,7 @@ pub unsafe extern "C" fn aclnnGatherGetWorkspaceSize(
         }
         structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
         writes_once(op, &o, "out")?;
+        crate::ops::out_apart(op, &o, &[(&x, "self"), (&i, "index")])?;
         let empty = n_index == 0 || numel(&x.view) == 0;
         // Staging for a non-contiguous index and out (self is read through
         // its own strides); the sum is checked.
@@ -414,6 +416,7 @@ pub unsafe extern "C" fn aclnnTakeGetWorkspaceSize(
         }
         structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
         writes_once(op, &o, "out")?;
+        crate::ops::out_apart(op, &o, &[(&x, "self"), (&i, "index")])?;
         let empty = n_self == 0 || n_index == 0;
         let mut workspace = 0u64;
         if !empty {
@@ -956,6 +959,7 @@ pub unsafe extern "C" fn aclnnGatherNdGetWorkspaceSize(
         }
         structure(op, &[(&x, "self"), (&i, "indices"), (&o, "out")])?;
         writes_once(op, &o, "out")?;
+        crate::ops::out_apart(op, &o, &[(&x, "self"), (&i, "indices")])?;
         let empty = numel(&x.view) == 0 || numel(&i.view) == 0;
         let mut workspace = 0u64;
         if !empty {
@@ -1117,6 +1121,7 @@ pub unsafe extern "C" fn aclnnMaskedSelectGetWorkspaceSize(
             ));
         }
         writes_once(op, &o, "out")?;
+        crate::ops::out_apart(op, &o, &[(&x, "self"), (&m, "mask")])?;
         let empty = n == 0;
         let workspace = if !empty && !is_contiguous(&o.view, &o.strides) {
             align(bytes(&o))

@@ -232,6 +232,24 @@ fn structure_parts(op: Op, base: &Tensor, view: (&[i64], &[i64], i64), name: &st
     Ok(())
 }
 
+/// A gather's output must not share memory with what it reads: its
+/// kernels read `self` and the index while writing `out`, row by row and
+/// on several threads (CANN leaves such a call undefined; the simulator
+/// refuses it, `161002`; the safe layer passes an aliasing `out` through a
+/// temporary). Empty views meet nothing.
+pub(crate) fn out_apart(op: Op, o: &Tensor, inputs: &[(&Tensor, &str)]) -> R<()> {
+    if let Some((_, name)) = inputs.iter().find(|(t, _)| executor::views_meet(o, t)) {
+        return Err(invalid(
+            op,
+            format_args!(
+                "out shares memory with {name}: the gather would read what it writes \
+                 (give out its own memory)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// An output view must not address one element twice (its copy would
 /// race with itself).
 pub(crate) fn writes_once(op: Op, t: &Tensor, name: &str) -> R<()> {
@@ -536,6 +554,7 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         }
         structure(op, &[(&x, "self"), (&i, "index"), (&o, "out")])?;
         writes_once(op, &o, "out")?;
+        out_apart(op, &o, &[(&x, "self"), (&i, "index")])?;
         if i.view.len() > 1 {
             return Err(invalid(
                 op,

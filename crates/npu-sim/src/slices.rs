@@ -250,8 +250,9 @@ pub unsafe extern "C" fn aclnnSliceV3GetWorkspaceSize(
                 ));
             }
             if z > 0 {
-                // b < n: within the span `structure` checked.
-                start += b * x.strides[d];
+                // b < n: within the span `structure` checked (saturating:
+                // an empty view's other strides are not bounded).
+                start = start.saturating_add(b.saturating_mul(x.strides[d]));
             }
         }
         out_shape(op, &o, &size)?;
@@ -382,8 +383,10 @@ pub unsafe extern "C" fn aclnnAsStridedGetWorkspaceSize(
         } else {
             let stage_in = !is_contiguous(&x.view, &x.strides);
             let stage = !is_contiguous(&o.view, &o.strides) || views_meet(&x, &o);
-            let ws = if stage_in { align(bytes(&x)) } else { 0 }
-                + if stage { align(bytes(&o)) } else { 0 };
+            let ws = (if stage_in { align(bytes(&x)) } else { 0 })
+                .checked_add(if stage { align(bytes(&o)) } else { 0 })
+                .filter(|w| *w <= i64::MAX as u64)
+                .ok_or_else(|| invalid(op, "the workspace the staging needs overflows 64 bits"))?;
             (
                 Plan::AsStrided {
                     strides: stride.iter().copied().collect(),
@@ -620,11 +623,12 @@ pub unsafe extern "C" fn aclnnStridedSliceAssignV2GetWorkspaceSize(
             let len = if e > b { (e - b - 1) / st + 1 } else { 0 };
             want[d] = len;
             if len > 1 {
-                // st < n here: within the span `structure` checked.
-                dst[d] = var.strides[d] * st;
+                // st < n here: within the span `structure` checked
+                // (saturating: an empty view's strides are not bounded).
+                dst[d] = var.strides[d].saturating_mul(st);
             }
             if len > 0 {
-                start += b * var.strides[d];
+                start = start.saturating_add(b.saturating_mul(var.strides[d]));
             }
         }
         if v.view[..] != want[..] {
@@ -636,7 +640,10 @@ pub unsafe extern "C" fn aclnnStridedSliceAssignV2GetWorkspaceSize(
                 ),
             ));
         }
-        writes_once(op, &var, "varRef")?;
+        if numel(&var.view) > 0 {
+            // ops.md §35: varRef, when not empty, does not overlap itself.
+            writes_once(op, &var, "varRef")?;
+        }
         let (plan, workspace) = if numel(&v.view) == 0 {
             (Plan::Empty, 0)
         } else {

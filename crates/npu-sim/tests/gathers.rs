@@ -12,6 +12,32 @@ use serial_test::serial;
 
 const SOC: &str = "Ascend910B3";
 
+/// Tensors in 1 KiB slots of one buffer of their own, so that none meets
+/// another (an `out` over a gather's inputs is refused, ops.md §2).
+struct Slots {
+    buf: Buf,
+    next: std::cell::Cell<usize>,
+}
+
+impl Slots {
+    fn new() -> Slots {
+        Slots {
+            buf: Buf::new(64 << 10),
+            next: std::cell::Cell::new(0),
+        }
+    }
+
+    /// A contiguous tensor of `shape` in the next slot.
+    fn t(&self, d: aclDataType, shape: &[i64]) -> T {
+        let k = self.next.get();
+        assert!(k < 64, "out of slots");
+        self.next.set(k + 1);
+        let base = self.buf.ptr.cast::<u8>().wrapping_add(k << 10).cast();
+        let n = shape.iter().product::<i64>().max(1);
+        view(d, shape, &contiguous_strides(shape), 0, base, n)
+    }
+}
+
 fn rand_tensor(d: DType, shape: &[usize], seed: u64) -> Tensor {
     let n: usize = shape.iter().product();
     Tensor::from_bytes(d, shape, data(d, n, seed)).unwrap()
@@ -104,7 +130,8 @@ fn index_ranks_dims_and_a_0d_self() {
 fn first_phase_errors_in_cann_order_and_faults() {
     leak_checked(|| {
         let buf = Buf::new(4096);
-        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let slots = Slots::new();
+        let f = |d: aclDataType, shape: &[i64]| slots.t(d, shape);
         let null = T(std::ptr::null_mut());
         let (x, i, o) = (
             f(aclDataType::ACL_FLOAT, &[4, 3]),
@@ -192,18 +219,19 @@ fn first_phase_errors_in_cann_order_and_faults() {
 fn products() {
     reinit("Ascend310B1");
     let buf = Buf::new(64);
-    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
-    let i = dense(aclDataType::ACL_INT64, &[1], &buf);
-    let o = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    let slots = Slots::new();
+    let x = slots.t(aclDataType::ACL_FLOAT, &[2, 2]);
+    let i = slots.t(aclDataType::ACL_INT64, &[1]);
+    let o = slots.t(aclDataType::ACL_FLOAT, &[1, 2]);
     assert_eq!(
         first(&x, 0, &i, &o).unwrap_err().0,
         ACLNN_ERR_INNER_FIND_KERNEL_ERROR
     );
     drop((x, i, o));
     reinit("Ascend910A");
-    let x = dense(aclDataType::ACL_BF16, &[2, 2], &buf);
-    let i = dense(aclDataType::ACL_INT64, &[1], &buf);
-    let o = dense(aclDataType::ACL_BF16, &[1, 2], &buf);
+    let x = slots.t(aclDataType::ACL_BF16, &[2, 2]);
+    let i = slots.t(aclDataType::ACL_INT64, &[1]);
+    let o = slots.t(aclDataType::ACL_BF16, &[1, 2]);
     assert_eq!(first(&x, 0, &i, &o).unwrap_err().0, ACLNN_ERR_PARAM_INVALID);
     drop((x, i, o));
     drop(buf);
@@ -295,7 +323,8 @@ fn gather_every_dtype_and_dim_matches_cpu_ref_through_views() {
 fn gather_first_phase_errors_in_cann_order_and_faults() {
     leak_checked(|| {
         let buf = Buf::new(4096);
-        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let slots = Slots::new();
+        let f = |d: aclDataType, shape: &[i64]| slots.t(d, shape);
         let null = T(std::ptr::null_mut());
         let (x, i, o) = (
             f(aclDataType::ACL_FLOAT, &[4, 3]),
@@ -391,18 +420,19 @@ fn gather_first_phase_errors_in_cann_order_and_faults() {
 fn gather_products() {
     reinit("Ascend310B1");
     let buf = Buf::new(64);
-    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
-    let i = dense(aclDataType::ACL_INT64, &[1, 2], &buf);
-    let o = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    let slots = Slots::new();
+    let x = slots.t(aclDataType::ACL_FLOAT, &[2, 2]);
+    let i = slots.t(aclDataType::ACL_INT64, &[1, 2]);
+    let o = slots.t(aclDataType::ACL_FLOAT, &[1, 2]);
     assert_eq!(
         gfirst(&x, 0, &i, &o).unwrap_err().0,
         ACLNN_ERR_INNER_FIND_KERNEL_ERROR
     );
     drop((x, i, o));
     reinit("Ascend310P3");
-    let x = dense(aclDataType::ACL_UINT32, &[2, 2], &buf);
-    let i = dense(aclDataType::ACL_INT64, &[1, 2], &buf);
-    let o = dense(aclDataType::ACL_UINT32, &[1, 2], &buf);
+    let x = slots.t(aclDataType::ACL_UINT32, &[2, 2]);
+    let i = slots.t(aclDataType::ACL_INT64, &[1, 2]);
+    let o = slots.t(aclDataType::ACL_UINT32, &[1, 2]);
     let p = gfirst(&x, 0, &i, &o).unwrap();
     let s = Stream::new();
     assert_eq!(launch(api().gather().unwrap().run, &p, s.0), ACL_SUCCESS);
@@ -462,8 +492,8 @@ fn take_every_dtype_matches_cpu_ref_through_views() {
 #[serial]
 fn take_first_phase_errors_in_cann_order_and_faults() {
     leak_checked(|| {
-        let buf = Buf::new(4096);
-        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let slots = Slots::new();
+        let f = |d: aclDataType, shape: &[i64]| slots.t(d, shape);
         let null = T(std::ptr::null_mut());
         let (x, i, o) = (
             f(aclDataType::ACL_FLOAT, &[4, 3]),
@@ -525,9 +555,10 @@ fn take_first_phase_errors_in_cann_order_and_faults() {
 fn take_products() {
     reinit("Ascend310P3");
     let buf = Buf::new(64);
-    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
-    let i = dense(aclDataType::ACL_INT64, &[2], &buf);
-    let o = dense(aclDataType::ACL_FLOAT, &[2], &buf);
+    let slots = Slots::new();
+    let x = slots.t(aclDataType::ACL_FLOAT, &[2, 2]);
+    let i = slots.t(aclDataType::ACL_INT64, &[2]);
+    let o = slots.t(aclDataType::ACL_FLOAT, &[2]);
     assert_eq!(
         tfirst(&x, &i, &o).unwrap_err().0,
         ACLNN_ERR_INNER_FIND_KERNEL_ERROR
@@ -627,8 +658,8 @@ fn index_copy_both_forms_match_cpu_ref_through_views() {
 #[serial]
 fn index_copy_first_phase_errors_and_faults() {
     leak_checked(|| {
-        let buf = Buf::new(4096);
-        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let slots = Slots::new();
+        let f = |d: aclDataType, shape: &[i64]| slots.t(d, shape);
         let null = T(std::ptr::null_mut());
         let (x, i, s, o) = (
             f(aclDataType::ACL_FLOAT, &[4, 3]),
@@ -692,9 +723,10 @@ fn index_copy_first_phase_errors_and_faults() {
 fn index_copy_products() {
     reinit("Ascend310P3");
     let buf = Buf::new(64);
-    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
-    let i = dense(aclDataType::ACL_INT64, &[1], &buf);
-    let s = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    let slots = Slots::new();
+    let x = slots.t(aclDataType::ACL_FLOAT, &[2, 2]);
+    let i = slots.t(aclDataType::ACL_INT64, &[1]);
+    let s = slots.t(aclDataType::ACL_FLOAT, &[1, 2]);
     assert_eq!(
         icfirst(&x, 0, &i, &s, &x).unwrap_err().0,
         ACLNN_ERR_INNER_FIND_KERNEL_ERROR
@@ -766,8 +798,8 @@ fn gather_nd_every_dtype_matches_cpu_ref_through_views() {
 #[serial]
 fn gather_nd_first_phase_errors_faults_and_products() {
     leak_checked(|| {
-        let buf = Buf::new(4096);
-        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let slots = Slots::new();
+        let f = |d: aclDataType, shape: &[i64]| slots.t(d, shape);
         let null = T(std::ptr::null_mut());
         let (x, i, o) = (
             f(aclDataType::ACL_FLOAT, &[4, 3]),
@@ -826,9 +858,10 @@ fn gather_nd_first_phase_errors_faults_and_products() {
     });
     reinit("Ascend310B1");
     let buf = Buf::new(64);
-    let x = dense(aclDataType::ACL_FLOAT, &[2, 2], &buf);
-    let i = dense(aclDataType::ACL_INT64, &[1, 1], &buf);
-    let o = dense(aclDataType::ACL_FLOAT, &[1, 2], &buf);
+    let slots = Slots::new();
+    let x = slots.t(aclDataType::ACL_FLOAT, &[2, 2]);
+    let i = slots.t(aclDataType::ACL_INT64, &[1, 1]);
+    let o = slots.t(aclDataType::ACL_FLOAT, &[1, 2]);
     assert_eq!(
         ndfirst(&x, &i, false, &o).unwrap_err().0,
         ACLNN_ERR_INNER_FIND_KERNEL_ERROR
@@ -914,8 +947,8 @@ fn masked_select_every_dtype_matches_cpu_ref_through_views() {
 #[serial]
 fn masked_select_first_phase_errors_and_products() {
     leak_checked(|| {
-        let buf = Buf::new(4096);
-        let f = |d: aclDataType, shape: &[i64]| dense(d, shape, &buf);
+        let slots = Slots::new();
+        let f = |d: aclDataType, shape: &[i64]| slots.t(d, shape);
         let null = T(std::ptr::null_mut());
         let (x, m, o) = (
             f(aclDataType::ACL_FLOAT, &[4, 3]),
@@ -956,8 +989,9 @@ fn masked_select_first_phase_errors_and_products() {
     });
     reinit("Ascend310B1");
     let buf = Buf::new(64);
-    let x = dense(aclDataType::ACL_FLOAT, &[2], &buf);
-    let m = dense(aclDataType::ACL_BOOL, &[2], &buf);
+    let slots = Slots::new();
+    let x = slots.t(aclDataType::ACL_FLOAT, &[2]);
+    let m = slots.t(aclDataType::ACL_BOOL, &[2]);
     assert_eq!(
         msfirst(&x, &m, &x).unwrap_err().0,
         ACLNN_ERR_INNER_FIND_KERNEL_ERROR
@@ -965,4 +999,59 @@ fn masked_select_first_phase_errors_and_products() {
     drop((x, m));
     drop(buf);
     reinit(SOC);
+}
+
+/// An `out` over the memory a gather reads is refused in the first phase
+/// (161002, naming what it meets): the kernels would read what they write.
+#[test]
+#[serial]
+fn gathers_refuse_an_out_over_what_they_read() {
+    leak_checked(|| {
+        // One f32 buffer of 16 elements: self is its first 4, out elements
+        // 2..6 (over self) or 8..12 (apart); an int64 index of 4 in a
+        // buffer of its own.
+        let buf = Buf::new(64);
+        let x = view(aclDataType::ACL_FLOAT, &[4], &[1], 0, buf.ptr, 16);
+        let over = view(aclDataType::ACL_FLOAT, &[4], &[1], 2, buf.ptr, 16);
+        let apart = view(aclDataType::ACL_FLOAT, &[4], &[1], 8, buf.ptr, 16);
+        let ib = Buf::from(&[3i64, 2, 1, 0].map(i64::to_le_bytes).concat());
+        let i = dense(aclDataType::ACL_INT64, &[4], &ib);
+        let on_index = view(aclDataType::ACL_FLOAT, &[4], &[1], 0, ib.ptr, 8);
+        for (o, what) in [(&over, "self"), (&on_index, "index")] {
+            let (code, msg) = first(&x, 0, &i, o).expect_err("refused");
+            assert_eq!(code, ACLNN_ERR_PARAM_INVALID, "{msg}");
+            assert!(msg.contains(&format!("shares memory with {what}")), "{msg}");
+            let (code, msg) = gfirst(&x, 0, &i, o).expect_err("refused");
+            assert_eq!(code, ACLNN_ERR_PARAM_INVALID, "{msg}");
+            let (code, msg) = tfirst(&x, &i, o).expect_err("refused");
+            assert_eq!(code, ACLNN_ERR_PARAM_INVALID, "{msg}");
+            let op = api().index_select().unwrap();
+            // SAFETY: live handles, valid out-pointers.
+            let r = plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, 0, i.0, o.0, ws, ex) });
+            assert_eq!(r.expect_err("refused").0, ACLNN_ERR_PARAM_INVALID);
+        }
+        // Apart, the same call plans and runs.
+        let s = Stream::new();
+        run(&x, 0, &i, &apart, &s).unwrap();
+        // A repeatable executor planned apart, then self rebound onto out's
+        // bytes (its base 32 bytes in): the launch is refused (161002).
+        let op = api().gather_v2().unwrap();
+        // SAFETY: live handles, valid out-pointers.
+        let p = plan(|ws, ex| unsafe { (op.get_workspace_size)(x.0, 0, i.0, apart.0, ws, ex) })
+            .unwrap();
+        // SAFETY: a live one-shot executor made repeatable; self's new base
+        // lies inside the same live buffer.
+        unsafe {
+            assert_eq!((api().aclSetAclOpExecutorRepeatable.unwrap())(p.ex), 0);
+            let moved = buf.ptr.cast::<u8>().add(32).cast::<std::ffi::c_void>();
+            assert_eq!(
+                (api().aclSetInputTensorAddr.unwrap())(p.ex, 0, x.0, moved),
+                0
+            );
+        }
+        assert_eq!(launch(op.run, &p, s.0), ACLNN_ERR_PARAM_INVALID);
+        assert_eq!(s.sync(), 0);
+        // SAFETY: a live repeatable executor, destroyed once.
+        assert_eq!(unsafe { (api().aclDestroyAclOpExecutor.unwrap())(p.ex) }, 0);
+    });
 }

@@ -798,3 +798,28 @@ fn strided_slice_assign_first_phase_errors_in_order_and_products() {
     }
     reinit(SOC);
 }
+
+/// Empty views with strides that no span check bounds (the span of an
+/// empty view is nothing): SliceV3's start arithmetic saturates instead of
+/// overflowing (a debug build panicked here; found by a review).
+#[test]
+#[serial]
+fn slice_v3_empty_view_with_huge_strides_plans_empty() {
+    leak_checked(|| {
+        let buf = Buf::new(64);
+        let x = view(
+            aclDataType::ACL_FLOAT,
+            &[0, 4],
+            &[1, 1 << 62],
+            0,
+            buf.ptr,
+            1,
+        );
+        let o = view(aclDataType::ACL_FLOAT, &[0, 1], &[1, 1], 0, buf.ptr, 1);
+        let (b, z) = (IntArr::new(&[0, 3]), IntArr::new(&[0, 1]));
+        let p = first_slice_v3(&x, &b, &z, &o).expect("an empty box plans");
+        let s = Stream::new();
+        assert_eq!(launch(api().slice_v3().unwrap().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), 0);
+    });
+}
