@@ -24,17 +24,14 @@ fn no_internal_errors() {
 
 #[test]
 #[serial]
-fn the_gather_checks_each_index_as_it_loads_it() {
+fn an_out_over_the_index_is_refused_before_the_gather_runs() {
     leak_checked(|| {
         let s = Stream::new();
-        // out[i] is index[i + 1]: writing row i changes the next index to a
-        // value far out of range; a kernel that trusted an earlier check
-        // and loaded the index again would read terabytes past `x`. Each
-        // index is loaded once and the value checked is the value used:
-        // either a fault naming a bad value, or (the kernel loads indices
-        // a chunk at a time, before it writes) the gather of the values as
-        // they were; never a read outside `x` (the memory checker would
-        // fault with another code).
+        // out[i] is index[i + 1]: writing row i would change the next index
+        // to a value far out of range, and a kernel that loaded the index
+        // again would read terabytes past `x`. The first phase refuses an
+        // out over what the gather reads (161002, ops.md section 2), so no
+        // kernel ever sees it; the buffers stay as they were.
         let xb = Buf::from(
             &[1i64 << 40, 1 << 41, 1 << 42, 1 << 43]
                 .iter()
@@ -50,24 +47,15 @@ fn the_gather_checks_each_index_as_it_loads_it() {
         );
         let index = view(I64, &[4], &[1], 0, ib.ptr, 5);
         let out = view(I64, &[4], &[1], 1, ib.ptr, 5);
-        match index_select(&x, 0, &index, &out, &s) {
-            Ok(()) => {
-                let got: Vec<i64> = ib
-                    .read()
-                    .chunks(8)
-                    .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
-                    .collect();
-                assert_eq!(got[1..], [1i64 << 40, 1 << 41, 1 << 42, 1 << 43]);
-            }
-            Err((stage, code, msg)) => {
-                assert_eq!(
-                    (stage, code),
-                    ("sync", ACL_ERROR_RT_AICORE_EXCEPTION),
-                    "{msg}"
-                );
-                assert!(msg.contains("bound 4"), "{msg}");
-            }
-        }
+        let (stage, code, msg) = index_select(&x, 0, &index, &out, &s).expect_err("refused");
+        assert_eq!((stage, code), ("plan", ACLNN_ERR_PARAM_INVALID), "{msg}");
+        assert!(msg.contains("shares memory with index"), "{msg}");
+        let got: Vec<i64> = ib
+            .read()
+            .chunks(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, [0, 1, 2, 3, 0]);
         assert_eq!(s.sync(), 0);
         no_internal_errors();
     });
