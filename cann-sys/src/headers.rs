@@ -339,7 +339,7 @@ pub fn cann_headers() -> Vec<Header> {
             let mut t = format!(
                 "/*\n * {path} - the part of CANN's {path} that npu-ops's simulator\n \
                  * implements, generated from cann-sys/include/cann_sys.h (do not edit).\n \
-                 */\n#ifndef {g}\n#define {g}\n\n#include <stddef.h>\n#include <stdint.h>\n"
+                 */\n#ifndef {g}\n#define {g}\n\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n"
             );
             for inc in includes {
                 if inc.starts_with('<') {
