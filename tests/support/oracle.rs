@@ -1162,9 +1162,30 @@ fn ref_call(
             let index = cpu_ref::Tensor::from_slice(ishape, idx)?;
             cpu_ref::gather_nd(soc, x, &index, *negative)
         }
-        Call::IndexCopy(dim, idx, source, _) => {
+        Call::IndexCopy(dim, idx, source, inplace) => {
             let index = cpu_ref::Tensor::from_slice(&[idx.len()], idx)?;
-            cpu_ref::index_copy(soc, x, *dim, &index, &ref_other(source)?)
+            let r = cpu_ref::index_copy(soc, x, *dim, &index, &ref_other(source)?);
+            // In place (ops.md §27): `self`, when not empty, does not write
+            // one element twice (the overlap test of the fills, with
+            // stride-0 dims counting), checked after the parameters and
+            // before the index values.
+            let twice = x.numel() > 0
+                && (x
+                    .shape()
+                    .iter()
+                    .zip(x.strides())
+                    .any(|(&n, &st)| n > 1 && st == 0)
+                    || cpu_ref::fill_target_overlaps(x.shape(), x.strides()));
+            match r {
+                Ok(_) | Err(cpu_ref::RefError::IndexOutOfRange { .. }) if *inplace && twice => {
+                    Err(cpu_ref::RefError::InvalidArgument {
+                        op: "index_copy",
+                        param: "self",
+                        reason: "the view writes one element twice".into(),
+                    })
+                }
+                r => r,
+            }
         }
     }
 }
