@@ -72,34 +72,18 @@ impl Stream {
     /// The number of true elements of `mask` broadcast to `shape`, counted
     /// on the host (the mask read back).
     fn masked_select_count(&self, mask: &Tensor, shape: &[usize]) -> Result<usize> {
-        let bytes = mask.to_bytes()?;
-        let r = shape.len();
-        let lead = r - mask.rank();
-        // Row-major strides of the mask's own shape, 0 where it broadcasts.
-        let mut strides = vec![0usize; r];
-        let mut acc = 1usize;
-        for k in (0..mask.rank()).rev() {
-            let e = mask.shape()[k];
-            strides[lead + k] = if e == 1 { 0 } else { acc };
-            acc *= e;
-        }
+        // Broadcasting repeats every element of the mask the same number
+        // of times (the broadcast count over the mask's own count), so the
+        // true elements are counted once over the mask's own bytes (one
+        // byte each: BOOL or UINT8), not over the broadcast shape.
         let total: usize = shape.iter().product();
-        let mut pos = vec![0usize; r];
-        let mut n = 0usize;
-        for _ in 0..total {
-            let at: usize = pos.iter().zip(&strides).map(|(p, s)| p * s).sum();
-            if bytes[at] != 0 {
-                n += 1;
-            }
-            for k in (0..r).rev() {
-                pos[k] += 1;
-                if pos[k] < shape[k] {
-                    break;
-                }
-                pos[k] = 0;
-            }
+        let own = mask.numel();
+        if total == 0 || own == 0 {
+            return Ok(0);
         }
-        Ok(n)
+        let bytes = mask.to_bytes()?;
+        let true_own = bytes.iter().filter(|&&b| b != 0).count();
+        Ok(true_own * (total / own))
     }
 
     /// The aclnn call into `out` (1-D of the broadcast element count).
