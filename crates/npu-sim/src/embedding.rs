@@ -13,9 +13,9 @@
 //! `weight` or `indices` plans nothing (CANN returns at once); otherwise the
 //! gather checks each index as it loads it (out of range: a device fault).
 
-use crate::executor::{align, is_contiguous, numel};
+use crate::executor::numel;
 use crate::objects::Plan;
-use crate::ops::{bytes, dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
+use crate::ops::{dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
 use crate::soc::Op;
 use cann_sys::*;
 use std::ffi::c_void;
@@ -99,19 +99,11 @@ pub unsafe extern "C" fn aclnnEmbeddingGetWorkspaceSize(
         writes_once(op, &o, "out")?;
         crate::ops::out_apart(op, &o, &[(&w, "weight"), (&i, "indices")])?;
         let empty = numel(&w.view) == 0 || numel(&i.view) == 0;
-        let mut workspace = 0u64;
-        if !empty {
-            for t in [&w, &i, &o] {
-                if !is_contiguous(&t.view, &t.strides) {
-                    workspace = workspace
-                        .checked_add(align(bytes(t)))
-                        .filter(|v| *v <= i64::MAX as u64)
-                        .ok_or_else(|| {
-                            invalid(op, "the workspace the views need overflows 64 bits")
-                        })?;
-                }
-            }
-        }
+        let workspace = if empty {
+            0
+        } else {
+            crate::ops::staging_workspace(op, &[&w, &i, &o])?
+        };
         let plan = if empty {
             Plan::Empty
         } else {

@@ -104,19 +104,11 @@ pub unsafe extern "C" fn aclnnGatherV2GetWorkspaceSize(
         }
         let empty = numel(&x.view) == 0 || n_index == 0;
         // Staging for each non-contiguous tensor; the sum is checked.
-        let mut workspace = 0u64;
-        if !empty {
-            for t in [&x, &i, &o] {
-                if !is_contiguous(&t.view, &t.strides) {
-                    workspace = workspace
-                        .checked_add(align(bytes(t)))
-                        .filter(|w| *w <= i64::MAX as u64)
-                        .ok_or_else(|| {
-                            invalid(op, "the workspace the views need overflows 64 bits")
-                        })?;
-                }
-            }
-        }
+        let workspace = if empty {
+            0
+        } else {
+            crate::ops::staging_workspace(op, &[&x, &i, &o])?
+        };
         let plan = if empty {
             Plan::Empty
         } else {
@@ -268,19 +260,11 @@ pub unsafe extern "C" fn aclnnGatherGetWorkspaceSize(
         let empty = n_index == 0 || numel(&x.view) == 0;
         // Staging for a non-contiguous index and out (self is read through
         // its own strides); the sum is checked.
-        let mut workspace = 0u64;
-        if !empty {
-            for t in [&i, &o] {
-                if !is_contiguous(&t.view, &t.strides) {
-                    workspace = workspace
-                        .checked_add(align(bytes(t)))
-                        .filter(|w| *w <= i64::MAX as u64)
-                        .ok_or_else(|| {
-                            invalid(op, "the workspace the views need overflows 64 bits")
-                        })?;
-                }
-            }
-        }
+        let workspace = if empty {
+            0
+        } else {
+            crate::ops::staging_workspace(op, &[&i, &o])?
+        };
         let plan = if empty {
             Plan::Empty
         } else {
@@ -418,19 +402,11 @@ pub unsafe extern "C" fn aclnnTakeGetWorkspaceSize(
         writes_once(op, &o, "out")?;
         crate::ops::out_apart(op, &o, &[(&x, "self"), (&i, "index")])?;
         let empty = n_self == 0 || n_index == 0;
-        let mut workspace = 0u64;
-        if !empty {
-            for t in [&x, &i, &o] {
-                if !is_contiguous(&t.view, &t.strides) {
-                    workspace = workspace
-                        .checked_add(align(bytes(t)))
-                        .filter(|w| *w <= i64::MAX as u64)
-                        .ok_or_else(|| {
-                            invalid(op, "the workspace the views need overflows 64 bits")
-                        })?;
-                }
-            }
-        }
+        let workspace = if empty {
+            0
+        } else {
+            crate::ops::staging_workspace(op, &[&x, &i, &o])?
+        };
         let plan = if empty { Plan::Empty } else { Plan::Take };
         // SAFETY: the preamble checked both non-null; valid by this
         // function's contract.
@@ -961,19 +937,11 @@ pub unsafe extern "C" fn aclnnGatherNdGetWorkspaceSize(
         writes_once(op, &o, "out")?;
         crate::ops::out_apart(op, &o, &[(&x, "self"), (&i, "indices")])?;
         let empty = numel(&x.view) == 0 || numel(&i.view) == 0;
-        let mut workspace = 0u64;
-        if !empty {
-            for t in [&x, &i, &o] {
-                if !is_contiguous(&t.view, &t.strides) {
-                    workspace = workspace
-                        .checked_add(align(bytes(t)))
-                        .filter(|w| *w <= i64::MAX as u64)
-                        .ok_or_else(|| {
-                            invalid(op, "the workspace the views need overflows 64 bits")
-                        })?;
-                }
-            }
-        }
+        let workspace = if empty {
+            0
+        } else {
+            crate::ops::staging_workspace(op, &[&x, &i, &o])?
+        };
         let plan = if empty {
             Plan::Empty
         } else {

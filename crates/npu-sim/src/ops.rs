@@ -232,6 +232,19 @@ fn structure_parts(op: Op, base: &Tensor, view: (&[i64], &[i64], i64), name: &st
     Ok(())
 }
 
+/// The workspace that stages every non-contiguous tensor of `tensors`
+/// (each part aligned), checked to fit `i64`.
+pub(crate) fn staging_workspace(op: Op, tensors: &[&Tensor]) -> R<u64> {
+    tensors
+        .iter()
+        .filter(|t| !is_contiguous(&t.view, &t.strides))
+        .try_fold(0u64, |w, t| {
+            w.checked_add(align(bytes(t)))
+                .filter(|w| *w <= i64::MAX as u64)
+        })
+        .ok_or_else(|| invalid(op, "the workspace the views need overflows 64 bits"))
+}
+
 /// A gather's output must not share memory with what it reads: its
 /// kernels read `self` and the index while writing `out`, row by row and
 /// on several threads (CANN leaves such a call undefined; the simulator
@@ -593,19 +606,11 @@ pub unsafe extern "C" fn aclnnIndexSelectGetWorkspaceSize(
         }
         // Staging for each non-contiguous tensor; the sum is checked (each
         // part fits i64, three of them need not).
-        let mut workspace = 0u64;
-        if !empty {
-            for t in [&x, &i, &o] {
-                if !is_contiguous(&t.view, &t.strides) {
-                    workspace = workspace
-                        .checked_add(align(bytes(t)))
-                        .filter(|w| *w <= i64::MAX as u64)
-                        .ok_or_else(|| {
-                            invalid(op, "the workspace the views need overflows 64 bits")
-                        })?;
-                }
-            }
-        }
+        let workspace = if empty {
+            0
+        } else {
+            staging_workspace(op, &[&x, &i, &o])?
+        };
         let plan = if empty {
             Plan::Empty
         } else {
