@@ -8,7 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`], [`slice_v3()`], [`as_strided_aclnn()`] and [`strided_slice_assign_v2()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`], [`slice_v3()`], [`as_strided_aclnn()`], [`view_copy()`] and [`strided_slice_assign_v2()`]; each
 //! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`], [`take()`], [`index_copy()`], [`gather_nd()`] and [`masked_select()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
@@ -86,6 +86,7 @@ pub use ops::strided_slice_assign::{strided_slice_assign_ranges, strided_slice_a
 pub use ops::subtensor::subtensor;
 pub use ops::take::take;
 pub use ops::tri::{tril, triu};
+pub use ops::view_copy::{view_copy, view_copy_check, Window};
 pub use product::{check_op_dtype, supported_dtypes, supports_op, Family, Op, DEFAULT_SOC};
 pub use scalar::Scalar;
 pub use tensor::{Tensor, MAX_RANK};

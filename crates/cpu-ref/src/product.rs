@@ -152,6 +152,8 @@ pub enum Op {
     SliceV3,
     /// `aclnnAsStrided`, the aclnn operator (section 33).
     AsStridedAclnn,
+    /// `aclnnViewCopy` (section 34).
+    ViewCopy,
     /// `aclnnStridedSliceAssignV2` (section 35).
     StridedSliceAssignV2,
     /// `aclnnGatherV2` (section 24).
@@ -186,7 +188,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 40] = [
+    pub const ALL: [Op; 41] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -220,6 +222,7 @@ impl Op {
         Op::SliceV2,
         Op::SliceV3,
         Op::AsStridedAclnn,
+        Op::ViewCopy,
         Op::StridedSliceAssignV2,
         Op::GatherV2,
         Op::Gather,
@@ -257,6 +260,7 @@ impl Op {
             Op::SliceV2 => "slice_v2",
             Op::SliceV3 => "slice_v3",
             Op::AsStridedAclnn => "as_strided_aclnn",
+            Op::ViewCopy => "view_copy",
             Op::StridedSliceAssignV2 => "strided_slice_assign_v2",
             Op::GatherV2 => "gather_v2",
             Op::Gather => "gather",
@@ -326,6 +330,21 @@ const STRIDED_SLICE_ASSIGN_A2_A3: &[DType] = &[
     DType::Int64,
     DType::Float64,
     DType::Int8,
+];
+
+/// ViewCopy on A2 (its page, section 34).
+const VIEW_COPY_A2: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::BFloat16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Int16,
+    DType::UInt16,
+    DType::Int32,
+    DType::UInt32,
+    DType::Bool,
+    DType::Int64,
 ];
 
 /// SliceV3 on A2 (its operator definition, section 31).
@@ -668,6 +687,7 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - slice, slice_v2: training, A2, A3 (section 31: Slice's table);
 ///   slice_v3: A2 only (its README and definition).
 /// - as_strided_aclnn: A2 only (its page, section 33).
+/// - view_copy: A2 only (its page, section 34).
 /// - strided_slice_assign_v2: A2 and A3 (its page, section 35).
 /// - index_select: every family but Atlas 200I/500 A2.
 /// - as_strided **(project)**: every family; its NPU composition needs only
@@ -705,7 +725,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         Op::Flip => matches!(family, Family::A2 | Family::A3),
         Op::Roll | Op::Expand | Op::Repeat => family != Family::A200I500A2,
         Op::Embedding => matches!(family, Family::A2 | Family::A3),
-        Op::SliceV3 | Op::AsStridedAclnn => family == Family::A2,
+        Op::SliceV3 | Op::AsStridedAclnn | Op::ViewCopy => family == Family::A2,
         Op::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
         Op::GatherV2 | Op::Gather | Op::GatherNd | Op::MaskedSelect => family != Family::A200I500A2,
         Op::Take | Op::IndexCopy => {
@@ -740,6 +760,7 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // bfloat16).
         Op::SliceV3 => SLICE_V3_A2,
         Op::AsStridedAclnn => AS_STRIDED_ACLNN_A2,
+        Op::ViewCopy => VIEW_COPY_A2,
         Op::StridedSliceAssignV2 => STRIDED_SLICE_ASSIGN_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice if a2_or_a3 => INDEX_SELECT_A2_A3,
         Op::IndexSelect | Op::AsStrided | Op::SampledSlice => INDEX_SELECT_NO_BF16,
@@ -953,6 +974,7 @@ mod tests {
                 "slice_v2",
                 "slice_v3",
                 "as_strided_aclnn",
+                "view_copy",
                 "strided_slice_assign_v2",
                 "gather_v2",
                 "gather",
@@ -985,7 +1007,9 @@ mod tests {
                 Op::Flip => [false, true, true, false, false],
                 Op::Roll | Op::Expand | Op::Repeat => [true, true, true, true, false],
                 Op::Embedding => [false, true, true, false, false],
-                Op::SliceV3 | Op::AsStridedAclnn => [false, true, false, false, false],
+                Op::SliceV3 | Op::AsStridedAclnn | Op::ViewCopy => {
+                    [false, true, false, false, false]
+                }
                 Op::StridedSliceAssignV2 => [false, true, true, false, false],
                 Op::GatherV2 | Op::Gather | Op::GatherNd | Op::MaskedSelect => {
                     [true, true, true, true, false]

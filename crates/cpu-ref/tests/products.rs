@@ -7,10 +7,11 @@ use cpu_ref::{
     masked_select, mul, permute, reflection_pad1d, reflection_pad2d, reflection_pad3d, repeat,
     replication_pad1d, replication_pad2d, replication_pad3d, roll, sampled_slice, slice, slice_v2,
     slice_v3, split_tensor, split_with_size, stack, strided_slice_assign_v2, subtensor, take, tril,
-    triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    triu, view_copy, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
+    Window,
 };
 
-const OPS: [&str; 40] = [
+const OPS: [&str; 41] = [
     "slice",
     "index_select",
     "as_strided",
@@ -35,6 +36,7 @@ const OPS: [&str; 40] = [
     "slice_v2",
     "slice_v3",
     "as_strided_aclnn",
+    "view_copy",
     "strided_slice_assign_v2",
     "reflection_pad1d",
     "reflection_pad2d",
@@ -87,6 +89,14 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "slice_v2" => slice_v2(soc, x, &[0, -1], &[1, 2], &[1, 0], &[1, 1]),
         "slice_v3" => slice_v3(soc, x, &[1, 0], &[1, 2]),
         "as_strided_aclnn" => as_strided_aclnn(soc, x, &[2, 2], &[1, 1], 1),
+        "view_copy" => {
+            let w = Window {
+                size: &[2],
+                stride: &[1],
+                offset: 0,
+            };
+            view_copy(soc, x, w, x, w)
+        }
         "strided_slice_assign_v2" => {
             let v = Tensor::from_bytes(
                 x.dtype(),
@@ -138,7 +148,7 @@ fn available(op: &str, fam: Family) -> bool {
             matches!(fam, Training | A2 | A3)
         }
         "embedding" | "strided_slice_assign_v2" => matches!(fam, A2 | A3),
-        "slice_v3" | "as_strided_aclnn" => matches!(fam, A2),
+        "slice_v3" | "as_strided_aclnn" | "view_copy" => matches!(fam, A2),
         "index_select" | "sampled_slice" | "mul" | "cat" | "stack" | "split_tensor"
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -177,6 +187,10 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
         }
         "subtensor" => true,
         "as_strided_aclnn" => !matches!(dtype, DType::Float64 | DType::Complex128),
+        "view_copy" => !matches!(
+            dtype,
+            DType::Float64 | DType::Complex64 | DType::Complex128 | DType::UInt64
+        ),
         "strided_slice_assign_v2" => matches!(
             dtype,
             DType::Float16
@@ -304,7 +318,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 40 * 28 * 15);
+    assert_eq!(checked, 41 * 28 * 15);
 }
 
 #[test]

@@ -5,8 +5,8 @@ use cpu_ref::{
     add, as_strided, as_strided_aclnn, cat, embedding, expand, fill_scalar, flip, gather,
     gather_nd, gather_v2, index_copy, index_select, masked_select, mul, permute, repeat, roll,
     sampled_slice, slice, slice_v2, slice_v3, stack, strided_slice_assign_ranges,
-    strided_slice_assign_v2, subtensor, take, zero, SampleMode, SampledSliceParams, Scalar, Tensor,
-    DEFAULT_SOC,
+    strided_slice_assign_v2, subtensor, take, view_copy, zero, SampleMode, SampledSliceParams,
+    Scalar, Tensor, Window, DEFAULT_SOC,
 };
 use proptest::prelude::*;
 
@@ -871,6 +871,67 @@ proptest! {
         );
         let n = wild.len();
         let _ = as_strided_aclnn(DEFAULT_SOC, &x, &wild, &wild, if n > 0 { wild[0] } else { 0 });
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// ViewCopy: where it succeeds, the window of the result reads back (by
+    /// the aclnn AsStrided) as the window of src; every position outside
+    /// the window keeps dst's element; views give what their contiguous
+    /// copies give; any i64 windows never panic.
+    #[test]
+    fn view_copy_reads_back(
+        dshape in shape_strategy(0, 3, 4),
+        sshape in shape_strategy(0, 3, 4),
+        size in prop::collection::vec(0i64..4, 1..4),
+        dstride in prop::collection::vec(0i64..5, 4),
+        sstride in prop::collection::vec(0i64..4, 4),
+        doff in 0i64..6,
+        soff in 0i64..6,
+        wild in prop::collection::vec(any_i64(), 0..4),
+    ) {
+        let dst = arange(&dshape);
+        let n = dst.numel() as i32;
+        let svals: Vec<i32> = (0..sshape.iter().product::<usize>() as i32).map(|v| v + 1000).collect();
+        let src = Tensor::from_slice(&sshape, &svals).unwrap();
+        let k = size.len();
+        let (dw, sw) = (
+            Window { size: &size, stride: &dstride[..k], offset: doff },
+            Window { size: &size, stride: &sstride[..k], offset: soff },
+        );
+        let got = view_copy(DEFAULT_SOC, &dst, dw, &src, sw);
+        if let Ok(y) = &got {
+            prop_assert_eq!(y.shape(), dst.shape());
+            let out: Vec<i32> = y.to_vec().unwrap();
+            if dst.numel() > 0 && src.numel() > 0 && !size.contains(&0) {
+                let flat = Tensor::from_slice(&[out.len()], &out).unwrap();
+                let a = as_strided_aclnn(DEFAULT_SOC, &flat, &size, dw.stride, doff).unwrap();
+                let b = as_strided_aclnn(DEFAULT_SOC, &src, &size, sw.stride, soff).unwrap();
+                prop_assert_eq!(a.contiguous_bytes(), b.contiguous_bytes());
+                let mut inside = vec![false; out.len()];
+                let pos = Tensor::from_slice(&[out.len()], &(0..n).collect::<Vec<i32>>()).unwrap();
+                for p in as_strided_aclnn(DEFAULT_SOC, &pos, &size, dw.stride, doff).unwrap().to_vec::<i32>().unwrap() {
+                    inside[p as usize] = true;
+                }
+                for (i, v) in out.iter().enumerate() {
+                    if !inside[i] {
+                        prop_assert_eq!(*v, i as i32);
+                    }
+                }
+            } else {
+                prop_assert_eq!(out, (0..n).collect::<Vec<i32>>());
+            }
+        }
+        let (td, ts) = (transposed(&dst), transposed(&src));
+        prop_assert_eq!(
+            view_copy(DEFAULT_SOC, &td, dw, &ts, sw).map(|y| y.contiguous_bytes()).ok(),
+            view_copy(DEFAULT_SOC, &td.to_contiguous(), dw, &ts.to_contiguous(), sw).map(|y| y.contiguous_bytes()).ok()
+        );
+        let m = wild.len();
+        let ww = Window { size: &wild, stride: &wild, offset: if m > 0 { wild[0] } else { 0 } };
+        let _ = view_copy(DEFAULT_SOC, &dst, ww, &src, ww);
     }
 }
 

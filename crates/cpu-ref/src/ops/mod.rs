@@ -1,5 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, SliceV2, SliceV3, the aclnn AsStrided and StridedSliceAssignV2), and the
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, GatherV2, Gather, Take, IndexCopy, GatherNd and MaskedSelect), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, SliceV2, SliceV3, the aclnn AsStrided, ViewCopy, StridedSliceAssignV2, GatherV2, Gather, Take, IndexCopy, GatherNd and MaskedSelect), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -36,6 +35,7 @@ pub mod strided_slice_assign;
 pub mod subtensor;
 pub mod take;
 pub mod tri;
+pub mod view_copy;
 
 use crate::dtype::DType;
 use crate::error::RefError;
