@@ -1126,6 +1126,14 @@ aclnnStatus aclnnAsStridedGetWorkspaceSize(const aclTensor *x, const aclIntArray
                                            aclOpExecutor **executor);
 aclnnStatus aclnnAsStrided(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/* @cann aclnnop/aclnn_view_copy.h */
+aclnnStatus aclnnViewCopyGetWorkspaceSize(const aclTensor *dst, const aclTensor *dst_size, const aclTensor *dst_stride,
+                                          const aclTensor *dst_storage_offset, const aclTensor *src,
+                                          const aclTensor *src_size, const aclTensor *src_stride,
+                                          const aclTensor *src_storage_offset, const aclTensor *dst_out,
+                                          uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnViewCopy(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 /* @cann aclnnop/aclnn_strided_slice_assign_v2.h */
 aclnnStatus aclnnStridedSliceAssignV2GetWorkspaceSize(aclTensor *varRef, const aclTensor *inputValue,
                                                       const aclIntArray *begin, const aclIntArray *end,

@@ -376,6 +376,11 @@ api_table! {
             *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
             *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnAsStrided;
+        view_copy: "ViewCopy" => fn aclnnViewCopyGetWorkspaceSize(
+            *const aclTensor, *const aclTensor, *const aclTensor, *const aclTensor,
+            *const aclTensor, *const aclTensor, *const aclTensor, *const aclTensor,
+            *const aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnViewCopy;
         strided_slice_assign_v2: "StridedSliceAssignV2" => fn aclnnStridedSliceAssignV2GetWorkspaceSize(
             *mut aclTensor, *const aclTensor, *const aclIntArray, *const aclIntArray,
             *const aclIntArray, *const aclIntArray, *mut u64, *mut *mut aclOpExecutor),

@@ -2093,6 +2093,29 @@ unsafe extern "C" {
     ) -> aclnnStatus;
 }
 unsafe extern "C" {
+    pub fn aclnnViewCopyGetWorkspaceSize(
+        dst: *const aclTensor,
+        dst_size: *const aclTensor,
+        dst_stride: *const aclTensor,
+        dst_storage_offset: *const aclTensor,
+        src: *const aclTensor,
+        src_size: *const aclTensor,
+        src_stride: *const aclTensor,
+        src_storage_offset: *const aclTensor,
+        dst_out: *const aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnViewCopy(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
     pub fn aclnnStridedSliceAssignV2GetWorkspaceSize(
         varRef: *mut aclTensor,
         inputValue: *const aclTensor,

@@ -92,6 +92,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnStridedSliceAssignV2GetWorkspaceSize" => {
                     "void *a, const void *b, const void *c, const void *d, const void *e, const void *f"
                 }
+                "aclnnViewCopyGetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, const void *d, const void *e, const void *f, const void *g, const void *h, const void *i"
+                }
                 "aclnnAsStridedGetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, const void *d, void *e"
                 }
@@ -195,6 +198,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "SliceV2",
             "SliceV3",
             "AsStrided",
+            "ViewCopy",
             "StridedSliceAssignV2",
             "MaskedSelect",
         ]),
@@ -546,6 +550,7 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "SliceV2",
             "SliceV3",
             "AsStrided",
+            "ViewCopy",
             "StridedSliceAssignV2",
             "MaskedSelect"
         ]
@@ -711,6 +716,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "SliceV2",
             "SliceV3",
             "AsStrided",
+            "ViewCopy",
             "StridedSliceAssignV2",
         ]),
         "x",

@@ -47,6 +47,7 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         | Plan::Split { stage, .. }
         | Plan::ViewCopy { stage, .. }
         | Plan::AsStrided { stage, .. }
+        | Plan::WindowCopy { stage, .. }
         | Plan::SliceAssign { stage, .. }
         | Plan::Roll { stage, .. }
         | Plan::Repeat { stage, .. }

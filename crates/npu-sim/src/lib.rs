@@ -12,8 +12,7 @@
 // ReplicationPad1d/2d/3d, CircularPad2d/3d: likewise), views (Permute,
 // Flip, Roll, Expand, Repeat: likewise), embedding (Embedding: likewise,
 // IndexSelect's plan), slices (SliceV2, SliceV3, AsStrided, StridedSliceAssignV2: likewise, the views' plan and
-// AsStrided's).
-// IndexSelect's plan), gathers (GatherV2, Take: likewise; Gather: an
+// AsStrided's), view_copy (ViewCopy: likewise, strided copies of windows), gathers (GatherV2, Take: likewise; Gather: an
 // element-wise gather step; IndexCopy and its in-place twin: a scatter step;
 // GatherNd: a gather-nd step; MaskedSelect: a compaction step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
@@ -91,6 +90,7 @@ mod split;
 mod state;
 mod stream;
 mod tri;
+mod view_copy;
 mod views;
 mod work;
 
@@ -110,6 +110,7 @@ pub use slices::*;
 pub use split::*;
 pub use stream::{set_strict_async, strict_async, Hold, INLINE_BYTES};
 pub use tri::*;
+pub use view_copy::*;
 pub use views::*;
 
 use cann_sys::{Api, Origin};
@@ -493,7 +494,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 44);
+/// assert_eq!(api.available_operators().len(), 45);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -627,6 +628,8 @@ pub fn api() -> Api {
         aclnnSliceV3: Some(aclnnSliceV3),
         aclnnAsStridedGetWorkspaceSize: Some(aclnnAsStridedGetWorkspaceSize),
         aclnnAsStrided: Some(aclnnAsStrided),
+        aclnnViewCopyGetWorkspaceSize: Some(aclnnViewCopyGetWorkspaceSize),
+        aclnnViewCopy: Some(aclnnViewCopy),
         aclnnStridedSliceAssignV2GetWorkspaceSize: Some(aclnnStridedSliceAssignV2GetWorkspaceSize),
         aclnnStridedSliceAssignV2: Some(aclnnStridedSliceAssignV2),
         aclnnGatherV2GetWorkspaceSize: Some(aclnnGatherV2GetWorkspaceSize),

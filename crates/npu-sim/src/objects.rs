@@ -185,6 +185,28 @@ pub enum Plan {
         /// Write through the workspace (`out` strided or meeting `x`).
         stage: bool,
     },
+    /// `dst_out` = `dst` with the window of `src` written over the window
+    /// of `dst` (ViewCopy, ops.md §34), positions in elements of each
+    /// tensor's flat (logical) order.
+    WindowCopy {
+        /// The window's extents (empty: no window, the base only).
+        size: Dims,
+        /// Its strides over flat(dst_out).
+        dst_strides: Dims,
+        /// Its first position in flat(dst_out).
+        dst_start: i64,
+        /// Its strides over flat(src).
+        src_strides: Dims,
+        /// Its first position in flat(src).
+        src_start: i64,
+        /// Copy `dst` into `dst_out` first (they are different tensors).
+        copy_base: bool,
+        /// Copy a non-contiguous `src` into the workspace first (flat).
+        stage_in: bool,
+        /// Build the result in the workspace (`dst_out` strided or meeting
+        /// what is read), then copy it out.
+        stage: bool,
+    },
     /// `out` = the view (out's shape, `strides`, self's offset + `start`)
     /// of self (Permute; Flip, whose strides may be negative; Expand, whose
     /// may be 0): one strided copy, through the workspace when `stage`.

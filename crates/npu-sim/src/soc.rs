@@ -67,6 +67,8 @@ pub enum Op {
     SliceV3,
     /// aclnnAsStrided
     AsStrided,
+    /// aclnnViewCopy
+    ViewCopy,
     /// aclnnStridedSliceAssignV2
     StridedSliceAssignV2,
     /// aclnnTril
@@ -140,6 +142,7 @@ impl Op {
             Op::SliceV2 => "aclnnSliceV2",
             Op::SliceV3 => "aclnnSliceV3",
             Op::AsStrided => "aclnnAsStrided",
+            Op::ViewCopy => "aclnnViewCopy",
             Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2",
             Op::Tril => "aclnnTril",
             Op::InplaceTril => "aclnnInplaceTril",
@@ -190,6 +193,7 @@ impl Op {
             Op::SliceV2 => "aclnnSliceV2GetWorkspaceSize",
             Op::SliceV3 => "aclnnSliceV3GetWorkspaceSize",
             Op::AsStrided => "aclnnAsStridedGetWorkspaceSize",
+            Op::ViewCopy => "aclnnViewCopyGetWorkspaceSize",
             Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2GetWorkspaceSize",
             Op::Tril => "aclnnTrilGetWorkspaceSize",
             Op::InplaceTril => "aclnnInplaceTrilGetWorkspaceSize",
@@ -227,6 +231,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::SliceV3 => matches!(family, A2),
         // aclnnAsStrided's page: A2 only (ops.md §33).
         Op::AsStrided => matches!(family, A2),
+        // aclnnViewCopy's page: A2 only (ops.md §34).
+        Op::ViewCopy => matches!(family, A2),
         // aclnnStridedSliceAssignV2's page: A2 and A3 (ops.md §35).
         Op::StridedSliceAssignV2 => matches!(family, A2 | A3),
         Op::IndexSelect | Op::ConstantPadNd => !matches!(family, Atlas200I500A2),
@@ -425,6 +431,21 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
             !matches!(dtype, aclDataType::ACL_DOUBLE | aclDataType::ACL_COMPLEX128)
                 && GENERAL_DTYPES.contains(&dtype)
         }
+        // aclnnViewCopy's page (ops.md §34).
+        Op::ViewCopy => matches!(
+            dtype,
+            aclDataType::ACL_FLOAT16
+                | aclDataType::ACL_FLOAT
+                | aclDataType::ACL_BF16
+                | aclDataType::ACL_INT8
+                | aclDataType::ACL_UINT8
+                | aclDataType::ACL_INT16
+                | aclDataType::ACL_UINT16
+                | aclDataType::ACL_INT32
+                | aclDataType::ACL_UINT32
+                | aclDataType::ACL_BOOL
+                | aclDataType::ACL_INT64
+        ),
         Op::Add
         | Op::InplaceAdd
         | Op::Mul
@@ -523,6 +544,10 @@ mod tests {
     #[test]
     fn availability() {
         assert!(!op_available(Op::Slice, Family::Inference));
+        assert!(op_available(Op::ViewCopy, Family::A2));
+        assert!(!op_available(Op::ViewCopy, Family::A3));
+        assert!(!dtype_supported(Op::ViewCopy, Family::A2, aclDataType::ACL_DOUBLE));
+        assert!(dtype_supported(Op::ViewCopy, Family::A2, aclDataType::ACL_BF16));
         assert!(!op_available(Op::IndexSelect, Family::Atlas200I500A2));
         assert!(op_available(Op::InplaceCopy, Family::Atlas200I500A2));
         assert!(!op_available(Op::ConstantPadNd, Family::Atlas200I500A2));

@@ -214,6 +214,8 @@ counted! {
         fn aclnnSliceV3(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnAsStridedGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *const aclIntArray, e: *mut aclTensor, f: *mut u64, g: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnAsStrided(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
+        fn aclnnViewCopyGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *const aclTensor, d: *const aclTensor, e: *const aclTensor, f: *const aclTensor, g: *const aclTensor, h: *const aclTensor, i: *const aclTensor, j: *mut u64, k: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnViewCopy(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnStridedSliceAssignV2GetWorkspaceSize(a: *mut aclTensor, b: *const aclTensor, c: *const aclIntArray, d: *const aclIntArray, e: *const aclIntArray, f: *const aclIntArray, g: *mut u64, h: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnStridedSliceAssignV2(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnGatherV2GetWorkspaceSize(a: *const aclTensor, b: i64, c: *const aclTensor, d: *mut aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;

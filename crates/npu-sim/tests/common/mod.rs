@@ -810,6 +810,10 @@ pub fn as_strided_op() -> Operator<fns::aclnnAsStridedGetWorkspaceSize> {
     api().as_strided().unwrap()
 }
 
+pub fn view_copy_op() -> Operator<fns::aclnnViewCopyGetWorkspaceSize> {
+    api().view_copy().unwrap()
+}
+
 pub fn strided_slice_assign_v2_op() -> Operator<fns::aclnnStridedSliceAssignV2GetWorkspaceSize> {
     api().strided_slice_assign_v2().unwrap()
 }
