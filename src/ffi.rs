@@ -934,6 +934,15 @@ pub(crate) enum First<'a> {
         [&'a AclIntArray<'a>; 3],
         &'a AclTensor<'a>,
     ),
+    /// `aclnnViewCopy(dst, dst_size, dst_stride, dst_storage_offset, src,
+    /// src_size, src_stride, src_storage_offset, dst_out)`: the six
+    /// metadata tensors in that order.
+    ViewCopy(
+        &'a AclTensor<'a>,
+        [&'a AclTensor<'a>; 6],
+        &'a AclTensor<'a>,
+        &'a AclTensor<'a>,
+    ),
     /// `aclnnSliceV3(x, begin, size, y)`.
     SliceV3(
         &'a AclTensor<'a>,
@@ -997,6 +1006,7 @@ impl First<'_> {
             First::SliceV2(..) => ("aclnnSliceV2GetWorkspaceSize", "aclnnSliceV2"),
             First::SliceV3(..) => ("aclnnSliceV3GetWorkspaceSize", "aclnnSliceV3"),
             First::AsStrided(..) => ("aclnnAsStridedGetWorkspaceSize", "aclnnAsStrided"),
+            First::ViewCopy(..) => ("aclnnViewCopyGetWorkspaceSize", "aclnnViewCopy"),
             First::StridedSliceAssignV2(..) => (
                 "aclnnStridedSliceAssignV2GetWorkspaceSize",
                 "aclnnStridedSliceAssignV2",
@@ -1312,6 +1322,19 @@ impl First<'_> {
                     unsafe {
                         (op.get_workspace_size)(
                             x.raw, size.raw, stride.raw, offset.raw, out.raw, &mut ws, &mut ex,
+                        )
+                    },
+                    op.run,
+                )
+            }
+            First::ViewCopy(dst, m, src, out) => {
+                let op = api.view_copy()?;
+                (
+                    // SAFETY: see above.
+                    unsafe {
+                        (op.get_workspace_size)(
+                            dst.raw, m[0].raw, m[1].raw, m[2].raw, src.raw, m[3].raw, m[4].raw,
+                            m[5].raw, out.raw, &mut ws, &mut ex,
                         )
                     },
                     op.run,

@@ -111,6 +111,7 @@ pub use graph::{Graph, TaskGroup};
 pub use layout::MAX_RANK;
 pub use ops::index_select::IndexValue;
 pub use ops::sampled_slice::{SampleMode, SampledSlice, Scalar};
+pub use ops::view_copy::Window;
 pub use pinned::PinnedBuffer;
 pub use prepared::{
     PreparedAdd, PreparedCat, PreparedEmbedding, PreparedIndexSelect, PreparedMul, PreparedSlice,

@@ -61,6 +61,8 @@ pub enum OpKind {
     SliceV3,
     /// [`crate::Stream::as_strided_aclnn`]
     AsStridedAclnn,
+    /// [`crate::Stream::view_copy`]
+    ViewCopy,
     /// [`crate::Stream::strided_slice_assign_v2`]
     StridedSliceAssignV2,
     /// [`crate::Stream::gather_v2`]
@@ -122,6 +124,7 @@ impl OpKind {
             OpKind::SliceV2 => "slice_v2",
             OpKind::SliceV3 => "slice_v3",
             OpKind::AsStridedAclnn => "as_strided_aclnn",
+            OpKind::ViewCopy => "view_copy",
             OpKind::StridedSliceAssignV2 => "strided_slice_assign_v2",
             OpKind::GatherV2 => "gather_v2",
             OpKind::Gather => "gather",
@@ -186,6 +189,8 @@ impl OpKind {
             OpKind::Embedding => matches!(family, Family::A2 | Family::A3),
             // ops.md §31: A2 only.
             OpKind::SliceV3 | OpKind::AsStridedAclnn => family == Family::A2,
+            // ops.md §34: A2 only.
+            OpKind::ViewCopy => family == Family::A2,
             // ops.md §35: A2 and A3.
             OpKind::StridedSliceAssignV2 => matches!(family, Family::A2 | Family::A3),
             // ops.md §24: every family but 200I/500 A2.
@@ -216,6 +221,20 @@ impl OpKind {
             ),
             // The aclnn AsStrided (ops.md §33): no f64, no complex128.
             OpKind::AsStridedAclnn => !matches!(dtype, DType::F64 | DType::C128),
+            // ViewCopy (ops.md §34; bfloat16 above).
+            OpKind::ViewCopy => matches!(
+                dtype,
+                DType::F16
+                    | DType::F32
+                    | DType::I8
+                    | DType::U8
+                    | DType::I16
+                    | DType::U16
+                    | DType::I32
+                    | DType::U32
+                    | DType::Bool
+                    | DType::I64
+            ),
             // SliceV3 (ops.md §31): its definition's list (bfloat16 above).
             OpKind::SliceV3 => matches!(
                 dtype,

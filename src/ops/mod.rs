@@ -29,6 +29,7 @@ pub(crate) mod stack;
 pub(crate) mod strided_slice_assign;
 pub(crate) mod take;
 pub(crate) mod tri;
+pub(crate) mod view_copy;
 pub(crate) mod write;
 
 use crate::error::{Error, Result};

@@ -546,8 +546,16 @@ mod tests {
         assert!(!op_available(Op::Slice, Family::Inference));
         assert!(op_available(Op::ViewCopy, Family::A2));
         assert!(!op_available(Op::ViewCopy, Family::A3));
-        assert!(!dtype_supported(Op::ViewCopy, Family::A2, aclDataType::ACL_DOUBLE));
-        assert!(dtype_supported(Op::ViewCopy, Family::A2, aclDataType::ACL_BF16));
+        assert!(!dtype_supported(
+            Op::ViewCopy,
+            Family::A2,
+            aclDataType::ACL_DOUBLE
+        ));
+        assert!(dtype_supported(
+            Op::ViewCopy,
+            Family::A2,
+            aclDataType::ACL_BF16
+        ));
         assert!(!op_available(Op::IndexSelect, Family::Atlas200I500A2));
         assert!(op_available(Op::InplaceCopy, Family::Atlas200I500A2));
         assert!(!op_available(Op::ConstantPadNd, Family::Atlas200I500A2));

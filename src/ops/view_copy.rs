@@ -1,0 +1,363 @@
+//! ViewCopy (`aclnnViewCopy`, spec section 34): a strided window of one
+//! tensor written over a strided window of another, positions counted over
+//! each tensor's elements in logical order.
+
+use super::{acl, aliases, check_device, check_out, check_product};
+use crate::error::{Error, Result};
+use crate::ffi::First;
+use crate::layout::MAX_RANK;
+use crate::product::OpKind;
+use crate::stream::Stream;
+use crate::tensor::Tensor;
+
+const OP: &str = "view_copy";
+
+/// A strided window over the elements of a tensor in logical order: the
+/// positions `offset + sum_j(i_j * stride_j)` for every index `i` of
+/// `size` (as [`Stream::as_strided_aclnn`] reads them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window<'a> {
+    /// The window's extents (1 to 8 of them).
+    pub size: &'a [i64],
+    /// The step, in elements, along each extent.
+    pub stride: &'a [i64],
+    /// The first position.
+    pub offset: i64,
+}
+
+impl<'a> Window<'a> {
+    /// The window of `size` extents stepping by `stride` from `offset`.
+    pub fn new(size: &'a [i64], stride: &'a [i64], offset: i64) -> Window<'a> {
+        Window {
+            size,
+            stride,
+            offset,
+        }
+    }
+}
+
+/// The largest position of a window without a zero extent (saturating).
+fn last_position(w: Window<'_>) -> i128 {
+    w.size
+        .iter()
+        .zip(w.stride)
+        .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
+        .fold(0i128, i128::saturating_add)
+        .saturating_add(i128::from(w.offset))
+}
+
+/// Whether two indices of a window of at most `limit` positions reach one
+/// position: exactly, by strides each beyond the span below them, or else
+/// by enumerating the positions.
+fn writes_twice(w: Window<'_>, limit: usize) -> bool {
+    let Some(count) = w
+        .size
+        .iter()
+        .try_fold(1usize, |c, &n| c.checked_mul(n as usize))
+        .filter(|&c| c <= limit)
+    else {
+        return true;
+    };
+    let mut dims: Vec<(i64, i64)> = w
+        .size
+        .iter()
+        .zip(w.stride)
+        .filter(|(&n, _)| n > 1)
+        .map(|(&n, &s)| (s, n))
+        .collect();
+    dims.sort_unstable();
+    let mut span = 0i128;
+    if dims.iter().all(|&(s, n)| {
+        let apart = i128::from(s) > span;
+        span += i128::from(n - 1) * i128::from(s);
+        apart
+    }) {
+        return false;
+    }
+    let mut pos = Vec::with_capacity(count);
+    let mut idx = vec![0i64; w.size.len()];
+    for _ in 0..count {
+        pos.push(
+            idx.iter()
+                .zip(w.stride)
+                .map(|(&i, &s)| i128::from(i) * i128::from(s))
+                .sum::<i128>(),
+        );
+        for d in (0..idx.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < w.size[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    pos.sort_unstable();
+    pos.windows(2).any(|p| p[0] == p[1])
+}
+
+/// The spec's rules in order, after the product and `dst`'s dtype;
+/// whether the window holds any position.
+fn check(dst: &Tensor, dw: Window<'_>, src: &Tensor, sw: Window<'_>) -> Result<bool> {
+    if src.dtype() != dst.dtype() {
+        return Err(Error::invalid(
+            OP,
+            "src",
+            format!("dtype {} differs from dst's {}", src.dtype(), dst.dtype()),
+        ));
+    }
+    for (t, name) in [(dst, "dst"), (src, "src")] {
+        if t.rank() > MAX_RANK {
+            return Err(Error::invalid(
+                OP,
+                name,
+                format!("rank must be at most {MAX_RANK}, got {}", t.rank()),
+            ));
+        }
+    }
+    let rank = dw.size.len();
+    if rank == 0 || rank > MAX_RANK {
+        return Err(Error::invalid(
+            OP,
+            "dst_size",
+            format!("must have 1 to {MAX_RANK} entries, got {rank}"),
+        ));
+    }
+    for (len, name) in [
+        (dw.stride.len(), "dst_stride"),
+        (sw.size.len(), "src_size"),
+        (sw.stride.len(), "src_stride"),
+    ] {
+        if len != rank {
+            return Err(Error::invalid(
+                OP,
+                name,
+                format!("has {len} entries, dst_size {rank}"),
+            ));
+        }
+    }
+    if dst.numel() == 0 || src.numel() == 0 {
+        return Ok(false);
+    }
+    for (w, names) in [
+        (dw, ["dst_size", "dst_stride", "dst_offset"]),
+        (sw, ["src_size", "src_stride", "src_offset"]),
+    ] {
+        for (vals, name) in [(w.size, names[0]), (w.stride, names[1])] {
+            if let Some(v) = vals.iter().find(|&&v| v < 0) {
+                return Err(Error::invalid(OP, name, format!("entry {v} is negative")));
+            }
+        }
+        if w.offset < 0 {
+            return Err(Error::invalid(
+                OP,
+                names[2],
+                format!("{} is negative", w.offset),
+            ));
+        }
+    }
+    if sw.size != dw.size {
+        return Err(Error::invalid(
+            OP,
+            "src_size",
+            format!(
+                "{:?} differs from dst_size {:?} (no broadcasting)",
+                sw.size, dw.size
+            ),
+        ));
+    }
+    if dw.size.contains(&0) {
+        return Ok(false);
+    }
+    for (w, t, name, which) in [
+        (dw, dst, "dst_offset", "dst"),
+        (sw, src, "src_offset", "src"),
+    ] {
+        let last = last_position(w);
+        if last >= t.numel() as i128 {
+            return Err(Error::invalid(
+                OP,
+                name,
+                format!(
+                    "the window's largest position, {last}, is not below {which}'s {} elements",
+                    t.numel()
+                ),
+            ));
+        }
+    }
+    if writes_twice(dw, dst.numel()) {
+        return Err(Error::invalid(
+            OP,
+            "dst_stride",
+            format!(
+                "the window (size {:?}, stride {:?}) writes a position twice",
+                dw.size, dw.stride
+            ),
+        ));
+    }
+    Ok(true)
+}
+
+/// Whether `a` and `b` are the same view of the same storage.
+fn same_view(a: &Tensor, b: &Tensor) -> bool {
+    a.shares_storage(b)
+        && a.offset() == b.offset()
+        && a.shape() == b.shape()
+        && a.strides() == b.strides()
+}
+
+impl Stream {
+    /// `dst` with the window `sw` of `src` written over its window `dw`,
+    /// as a new contiguous tensor of `dst`'s shape (spec section 34;
+    /// CANN's `aclnnViewCopy`, on A2). Positions count each tensor's
+    /// elements in logical order; `dst` and `src` may be any views.
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor, Window};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// let s = rt.stream()?;
+    /// let dst = Tensor::from_slice(&s, &[3, 4], &[0i32; 12])?;
+    /// let src = Tensor::from_slice(&s, &[6], &[1i32, 2, 3, 4, 5, 6])?;
+    /// // src's [[1, 2], [3, 4]] into rows 0..2, columns 1..3 of dst.
+    /// let y = s.view_copy(&dst, Window::new(&[2, 2], &[4, 1], 1), &src, Window::new(&[2, 2], &[2, 1], 0))?;
+    /// assert_eq!(y.to_vec::<i32>()?, [0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0, 0]);
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn view_copy(
+        &self,
+        dst: &Tensor,
+        dw: Window<'_>,
+        src: &Tensor,
+        sw: Window<'_>,
+    ) -> Result<Tensor> {
+        let out = Tensor::empty_for(self, OP, "out", dst.dtype(), dst.shape())?;
+        self.view_copy_into(dst, dw, src, sw, &out)?;
+        Ok(out)
+    }
+
+    /// [`Stream::view_copy`] into a caller's tensor or view of `dst`'s shape
+    /// and dtype. `out` may be `dst` itself (the window is then written in
+    /// place) or share memory with either input.
+    ///
+    /// ```
+    /// # use npu_ops::{Backend, Runtime, Tensor, Window};
+    /// # let rt = Runtime::new(Backend::Simulator)?;
+    /// let s = rt.stream()?;
+    /// let dst = Tensor::from_slice(&s, &[6], &[0f32; 6])?;
+    /// let src = Tensor::from_slice(&s, &[3], &[7f32, 8., 9.])?;
+    /// // Every second element of dst, in place.
+    /// s.view_copy_into(&dst, Window::new(&[3], &[2], 0), &src, Window::new(&[3], &[1], 0), &dst)?;
+    /// assert_eq!(dst.to_vec::<f32>()?, [7., 0., 8., 0., 9., 0.]);
+    /// # Ok::<(), npu_ops::Error>(())
+    /// ```
+    pub fn view_copy_into(
+        &self,
+        dst: &Tensor,
+        dw: Window<'_>,
+        src: &Tensor,
+        sw: Window<'_>,
+        out: &Tensor,
+    ) -> Result<()> {
+        check_product(self, OpKind::ViewCopy, dst.dtype())?;
+        check_device(self, OP, "dst", dst)?;
+        check_device(self, OP, "src", src)?;
+        check_device(self, OP, "out", out)?;
+        let window = check(dst, dw, src, sw)?;
+        check_out(OP, out, dst.dtype(), dst.shape())?;
+        if dst.numel() == 0 || (!window && same_view(dst, out)) {
+            return Ok(());
+        }
+        if !window || src.numel() == 0 {
+            return self.copy_into(OP, out, dst);
+        }
+        let in_place = same_view(dst, out);
+        if !in_place && (aliases(dst, out) || aliases(src, out)) {
+            let tmp = Tensor::empty_for(self, OP, "out", out.dtype(), out.shape())?;
+            self.view_copy_launch(dst, dw, src, sw, &tmp, false)?;
+            return self.copy_into(OP, out, &tmp);
+        }
+        if in_place && aliases(src, out) {
+            // The window of src is read before dst changes: a copy of it.
+            let sc = self.materialise(OP, src)?;
+            return self.view_copy_launch(dst, dw, &sc, sw, out, true);
+        }
+        self.view_copy_launch(dst, dw, src, sw, out, in_place)
+    }
+
+    /// The aclnn call: the six metadata arrays in one device tensor (a
+    /// synchronous upload: the first phase reads them with `aclrtMemcpy`),
+    /// inputs that overlap themselves materialised first.
+    fn view_copy_launch(
+        &self,
+        dst: &Tensor,
+        dw: Window<'_>,
+        src: &Tensor,
+        sw: Window<'_>,
+        out: &Tensor,
+        in_place: bool,
+    ) -> Result<()> {
+        let dst = if !in_place && dst.layout().may_overlap() {
+            self.materialise(OP, dst)?
+        } else {
+            dst.clone()
+        };
+        let src = if src.layout().may_overlap() {
+            self.materialise(OP, src)?
+        } else {
+            src.clone()
+        };
+        let r = dw.size.len();
+        let mut meta = Vec::with_capacity(4 * r + 2);
+        meta.extend_from_slice(dw.size);
+        meta.extend_from_slice(dw.stride);
+        meta.push(dw.offset);
+        meta.extend_from_slice(sw.size);
+        meta.extend_from_slice(sw.stride);
+        meta.push(sw.offset);
+        let m = Tensor::from_slice(self, &[meta.len()], &meta)?;
+        let part = |start: usize, len: usize| m.narrow(0, start, len);
+        let parts = [
+            part(0, r)?,
+            part(r, r)?,
+            part(2 * r, 1)?,
+            part(2 * r + 1, r)?,
+            part(3 * r + 1, r)?,
+            part(4 * r + 1, 1)?,
+        ];
+        let a: Vec<_> = parts.iter().map(|t| acl(self, t)).collect::<Result<_>>()?;
+        let (ad, asrc, ao) = (acl(self, &dst)?, acl(self, &src)?, acl(self, out)?);
+        let ad_out = if in_place { &ad } else { &ao };
+        // SAFETY: the descriptors are dst's and src's (read), out's (written;
+        // dst's own when in place) and the metadata's (read by the first
+        // phase, synchronously uploaded above); all live for the call.
+        unsafe {
+            self.launch(
+                First::ViewCopy(
+                    &ad,
+                    [&a[0], &a[1], &a[2], &a[3], &a[4], &a[5]],
+                    &asrc,
+                    ad_out,
+                ),
+                &[&dst, &src],
+                out,
+            )
+        }
+        .map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{writes_twice, Window};
+
+    #[test]
+    fn windows_that_write_twice() {
+        let w = |size, stride| Window::new(size, stride, 0);
+        assert!(!writes_twice(w(&[2, 3], &[4, 3]), 12));
+        assert!(writes_twice(w(&[2, 3], &[2, 2]), 12));
+        assert!(writes_twice(w(&[2], &[0]), 12));
+        assert!(!writes_twice(w(&[1, 5], &[0, 1]), 12));
+        assert!(writes_twice(w(&[i64::MAX, 2], &[0, 0]), 12));
+        assert!(writes_twice(w(&[4, 4], &[1, 4]), 15));
+        assert!(!writes_twice(w(&[4, 4], &[1, 4]), 16));
+    }
+}
