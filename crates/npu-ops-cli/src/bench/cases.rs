@@ -133,6 +133,58 @@ pub enum Base {
     /// `[R, C]` ([`Stream::slice_v2_into`], aclnnSliceV2): a strided row
     /// copy, the slices group's case.
     SliceV2Rows,
+    /// Rows of a contiguous `[R, C]` picked by `R` random int64 device
+    /// indices (with repeats) along dim 0 into a contiguous `[R, C]`
+    /// ([`Stream::gather_v2_into`], aclnnGatherV2, ops.md §24).
+    GatherV2Rows,
+    /// torch.gather along the last dim: `out[i, j] = x[i, index[i, j]]`,
+    /// `x`, `index` (random int64 in `[0, C)`) and `out` contiguous
+    /// `[R, C]` ([`Stream::gather_into`], aclnnGather, §25): one index per
+    /// output element.
+    GatherElements,
+    /// `out[i] = flat(x)[index[i]]`, `x` a contiguous `[R, C]`, `index`
+    /// random int64 flat positions shaped `[R, C]` ([`Stream::take_into`],
+    /// aclnnTake, §26).
+    Take,
+    /// Rows of a contiguous `[R, C]` picked by `[R, 1]` random int64 index
+    /// tuples of length 1 into a contiguous `[R, C]`
+    /// ([`Stream::gather_nd_into`], aclnnGatherNd, §28).
+    GatherNdRows,
+    /// A contiguous `[R, C]` (the first `R` rows of the input `[R + R/2,
+    /// C]`) with `R/2` rows of a `[R/2, C]` source (the input's last `R/2`
+    /// rows) copied in at random int64 row indices (with repeats: the last
+    /// one wins) into a contiguous `[R, C]` ([`Stream::index_copy_into`],
+    /// aclnnIndexCopy, §27).
+    IndexCopyRows,
+    /// The elements of a contiguous `[2R, C]` where a bool `[2R, C]` mask
+    /// is true; the mask keeps one element of each adjacent pair, picked at
+    /// random: exactly half, so exactly `R * C` elements, the output's size
+    /// class (its output size is data dependent: the case fixes it by
+    /// construction). The `_into` form writes the front of a 1-D out of
+    /// `2 * R * C` elements (CANN's out, the broadcast count), the part
+    /// checked ([`Stream::masked_select_into`], aclnnMaskedSelect, §29;
+    /// the count is taken from the mask read back to the host, in every
+    /// run).
+    MaskedSelect,
+    /// A contiguous `[R, C]` split along dim 0 into 4 pieces of `R/4`
+    /// rows, written into 4 row blocks of a contiguous `[R, C]`
+    /// ([`Stream::split_tensor_into`], aclnnSplitTensor, §12; output
+    /// bytes = input bytes).
+    SplitRows,
+    /// The box begin `[R/2, 0]`, size `[R, C]` of a contiguous `[2R, C]`
+    /// into a contiguous `[R, C]` ([`Stream::slice_v3_into`],
+    /// aclnnSliceV3, §31; `slice_d0_s1`'s rows). No int64 case: SliceV3
+    /// has no INT64.
+    SliceV3Rows,
+    /// In place: every second row (begin `[0]`, end `[R]`, strides `[2]`,
+    /// axes `[0]`) of a contiguous `[R, C]` var set from a `[R/2, C]`
+    /// value ([`Stream::strided_slice_assign_v2`],
+    /// aclnnStridedSliceAssignV2, §35). The input `[R + R/2, C]` holds
+    /// var's initial rows, then value's; the `_into` form assigns into the
+    /// preallocated output (set to var's initial rows before each check),
+    /// the plain form copies var's initial rows into a new tensor and
+    /// assigns there (`x.clone(); x[::2] = v`). Half the output is written.
+    StridedSliceAssignRows,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -145,7 +197,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 31] = [
+    pub const ALL: [Base; 40] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -177,6 +229,15 @@ impl Base {
         Base::ReflectionPad2d,
         Base::SampledReflect,
         Base::SliceV2Rows,
+        Base::GatherV2Rows,
+        Base::GatherElements,
+        Base::Take,
+        Base::GatherNdRows,
+        Base::IndexCopyRows,
+        Base::MaskedSelect,
+        Base::SplitRows,
+        Base::SliceV3Rows,
+        Base::StridedSliceAssignRows,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -213,13 +274,25 @@ impl Base {
             Base::SliceV2Rows => "slice_v2_rows",
             Base::TrilLower => "tril_lower",
             Base::EmbeddingRows => "embedding_rows",
+            Base::GatherV2Rows => "gather_v2_rows",
+            Base::GatherElements => "gather_elements",
+            Base::Take => "take",
+            Base::GatherNdRows => "gather_nd_rows",
+            Base::IndexCopyRows => "index_copy_rows",
+            Base::MaskedSelect => "masked_select",
+            Base::SplitRows => "split_rows",
+            Base::SliceV3Rows => "slice_v3_rows",
+            Base::StridedSliceAssignRows => "strided_slice_assign_rows",
         }
     }
 
     /// The operator timed (`"copy"`, `"slice"`, `"index_select"`,
     /// `"as_strided"`, `"sampled_slice"`, `"add"`, `"mul"`, `"cat"`, `"stack"`,
     /// `"fill_scalar"`, `"zero"`, `"cast"`, `"reflection_pad2d"`, `"permute"`,
-    /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`, `"tril"`, `"embedding"`).
+    /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`, `"tril"`, `"embedding"`,
+    /// `"slice_v2"`, `"gather_v2"`, `"gather"`, `"take"`, `"gather_nd"`,
+    /// `"index_copy"`, `"masked_select"`, `"split_tensor"`, `"slice_v3"`,
+    /// `"strided_slice_assign_v2"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -243,7 +316,22 @@ impl Base {
             Base::SliceV2Rows => "slice_v2",
             Base::TrilLower => "tril",
             Base::EmbeddingRows => "embedding",
+            Base::GatherV2Rows => "gather_v2",
+            Base::GatherElements => "gather",
+            Base::Take => "take",
+            Base::GatherNdRows => "gather_nd",
+            Base::IndexCopyRows => "index_copy",
+            Base::MaskedSelect => "masked_select",
+            Base::SplitRows => "split_tensor",
+            Base::SliceV3Rows => "slice_v3",
+            Base::StridedSliceAssignRows => "strided_slice_assign_v2",
         }
+    }
+
+    /// Whether the case runs at `dtype`: every base runs the suite's
+    /// dtypes but SliceV3, which has no INT64 (ops.md §31).
+    pub fn supports(self, dtype: DType) -> bool {
+        !(self == Base::SliceV3Rows && dtype == DType::I64)
     }
 }
 
@@ -265,7 +353,7 @@ pub fn suite() -> Vec<CaseSpec> {
     let mut v = Vec::new();
     for (size, bytes) in SIZES {
         for base in Base::ALL {
-            for &dtype in dtypes(size) {
+            for &dtype in dtypes(size).iter().filter(|&&d| base.supports(d)) {
                 v.push(CaseSpec::new(base, dtype, size, bytes));
             }
         }
@@ -300,11 +388,20 @@ impl CaseSpec {
 
     /// Bytes moved per run, logically: the output written and as many
     /// bytes read, plus the indices of a gather, or the second input of
-    /// Add and Mul; a fill only writes its output.
+    /// Add and Mul; a fill only writes its output; a masked select reads
+    /// its whole input (twice the output) and its 1-byte mask and writes
+    /// its output; the strided slice assign writes half its output and
+    /// reads as many bytes.
     pub fn logical_bytes(&self) -> usize {
         let (r, c) = self.rc();
-        if matches!(self.base, Base::FillScalar | Base::Zero) {
+        if matches!(
+            self.base,
+            Base::FillScalar | Base::Zero | Base::StridedSliceAssignRows
+        ) {
             return self.out_bytes;
+        }
+        if self.base == Base::MaskedSelect {
+            return 3 * self.out_bytes + 2 * r * c;
         }
         if self.base == Base::Cast {
             // The output written and the input (of its own width) read.
@@ -313,8 +410,13 @@ impl CaseSpec {
         }
         2 * self.out_bytes
             + match self.base {
-                Base::IndexSelectRows | Base::EmbeddingRows => r * 8,
+                Base::IndexSelectRows
+                | Base::EmbeddingRows
+                | Base::GatherV2Rows
+                | Base::GatherNdRows => r * 8,
                 Base::IndexSelectCols => c * 8,
+                Base::GatherElements | Base::Take => r * c * 8,
+                Base::IndexCopyRows => r / 2 * 8,
                 Base::Add | Base::AddPrepared | Base::Mul | Base::MulPrepared => self.out_bytes,
                 _ => 0,
             }
@@ -332,7 +434,12 @@ impl CaseSpec {
             error: e,
         };
         let input_shape: [usize; 2] = match self.base {
-            Base::SliceD0S1 | Base::SliceD0S2 | Base::SliceV2Rows => [2 * r, c],
+            Base::SliceD0S1
+            | Base::SliceD0S2
+            | Base::SliceV2Rows
+            | Base::SliceV3Rows
+            | Base::MaskedSelect => [2 * r, c],
+            Base::IndexCopyRows | Base::StridedSliceAssignRows => [r + r / 2, c],
             Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
             Base::AsStridedWindows => [r / 8 + 7, c],
             Base::InplaceCopyTranspose | Base::PermuteTranspose => [c, r],
@@ -354,6 +461,9 @@ impl CaseSpec {
             Base::AsStridedWindows => vec![r / 8, 8, c],
             Base::AsStridedTranspose => vec![c, r],
             Base::StackLead => vec![2, r / 2, c],
+            // CANN's out: 1-D of the broadcast count (the case checks the
+            // front R * C elements, a view made below).
+            Base::MaskedSelect => vec![2 * r * c],
             _ => vec![r, c],
         };
         let out = Tensor::empty(stream, self.dtype, &out_shape).map_err(npu)?;
@@ -462,6 +572,75 @@ impl CaseSpec {
             }
             Base::CatLast => (Launch::Cat, vec![]),
             Base::StackLead => (Launch::Stack, vec![]),
+            Base::GatherV2Rows | Base::GatherNdRows => {
+                let idx = random_indices(r, r, 0x1dec5);
+                if self.base == Base::GatherV2Rows {
+                    let t = Tensor::from_slice(stream, &[r], &idx).map_err(npu)?;
+                    (Launch::GatherV2(t), idx)
+                } else {
+                    let t = Tensor::from_slice(stream, &[r, 1], &idx).map_err(npu)?;
+                    (Launch::GatherNd(t), idx)
+                }
+            }
+            Base::GatherElements => {
+                let idx = random_indices(r * c, c, 0x6a7e);
+                let t = Tensor::from_slice(stream, &[r, c], &idx).map_err(npu)?;
+                (Launch::Gather(t), idx)
+            }
+            Base::Take => {
+                let idx = random_indices(r * c, r * c, 0x7a4e);
+                let t = Tensor::from_slice(stream, &[r, c], &idx).map_err(npu)?;
+                (Launch::Take(t), idx)
+            }
+            Base::IndexCopyRows => {
+                let idx = random_indices(r / 2, r, 0xc0b1);
+                let index = Tensor::from_slice(stream, &[r / 2], &idx).map_err(npu)?;
+                let base = x.narrow(0, 0, r).map_err(npu)?;
+                let source = x.narrow(0, r, r / 2).map_err(npu)?;
+                (
+                    Launch::IndexCopy {
+                        base,
+                        index,
+                        source,
+                    },
+                    idx,
+                )
+            }
+            Base::MaskedSelect => {
+                // index[i]: which element of the pair (2i, 2i + 1) is kept.
+                let pick = random_indices(r * c, 2, 0x3a5c);
+                let mut m = vec![false; 2 * r * c];
+                for (i, &k) in pick.iter().enumerate() {
+                    m[2 * i + k as usize] = true;
+                }
+                let mask = Tensor::from_slice(stream, &[2 * r, c], &m).map_err(npu)?;
+                (
+                    Launch::MaskedSelect {
+                        mask,
+                        full: out.clone(),
+                    },
+                    pick,
+                )
+            }
+            Base::SplitRows => {
+                let parts = (0..4)
+                    .map(|k| out.narrow(0, k * (r / 4), r / 4))
+                    .collect::<npu_ops::Result<Vec<_>>>()
+                    .map_err(npu)?;
+                (Launch::Split(parts), vec![])
+            }
+            Base::SliceV3Rows => (Launch::SliceV3([ri / 2, 0], [ri, ci]), vec![]),
+            Base::StridedSliceAssignRows => {
+                let base = x.narrow(0, 0, r).map_err(npu)?;
+                let value = x.narrow(0, r, r / 2).map_err(npu)?;
+                (Launch::SliceAssign { base, value }, vec![])
+            }
+        };
+        // The checked output of a masked select: the front of CANN's out.
+        let out = if self.base == Base::MaskedSelect {
+            out.narrow(0, 0, r * c).map_err(npu)?
+        } else {
+            out
         };
         let want = expected(self.base, self.dtype, r, c, &host, &other, &index, &fill).ok_or_else(
             || {
@@ -547,6 +726,37 @@ enum Launch {
     Pad {
         x3: Tensor,
         out3: Tensor,
+    },
+    /// `gather_v2_into(x, 0, index, out)`.
+    GatherV2(Tensor),
+    /// `gather_into(x, 1, index, out)`.
+    Gather(Tensor),
+    /// `take_into(x, index, out)`.
+    Take(Tensor),
+    /// `gather_nd_into(x, indices, false, out)`.
+    GatherNd(Tensor),
+    /// `index_copy_into(base, 0, index, source, out)` (`base` and
+    /// `source` views of `x`).
+    IndexCopy {
+        base: Tensor,
+        index: Tensor,
+        source: Tensor,
+    },
+    /// `masked_select_into(x, mask, full)`, `out` the front of `full`.
+    MaskedSelect {
+        mask: Tensor,
+        full: Tensor,
+    },
+    /// `split_tensor_into(x, R/4, 0, parts)`, the parts row blocks of
+    /// `out`.
+    Split(Vec<Tensor>),
+    /// `slice_v3_into(x, begin, size, out)`.
+    SliceV3([i64; 2], [i64; 2]),
+    /// `strided_slice_assign_v2(out, value, [0], [R], [2], [0])`; `base`
+    /// (a view of `x`) holds out's initial rows.
+    SliceAssign {
+        base: Tensor,
+        value: Tensor,
     },
 }
 
@@ -661,6 +871,31 @@ impl Case {
             Launch::Repeat => s.repeat(x, &[4, 1]),
             Launch::SliceV2(c) => s.slice_v2(x, &[1, 0], &[i64::MAX, *c], &[0, 1], &[2, 1]),
             Launch::Pad { x3, .. } => s.reflection_pad2d(x3, &PAD),
+            Launch::GatherV2(index) => s.gather_v2(x, 0, index),
+            Launch::Gather(index) => s.gather(x, 1, index),
+            Launch::Take(index) => s.take(x, index),
+            Launch::GatherNd(index) => s.gather_nd(x, index, false),
+            Launch::IndexCopy {
+                base,
+                index,
+                source,
+            } => s.index_copy(base, 0, index, source),
+            Launch::MaskedSelect { mask, .. } => s.masked_select(x, mask),
+            Launch::Split(parts) => {
+                // The pieces are views of one new storage, back to back:
+                // the whole of it, as one [R, C].
+                let pieces = s.split_tensor(x, parts[0].shape()[0] as u64, 0)?;
+                let (r, c) = (x.shape()[0], x.shape()[1]);
+                pieces[0].view(&[r, c], &[c, 1], 0)
+            }
+            Launch::SliceV3(begin, size) => s.slice_v3(x, begin, size),
+            Launch::SliceAssign { base, value } => {
+                let out = Tensor::empty(s, base.dtype(), base.shape())?;
+                s.copy(&out, base)?;
+                let rows = base.shape()[0] as i64;
+                s.strided_slice_assign_v2(&out, value, &[0], &[rows], &[2], Some(&[0]))?;
+                Ok(out)
+            }
         }
     }
 
@@ -690,15 +925,21 @@ impl Case {
     }
 
     /// Poisons the preallocated output, runs the `_into` form once and
-    /// checks the output.
+    /// checks the output. The strided slice assign's output is set to
+    /// var's initial rows instead (it keeps the rows it does not assign;
+    /// each row it assigns starts with other values than value's).
     pub fn check_into(&self) -> Result<(), BenchError> {
         let npu = |error| BenchError::Npu {
             case: format!("{} (into)", self.spec.name),
             error,
         };
-        self.stream
-            .upload_bytes(&self.out, &vec![0xa5; self.spec.out_bytes])
-            .map_err(npu)?;
+        match &self.launch {
+            Launch::SliceAssign { base, .. } => self.stream.copy(&self.out, base),
+            _ => self
+                .stream
+                .upload_bytes(&self.out, &vec![0xa5; self.spec.out_bytes]),
+        }
+        .map_err(npu)?;
         self.run().map_err(npu)?;
         self.stream.synchronize().map_err(npu)?;
         self.check("(into)", &self.out.to_bytes().map_err(npu)?)
@@ -755,6 +996,22 @@ impl Case {
                 s.slice_v2_into(x, &[1, 0], &[i64::MAX, *c], &[0, 1], &[2, 1], out)
             }
             Launch::Pad { x3, out3 } => s.reflection_pad2d_into(x3, &PAD, out3),
+            Launch::GatherV2(index) => s.gather_v2_into(x, 0, index, out),
+            Launch::Gather(index) => s.gather_into(x, 1, index, out),
+            Launch::Take(index) => s.take_into(x, index, out),
+            Launch::GatherNd(index) => s.gather_nd_into(x, index, false, out),
+            Launch::IndexCopy {
+                base,
+                index,
+                source,
+            } => s.index_copy_into(base, 0, index, source, out),
+            Launch::MaskedSelect { mask, full } => s.masked_select_into(x, mask, full).map(drop),
+            Launch::Split(parts) => s.split_tensor_into(x, parts[0].shape()[0] as u64, 0, parts),
+            Launch::SliceV3(begin, size) => s.slice_v3_into(x, begin, size, out),
+            Launch::SliceAssign { value, .. } => {
+                let rows = out.shape()[0] as i64;
+                s.strided_slice_assign_v2(out, value, &[0], &[rows], &[2], Some(&[0]))
+            }
         }
     }
 
@@ -931,6 +1188,14 @@ fn moved(
 ) -> Vec<u8> {
     // Source element of output element i (row-major), or None for FILL.
     let (r4, c4) = ((r / 4) as i64, (c / 4) as i64);
+    // IndexCopyRows: the source row each output row ends with (the last
+    // index naming it), if any.
+    let mut copied = vec![None; if base == Base::IndexCopyRows { r } else { 0 }];
+    if base == Base::IndexCopyRows {
+        for (k, &row) in index.iter().enumerate() {
+            copied[row as usize] = Some(k);
+        }
+    }
     let src = |i: usize| -> Option<usize> {
         let (row, col) = (i / c, i % c);
         Some(match base {
@@ -939,7 +1204,31 @@ fn moved(
             Base::SliceD0S2 => 2 * row * c + col,
             Base::SliceLastS1 => row * 2 * c + c / 2 + col,
             Base::SliceLastS2 => row * 2 * c + 2 * col,
-            Base::IndexSelectRows | Base::EmbeddingRows => index[row] as usize * c + col,
+            Base::IndexSelectRows
+            | Base::EmbeddingRows
+            | Base::GatherV2Rows
+            | Base::GatherNdRows => index[row] as usize * c + col,
+            Base::GatherElements => row * c + index[i] as usize,
+            Base::Take => index[i] as usize,
+            // x is [R + R/2, C]: out row `row` is source row k (x's row
+            // R + k) for the last k with index[k] = row, else x's row.
+            Base::IndexCopyRows => match copied[row] {
+                Some(k) => (r + k) * c + col,
+                None => i,
+            },
+            // x is [2R, C]: the kept element of the pair (2i, 2i + 1).
+            Base::MaskedSelect => 2 * i + index[i] as usize,
+            Base::SplitRows => i,
+            Base::SliceV3Rows => (row + r / 2) * c + col,
+            // x is [R + R/2, C]: even rows from value (x's rows R..), odd
+            // rows var's own.
+            Base::StridedSliceAssignRows => {
+                if row % 2 == 0 {
+                    (r + row / 2) * c + col
+                } else {
+                    i
+                }
+            }
             Base::IndexSelectCols => row * c + index[col] as usize,
             // out [R/8, 8, C]: window w = i / 8C, row k of it, column col.
             Base::AsStridedWindows => (i / (8 * c) + (i / c) % 8) * c + col,
@@ -1049,7 +1338,10 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        assert_eq!(s.len(), 31 * 6);
+        // 40 bases at 6 dtype-sizes each, less slice_v3_rows_1m_i64
+        // (SliceV3 has no INT64).
+        assert_eq!(s.len(), 40 * 6 - 1);
+        assert!(!s.iter().any(|c| c.name == "slice_v3_rows_1m_i64"));
         for c in &s {
             let (r, cc) = c.rc();
             assert_eq!(r * cc * c.dtype.size(), c.out_bytes, "{}", c.name);
@@ -1061,5 +1353,18 @@ mod tests {
         assert!(s.iter().any(|c| c.name == "add_prepared_256m_f32"));
         assert!(s.iter().any(|c| c.name == "mul_1m_f16"));
         assert!(s.iter().any(|c| c.name == "cat_last_256m_f32"));
+        for name in [
+            "gather_v2_rows_4k_f16",
+            "gather_elements_1m_i64",
+            "take_256m_f32",
+            "gather_nd_rows_1m_f16",
+            "index_copy_rows_4k_f32",
+            "masked_select_1m_i64",
+            "split_rows_256m_f32",
+            "slice_v3_rows_1m_f16",
+            "strided_slice_assign_rows_1m_i64",
+        ] {
+            assert!(s.iter().any(|c| c.name == name), "{name}");
+        }
     }
 }

@@ -235,7 +235,10 @@ pub struct CCalls {
     /// `slice_oneshot`, `slice_prepared`, `index_select`, `copy_into`,
     /// `as_strided_windows`, `as_strided_transpose`, `sampled_slice_wrap`,
     /// `sampled_slice_fill`, `add_oneshot`, `add_prepared`, `mul_oneshot`,
-    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `reflection_pad2d`, `sampled_slice_reflect`, `permute_transpose`, `flip_rows`, `roll_2d`, `expand_rows`, `repeat_rows`, `tril_lower`, `embedding_rows`, `slice_v2_rows`, in that order.
+    /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `reflection_pad2d`, `sampled_slice_reflect`, `permute_transpose`, `flip_rows`, `roll_2d`, `expand_rows`, `repeat_rows`, `tril_lower`, `embedding_rows`, `slice_v2_rows`, `gather_v2_rows`,
+    /// `gather_elements`, `take`, `gather_nd_rows`, `index_copy_rows`,
+    /// `masked_select`, `split_rows`, `slice_v3_rows`,
+    /// `strided_slice_assign_rows`, in that order.
     pub per_launch: Vec<(&'static str, CallCount)>,
     /// The calls of `Stream::synchronize` after one one-shot slice.
     pub synchronize: CallCount,
@@ -880,6 +883,15 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
         ("expand_rows", Base::ExpandRows),
         ("repeat_rows", Base::RepeatRows),
         ("slice_v2_rows", Base::SliceV2Rows),
+        ("gather_v2_rows", Base::GatherV2Rows),
+        ("gather_elements", Base::GatherElements),
+        ("take", Base::Take),
+        ("gather_nd_rows", Base::GatherNdRows),
+        ("index_copy_rows", Base::IndexCopyRows),
+        ("masked_select", Base::MaskedSelect),
+        ("split_rows", Base::SplitRows),
+        ("slice_v3_rows", Base::SliceV3Rows),
+        ("strided_slice_assign_rows", Base::StridedSliceAssignRows),
     ] {
         let case = four_k(base).map_err(err)?;
         count(name, &|| case.run())?;

@@ -62,7 +62,8 @@ impl Nd {
     /// The case `base` over the host input `x` (`shape`, elements of `e`
     /// bytes), with its indices and fill value; `None` for a width without
     /// a row or an elementwise case (ndarray's arithmetic is not the
-    /// device's: no row).
+    /// device's: no row), or a case ndarray has no operation for
+    /// (torch.gather's per-element gather, a boolean-mask select).
     pub fn new(
         base: Base,
         e: usize,
@@ -107,6 +108,8 @@ impl Nd {
                 | Base::TrilLower
                 | Base::ReflectionPad2d
                 | Base::SampledReflect
+                | Base::GatherElements
+                | Base::MaskedSelect
         ) {
             return None;
         }
@@ -131,39 +134,84 @@ impl Nd {
 
     /// One run's output in row-major order, as little-endian bytes.
     pub fn output_bytes(&self) -> Vec<u8> {
-        fn bytes<T: Bits, D: ndarray::Dimension>(a: ndarray::Array<T, D>) -> Vec<u8> {
-            let mut v = Vec::with_capacity(a.len() * std::mem::size_of::<T>());
-            a.iter().for_each(|&x| x.write(&mut v));
+        fn bytes<T: Bits>(o: Out<T>) -> Vec<u8> {
+            let mut v = Vec::new();
+            let mut put = |a: &mut dyn Iterator<Item = &T>| a.for_each(|&x| x.write(&mut v));
+            match o {
+                Out::Two(a) => put(&mut a.iter()),
+                Out::Three(a) => put(&mut a.iter()),
+                // The pieces back to back (each in row-major order).
+                Out::Parts(p) => p.iter().for_each(|a| put(&mut a.iter())),
+            }
             v
         }
         match self {
-            Nd::B1(n) => n.compute().map_or_else(bytes, bytes),
-            Nd::B2(n) => n.compute().map_or_else(bytes, bytes),
-            Nd::B4(n) => n.compute().map_or_else(bytes, bytes),
-            Nd::B8(n) => n.compute().map_or_else(bytes, bytes),
+            Nd::B1(n) => bytes(n.compute()),
+            Nd::B2(n) => bytes(n.compute()),
+            Nd::B4(n) => bytes(n.compute()),
+            Nd::B8(n) => bytes(n.compute()),
         }
     }
 }
 
-/// A 2-D or a 3-D result.
-type Out<T> = Result<Array2<T>, ndarray::Array3<T>>;
+/// A 2-D or a 3-D result, or the pieces of a split.
+enum Out<T> {
+    Two(Array2<T>),
+    Three(ndarray::Array3<T>),
+    Parts(Vec<Array2<T>>),
+}
 
 impl<T: Bits> NdCase<T> {
     fn compute(&self) -> Out<T> {
         let (r, c, x) = (self.r, self.c, &self.x);
-        Ok(match self.base {
+        Out::Two(match self.base {
             Base::Clone => x.to_owned(),
             Base::SliceD0S1 => x.slice(s![r / 2..r / 2 + r, ..]).to_owned(),
             Base::SliceD0S2 => x.slice(s![0..2 * r;2, ..]).to_owned(),
             Base::SliceLastS1 => x.slice(s![.., c / 2..c / 2 + c]).to_owned(),
             Base::SliceLastS2 => x.slice(s![.., 0..2 * c;2]).to_owned(),
-            Base::IndexSelectRows | Base::EmbeddingRows => x.select(Axis(0), &self.index),
+            Base::IndexSelectRows
+            | Base::EmbeddingRows
+            | Base::GatherV2Rows
+            | Base::GatherNdRows => x.select(Axis(0), &self.index),
+            // numpy's take without an axis: a select on the flat input.
+            Base::Take => {
+                let flat = x.as_slice().expect("a standard-layout input");
+                ndarray::aview1(flat)
+                    .select(Axis(0), &self.index)
+                    .into_shape_with_order((r, c))
+                    .expect("r x c elements")
+            }
+            // `y = x.copy(); y[index] = source` (x the first R rows, source
+            // the last R/2): a copy, then each row assigned in order.
+            Base::IndexCopyRows => {
+                let mut y = x.slice(s![..r, ..]).to_owned();
+                for (k, &i) in self.index.iter().enumerate() {
+                    y.row_mut(i).assign(&x.row(r + k));
+                }
+                y
+            }
+            Base::SplitRows => {
+                return Out::Parts(
+                    x.axis_chunks_iter(Axis(0), r / 4)
+                        .map(|p| p.to_owned())
+                        .collect(),
+                )
+            }
+            Base::SliceV3Rows => x.slice(s![r / 2..r / 2 + r, ..]).to_owned(),
+            // `y = var.copy(); y[::2] = value` (var the first R rows, value
+            // the last R/2).
+            Base::StridedSliceAssignRows => {
+                let mut y = x.slice(s![..r, ..]).to_owned();
+                y.slice_mut(s![..;2, ..]).assign(&x.slice(s![r.., ..]));
+                y
+            }
             Base::IndexSelectCols => x.select(Axis(1), &self.index),
             Base::AsStridedWindows => {
                 let data = x.as_slice().expect("a standard-layout input");
                 let v = ArrayView::from_shape((r / 8, 8, c).strides((c, c, 1)), data)
                     .expect("the windows lie in the input");
-                return Err(v.to_owned());
+                return Out::Three(v.to_owned());
             }
             // The transposed view's elements in row-major order (`to_owned`
             // alone would keep the column-major strides).
@@ -209,7 +257,9 @@ impl<T: Bits> NdCase<T> {
                 ndarray::concatenate(Axis(1), &[x.view(), x.view()]).expect("equal row counts")
             }
             Base::StackLead => {
-                return Err(ndarray::stack(Axis(0), &[x.view(), x.view()]).expect("equal shapes"))
+                return Out::Three(
+                    ndarray::stack(Axis(0), &[x.view(), x.view()]).expect("equal shapes"),
+                )
             }
             Base::Add
             | Base::AddPrepared
@@ -220,8 +270,13 @@ impl<T: Bits> NdCase<T> {
             | Base::Cast
             | Base::ReflectionPad2d
             | Base::SampledReflect
-            | Base::TrilLower => {
-                unreachable!("Nd::new makes no elementwise, fill, cast, pad or triangle row")
+            | Base::TrilLower
+            | Base::GatherElements
+            | Base::MaskedSelect => {
+                unreachable!(
+                    "Nd::new makes no elementwise, fill, cast, pad, triangle, \
+                     element gather or masked select row"
+                )
             }
         })
     }
