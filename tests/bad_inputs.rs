@@ -1249,6 +1249,76 @@ fn as_strided_aclnn_bad_window() {
 }
 
 #[test]
+fn view_copy_dtype_not_listed() {
+    let s = stream();
+    let one = npu_ops::Window::new(&[1], &[1], 0);
+    for d in [DType::F64, DType::U64, DType::C64, DType::C128] {
+        let x = zeros(&s, d, &[1]);
+        expect(
+            s.view_copy(&x, one, &x, one),
+            "unsupported_dtype",
+            "view_copy",
+            "",
+        );
+    }
+}
+
+#[test]
+fn view_copy_bad_windows() {
+    let s = stream();
+    let x = zeros(&s, DType::F32, &[2, 3]);
+    let w = npu_ops::Window::new;
+    let one = w(&[1], &[1], 0);
+    expect(
+        s.view_copy(&x, one, &zeros(&s, DType::F16, &[2]), one),
+        "invalid_argument",
+        "view_copy",
+        "src",
+    );
+    for (dw, sw, param) in [
+        (w(&[], &[], 0), w(&[], &[], 0), "dst_size"),
+        (w(&[1; 9], &[1; 9], 0), w(&[1; 9], &[1; 9], 0), "dst_size"),
+        (w(&[1], &[1, 1], 0), one, "dst_stride"),
+        (one, w(&[1, 1], &[1], 0), "src_size"),
+        (one, w(&[1], &[1, 1], 0), "src_stride"),
+        (w(&[i64::MIN], &[1], 0), w(&[1], &[1], 0), "dst_size"),
+        (w(&[1], &[i64::MIN], 0), one, "dst_stride"),
+        (w(&[1], &[1], i64::MIN), one, "dst_offset"),
+        (one, w(&[-1], &[1], 0), "src_size"),
+        (one, w(&[1], &[-1], 0), "src_stride"),
+        (one, w(&[1], &[1], -1), "src_offset"),
+        (w(&[2], &[1], 0), w(&[1], &[1], 0), "src_size"),
+        (w(&[2], &[6], 0), w(&[2], &[1], 0), "dst_offset"),
+        (w(&[1], &[1], i64::MAX), one, "dst_offset"),
+        (w(&[2], &[1], 0), w(&[2], &[i64::MAX], 0), "src_offset"),
+        (
+            w(&[i64::MAX; 8], &[i64::MAX; 8], 0),
+            w(&[i64::MAX; 8], &[0; 8], 0),
+            "dst_offset",
+        ),
+        (w(&[2], &[0], 0), w(&[2], &[0], 0), "dst_stride"),
+        (w(&[2, 3], &[1, 1], 0), w(&[2, 3], &[0, 0], 0), "dst_stride"),
+        (
+            w(&[i64::MAX], &[0], 0),
+            w(&[i64::MAX], &[0], 0),
+            "dst_stride",
+        ),
+        (
+            w(&[1 << 40, 1 << 40], &[0, 0], 0),
+            w(&[1 << 40, 1 << 40], &[0, 0], 0),
+            "dst_stride",
+        ),
+    ] {
+        expect(
+            s.view_copy(&x, dw, &x, sw),
+            "invalid_argument",
+            "view_copy",
+            param,
+        );
+    }
+}
+
+#[test]
 fn strided_slice_assign_v2_dtype_not_listed() {
     let s = stream();
     for d in [DType::I16, DType::U8, DType::Bool, DType::C64] {

@@ -144,6 +144,30 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::as_strided_aclnn(soc, &x, &[2, 2], &[1, 2], 1),
                 &what("as_strided_aclnn"),
             );
+            compare(
+                s.view_copy(
+                    &dx,
+                    npu_ops::Window::new(&[2, 2], &[3, 1], 1),
+                    &dx,
+                    npu_ops::Window::new(&[2, 2], &[1, 2], 0),
+                ),
+                cpu_ref::view_copy(
+                    soc,
+                    &x,
+                    cpu_ref::Window {
+                        size: &[2, 2],
+                        stride: &[3, 1],
+                        offset: 1,
+                    },
+                    &x,
+                    cpu_ref::Window {
+                        size: &[2, 2],
+                        stride: &[1, 2],
+                        offset: 0,
+                    },
+                ),
+                &what("view_copy"),
+            );
             {
                 // In place on a copy of dx: its new value read back.
                 let v = cpu_ref::slice_v2(soc, &x, &[0], &[1], &[0], &[1]);

@@ -13,7 +13,7 @@
 #![allow(dead_code)]
 
 use cpu_ref::DType as R;
-use npu_ops::{DType, Error, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+use npu_ops::{DType, Error, SampleMode, SampledSlice, Scalar, Stream, Tensor, Window};
 
 /// Where the random choices come from.
 pub trait Source {
@@ -279,6 +279,10 @@ enum Call {
     /// `as_strided_aclnn(x, size, stride, offset)`: small windows, now and
     /// then a bad entry.
     AsStridedAclnn(Vec<i64>, Vec<i64>, i64),
+    /// `view_copy(x, dst window, src, src window)`: `src`, then `[dst_size,
+    /// dst_stride, src_size, src_stride]` and the two offsets; small
+    /// windows, now and then a bad entry.
+    ViewCopy(Other, [Vec<i64>; 4], [i64; 2]),
     /// `strided_slice_assign_v2(x, value, begin, end, strides, axes)`, in
     /// place (x's new value compared): leading axes, now and then a bad
     /// stride or axis.
@@ -753,6 +757,34 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 }
                 return Call::AsStridedAclnn(size, stride, offset);
             }
+            if src.chance(1, 4) {
+                // ViewCopy shares the slot too: src of x's dtype (or,
+                // rarely, another), windows of one size.
+                let k = src.range(1, 3) as usize;
+                let size: Vec<i64> = (0..k).map(|_| src.range(0, 3)).collect();
+                let dst_stride: Vec<i64> = (0..k).map(|_| src.range(0, 4)).collect();
+                let src_stride: Vec<i64> = (0..k).map(|_| src.range(0, 3)).collect();
+                let mut src_size = size.clone();
+                let mut offs = [src.range(0, 3), src.range(0, 3)];
+                if src.chance(1, 8) {
+                    match src.range(0, 3) {
+                        0 => src_size[0] = src.param(),
+                        1 => offs[0] = src.param(),
+                        _ => offs[1] = src.param(),
+                    }
+                }
+                let sd = if src.chance(1, 16) { R::Int32 } else { d };
+                let sshape: Vec<usize> = (0..src.range(1, 3))
+                    .map(|_| src.range(1, 4) as usize)
+                    .collect();
+                let n: usize = sshape.iter().product();
+                let other = Other {
+                    dtype: sd,
+                    shape: sshape,
+                    bytes: element_bytes(src, sd, n),
+                };
+                return Call::ViewCopy(other, [size, dst_stride, src_size, src_stride], offs);
+            }
             if src.chance(1, 3) {
                 // StridedSliceAssignV2 shares the slot as well.
                 let r = shape.len();
@@ -1082,6 +1114,21 @@ fn ref_call(
         Call::SliceV2(a) => cpu_ref::slice_v2(soc, x, &a[0], &a[1], &a[2], &a[3]),
         Call::SliceV3(b, z) => cpu_ref::slice_v3(soc, x, b, z),
         Call::AsStridedAclnn(z, st, off) => cpu_ref::as_strided_aclnn(soc, x, z, st, *off),
+        Call::ViewCopy(v, [dz, ds, sz, ss], [doff, soff]) => cpu_ref::view_copy(
+            soc,
+            x,
+            cpu_ref::Window {
+                size: dz,
+                stride: ds,
+                offset: *doff,
+            },
+            &ref_other(v)?,
+            cpu_ref::Window {
+                size: sz,
+                stride: ss,
+                offset: *soff,
+            },
+        ),
         Call::SliceAssign(v, [b, e, st], axes) => {
             cpu_ref::strided_slice_assign_v2(soc, x, &ref_other(v)?, b, e, st, axes.as_deref())
         }
@@ -1278,6 +1325,14 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         Call::SliceV2(a) => s.slice_v2(x, &a[0], &a[1], &a[2], &a[3]),
         Call::SliceV3(b, z) => s.slice_v3(x, b, z),
         Call::AsStridedAclnn(z, st, off) => s.as_strided_aclnn(x, z, st, *off),
+        Call::ViewCopy(v, [dz, ds, sz, ss], [doff, soff]) => our_other(s, v).and_then(|v| {
+            s.view_copy(
+                x,
+                Window::new(dz, ds, *doff),
+                &v,
+                Window::new(sz, ss, *soff),
+            )
+        }),
         Call::SliceAssign(v, [b, e, st], axes) => our_other(s, v).and_then(|v| {
             s.strided_slice_assign_v2(x, &v, b, e, st, axes.as_deref())
                 .map(|()| x.clone())
@@ -1447,6 +1502,17 @@ fn our_into(
         Call::SliceV3(b, z) if !prepared => s.slice_v3_into(x, b, z, out),
         Call::AsStridedAclnn(z, st, off) if !prepared => {
             s.as_strided_aclnn_into(x, z, st, *off, out)
+        }
+        Call::ViewCopy(v, [dz, ds, sz, ss], [doff, soff]) if !prepared => {
+            our_other(s, v).and_then(|v| {
+                s.view_copy_into(
+                    x,
+                    Window::new(dz, ds, *doff),
+                    &v,
+                    Window::new(sz, ss, *soff),
+                    out,
+                )
+            })
         }
         Call::Pad(op, p) if !prepared => our_pad(s, *op, x, p, Some(out)).map(drop),
         Call::Tri(true, d, false) if !prepared => s.tril_into(x, *d, out),

@@ -906,6 +906,7 @@ fn main() {
     as_strided_aclnn_cases(&mut out, &push);
     slice_assign_cases(&mut out, &push);
     gather_cases(&mut out, &push);
+    view_copy_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -2344,5 +2345,149 @@ where
         };
         let (p, e) = call(a2, &x, &mut r, &a, bad_shape);
         push(out, "strided_slice_assign_v2", a2, (&st, &x), p, e, tag);
+    }
+}
+
+/// One window of a ViewCopy case: `size`, `stride`, `offset`.
+type Win = (Vec<i64>, Vec<i64>, i64);
+
+/// ViewCopy (issue 21, ops.md §34), appended last from a random stream of
+/// its own; `src` is a second random input (any view).
+fn view_copy_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x0051_1CE5_0034);
+    // A stride/offset for `size` inside `numel` positions (when it can).
+    let place = |r: &mut Rng, size: &[i64], numel: usize| -> (Vec<i64>, i64) {
+        let stride: Vec<i64> = size.iter().map(|_| r.range(0, 5)).collect();
+        let span: i64 = size
+            .iter()
+            .zip(&stride)
+            .map(|(&n, &s)| (n - 1).max(0) * s)
+            .sum();
+        let room = numel as i64 - span;
+        (stride, if room > 0 { r.range(0, room) } else { 0 })
+    };
+    let windows = |r: &mut Rng, dn: usize, sn: usize| -> (Win, Win) {
+        let k = 1 + r.below(3) as usize;
+        let size: Vec<i64> = (0..k).map(|_| r.range(0, 4)).collect();
+        let (ds, doff) = place(r, &size, dn);
+        let (ss, soff) = place(r, &size, sn);
+        ((size.clone(), ds, doff), (size, ss, soff))
+    };
+    let call = |soc: &str, x: &Tensor, src: &Tensor, w: &(Win, Win)| {
+        let win = |v: &Win| (v.0.clone(), v.1.clone(), v.2);
+        let (a, b) = (win(&w.0), win(&w.1));
+        expect(cpu_ref::view_copy(
+            soc,
+            x,
+            cpu_ref::Window {
+                size: &a.0,
+                stride: &a.1,
+                offset: a.2,
+            },
+            src,
+            cpu_ref::Window {
+                size: &b.0,
+                stride: &b.1,
+                offset: b.2,
+            },
+        ))
+    };
+    let params = |sst: &Tensor, src: &Tensor, w: &(Win, Win)| {
+        json!({
+            "src": input_json(sst, src),
+            "dst_size": w.0 .0, "dst_stride": w.0 .1, "dst_offset": w.0 .2,
+            "src_size": w.1 .0, "src_stride": w.1 .1, "src_offset": w.1 .2,
+        })
+    };
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..2 {
+                let (st, x) = input(d, &mut r, 3);
+                let (sst, src) = input(d, &mut r, 3);
+                let w = windows(&mut r, x.numel(), src.numel());
+                push(
+                    out,
+                    "view_copy",
+                    soc,
+                    (&st, &x),
+                    params(&sst, &src, &w),
+                    call(soc, &x, &src, &w),
+                    &format!("{fam}-{}", d.name()),
+                );
+            }
+        }
+    }
+    let a2 = "Ascend910B3";
+    // More valid calls on A2, where the operator exists: every listed
+    // dtype, any views.
+    let listed = cpu_ref::supported_dtypes(cpu_ref::Op::ViewCopy, Family::A2);
+    for i in 0..110 {
+        let d = listed[i % listed.len()];
+        let (st, x) = input(d, &mut r, 3);
+        let (sst, src) = input(d, &mut r, 3);
+        let w = windows(&mut r, x.numel(), src.numel());
+        push(
+            out,
+            "view_copy",
+            a2,
+            (&st, &x),
+            params(&sst, &src, &w),
+            call(a2, &x, &src, &w),
+            &format!("a2-{}", d.name()),
+        );
+    }
+    // Random calls on A2 breaking one rule: a length, a sign, the sizes
+    // differing, a window past the end or writing twice, src's dtype.
+    for _ in 0..80 {
+        let d = [DType::Float32, DType::Int64, DType::UInt16, DType::Bool][r.below(4) as usize];
+        let (st, x) = input(d, &mut r, 3);
+        let (mut sst, mut src) = input(d, &mut r, 3);
+        let mut w = windows(&mut r, x.numel(), src.numel());
+        let tag = match r.below(7) {
+            0 => {
+                if r.below(2) == 0 {
+                    w.0 .1.push(1);
+                } else {
+                    w.1 .0.push(1);
+                }
+                "length"
+            }
+            1 => {
+                let k = r.below(w.0 .0.len() as u64) as usize;
+                w.0 .1[k] = r.extreme(-3, 4);
+                "stride"
+            }
+            2 => {
+                w.1 .2 = r.extreme(-3, 30);
+                "offset"
+            }
+            3 => {
+                let k = r.below(w.1 .0.len() as u64) as usize;
+                w.1 .0[k] += 1;
+                "sizes-differ"
+            }
+            4 => {
+                w.0 .1 = vec![0; w.0 .0.len()];
+                "writes-twice"
+            }
+            5 => {
+                (sst, src) = input(DType::Int32, &mut r, 3);
+                "src-dtype"
+            }
+            _ => "random",
+        };
+        push(
+            out,
+            "view_copy",
+            a2,
+            (&st, &x),
+            params(&sst, &src, &w),
+            call(a2, &x, &src, &w),
+            tag,
+        );
     }
 }

@@ -47,9 +47,8 @@ pub struct Case {
     /// `reflection_pad3d`, `replication_pad1d` .. `replication_pad3d`,
     /// `circular_pad2d`, `circular_pad3d`, `permute`, `flip`, `roll`, `expand`,
     /// `repeat`, `embedding`, `slice_v2`, `slice_v3`, `as_strided_aclnn`,
-    /// `strided_slice_assign_v2`.
-    /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`, `index_copy`,
-    /// `gather_nd`, `masked_select`.
+    /// `view_copy`, `strided_slice_assign_v2`, `gather_v2`, `gather`, `take`,
+    /// `index_copy`, `gather_nd`, `masked_select`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -73,7 +72,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 40] = [
+const OPS: [&str; 41] = [
     "slice",
     "index_select",
     "as_strided",
@@ -107,6 +106,7 @@ const OPS: [&str; 40] = [
     "slice_v2",
     "slice_v3",
     "as_strided_aclnn",
+    "view_copy",
     "strided_slice_assign_v2",
     "gather_v2",
     "gather",

@@ -603,6 +603,31 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 Err(e) => Err(e),
             }
         }
+        "view_copy" => {
+            let src = case::tensor(get("src")?, &ctx("src"))?;
+            if let Err(e) = budget.charge(Some(data_bytes(&src)), "the src data") {
+                return Ok(Err(e));
+            }
+            let (dz, dst_, sz, sst) = (
+                ints(get("dst_size")?, &ctx("dst_size"))?,
+                ints(get("dst_stride")?, &ctx("dst_stride"))?,
+                ints(get("src_size")?, &ctx("src_size"))?,
+                ints(get("src_stride")?, &ctx("src_stride"))?,
+            );
+            let (doff, soff) = (
+                int(get("dst_offset")?, &ctx("dst_offset"))?,
+                int(get("src_offset")?, &ctx("src_offset"))?,
+            );
+            match upload(s, &src) {
+                Ok(src) => s.view_copy(
+                    &x,
+                    npu_ops::Window::new(&dz, &dst_, doff),
+                    &src,
+                    npu_ops::Window::new(&sz, &sst, soff),
+                ),
+                Err(e) => Err(e),
+            }
+        }
         "as_strided_aclnn" => s.as_strided_aclnn(
             &x,
             &ints(get("size")?, &ctx("size"))?,
