@@ -233,6 +233,7 @@ mod generate {
             "aclnn_repeat.h",
             "aclnn_slice_v2.h",
             "aclnn_slice_v3.h",
+            "aclnn_strided_slice.h",
             "aclnn_as_strided.h",
             "aclnn_view_copy.h",
             "aclnn_strided_slice_assign_v2.h",

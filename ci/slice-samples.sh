@@ -2,7 +2,8 @@
 # The slices programs (tests/aclnn/slice_v2.cpp: aclnnSliceV2;
 # tests/aclnn/slice_v3.cpp: aclnnSliceV3; tests/aclnn/as_strided.cpp:
 # aclnnAsStrided; tests/aclnn/strided_slice_assign_v2.cpp:
-# aclnnStridedSliceAssignV2; tests/aclnn/view_copy.cpp: aclnnViewCopy; all
+# aclnnStridedSliceAssignV2; tests/aclnn/view_copy.cpp: aclnnViewCopy;
+# tests/aclnn/strided_slice.cpp: aclnnStridedSlice, refused as on A2; all
 # ops-math operators), written as CANN's samples are, built with CANN's documented
 # line against `npu-ops sim install` output and run:
 #   g++ -std=c++11 -I $ROOT/include -I $ROOT/include/aclnn X.cpp -L $ROOT/lib64 \
@@ -31,7 +32,7 @@ run() { # name compiler-line...
     "$@" || fail "$name does not build"
     "$bin/$name" | tail -n 1 || fail "$name failed"
 }
-for op in slice_v2 slice_v3 as_strided strided_slice_assign_v2; do
+for op in slice_v2 slice_v3 as_strided strided_slice_assign_v2 strided_slice; do
     run "$op" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
         -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/$op"
     run "${op}_legacy" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
@@ -50,4 +51,4 @@ out=$("$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/slice_
     -L "$ROOT/lib64" -lopapi_nn -lascendcl -lnnopbase -o "$bin/bad" 2>&1) && fail "SliceV2 linked without libopapi_math"
 grep -q "undefined reference to \`aclnnSliceV2GetWorkspaceSize'" <<<"$out" || fail "SliceV2 without libopapi_math: $out"
 echo "== SliceV2 without libopapi_math: fails to link (undefined aclnnSliceV2GetWorkspaceSize), as on an NPU host"
-echo "slice-samples: slice_v2, slice_v3, as_strided, strided_slice_assign_v2 and view_copy build with CANN's lines and pass; the wrong link fails"
+echo "slice-samples: slice_v2, slice_v3, as_strided, strided_slice_assign_v2, strided_slice (refused, as off Ascend 950) and view_copy build with CANN's lines and pass; the wrong link fails"

@@ -1120,6 +1120,13 @@ aclnnStatus aclnnSliceV3GetWorkspaceSize(const aclTensor *x, const aclIntArray *
                                          const aclTensor *y, uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnSliceV3(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/* @cann aclnnop/aclnn_strided_slice.h */
+aclnnStatus aclnnStridedSliceGetWorkspaceSize(const aclTensor *self, const aclIntArray *begin, const aclIntArray *end,
+                                              const aclIntArray *strides, int64_t beginMask, int64_t endMask,
+                                              int64_t ellipsisMask, int64_t newAxisMask, int64_t shrinkAxisMask,
+                                              aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnStridedSlice(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 /* @cann aclnnop/aclnn_as_strided.h */
 aclnnStatus aclnnAsStridedGetWorkspaceSize(const aclTensor *x, const aclIntArray *size, const aclIntArray *stride,
                                            const aclIntArray *storageOffset, aclTensor *out, uint64_t *workspaceSize,

@@ -372,6 +372,10 @@ api_table! {
             *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclTensor, *mut u64,
             *mut *mut aclOpExecutor),
             fn aclnnSliceV3;
+        strided_slice: "StridedSlice" => fn aclnnStridedSliceGetWorkspaceSize(
+            *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
+            i64, i64, i64, i64, i64, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnStridedSlice;
         as_strided: "AsStrided" => fn aclnnAsStridedGetWorkspaceSize(
             *const aclTensor, *const aclIntArray, *const aclIntArray, *const aclIntArray,
             *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),

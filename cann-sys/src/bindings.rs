@@ -2074,6 +2074,30 @@ unsafe extern "C" {
     ) -> aclnnStatus;
 }
 unsafe extern "C" {
+    pub fn aclnnStridedSliceGetWorkspaceSize(
+        self_: *const aclTensor,
+        begin: *const aclIntArray,
+        end: *const aclIntArray,
+        strides: *const aclIntArray,
+        beginMask: i64,
+        endMask: i64,
+        ellipsisMask: i64,
+        newAxisMask: i64,
+        shrinkAxisMask: i64,
+        out: *mut aclTensor,
+        workspaceSize: *mut u64,
+        executor: *mut *mut aclOpExecutor,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
+    pub fn aclnnStridedSlice(
+        workspace: *mut ::core::ffi::c_void,
+        workspaceSize: u64,
+        executor: *mut aclOpExecutor,
+        stream: aclrtStream,
+    ) -> aclnnStatus;
+}
+unsafe extern "C" {
     pub fn aclnnAsStridedGetWorkspaceSize(
         x: *const aclTensor,
         size: *const aclIntArray,

@@ -118,6 +118,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_strided_slice.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_as_strided.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -233,6 +237,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_repeat.h",
             "aclnnop/aclnn_slice_v2.h",
             "aclnnop/aclnn_slice_v3.h",
+            "aclnnop/aclnn_strided_slice.h",
             "aclnnop/aclnn_as_strided.h",
             "aclnnop/aclnn_view_copy.h",
             "aclnnop/aclnn_strided_slice_assign_v2.h",

@@ -92,6 +92,9 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                 "aclnnStridedSliceAssignV2GetWorkspaceSize" => {
                     "void *a, const void *b, const void *c, const void *d, const void *e, const void *f"
                 }
+                "aclnnStridedSliceGetWorkspaceSize" => {
+                    "const void *a, const void *b, const void *c, const void *d, int64_t e, int64_t f, int64_t g, int64_t h, int64_t i, void *j"
+                }
                 "aclnnViewCopyGetWorkspaceSize" => {
                     "const void *a, const void *b, const void *c, const void *d, const void *e, const void *f, const void *g, const void *h, const void *i"
                 }
@@ -197,6 +200,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "Repeat",
             "SliceV2",
             "SliceV3",
+            "StridedSlice",
             "AsStrided",
             "ViewCopy",
             "StridedSliceAssignV2",
@@ -549,6 +553,7 @@ fn absent_operator_loads_as_none_and_is_named_when_used() {
             "Repeat",
             "SliceV2",
             "SliceV3",
+            "StridedSlice",
             "AsStrided",
             "ViewCopy",
             "StridedSliceAssignV2",
@@ -715,6 +720,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "MaskedSelect",
             "SliceV2",
             "SliceV3",
+            "StridedSlice",
             "AsStrided",
             "ViewCopy",
             "StridedSliceAssignV2",

@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 41;
+            let which = i.u8() % 42;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -451,6 +451,23 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 ),
                 38 => (a.aclnnGatherNdGetWorkspaceSize.unwrap())(t0, t1, i.one_in(2), t2, wsp, exp),
                 39 => (a.aclnnMaskedSelectGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
+                41 => {
+                    let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
+                    (a.aclnnStridedSliceGetWorkspaceSize.unwrap())(
+                        t0,
+                        arr as *const aclIntArray,
+                        arr as *const aclIntArray,
+                        arr as *const aclIntArray,
+                        i.i64(),
+                        i.i64(),
+                        i.i64(),
+                        i.i64(),
+                        i.i64(),
+                        t1,
+                        wsp,
+                        exp,
+                    )
+                }
                 40 => {
                     // ViewCopy: any six tensors as the metadata (read by the
                     // first phase through the checked aclrtMemcpy).
@@ -601,7 +618,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnGatherNd,
                 a.aclnnMaskedSelect,
                 a.aclnnViewCopy,
-            ][(if i.one_in(8) { i.u8() % 41 } else { which }) as usize]
+                a.aclnnStridedSlice,
+            ][(if i.one_in(8) { i.u8() % 42 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

@@ -494,7 +494,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 45);
+/// assert_eq!(api.available_operators().len(), 46);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -628,6 +628,8 @@ pub fn api() -> Api {
         aclnnSliceV3: Some(aclnnSliceV3),
         aclnnAsStridedGetWorkspaceSize: Some(aclnnAsStridedGetWorkspaceSize),
         aclnnAsStrided: Some(aclnnAsStrided),
+        aclnnStridedSliceGetWorkspaceSize: Some(aclnnStridedSliceGetWorkspaceSize),
+        aclnnStridedSlice: Some(aclnnStridedSlice),
         aclnnViewCopyGetWorkspaceSize: Some(aclnnViewCopyGetWorkspaceSize),
         aclnnViewCopy: Some(aclnnViewCopy),
         aclnnStridedSliceAssignV2GetWorkspaceSize: Some(aclnnStridedSliceAssignV2GetWorkspaceSize),

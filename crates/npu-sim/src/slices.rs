@@ -3,7 +3,9 @@
 //! (`aclnnSliceV3`, §31: the box `begin .. begin + size`) and AsStrided
 //! (`aclnnAsStrided`, §33: a window over the flat elements of `x`) and
 //! StridedSliceAssignV2 (`aclnnStridedSliceAssignV2`, §35: a strided
-//! view of `varRef` overwritten in place).
+//! view of `varRef` overwritten in place); StridedSlice
+//! (`aclnnStridedSlice`, §32) is Ascend 950 only and refused, as on every
+//! product the simulator models.
 //!
 //! No kernel and no plan of its own: the sliced view of `self` (each
 //! sliced axis starting at its normalised start, its stride multiplied by
@@ -740,6 +742,89 @@ pub unsafe extern "C" fn aclnnStridedSliceAssignV2(
             executor,
             stream,
             build_slice_assign,
+        )
+    })
+}
+
+// ------------------------------------------------------------ StridedSlice
+
+/// `aclnnStridedSliceGetWorkspaceSize` (ops.md §32): Ascend 950 only. On
+/// every product the simulator models, CANN's op_api refuses it after the
+/// null checks (161002, "only supports ASCEND950"); so does this, never
+/// writing an executor.
+///
+/// # Safety
+/// `workspace_size` and `executor` are null or valid for writes (the
+/// handles are looked up, never dereferenced).
+#[cfg_attr(feature = "cabi", no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclnnStridedSliceGetWorkspaceSize(
+    x: *const aclTensor,
+    begin: *const aclIntArray,
+    end: *const aclIntArray,
+    strides: *const aclIntArray,
+    _begin_mask: i64,
+    _end_mask: i64,
+    _ellipsis_mask: i64,
+    _new_axis_mask: i64,
+    _shrink_axis_mask: i64,
+    out: *mut aclTensor,
+    workspace_size: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    let op = Op::StridedSlice;
+    first_phase(op, || {
+        let (fam, _) = preamble(
+            op,
+            &[
+                ("workspaceSize", workspace_size.is_null()),
+                ("executor", executor.is_null()),
+                ("self", x.is_null()),
+                ("begin", begin.is_null()),
+                ("end", end.is_null()),
+                ("strides", strides.is_null()),
+                ("out", out.is_null()),
+            ],
+            [("self", x), ("out", out)],
+        )?;
+        for (p, name) in [(begin, "begin"), (end, "end"), (strides, "strides")] {
+            int_array(op, p, name)?;
+        }
+        Err(invalid(
+            op,
+            format_args!(
+                "aclnnStridedSlice only supports ASCEND950 (this product is {fam:?}; docs/ops.md §32)"
+            ),
+        ))
+    })
+}
+
+/// The launch of a StridedSlice executor: none exists on a modeled
+/// product (the first phase never writes one), and `executor::run`
+/// refuses any other operator's before this is reached; an empty launch.
+fn build_strided_slice(_rt: &Runtime, e: &Executor, _ws: u64) -> Launch {
+    Launch::new(e.op.name())
+}
+
+/// `aclnnStridedSlice`: refuses every executor (ops.md §32).
+///
+/// # Safety
+/// Part of the C ABI, with CANN's contract: `workspace` is null or device memory of `workspace_size` bytes, `executor` a first phase's handle, `stream` a stream or null (handles are looked up; device memory is checked against live allocations before any access).
+#[cfg_attr(feature = "cabi", no_mangle)]
+pub unsafe extern "C" fn aclnnStridedSlice(
+    workspace: *mut c_void,
+    workspace_size: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    crate::abi::guard(Op::StridedSlice.name(), ACLNN_ERR_INNER, || {
+        executor::run(
+            Op::StridedSlice,
+            workspace,
+            workspace_size,
+            executor,
+            stream,
+            build_strided_slice,
         )
     })
 }

@@ -65,6 +65,8 @@ pub enum Op {
     SliceV2,
     /// aclnnSliceV3
     SliceV3,
+    /// aclnnStridedSlice (Ascend 950 only: refused on every modeled family)
+    StridedSlice,
     /// aclnnAsStrided
     AsStrided,
     /// aclnnViewCopy
@@ -141,6 +143,7 @@ impl Op {
             Op::Repeat => "aclnnRepeat",
             Op::SliceV2 => "aclnnSliceV2",
             Op::SliceV3 => "aclnnSliceV3",
+            Op::StridedSlice => "aclnnStridedSlice",
             Op::AsStrided => "aclnnAsStrided",
             Op::ViewCopy => "aclnnViewCopy",
             Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2",
@@ -192,6 +195,7 @@ impl Op {
             Op::Repeat => "aclnnRepeatGetWorkspaceSize",
             Op::SliceV2 => "aclnnSliceV2GetWorkspaceSize",
             Op::SliceV3 => "aclnnSliceV3GetWorkspaceSize",
+            Op::StridedSlice => "aclnnStridedSliceGetWorkspaceSize",
             Op::AsStrided => "aclnnAsStridedGetWorkspaceSize",
             Op::ViewCopy => "aclnnViewCopyGetWorkspaceSize",
             Op::StridedSliceAssignV2 => "aclnnStridedSliceAssignV2GetWorkspaceSize",
@@ -231,6 +235,9 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::SliceV3 => matches!(family, A2),
         // aclnnAsStrided's page: A2 only (ops.md §33).
         Op::AsStrided => matches!(family, A2),
+        // In every CANN package; its first phase refuses every product but
+        // Ascend 950 with 161002, not 561003 (ops.md §32).
+        Op::StridedSlice => true,
         // aclnnViewCopy's page: A2 only (ops.md §34).
         Op::ViewCopy => matches!(family, A2),
         // aclnnStridedSliceAssignV2's page: A2 and A3 (ops.md §35).
@@ -431,6 +438,8 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
             !matches!(dtype, aclDataType::ACL_DOUBLE | aclDataType::ACL_COMPLEX128)
                 && GENERAL_DTYPES.contains(&dtype)
         }
+        // Never reached on a modeled product (ops.md §32): the general list.
+        Op::StridedSlice => GENERAL_DTYPES.contains(&dtype),
         // aclnnViewCopy's page (ops.md §34).
         Op::ViewCopy => matches!(
             dtype,

@@ -823,3 +823,81 @@ fn slice_v3_empty_view_with_huge_strides_plans_empty() {
         assert_eq!(s.sync(), 0);
     });
 }
+
+fn first_strided_slice(x: &T, a: [&IntArr; 3], o: &T) -> Result<Planned, (i32, String)> {
+    let op = api().strided_slice().unwrap();
+    // SAFETY: handles live (or null), valid out-pointers.
+    plan(|w, e| unsafe {
+        (op.get_workspace_size)(x.0, a[0].0, a[1].0, a[2].0, 0, 0, 0, 0, 0, o.0, w, e)
+    })
+}
+
+#[test]
+#[serial]
+fn strided_slice_is_refused_as_on_every_product_but_ascend_950() {
+    for soc in [
+        "Ascend910B3",
+        "Ascend910_9391",
+        "Ascend910A",
+        "Ascend310P3",
+        "Ascend310B1",
+    ] {
+        reinit(soc);
+        leak_checked(|| {
+            let buf = Buf::new(256);
+            let null = T(std::ptr::null_mut());
+            let no = IntArr(std::ptr::null_mut());
+            let (x, o) = (
+                dense(aclDataType::ACL_FLOAT, &[4, 3], &buf),
+                dense(aclDataType::ACL_FLOAT, &[2, 2], &buf),
+            );
+            let (b, e, st) = (
+                IntArr::new(&[1, 1]),
+                IntArr::new(&[3, 3]),
+                IntArr::new(&[1, 1]),
+            );
+            // Nulls first, in CANN's order.
+            for (args, name) in [
+                ((&null, &b, &e, &st, &o), "self"),
+                ((&x, &no, &e, &st, &o), "begin"),
+                ((&x, &b, &no, &st, &o), "end"),
+                ((&x, &b, &e, &no, &o), "strides"),
+                ((&x, &b, &e, &st, &null), "out"),
+            ] {
+                let err =
+                    first_strided_slice(args.0, [args.1, args.2, args.3], args.4).unwrap_err();
+                assert!(
+                    err.0 == ACLNN_ERR_PARAM_NULLPTR && err.1.contains(name),
+                    "{}",
+                    err.1
+                );
+            }
+            // CANN's sample call: refused (161002), no executor written.
+            let err = first_strided_slice(&x, [&b, &e, &st], &o).unwrap_err();
+            assert!(
+                err.0 == ACLNN_ERR_PARAM_INVALID && err.1.contains("ASCEND950"),
+                "{soc}: {}",
+                err.1
+            );
+            // The second phase refuses another operator's executor.
+            let p = first_as_strided(
+                &x,
+                &IntArr::new(&[1]),
+                &IntArr::new(&[1]),
+                &IntArr::new(&[0]),
+                &o,
+            );
+            if let Ok(p) = p {
+                let s = Stream::new();
+                // SAFETY: a live executor of another operator.
+                let rc = unsafe {
+                    (api().strided_slice().unwrap().run)(std::ptr::null_mut(), 0, p.ex, s.0)
+                };
+                assert_ne!(rc, ACL_SUCCESS);
+                // SAFETY: the executor is still its first phase's.
+                unsafe { (api().aclDestroyAclOpExecutor.unwrap())(p.ex) };
+            }
+        });
+    }
+    reinit(SOC);
+}

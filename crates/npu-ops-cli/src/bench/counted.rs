@@ -213,6 +213,8 @@ counted! {
         fn aclnnSliceV3GetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *const aclTensor, e: *mut u64, f: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnSliceV3(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnAsStridedGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *const aclIntArray, e: *mut aclTensor, f: *mut u64, g: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnStridedSliceGetWorkspaceSize(a: *const aclTensor, b: *const aclIntArray, c: *const aclIntArray, d: *const aclIntArray, e: i64, f: i64, g: i64, h: i64, i: i64, j: *mut aclTensor, k: *mut u64, l: *mut *mut aclOpExecutor) -> aclnnStatus;
+        fn aclnnStridedSlice(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnAsStrided(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
         fn aclnnViewCopyGetWorkspaceSize(a: *const aclTensor, b: *const aclTensor, c: *const aclTensor, d: *const aclTensor, e: *const aclTensor, f: *const aclTensor, g: *const aclTensor, h: *const aclTensor, i: *const aclTensor, j: *mut u64, k: *mut *mut aclOpExecutor) -> aclnnStatus;
         fn aclnnViewCopy(a: *mut c_void, b: u64, c: *mut aclOpExecutor, d: aclrtStream) -> aclnnStatus;
