@@ -181,6 +181,20 @@ fn overlapping_inputs_aliasing_outputs() {
     )
     .unwrap();
     assert_eq!(x.to_vec::<i32>().unwrap(), [0, 1, 9, 1, 2, 3, 6, 7]);
+    // A zero in size with out sharing memory with a dst that overlaps
+    // itself (found by the stress test: the copy of dst read what it wrote).
+    let base = Tensor::from_slice(&s, &[8], &[0i32, 1, 2, 3, 4, 5, 6, 7]).unwrap();
+    let over = base.view(&[2, 3], &[1, 1], 0).unwrap(); // 0 1 2 / 1 2 3
+    let out = base.view(&[2, 3], &[3, 1], 2).unwrap(); // elements 2..8
+    s.view_copy_into(
+        &over,
+        Window::new(&[0], &[1], 0),
+        &src,
+        Window::new(&[0], &[1], 0),
+        &out,
+    )
+    .unwrap();
+    assert_eq!(base.to_vec::<i32>().unwrap(), [0, 1, 0, 1, 2, 1, 2, 3]);
     // A zero in size: out is dst.
     let y = s
         .view_copy(

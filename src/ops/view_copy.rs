@@ -267,6 +267,12 @@ impl Stream {
             return Ok(());
         }
         if !window || src.numel() == 0 {
+            // out is dst: through a copy when they share memory (the copy
+            // reads what it writes otherwise).
+            if aliases(dst, out) {
+                let tmp = self.fresh_copy(dst)?;
+                return self.copy_into(OP, out, &tmp);
+            }
             return self.copy_into(OP, out, dst);
         }
         let in_place = same_view(dst, out);
@@ -277,10 +283,17 @@ impl Stream {
         }
         if in_place && aliases(src, out) {
             // The window of src is read before dst changes: a copy of it.
-            let sc = self.materialise(OP, src)?;
+            let sc = self.fresh_copy(src)?;
             return self.view_copy_launch(dst, dw, &sc, sw, out, true);
         }
         self.view_copy_launch(dst, dw, src, sw, out, in_place)
+    }
+
+    /// A new contiguous copy of `x` (never `x` itself).
+    fn fresh_copy(&self, x: &Tensor) -> Result<Tensor> {
+        let t = Tensor::empty_for(self, OP, "out", x.dtype(), x.shape())?;
+        self.copy_into(OP, &t, x)?;
+        Ok(t)
     }
 
     /// The aclnn call: the six metadata arrays in one device tensor (a
