@@ -10,7 +10,7 @@ use cpu_ref::{
     triu, zero, DType, Family, RefError, SampleMode, SampledSliceParams, Scalar, Tensor,
 };
 
-const OPS: [&str; 40] = [
+const OPS: [&str; 41] = [
     "slice",
     "index_select",
     "as_strided",
@@ -51,6 +51,7 @@ const OPS: [&str; 40] = [
     "index_copy",
     "gather_nd",
     "masked_select",
+    "index",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -100,6 +101,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "gather_v2" => gather_v2(soc, x, 1, &index),
         "take" => take(soc, x, &index),
         "gather_nd" => gather_nd(soc, x, &index, false),
+        "index" => cpu_ref::index(soc, x, &[&index]),
         "masked_select" => masked_select(
             soc,
             x,
@@ -143,7 +145,7 @@ fn available(op: &str, fam: Family) -> bool {
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
-        "as_strided" | "subtensor" => true,
+        "as_strided" | "subtensor" | "index" => true,
         "flip" => matches!(fam, A2 | A3),
         "roll" | "expand" | "repeat" | "gather_v2" | "gather" | "gather_nd" | "masked_select" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -198,6 +200,19 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
                 | DType::BFloat16
         ),
         "cast" => dtype != DType::BFloat16 || bf16_family,
+        "index" => match dtype {
+            DType::Float32
+            | DType::Float16
+            | DType::Float64
+            | DType::Int32
+            | DType::Int64
+            | DType::Int16
+            | DType::Int8
+            | DType::UInt8
+            | DType::Bool => true,
+            DType::BFloat16 => bf16_family || fam == Family::A200I500A2,
+            _ => false,
+        },
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
         "expand" | "gather_nd" => match dtype {
             DType::Float16
@@ -304,7 +319,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 40 * 28 * 15);
+    assert_eq!(checked, 41 * 28 * 15);
 }
 
 #[test]
