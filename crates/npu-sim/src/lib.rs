@@ -15,7 +15,8 @@
 // AsStrided's).
 // IndexSelect's plan), gathers (GatherV2, Take: likewise; Gather: an
 // element-wise gather step; IndexCopy and its in-place twin: a scatter step;
-// GatherNd: a gather-nd step; MaskedSelect: a compaction step).
+// GatherNd: a gather-nd step; MaskedSelect: a compaction step), index
+// (Index: casts into a coordinate table and GatherNd's gather-nd step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -77,6 +78,7 @@ mod embedding;
 mod executor;
 mod fills;
 mod gathers;
+mod index;
 mod kernels;
 mod lists;
 mod memory;
@@ -100,6 +102,7 @@ pub use elementwise::*;
 pub use embedding::*;
 pub use fills::*;
 pub use gathers::*;
+pub use index::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
@@ -493,7 +496,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 44);
+/// assert_eq!(api.available_operators().len(), 45);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -643,6 +646,8 @@ pub fn api() -> Api {
         aclnnGatherNd: Some(aclnnGatherNd),
         aclnnMaskedSelectGetWorkspaceSize: Some(aclnnMaskedSelectGetWorkspaceSize),
         aclnnMaskedSelect: Some(aclnnMaskedSelect),
+        aclnnIndexGetWorkspaceSize: Some(aclnnIndexGetWorkspaceSize),
+        aclnnIndex: Some(aclnnIndex),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

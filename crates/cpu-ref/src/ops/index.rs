@@ -350,10 +350,7 @@ mod tests {
         );
         let i7 = Tensor::from_slice(&[1, 1, 1, 1, 1, 1, 1, 1], &[0i64]).unwrap();
         assert_eq!(index(A2_SOC, &arange_i32(&[2]), &[&i7]).unwrap().rank(), 8);
-        assert_eq!(
-            p(index(A2_SOC, &x, &[&i7]).unwrap_err()),
-            Some("indices")
-        );
+        assert_eq!(p(index(A2_SOC, &x, &[&i7]).unwrap_err()), Some("indices"));
         let e = index(A2_SOC, &x, &[&idx64(&[0]), &idx64(&[1, 3])]).unwrap_err();
         assert_eq!(
             e,
