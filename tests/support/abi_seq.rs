@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 40;
+            let which = i.u8() % 41;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -451,6 +451,14 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 ),
                 38 => (a.aclnnGatherNdGetWorkspaceSize.unwrap())(t0, t1, i.one_in(2), t2, wsp, exp),
                 39 => (a.aclnnMaskedSelectGetWorkspaceSize.unwrap())(t0, t1, t2, wsp, exp),
+                // Index with an arbitrary handle as its list (as Cat's).
+                40 => (a.aclnnIndexGetWorkspaceSize.unwrap())(
+                    t0,
+                    st.any(i, &[]) as *const aclTensorList,
+                    t2,
+                    wsp,
+                    exp,
+                ),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -592,7 +600,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnInplaceIndexCopy,
                 a.aclnnGatherNd,
                 a.aclnnMaskedSelect,
-            ][(if i.one_in(8) { i.u8() % 40 } else { which }) as usize]
+                a.aclnnIndex,
+            ][(if i.one_in(8) { i.u8() % 41 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

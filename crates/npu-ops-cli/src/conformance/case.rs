@@ -49,7 +49,7 @@ pub struct Case {
     /// `repeat`, `embedding`, `slice_v2`, `slice_v3`, `as_strided_aclnn`,
     /// `strided_slice_assign_v2`.
     /// `repeat`, `embedding`, `gather_v2`, `gather`, `take`, `index_copy`,
-    /// `gather_nd`, `masked_select`.
+    /// `gather_nd`, `masked_select`, `index`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -73,7 +73,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 40] = [
+const OPS: [&str; 41] = [
     "slice",
     "index_select",
     "as_strided",
@@ -114,6 +114,7 @@ const OPS: [&str; 40] = [
     "index_copy",
     "gather_nd",
     "masked_select",
+    "index",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",
