@@ -68,6 +68,42 @@ fn index_every_dtype_form_and_rule() {
             }
         }
     }
+    // Bool masks (read back, expanded to int64 coordinates), a view as a
+    // mask, against cpu-ref.
+    let x = ref_tensor(R::Float32, &[3, 4, 2], None, 11);
+    let gx = upload(&s, &x);
+    let m = |shape: &[usize], v: &[u8]| {
+        cpu_ref::Tensor::from_bytes(R::Bool, shape, v.to_vec()).unwrap()
+    };
+    let m2 = m(&[3, 4], &[1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0]);
+    let m1 = m(&[4], &[0, 1, 0, 1]);
+    let none_m = m(&[3], &[0, 0, 0]);
+    let mt = m(&[4, 3], &[1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0])
+        .view(&[3, 4], &[1, 3], 0)
+        .unwrap();
+    let pick = i64s(&[2], &[1, -1]);
+    for members in [
+        vec![&m2],
+        vec![&none, &m1],
+        vec![&pick, &m1],
+        vec![&m2, &pick],
+        vec![&none_m],
+        vec![&mt],
+    ] {
+        let gm: Vec<Tensor> = members.iter().map(|t| upload(&s, t)).collect();
+        let gr: Vec<&Tensor> = gm.iter().collect();
+        let want = cpu_ref::index(&soc, &x, &members);
+        let got = s.index(&gx, &gr).and_then(|t| {
+            s.synchronize()?;
+            Ok(t)
+        });
+        check(got, want.clone(), "index bool");
+        if let Ok(want) = want {
+            let out = Tensor::zeros(&s, DType::F32, want.shape()).unwrap();
+            let r = s.index_into(&gx, &gr, &out).map(|()| out.clone());
+            check(r, Ok(want), "index bool (into)");
+        }
+    }
     // Aliasing: out is self.
     let w = ref_tensor(R::Int64, &[4], None, 7);
     let gw = upload(&s, &w);
@@ -108,8 +144,9 @@ fn index_every_dtype_form_and_rule() {
             .unwrap_err(),
         "indices",
     );
+    // A mask not of the shape of the dims it covers ([3, 2]: dim 0 is 3).
     invalid(
-        s.index(&x, &[&Tensor::zeros(&s, DType::Bool, &[3]).unwrap()])
+        s.index(&x, &[&Tensor::zeros(&s, DType::Bool, &[2]).unwrap()])
             .unwrap_err(),
         "indices",
     );

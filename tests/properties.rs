@@ -653,11 +653,11 @@ proptest! {
     #![proptest_config(config())]
 
     /// Index (spec section 30): from 0 to rank + 1 members, each empty
-    /// (its dim kept whole) or int32/int64 of a shape that broadcasts
+    /// (its dim kept whole), a 1-D bool mask, or int32/int64 of a shape that broadcasts
     /// (or, now and then, not), values now and then out of range or
     /// negative; found by the device at the read or on the host.
     #[test]
-    fn index_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), n_sel in 0usize..10, kinds in proptest::collection::vec(0u8..6, 9), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), seed in any::<u64>()) {
+    fn index_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), n_sel in 0usize..10, kinds in proptest::collection::vec(0u8..7, 9), bits in proptest::collection::vec(any::<bool>(), 8), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), seed in any::<u64>()) {
         let s = stream();
         let n = n_sel % (shape.len() + 2);
         let xs: Vec<usize> = if shape.is_empty() { vec![1] } else { shape.clone() };
@@ -673,6 +673,12 @@ proptest! {
                 let v = pick_index(sels[p % 8].wrapping_add(p as u16), ext, bad.is_none_or(|b| b % 16 != p));
                 if q % 2 == 1 && v >= 0 && (v as usize) < ext { v - ext as i64 } else { v }
             }).collect();
+            // 6: a 1-D bool mask of the dim's extent (the mask read back).
+            if *kind == 6 {
+                let bytes: Vec<u8> = (0..ext).map(|q| bits[q % 8] as u8).collect();
+                members.push(cpu_ref::Tensor::from_bytes(R::Bool, &[ext], bytes).unwrap());
+                continue;
+            }
             let t = if j % 2 == 0 {
                 cpu_ref::Tensor::from_slice(&mshape, &vals).unwrap()
             } else {

@@ -1,6 +1,7 @@
 //! Index (`aclnnIndex`, spec section 30): `out = self[indices]`, PyTorch's
 //! advanced indexing by a list of integer index tensors (one per leading
-//! dim; an empty member leaves its dim whole).
+//! dim; an empty member leaves its dim whole) and bool masks (read back to
+//! the host and replaced by the coordinates of their true elements).
 
 use super::{acl, aliases, check_device, check_out, check_product};
 use crate::dtype::DType;
@@ -40,8 +41,9 @@ fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 
 impl Stream {
     /// The rules before `out`'s, in the contract's order; returns the
-    /// output shape.
-    fn index_check(&self, x: &Tensor, indices: &[&Tensor]) -> Result<Vec<usize>> {
+    /// output shape and the list with each bool mask replaced by the int64
+    /// coordinates of its true elements (the mask read back).
+    fn index_check(&self, x: &Tensor, indices: &[&Tensor]) -> Result<(Vec<usize>, Vec<Tensor>)> {
         check_product(self, OpKind::Index, x.dtype())?;
         check_device(self, OP, "self", x)?;
         for m in indices {
@@ -52,16 +54,7 @@ impl Stream {
                 continue;
             }
             match m.dtype() {
-                DType::I32 | DType::I64 => {}
-                DType::Bool => {
-                    return Err(Error::invalid(
-                        OP,
-                        "indices",
-                        format!(
-                            "tensor {i} is bool: boolean index tensors are not implemented yet"
-                        ),
-                    ))
-                }
+                DType::I32 | DType::I64 | DType::Bool => {}
                 d => {
                     return Err(Error::invalid(
                         OP,
@@ -96,6 +89,8 @@ impl Stream {
                 format!("tensor {i} has rank {} (at most {MAX_RANK})", m.rank()),
             ));
         }
+        let (members, defined) = self.index_expand(x, indices)?;
+        let indices: Vec<&Tensor> = members.iter().collect();
         if (x.rank() == 0 && indices.len() != 1) || indices.len() > x.rank().max(1) {
             return Err(Error::invalid(
                 OP,
@@ -116,7 +111,7 @@ impl Stream {
         let mut indexed = Vec::new();
         let mut b: Vec<usize> = Vec::new();
         for (i, m) in indices.iter().enumerate() {
-            if m.numel() == 0 {
+            if !defined[i] {
                 continue;
             }
             b = if indexed.is_empty() {
@@ -158,12 +153,65 @@ impl Stream {
                 ),
             ));
         }
-        Ok(shape)
+        Ok((shape, members))
+    }
+
+    /// The list with each non-empty bool mask replaced by one int64 member
+    /// per dim it covers (the coordinates of its true elements, the mask
+    /// read back to the host), and which members index their dim (the
+    /// non-empty ones and every member a mask gives). A mask starting at
+    /// dim `d` (the members before it, expanded) must have rank at least 1
+    /// and the shape of `x`'s dims `d..d + rank`.
+    fn index_expand(&self, x: &Tensor, indices: &[&Tensor]) -> Result<(Vec<Tensor>, Vec<bool>)> {
+        let mut members = Vec::with_capacity(indices.len());
+        let mut defined = Vec::with_capacity(indices.len());
+        for (i, m) in indices.iter().enumerate() {
+            if m.dtype() != DType::Bool || m.numel() == 0 {
+                members.push((*m).clone());
+                defined.push(m.numel() != 0);
+                continue;
+            }
+            let (d, k) = (members.len(), m.rank());
+            if k == 0 || d + k > x.rank() || m.shape() != &x.shape()[d..d + k] {
+                return Err(Error::invalid(
+                    OP,
+                    "indices",
+                    format!(
+                        "tensor {i} is a bool mask of shape {:?}; it must have the shape of the \
+                         dims it covers (from dim {d} of self's {:?})",
+                        m.shape(),
+                        x.shape()
+                    ),
+                ));
+            }
+            let bytes = m.to_bytes()?;
+            let mut cols = vec![Vec::<i64>::new(); k];
+            let mut pos = vec![0usize; k];
+            for &b in &bytes {
+                if b != 0 {
+                    for (c, &p) in cols.iter_mut().zip(&pos) {
+                        c.push(p as i64);
+                    }
+                }
+                for j in (0..k).rev() {
+                    pos[j] += 1;
+                    if pos[j] < m.shape()[j] {
+                        break;
+                    }
+                    pos[j] = 0;
+                }
+            }
+            for col in cols {
+                members.push(Tensor::from_slice(self, &[col.len()], &col)?);
+                defined.push(true);
+            }
+        }
+        Ok((members, defined))
     }
 
     /// The aclnn call into `out` (of the checked shape): with nothing to
     /// move, the values are still checked on the host.
-    fn index_launch(&self, x: &Tensor, indices: &[&Tensor], out: &Tensor) -> Result<()> {
+    fn index_launch(&self, x: &Tensor, indices: &[Tensor], out: &Tensor) -> Result<()> {
         if out.numel() == 0 || x.numel() == 0 {
             for (d, m) in indices.iter().enumerate() {
                 if m.numel() == 0 {
@@ -191,7 +239,8 @@ impl Stream {
         } else {
             x.clone()
         };
-        let (members, list) = self.acl_list(OP, indices)?;
+        let refs: Vec<&Tensor> = indices.iter().collect();
+        let (members, list) = self.acl_list(OP, &refs)?;
         let (ax, ao) = (acl(self, &x)?, acl(self, out)?);
         let mut reads: Vec<&Tensor> = vec![&x];
         reads.extend(members.iter());
@@ -209,8 +258,11 @@ impl Stream {
     /// the list are kept whole; a negative value counts from the end
     /// (`aclnnIndex`, spec section 30). A value outside `[-s, s)` is
     /// `index_out_of_range` (reported by the device at the next
-    /// synchronisation, as [`Stream::index_select`]'s). Boolean members
-    /// are not implemented yet (`invalid`).
+    /// synchronisation, as [`Stream::index_select`]'s). A bool member is a
+    /// mask of the shape of the dims it covers (as many as its rank) and
+    /// stands for the coordinates of its true elements (PyTorch): it is
+    /// read back to the host (a synchronisation) and passed to aclnn as
+    /// int64 members.
     ///
     /// ```
     /// # use npu_ops::{Backend, Runtime, Tensor};
@@ -224,12 +276,14 @@ impl Stream {
     /// let y = s.index(&x, &[&last])?;
     /// assert_eq!(y.shape(), &[2, 4]);
     /// assert_eq!(y.to_vec::<f32>()?, [9., 10., 11., 12., 1., 2., 3., 4.]);
+    /// let mask = Tensor::from_slice(&s, &[3], &[true, false, true])?;
+    /// assert_eq!(s.index(&x, &[&mask])?.shape(), &[2, 4]);
     /// # Ok::<(), npu_ops::Error>(())
     /// ```
     pub fn index(&self, x: &Tensor, indices: &[&Tensor]) -> Result<Tensor> {
-        let shape = self.index_check(x, indices)?;
+        let (shape, members) = self.index_check(x, indices)?;
         let out = Tensor::empty_for(self, OP, "indices", x.dtype(), &shape)?;
-        self.index_launch(x, indices, &out)?;
+        self.index_launch(x, &members, &out)?;
         Ok(out)
     }
 
@@ -249,14 +303,14 @@ impl Stream {
     /// # Ok::<(), npu_ops::Error>(())
     /// ```
     pub fn index_into(&self, x: &Tensor, indices: &[&Tensor], out: &Tensor) -> Result<()> {
-        let shape = self.index_check(x, indices)?;
+        let (shape, members) = self.index_check(x, indices)?;
         check_device(self, OP, "out", out)?;
         check_out(OP, out, x.dtype(), &shape)?;
-        if out.numel() > 0 && (aliases(x, out) || indices.iter().any(|m| aliases(m, out))) {
+        if out.numel() > 0 && (aliases(x, out) || members.iter().any(|m| aliases(m, out))) {
             let tmp = Tensor::empty_for(self, OP, "out", out.dtype(), &shape)?;
-            self.index_launch(x, indices, &tmp)?;
+            self.index_launch(x, &members, &tmp)?;
             return self.copy_into(OP, out, &tmp);
         }
-        self.index_launch(x, indices, out)
+        self.index_launch(x, &members, out)
     }
 }

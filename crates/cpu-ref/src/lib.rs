@@ -63,7 +63,10 @@ pub use ops::flip::{flip, flip_dims};
 pub use ops::gather::{gather, gather_check};
 pub use ops::gather_nd::{gather_nd, gather_nd_out_shape};
 pub use ops::gather_v2::{gather_v2, gather_v2_out_shape};
-pub use ops::index::{broadcast_shapes, index, index_out_shape, IndexLayout};
+pub use ops::index::{
+    broadcast_shapes, expand_bool_members, index, index_layout, index_out_shape, mask_coordinates,
+    IndexLayout,
+};
 pub use ops::index_copy::index_copy;
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::masked_select::{masked_select, masked_select_shape};

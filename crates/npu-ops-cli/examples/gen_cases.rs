@@ -907,6 +907,7 @@ fn main() {
     slice_assign_cases(&mut out, &push);
     gather_cases(&mut out, &push);
     index_cases(&mut out, &push);
+    index_mask_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -1876,6 +1877,61 @@ where
                     &tag,
                 );
             }
+        }
+    }
+}
+
+/// Index with bool masks (ops.md §30): appended after the integer block,
+/// with a random stream of its own. Every family x dtype, a self view of
+/// rank 1 to 3, an optional empty member, a mask of the dims it covers
+/// (now and then of a wrong shape), now and then an integer member after
+/// it.
+fn index_mask_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x1DE7_B001);
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let (st, x) = loop {
+                let (st, x) = input(d, &mut r, 3);
+                if x.rank() >= 1 {
+                    break (st, x);
+                }
+            };
+            let mut members = Vec::new();
+            let start = if x.rank() >= 2 && r.below(3) == 0 {
+                members.push(Tensor::from_slice::<i64>(&[0], &[]).unwrap());
+                1
+            } else {
+                0
+            };
+            let k = r.range(1, (x.rank() - start) as i64 + 1) as usize;
+            let mut ms = x.shape()[start..start + k].to_vec();
+            if r.below(10) == 0 {
+                ms[0] += 1;
+            }
+            let n: usize = ms.iter().product();
+            let bytes: Vec<u8> = (0..n).map(|_| (r.below(3) != 0) as u8).collect();
+            members.push(Tensor::from_bytes(DType::Bool, &ms, bytes).unwrap());
+            if start + k < x.rank() && r.below(3) == 0 {
+                let ext = x.shape()[start + k] as i64;
+                members.push(
+                    Tensor::from_slice(&[1], &[r.range(-ext.max(1), ext.max(1) - 1)]).unwrap(),
+                );
+            }
+            let refs: Vec<&Tensor> = members.iter().collect();
+            let tag = format!("{fam}-{}", d.name());
+            push(
+                out,
+                "index",
+                soc,
+                (&st, &x),
+                json!({"indices": members.iter().map(tensor_json).collect::<Vec<_>>()}),
+                expect(cpu_ref::index(soc, &x, &refs)),
+                &tag,
+            );
         }
     }
 }

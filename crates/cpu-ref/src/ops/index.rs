@@ -65,6 +65,21 @@ pub fn index_out_shape(
     self_shape: &[usize],
     indices: &[&[usize]],
 ) -> Result<IndexLayout, RefError> {
+    let defined: Vec<bool> = indices
+        .iter()
+        .map(|s| s.iter().product::<usize>() != 0)
+        .collect();
+    index_layout(self_shape, indices, &defined)
+}
+
+/// [`index_out_shape`] with the members that index their dim named by
+/// `defined` (the members a BOOL mask expands to index theirs even when
+/// the mask has no true element).
+pub fn index_layout(
+    self_shape: &[usize],
+    indices: &[&[usize]],
+    defined: &[bool],
+) -> Result<IndexLayout, RefError> {
     if self_shape.len() > MAX_RANK {
         return Err(bad(
             "self",
@@ -110,7 +125,7 @@ pub fn index_out_shape(
     let mut indexed = Vec::new();
     let mut broadcast: Vec<usize> = Vec::new();
     for (i, s) in indices.iter().enumerate() {
-        if s.iter().product::<usize>() == 0 {
+        if !defined[i] {
             continue;
         }
         broadcast = if indexed.is_empty() {
@@ -157,6 +172,63 @@ pub fn index_out_shape(
     })
 }
 
+/// A BOOL member's row-major bytes (`mask`, of shape `shape`) as the
+/// coordinates of its true (non-zero) elements: one list per dim, each of
+/// the true count (PyTorch's `nonzero()`, in row-major order).
+pub fn mask_coordinates(shape: &[usize], mask: &[u8]) -> Vec<Vec<i64>> {
+    let mut cols = vec![Vec::new(); shape.len()];
+    for (pos, &b) in row_major(shape).zip(mask) {
+        if b != 0 {
+            for (c, &p) in cols.iter_mut().zip(&pos) {
+                c.push(p as i64);
+            }
+        }
+    }
+    cols
+}
+
+/// The list with each non-empty BOOL member replaced by the int64 members
+/// of its true elements' coordinates (one per dim it covers). A BOOL
+/// member that starts at dim `d` (the count of members before it, after
+/// expansion) must have rank at least 1 and exactly the shape
+/// `self_shape[d..d + rank]` (param `indices`). Returns the expanded list
+/// and which of its members index their dim (the non-empty ones, and every
+/// member a mask expands to, even with no true element).
+pub fn expand_bool_members(
+    self_shape: &[usize],
+    indices: &[&Tensor],
+) -> Result<(Vec<Tensor>, Vec<bool>), RefError> {
+    let mut out = Vec::with_capacity(indices.len());
+    let mut defined = Vec::with_capacity(indices.len());
+    for (i, t) in indices.iter().enumerate() {
+        if t.dtype() != DType::Bool || t.numel() == 0 {
+            out.push((*t).clone());
+            defined.push(t.numel() != 0);
+            continue;
+        }
+        let d = out.len();
+        let k = t.rank();
+        if k == 0 || d + k > self_shape.len() || t.shape() != &self_shape[d..d + k] {
+            let lo = d.min(self_shape.len());
+            let hi = (d + k.max(1)).min(self_shape.len());
+            return Err(bad(
+                "indices",
+                format!(
+                    "tensor {i} is a bool mask of shape {:?}; it must have the shape of the dims \
+                     it covers, {:?}",
+                    t.shape(),
+                    &self_shape[lo..hi]
+                ),
+            ));
+        }
+        for col in mask_coordinates(t.shape(), &t.contiguous_bytes()) {
+            out.push(Tensor::from_slice(&[col.len()], &col)?);
+            defined.push(true);
+        }
+    }
+    Ok((out, defined))
+}
+
 /// The row-major position in a tensor of `shape` of the element that the
 /// broadcast position `b` (of a shape of `rank` dims) reads.
 fn broadcast_flat(shape: &[usize], b: &[usize]) -> usize {
@@ -171,12 +243,16 @@ fn broadcast_flat(shape: &[usize], b: &[usize]) -> usize {
 /// its position in the list; its values lie in `[-s, s)` (`s` that dim's
 /// extent, 1 for a 0-D `x`), a negative one counting from the end.
 ///
+/// A non-empty BOOL member covers as many dims as its rank and stands for
+/// the coordinates of its true elements ([`expand_bool_members`]).
+///
 /// Checks, in order: the product and `x`'s dtype; each non-empty member's
-/// dtype (INT32 or INT64; BOOL members are not implemented: `indices`);
-/// [`index_out_shape`]; then every value of every non-empty member, in
-/// list order, each read flat (the first bad one gives `IndexOutOfRange`
-/// with its position in its member; checked even when the output is
-/// empty).
+/// dtype (INT32, INT64 or BOOL: `indices`); `x`'s rank (`self`); a
+/// non-empty list, members of rank at most 8; each BOOL member's shape
+/// ([`expand_bool_members`]); [`index_out_shape`] on the expanded list;
+/// then every value of every non-empty integer member, in list order, each
+/// read flat (the first bad one gives `IndexOutOfRange` with its position
+/// in its member; checked even when the output is empty).
 pub fn index(soc: &str, x: &Tensor, indices: &[&Tensor]) -> Result<Tensor, RefError> {
     check_op_dtype(Op::Index, soc, x.dtype())?;
     for (i, t) in indices.iter().enumerate() {
@@ -184,13 +260,7 @@ pub fn index(soc: &str, x: &Tensor, indices: &[&Tensor]) -> Result<Tensor, RefEr
             continue;
         }
         match t.dtype() {
-            DType::Int32 | DType::Int64 => {}
-            DType::Bool => {
-                return Err(bad(
-                    "indices",
-                    format!("tensor {i} is BOOL: boolean index tensors are not implemented yet"),
-                ))
-            }
+            DType::Int32 | DType::Int64 | DType::Bool => {}
             other => {
                 return Err(bad(
                     "indices",
@@ -199,8 +269,16 @@ pub fn index(soc: &str, x: &Tensor, indices: &[&Tensor]) -> Result<Tensor, RefEr
             }
         }
     }
+    // The shape rules that come before the masks' (index_out_shape checks
+    // them again on the expanded list).
+    let plain: Vec<&[usize]> = indices.iter().map(|t| t.shape()).collect();
+    if x.rank() > MAX_RANK || indices.is_empty() || plain.iter().any(|s| s.len() > MAX_RANK) {
+        index_out_shape(x.shape(), &plain)?;
+    }
+    let (expanded, defined) = expand_bool_members(x.shape(), indices)?;
+    let indices: Vec<&Tensor> = expanded.iter().collect();
     let shapes: Vec<&[usize]> = indices.iter().map(|t| t.shape()).collect();
-    let layout = index_out_shape(x.shape(), &shapes)?;
+    let layout = index_layout(x.shape(), &shapes, &defined)?;
     let xs: Vec<usize> = if x.rank() == 0 {
         vec![1]
     } else {
@@ -311,6 +389,32 @@ mod tests {
     }
 
     #[test]
+    fn bool_masks() {
+        let x = arange_i32(&[2, 3]);
+        let m =
+            |shape: &[usize], v: &[u8]| Tensor::from_bytes(DType::Bool, shape, v.to_vec()).unwrap();
+        // A 2-D mask covers both dims: the selected elements.
+        let y = index(A2_SOC, &x, &[&m(&[2, 3], &[1, 0, 1, 0, 0, 1])]).unwrap();
+        assert_eq!((y.shape(), ints(&y)), (&[3][..], vec![0, 2, 5]));
+        // A 1-D mask on dim 0 keeps the rows; then an int member on dim 1.
+        let y = index(A2_SOC, &x, &[&m(&[2], &[0, 1])]).unwrap();
+        assert_eq!((y.shape(), ints(&y)), (&[1, 3][..], vec![3, 4, 5]));
+        let y = index(A2_SOC, &x, &[&m(&[2], &[1, 1]), &idx64(&[2, 0])]).unwrap();
+        assert_eq!((y.shape(), ints(&y)), (&[2][..], vec![2, 3]));
+        // A mask after an empty member; a mask with no true element.
+        let none = i64s(&[0], &[]);
+        let y = index(A2_SOC, &x, &[&none, &m(&[3], &[0, 0, 1])]).unwrap();
+        assert_eq!((y.shape(), ints(&y)), (&[2, 1][..], vec![2, 5]));
+        let y = index(A2_SOC, &x, &[&m(&[2], &[0, 0])]).unwrap();
+        assert_eq!(y.shape(), &[0, 3]);
+        // A mask past self's dims, a 0-D mask.
+        let e = index(A2_SOC, &x, &[&idx64(&[0]), &m(&[3, 1], &[1, 1, 1])]).unwrap_err();
+        assert_eq!(e.param(), Some("indices"));
+        let e = index(A2_SOC, &x, &[&Tensor::scalar(true)]).unwrap_err();
+        assert_eq!(e.param(), Some("indices"));
+    }
+
+    #[test]
     fn rules_in_order() {
         let x = arange_i32(&[2, 3]);
         let p = |e: RefError| e.param();
@@ -331,7 +435,7 @@ mod tests {
             Some("indices")
         );
         assert_eq!(
-            p(index(A2_SOC, &x, &[&zeros(DType::Bool, &[2])]).unwrap_err()),
+            p(index(A2_SOC, &x, &[&zeros(DType::Bool, &[3])]).unwrap_err()),
             Some("indices")
         );
         assert_eq!(p(index(A2_SOC, &x, &[]).unwrap_err()), Some("indices"));
