@@ -1,7 +1,8 @@
 //! Index — `aclnnIndex` (ops.md section 30): `out = self[indices]`,
 //! PyTorch's advanced indexing by a list of integer index tensors, one per
-//! leading dim of `self`; an empty member leaves its dim whole (PyTorch's
-//! `None`/`:`), the dims after the list are kept whole.
+//! leading dim of `self`, and bool masks (one per dim they cover); an empty
+//! member leaves its dim whole (PyTorch's `None`/`:`), the dims after the
+//! list are kept whole.
 
 use crate::dtype::DType;
 use crate::error::RefError;
