@@ -296,3 +296,52 @@ fn first_phase_errors_in_cann_order_faults_and_products() {
     }
     reinit(SOC);
 }
+
+#[test]
+#[serial]
+fn a_repeatable_executor_rebinds_a_member_by_its_list_position() {
+    leak_checked(|| {
+        let st = Stream::new();
+        let x = rand_tensor(DType::Float32, &[3, 4], 5);
+        let gx = upload(&x);
+        let (rows, cols) = (i64s(&[2], &[0, 2]), i64s(&[2], &[1, 3]));
+        let (_bufs, l) = upload_list(&[&rows, &cols]);
+        let out = output(DType::Float32, &[2]);
+        let op = api().index().unwrap();
+        // SAFETY: live handles, valid out-pointers.
+        let p =
+            plan(|w, e| unsafe { (op.get_workspace_size)(gx.t.0, l.0, out.t.0, w, e) }).unwrap();
+        // SAFETY: a live executor, right after its first phase.
+        assert_eq!(
+            unsafe { (api().aclSetAclOpExecutorRepeatable.unwrap())(p.ex) },
+            0
+        );
+        assert_eq!(launch(op.run, &p, st.0), 0);
+        assert_eq!(st.sync(), 0);
+        assert_eq!(
+            out.buf.read(),
+            cpu_ref::index(SOC, &x, &[&rows, &cols])
+                .unwrap()
+                .contiguous_bytes()
+        );
+        // Input 2 is the list's member 1 (input 0 is self).
+        let cols2 = i64s(&[2], &[0, -1]);
+        let b2 = Buf::from(cols2.storage_bytes());
+        let member = npu_sim::tensor_list_members(l.0).unwrap()[1] as *mut aclTensor;
+        // SAFETY: live executor and handle; a buffer of the planned size.
+        assert_eq!(
+            unsafe { (api().aclSetInputTensorAddr.unwrap())(p.ex, 2, member, b2.ptr) },
+            0
+        );
+        assert_eq!(launch(op.run, &p, st.0), 0);
+        assert_eq!(st.sync(), 0);
+        assert_eq!(
+            out.buf.read(),
+            cpu_ref::index(SOC, &x, &[&rows, &cols2])
+                .unwrap()
+                .contiguous_bytes()
+        );
+        // SAFETY: a repeatable executor, destroyed once.
+        assert_eq!(unsafe { (api().aclDestroyAclOpExecutor.unwrap())(p.ex) }, 0);
+    });
+}
