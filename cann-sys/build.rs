@@ -248,6 +248,7 @@ mod generate {
             "aclnn_index_copy.h",
             "aclnn_gather_nd.h",
             "aclnn_masked_select.h",
+            "aclnn_index.h",
             "aclnn_reflection_pad1d.h",
             "aclnn_reflection_pad2d.h",
             "aclnn_reflection_pad3d.h",

@@ -2,7 +2,7 @@
 # The gathers programs (tests/aclnn/gather_v2.cpp: aclnnGatherV2;
 # gather.cpp: aclnnGather; take.cpp: aclnnTake; index_copy.cpp:
 # aclnnIndexCopy and aclnnInplaceIndexCopy; gather_nd.cpp: aclnnGatherNd;
-# all ops-nn operators, so -lopapi_nn; masked_select.cpp: aclnnMaskedSelect,
+# index.cpp: aclnnIndex; all ops-nn operators, so -lopapi_nn; masked_select.cpp: aclnnMaskedSelect,
 # an ops-math operator, so -lopapi_math), written as CANN's samples are,
 # built with CANN's documented line against `npu-ops sim install` output
 # and run:
@@ -34,7 +34,7 @@ run() { # name compiler-line...
 }
 
 # The ops-nn gathers: libopapi_nn.so (and the umbrella).
-for op in gather_v2 gather take index_copy gather_nd; do
+for op in gather_v2 gather take index_copy gather_nd index; do
     run "$op" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
         -L "$ROOT/lib64" -lopapi_nn -lascendcl -lnnopbase -o "$bin/$op"
     run "${op}_legacy" "$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/$op.cpp" \
@@ -52,4 +52,4 @@ out=$("$CXX" -std=c++11 -I "$ROOT/include" -I "$ROOT/include/aclnn" "$src/gather
     -L "$ROOT/lib64" -lopapi_math -lascendcl -lnnopbase -o "$bin/bad" 2>&1) && fail "GatherV2 linked without libopapi_nn"
 grep -q "undefined reference to \`aclnnGatherV2GetWorkspaceSize'" <<<"$out" || fail "GatherV2 without libopapi_nn: $out"
 echo "== GatherV2 without libopapi_nn: fails to link (undefined aclnnGatherV2GetWorkspaceSize), as on an NPU host"
-echo "gather-samples: gather_v2, gather, take, index_copy, gather_nd and masked_select build with CANN's lines and pass; the wrong link fails"
+echo "gather-samples: gather_v2, gather, take, index_copy, gather_nd, index and masked_select build with CANN's lines and pass; the wrong link fails"

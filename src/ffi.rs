@@ -905,6 +905,8 @@ pub(crate) enum First<'a> {
     ),
     /// `aclnnMaskedSelect(self, mask, out)`.
     MaskedSelect(&'a AclTensor<'a>, &'a AclTensor<'a>, &'a AclTensor<'a>),
+    /// `aclnnIndex(self, indices, out)`.
+    Index(&'a AclTensor<'a>, &'a AclTensorList<'a>, &'a AclTensor<'a>),
     /// `aclnnGatherNd(self, indices, negativeIndexSupport, out)`.
     GatherNd(
         &'a AclTensor<'a>,
@@ -971,6 +973,7 @@ impl First<'_> {
             First::Take(..) => ("aclnnTakeGetWorkspaceSize", "aclnnTake"),
             First::GatherNd(..) => ("aclnnGatherNdGetWorkspaceSize", "aclnnGatherNd"),
             First::MaskedSelect(..) => ("aclnnMaskedSelectGetWorkspaceSize", "aclnnMaskedSelect"),
+            First::Index(..) => ("aclnnIndexGetWorkspaceSize", "aclnnIndex"),
             First::IndexCopy(..) => ("aclnnIndexCopyGetWorkspaceSize", "aclnnIndexCopy"),
             First::InplaceIndexCopy(..) => (
                 "aclnnInplaceIndexCopyGetWorkspaceSize",
@@ -1397,6 +1400,14 @@ impl First<'_> {
                 (
                     // SAFETY: see above.
                     unsafe { (op.get_workspace_size)(x.raw, m.raw, out.raw, &mut ws, &mut ex) },
+                    op.run,
+                )
+            }
+            First::Index(x, list, out) => {
+                let op = api.index()?;
+                (
+                    // SAFETY: see above.
+                    unsafe { (op.get_workspace_size)(x.raw, list.raw, out.raw, &mut ws, &mut ex) },
                     op.run,
                 )
             }

@@ -57,7 +57,7 @@
 //!   [`Stream::repeat`] (with `_into`); [`Stream::embedding`],
 //!   [`Stream::gather_v2`], [`Stream::gather`] and [`Stream::take`] (with
 //!   `_into`); [`Stream::index_copy`] (with `_into` and in-place forms);
-//!   [`Stream::gather_nd`] and [`Stream::masked_select`] (with `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
+//!   [`Stream::gather_nd`], [`Stream::masked_select`] and [`Stream::index`] (with `_into`); prepared operators ([`PreparedSlice`], [`PreparedIndexSelect`],
 //!   [`PreparedAdd`], [`PreparedMul`], [`PreparedCat`]) for hot loops.
 //! - Every call is validated by the operator contract before anything is
 //!   enqueued; failures are one [`Error`] naming the operator, the

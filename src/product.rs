@@ -75,6 +75,8 @@ pub enum OpKind {
     GatherNd,
     /// [`crate::Stream::masked_select`]
     MaskedSelect,
+    /// [`crate::Stream::index`] and its `_into` form
+    Index,
     /// [`crate::Stream::index_copy`] and its `_into` and in-place forms
     IndexCopy,
     /// [`crate::Stream::reflection_pad1d`]
@@ -131,6 +133,7 @@ impl OpKind {
             OpKind::Take => "take",
             OpKind::GatherNd => "gather_nd",
             OpKind::MaskedSelect => "masked_select",
+            OpKind::Index => "index",
             OpKind::IndexCopy => "index_copy",
             OpKind::ReflectionPad1d => "reflection_pad1d",
             OpKind::ReflectionPad2d => "reflection_pad2d",
@@ -201,6 +204,8 @@ impl OpKind {
             OpKind::GatherNd => family != Family::Atlas200I500A2,
             // ops.md §29: every family but 200I/500 A2.
             OpKind::MaskedSelect => family != Family::Atlas200I500A2,
+            // ops.md §30: every family.
+            OpKind::Index => true,
             // ops.md §26: the training series, A2 and A3.
             OpKind::Take => matches!(family, Family::Training | Family::A2 | Family::A3),
             // ops.md §27: the training series, A2 and A3.
@@ -211,7 +216,9 @@ impl OpKind {
     /// Whether the operator moves `dtype` on `family`.
     pub fn supports(self, family: Family, dtype: DType) -> bool {
         if dtype == DType::BF16 && self != OpKind::Subtensor {
-            return family.has_bf16();
+            // Index (ops.md §30): bfloat16 on 200I/500 A2 too.
+            return family.has_bf16()
+                || (self == OpKind::Index && family == Family::Atlas200I500A2);
         }
         match self {
             // StridedSliceAssignV2 (ops.md §35; bfloat16 above).
@@ -294,8 +301,9 @@ impl OpKind {
             OpKind::Flip => !matches!(dtype, DType::U16 | DType::U32 | DType::U64),
             // Zero (ops.md §13): that list plus uint16.
             OpKind::Zero => !matches!(dtype, DType::U32 | DType::U64),
-            // MaskedSelect (ops.md §29): its own list (bfloat16 above).
-            OpKind::MaskedSelect => matches!(
+            // MaskedSelect (ops.md §29), Index (§30): their list
+            // (bfloat16 above).
+            OpKind::MaskedSelect | OpKind::Index => matches!(
                 dtype,
                 DType::F32
                     | DType::F16

@@ -232,6 +232,12 @@ fn every_family_supports_what_the_spec_says() {
                 cpu_ref::gather_nd(soc, &x, &ni, false),
                 &what("gather_nd"),
             );
+            let xi = cpu_ref::Tensor::from_slice(&[2], &[2i64, -1]).unwrap();
+            compare(
+                s.index(&dx, &[&common::upload(&s, &xi)]),
+                cpu_ref::index(soc, &x, &[&xi]),
+                &what("index"),
+            );
             let ci = cpu_ref::Tensor::from_slice(&[1], &[2i64]).unwrap();
             let cs = cpu_ref::Tensor::from_bytes(
                 x.dtype(),

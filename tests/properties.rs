@@ -690,3 +690,51 @@ proptest! {
         check(got, want, &format!("masked_select {d} {shape:?} {perm:?} mask {ms:?}"));
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Index (spec section 30): from 0 to rank + 1 members, each empty
+    /// (its dim kept whole), a 1-D bool mask, or int32/int64 of a shape that broadcasts
+    /// (or, now and then, not), values now and then out of range or
+    /// negative; found by the device at the read or on the host.
+    #[test]
+    fn index_matches_reference(d in any_dtype(), (shape, perm) in shape_and_perm(), n_sel in 0usize..10, kinds in proptest::collection::vec(0u8..7, 9), bits in proptest::collection::vec(any::<bool>(), 8), sels in proptest::collection::vec(any::<u16>(), 8), bad in proptest::option::weighted(0.15, any::<usize>()), seed in any::<u64>()) {
+        let s = stream();
+        let n = n_sel % (shape.len() + 2);
+        let xs: Vec<usize> = if shape.is_empty() { vec![1] } else { shape.clone() };
+        let mut members = Vec::new();
+        let mut p = 0usize;
+        for (j, kind) in kinds.iter().take(n).enumerate() {
+            let ext = xs.get(j).copied().unwrap_or(1);
+            // 0: empty; 1: [2]; 2: [2, 1]; 3: [1]; 4: 0-D; 5: [3] (may not broadcast).
+            let mshape: Vec<usize> = match kind { 0 => vec![0], 1 => vec![2], 2 => vec![2, 1], 3 => vec![1], 4 => vec![], _ => vec![3] };
+            let cnt: usize = mshape.iter().product();
+            let vals: Vec<i64> = (0..cnt).map(|q| {
+                p += 1;
+                let v = pick_index(sels[p % 8].wrapping_add(p as u16), ext, bad.is_none_or(|b| b % 16 != p));
+                if q % 2 == 1 && v >= 0 && (v as usize) < ext { v - ext as i64 } else { v }
+            }).collect();
+            // 6: a 1-D bool mask of the dim's extent (the mask read back).
+            if *kind == 6 {
+                let bytes: Vec<u8> = (0..ext).map(|q| bits[q % 8] as u8).collect();
+                members.push(cpu_ref::Tensor::from_bytes(R::Bool, &[ext], bytes).unwrap());
+                continue;
+            }
+            let t = if j % 2 == 0 {
+                cpu_ref::Tensor::from_slice(&mshape, &vals).unwrap()
+            } else {
+                let v32: Vec<i32> = vals.iter().map(|&v| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect();
+                cpu_ref::Tensor::from_slice(&mshape, &v32).unwrap()
+            };
+            members.push(t);
+        }
+        let x = ref_tensor(d, &shape, perm.as_deref(), seed);
+        let refs: Vec<&cpu_ref::Tensor> = members.iter().collect();
+        let want = cpu_ref::index(rt().soc(), &x, &refs);
+        let gm: Vec<npu_ops::Tensor> = members.iter().map(|m| upload(&s, m)).collect();
+        let gr: Vec<&npu_ops::Tensor> = gm.iter().collect();
+        let got = s.index(&upload(&s, &x), &gr).and_then(|t| { t.wait()?; Ok(t) });
+        check(got, want, &format!("index {d} {shape:?} {perm:?} members {members:?}"));
+    }
+}

@@ -1192,6 +1192,12 @@ aclnnStatus aclnnMaskedSelectGetWorkspaceSize(const aclTensor *self, const aclTe
 aclnnStatus aclnnMaskedSelect(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                               aclrtStream stream);
 
+/* @cann aclnnop/aclnn_index.h */
+aclnnStatus aclnnIndexGetWorkspaceSize(const aclTensor *self, const aclTensorList *indices, aclTensor *out,
+                                       uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnIndex(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                       const aclrtStream stream);
+
 /* @cann acl/acl_rt.h */
 /* More memory calls (docs/runtime.md, "More memory calls"): 32-byte
  * aligned allocation, 32-bit fills, copies through device-resident base

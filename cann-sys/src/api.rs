@@ -411,6 +411,9 @@ api_table! {
         masked_select: "MaskedSelect" => fn aclnnMaskedSelectGetWorkspaceSize(
             *const aclTensor, *const aclTensor, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
             fn aclnnMaskedSelect;
+        index: "Index" => fn aclnnIndexGetWorkspaceSize(
+            *const aclTensor, *const aclTensorList, *mut aclTensor, *mut u64, *mut *mut aclOpExecutor),
+            fn aclnnIndex;
     }
 }
 

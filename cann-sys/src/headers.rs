@@ -178,6 +178,10 @@ const LAYOUT: &[(&str, &[&str])] = &[
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
     (
+        "aclnnop/aclnn_index.h",
+        &["aclnn/aclnn_base.h", "aclnn_util.h"],
+    ),
+    (
         "aclnnop/aclnn_reflection_pad1d.h",
         &["aclnn/aclnn_base.h", "aclnn_util.h"],
     ),
@@ -267,6 +271,7 @@ const LIBRARIES: &[(&str, &[&str])] = &[
             "aclnnop/aclnn_take.h",
             "aclnnop/aclnn_index_copy.h",
             "aclnnop/aclnn_gather_nd.h",
+            "aclnnop/aclnn_index.h",
         ],
     ),
     ("libopapi.so", &["aclnnop/"]),

@@ -7,7 +7,7 @@
 //! SplitTensor, SplitWithSize, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d,
 //! CircularPad2d/3d, Permute, Flip, Roll, Expand, Repeat, Embedding, SliceV2, SliceV3, StridedSlice (Ascend 950 only), AsStrided, ViewCopy and StridedSliceAssignV2
 //! CircularPad2d/3d, Permute, Flip, Roll, Expand, Repeat, Embedding, GatherV2, Gather, Take, IndexCopy,
-//! InplaceIndexCopy, GatherNd and MaskedSelect
+//! InplaceIndexCopy, GatherNd, MaskedSelect and Index
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status

@@ -80,6 +80,7 @@ fn build_lib(path: &Path, symbols: &[&str], tag: &str, op_id: u64) {
                     "const void *a, const void *b, void *c"
                 }
                 "aclnnGatherNdGetWorkspaceSize" => "const void *a, const void *b, _Bool c, void *d",
+                "aclnnIndexGetWorkspaceSize" => "const void *a, const void *b, void *c",
                 "aclnnIndexCopyGetWorkspaceSize" => {
                     "void *a, int64_t b, const void *c, const void *d, void *e"
                 }
@@ -221,6 +222,7 @@ fn fake_cann(lib64: &Path, tag: &str) {
             "IndexCopy",
             "InplaceIndexCopy",
             "GatherNd",
+            "Index",
         ]),
         tag,
         2,
@@ -681,6 +683,7 @@ fn legacy_operator_libraries_are_the_last_resort() {
             "IndexCopy",
             "InplaceIndexCopy",
             "GatherNd",
+            "Index",
         ]),
         "x",
         5,

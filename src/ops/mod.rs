@@ -13,6 +13,7 @@ pub(crate) mod flip;
 pub(crate) mod gather;
 pub(crate) mod gather_nd;
 pub(crate) mod gather_v2;
+pub(crate) mod index;
 pub(crate) mod index_cache;
 pub(crate) mod index_copy;
 pub(crate) mod index_select;

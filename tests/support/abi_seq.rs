@@ -296,7 +296,7 @@ unsafe fn step(st: &mut St, i: &mut In) {
         }
         16..=21 => {
             // A first phase with arbitrary arguments.
-            let which = i.u8() % 42;
+            let which = i.u8() % 43;
             let (mut ws, mut ex) = (0u64, null_mut());
             let wsp: *mut u64 = if i.one_in(16) { null_mut() } else { &mut ws };
             let exp: *mut *mut aclOpExecutor = if i.one_in(16) { null_mut() } else { &mut ex };
@@ -476,6 +476,14 @@ unsafe fn step(st: &mut St, i: &mut In) {
                         t0, m[0], m[1], m[2], t1, m[3], m[4], m[5], t2, wsp, exp,
                     )
                 }
+                // Index with an arbitrary handle as its list (as Cat's).
+                42 => (a.aclnnIndexGetWorkspaceSize.unwrap())(
+                    t0,
+                    st.any(i, &[]) as *const aclTensorList,
+                    t2,
+                    wsp,
+                    exp,
+                ),
                 27 => {
                     let arr = st.arrays.last().map_or(st.any(i, &[]), |p| *p as usize);
                     (a.aclnnRepeatGetWorkspaceSize.unwrap())(
@@ -619,7 +627,8 @@ unsafe fn step(st: &mut St, i: &mut In) {
                 a.aclnnMaskedSelect,
                 a.aclnnViewCopy,
                 a.aclnnStridedSlice,
-            ][(if i.one_in(8) { i.u8() % 42 } else { which }) as usize]
+                a.aclnnIndex,
+            ][(if i.one_in(8) { i.u8() % 43 } else { which }) as usize]
                 .unwrap();
             run(ws.0, ws.1, ex, s);
             // A one-shot executor is consumed whatever the outcome; a

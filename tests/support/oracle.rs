@@ -270,6 +270,8 @@ enum Call {
     GatherNd(Vec<usize>, Vec<i64>, bool),
     /// `masked_select(x, mask)`: the mask's shape and bytes, uint8?
     MaskedSelect(Vec<usize>, Vec<u8>, bool),
+    /// `index(x, indices)`: each member's shape and values, int64?
+    Index(Vec<(Vec<usize>, Vec<i64>, bool)>),
     /// `slice_v2(x, starts, ends, axes, steps)`: distinct axes with any
     /// bounds and steps, now and then a bad axis, length or step.
     SliceV2([Vec<i64>; 4]),
@@ -976,6 +978,38 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             let bytes = (0..n).map(|_| src.chance(1, 2) as u8).collect();
             Call::MaskedSelect(ms, bytes, src.chance(1, 2))
         }
+        _ if src.chance(1, 8) => {
+            // 0 to rank + 1 members, each empty (its dim kept whole) or of
+            // a shape that mostly broadcasts, values mostly in range.
+            let n = src.range(0, rank as i64 + 1) as usize;
+            let shapes: [&[usize]; 5] = [&[2], &[1], &[], &[2, 1], &[3]];
+            let members = (0..n)
+                .map(|j| {
+                    let ext = if rank == 0 {
+                        1
+                    } else {
+                        shape.get(j).copied().unwrap_or(1) as i64
+                    };
+                    let ms: Vec<usize> = if src.chance(1, 5) {
+                        vec![0]
+                    } else {
+                        shapes[src.range(0, 4) as usize].to_vec()
+                    };
+                    let cnt: usize = ms.iter().product();
+                    let vals = (0..cnt)
+                        .map(|_| {
+                            if ext > 0 && (!faults || !src.chance(1, 12)) {
+                                src.range(-ext, ext - 1)
+                            } else {
+                                src.pick(&[-1 - ext, ext, i64::MAX, i32::MIN as i64])
+                            }
+                        })
+                        .collect();
+                    (ms, vals, src.chance(1, 2))
+                })
+                .collect();
+            Call::Index(members)
+        }
         _ => {
             let other = gen_other(src, d, shape);
             if src.chance(1, 2) {
@@ -1209,6 +1243,21 @@ fn ref_call(
             let index = cpu_ref::Tensor::from_slice(ishape, idx)?;
             cpu_ref::gather_nd(soc, x, &index, *negative)
         }
+        Call::Index(members) => {
+            let ms = members
+                .iter()
+                .map(|(sh, v, wide)| {
+                    if *wide {
+                        cpu_ref::Tensor::from_slice(sh, v)
+                    } else {
+                        let v: Vec<i32> = v.iter().map(|&i| i as i32).collect();
+                        cpu_ref::Tensor::from_slice(sh, &v)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&cpu_ref::Tensor> = ms.iter().collect();
+            cpu_ref::index(soc, x, &refs)
+        }
         Call::IndexCopy(dim, idx, source, inplace) => {
             let index = cpu_ref::Tensor::from_slice(&[idx.len()], idx)?;
             let r = cpu_ref::index_copy(soc, x, *dim, &index, &ref_other(source)?);
@@ -1357,6 +1406,14 @@ fn our_call(s: &Stream, x: &Tensor, call: &Call) -> npu_ops::Result<Tensor> {
         }
         Call::GatherNd(ishape, idx, negative) => {
             s.gather_nd(x, &Tensor::from_slice(s, ishape, idx)?, *negative)
+        }
+        Call::Index(members) => {
+            let ms = members
+                .iter()
+                .map(|(sh, v, wide)| shaped_index(s, sh, v, *wide))
+                .collect::<npu_ops::Result<Vec<_>>>()?;
+            let refs: Vec<&Tensor> = ms.iter().collect();
+            s.index(x, &refs)
         }
         Call::IndexCopy(dim, idx, source, inplace) => {
             let i = Tensor::from_slice(s, &[idx.len()], idx)?;
@@ -1803,6 +1860,7 @@ fn error_forms(
         | Call::IndexCopy(..)
         | Call::GatherNd(..)
         | Call::MaskedSelect(..)
+        | Call::Index(..)
         | Call::Permute(..)
         | Call::Expand(..)
         | Call::Repeat(..) => return None,

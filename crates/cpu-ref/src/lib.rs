@@ -8,8 +8,7 @@
 //! [`sampled_slice`], [`subtensor`], [`add()`], [`mul()`], [`cat()`], [`stack()`], [`split_tensor`],
 //! [`split_with_size`], [`fill_scalar`], [`zero`], [`cast()`], [`tril`], [`triu`], the pads
 //! ([`reflection_pad1d`] .. [`replication_pad3d`], [`circular_pad2d`], [`circular_pad3d`]),
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`], [`slice_v3()`], [`as_strided_aclnn()`], [`view_copy()`] and [`strided_slice_assign_v2()`]; each
-//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`gather_v2()`], [`gather()`], [`take()`], [`index_copy()`], [`gather_nd()`] and [`masked_select()`]; each
+//! [`embedding()`], [`permute()`], [`flip()`], [`roll()`], [`expand()`], [`repeat()`], [`slice_v2()`], [`slice_v3()`], [`as_strided_aclnn()`], [`view_copy()`], [`strided_slice_assign_v2()`], [`gather_v2()`], [`gather()`], [`take()`], [`index_copy()`], [`gather_nd()`], [`masked_select()`] and [`index()`]; each
 //! takes the SoC name of the
 //! product it pretends to be (see [`Family`]) and validates in the order
 //! documented on [`RefError`].
@@ -63,6 +62,10 @@ pub use ops::flip::{flip, flip_dims};
 pub use ops::gather::{gather, gather_check};
 pub use ops::gather_nd::{gather_nd, gather_nd_out_shape};
 pub use ops::gather_v2::{gather_v2, gather_v2_out_shape};
+pub use ops::index::{
+    broadcast_shapes, expand_bool_members, index, index_layout, index_out_shape, mask_coordinates,
+    IndexLayout,
+};
 pub use ops::index_copy::index_copy;
 pub use ops::index_select::{index_select, index_select_out_shape};
 pub use ops::masked_select::{masked_select, masked_select_shape};

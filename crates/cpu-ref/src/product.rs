@@ -168,6 +168,8 @@ pub enum Op {
     GatherNd,
     /// `aclnnMaskedSelect` (section 29).
     MaskedSelect,
+    /// `aclnnIndex` (section 30).
+    Index,
     /// `aclnnReflectionPad1d` (section 16).
     ReflectionPad1d,
     /// `aclnnReflectionPad2d` (section 16).
@@ -188,7 +190,7 @@ pub enum Op {
 
 impl Op {
     /// Every operator.
-    pub const ALL: [Op; 41] = [
+    pub const ALL: [Op; 42] = [
         Op::Slice,
         Op::IndexSelect,
         Op::AsStrided,
@@ -230,6 +232,7 @@ impl Op {
         Op::IndexCopy,
         Op::GatherNd,
         Op::MaskedSelect,
+        Op::Index,
     ];
 
     /// The conformance-format operator name, also used in errors.
@@ -267,6 +270,7 @@ impl Op {
             Op::Take => "take",
             Op::IndexCopy => "index_copy",
             Op::GatherNd => "gather_nd",
+            Op::Index => "index",
             Op::MaskedSelect => "masked_select",
             Op::ReflectionPad1d => "reflection_pad1d",
             Op::ReflectionPad2d => "reflection_pad2d",
@@ -445,6 +449,20 @@ const ROLL_A2_A3: &[DType] = &[
 
 /// Expand (section 21) on A2 / A3 (CANN's aclnnExpand page); the other
 /// families take the first seven (no bfloat16).
+/// Index (section 30): the page's list without COMPLEX64; BFLOAT16 last.
+const INDEX_BF16: &[DType] = &[
+    DType::Float32,
+    DType::Float16,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::Int16,
+    DType::Int8,
+    DType::UInt8,
+    DType::Bool,
+    DType::BFloat16,
+];
+
 const EXPAND_A2_A3: &[DType] = &[
     DType::Float16,
     DType::Float32,
@@ -710,6 +728,7 @@ const ZERO_NO_BF16: &[DType] = &[
 /// - gather_v2, gather, gather_nd, masked_select: every family but Atlas
 ///   200I/500 A2 (sections 24, 25, 28, 29).
 /// - take, index_copy: training, A2, A3 (sections 26, 27).
+/// - index: every family (section 30).
 /// - the reflection and replication pads: every family but Atlas 200I/500
 ///   A2 (section 16); the circular pads: A2 and A3 (section 17).
 pub fn supports_op(op: Op, family: Family) -> bool {
@@ -739,7 +758,7 @@ pub fn supports_op(op: Op, family: Family) -> bool {
         | Op::ReplicationPad3d => family != Family::A200I500A2,
         Op::CircularPad2d | Op::CircularPad3d => matches!(family, Family::A2 | Family::A3),
         Op::IndexSelect | Op::SampledSlice => family != Family::A200I500A2,
-        Op::AsStrided | Op::Subtensor => true,
+        Op::AsStrided | Op::Subtensor | Op::Index => true,
     }
 }
 
@@ -813,6 +832,10 @@ pub fn supported_dtypes(op: Op, family: Family) -> &'static [DType] {
         // MaskedSelect (section 29): its own list.
         Op::MaskedSelect if a2_or_a3 => MASKED_SELECT_A2_A3,
         Op::MaskedSelect => &MASKED_SELECT_A2_A3[..9],
+        // Index (section 30): its own list; BFLOAT16 on A2, A3 and 200I/500
+        // A2 (the page's notes), COMPLEX64 nowhere (950 only).
+        Op::Index if a2_or_a3 || family == Family::A200I500A2 => INDEX_BF16,
+        Op::Index => &INDEX_BF16[..9],
         Op::ReflectionPad1d | Op::ReflectionPad2d | Op::ReflectionPad3d if a2_or_a3 => {
             REFLECTION_A2_A3
         }
@@ -981,7 +1004,8 @@ mod tests {
                 "take",
                 "index_copy",
                 "gather_nd",
-                "masked_select"
+                "masked_select",
+                "index"
             ]
         );
     }
@@ -1015,6 +1039,7 @@ mod tests {
                     [true, true, true, true, false]
                 }
                 Op::Take | Op::IndexCopy => [true, true, true, false, false],
+                Op::Index => [true, true, true, true, true],
                 Op::ReflectionPad1d
                 | Op::ReflectionPad2d
                 | Op::ReflectionPad3d

@@ -11,7 +11,7 @@ use cpu_ref::{
     Window,
 };
 
-const OPS: [&str; 41] = [
+const OPS: [&str; 42] = [
     "slice",
     "index_select",
     "as_strided",
@@ -53,6 +53,7 @@ const OPS: [&str; 41] = [
     "index_copy",
     "gather_nd",
     "masked_select",
+    "index",
 ];
 
 /// Runs `op` on `x` (shape [2, 2]) with valid parameters.
@@ -110,6 +111,7 @@ fn call(op: &str, soc: &str, x: &Tensor) -> Result<Tensor, RefError> {
         "gather_v2" => gather_v2(soc, x, 1, &index),
         "take" => take(soc, x, &index),
         "gather_nd" => gather_nd(soc, x, &index, false),
+        "index" => cpu_ref::index(soc, x, &[&index]),
         "masked_select" => masked_select(
             soc,
             x,
@@ -153,7 +155,7 @@ fn available(op: &str, fam: Family) -> bool {
         | "fill_scalar" | "zero" | "cast" | "tril" | "triu" => {
             matches!(fam, Training | A2 | A3 | Inference)
         }
-        "as_strided" | "subtensor" => true,
+        "as_strided" | "subtensor" | "index" => true,
         "flip" => matches!(fam, A2 | A3),
         "roll" | "expand" | "repeat" | "gather_v2" | "gather" | "gather_nd" | "masked_select" => {
             matches!(fam, Training | A2 | A3 | Inference)
@@ -212,6 +214,19 @@ fn dtype_ok(op: &str, fam: Family, dtype: DType) -> bool {
                 | DType::BFloat16
         ),
         "cast" => dtype != DType::BFloat16 || bf16_family,
+        "index" => match dtype {
+            DType::Float32
+            | DType::Float16
+            | DType::Float64
+            | DType::Int32
+            | DType::Int64
+            | DType::Int16
+            | DType::Int8
+            | DType::UInt8
+            | DType::Bool => true,
+            DType::BFloat16 => bf16_family || fam == Family::A200I500A2,
+            _ => false,
+        },
         "flip" => !matches!(dtype, DType::UInt16 | DType::UInt32 | DType::UInt64),
         "expand" | "gather_nd" => match dtype {
             DType::Float16
@@ -318,7 +333,7 @@ fn full_matrix_of_operator_family_soc_and_dtype() {
             }
         }
     }
-    assert_eq!(checked, 41 * 28 * 15);
+    assert_eq!(checked, 42 * 28 * 15);
 }
 
 #[test]

@@ -1192,3 +1192,52 @@ proptest! {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Index with one member equals GatherV2 along dim 0; with an empty
+    /// member then one, GatherV2 along dim 1; with two 1-D members,
+    /// GatherNd on their pairs; negative values equal their wrapped ones;
+    /// a transposed self gives its contiguous copy's result.
+    #[test]
+    fn index_restated(
+        rows in 1usize..4,
+        cols in 1usize..4,
+        picks in prop::collection::vec(0usize..16, 1..6),
+    ) {
+        let soc = "Ascend910B3";
+        let x = arange(&[rows, cols]);
+        let r: Vec<i64> = picks.iter().map(|&p| (p % rows) as i64).collect();
+        let c: Vec<i64> = picks.iter().map(|&p| (p / 4 % cols) as i64).collect();
+        let ri = Tensor::from_slice(&[r.len()], &r).unwrap();
+        let ci = Tensor::from_slice(&[c.len()], &c).unwrap();
+        let none = Tensor::from_slice::<i64>(&[0], &[]).unwrap();
+        prop_assert_eq!(
+            cpu_ref::index(soc, &x, &[&ri]).unwrap().contiguous_bytes(),
+            gather_v2(soc, &x, 0, &ri).unwrap().contiguous_bytes()
+        );
+        prop_assert_eq!(
+            cpu_ref::index(soc, &x, &[&none, &ci]).unwrap().contiguous_bytes(),
+            gather_v2(soc, &x, 1, &ci).unwrap().contiguous_bytes()
+        );
+        let pairs: Vec<i64> = r.iter().zip(&c).flat_map(|(&a, &b)| [a, b]).collect();
+        let pi = Tensor::from_slice(&[r.len(), 2], &pairs).unwrap();
+        let both = cpu_ref::index(soc, &x, &[&ri, &ci]).unwrap();
+        prop_assert_eq!(
+            both.contiguous_bytes(),
+            gather_nd(soc, &x, &pi, false).unwrap().contiguous_bytes()
+        );
+        let rn: Vec<i64> = r.iter().map(|&v| v - rows as i64).collect();
+        let rni = Tensor::from_slice(&[rn.len()], &rn).unwrap();
+        prop_assert_eq!(
+            cpu_ref::index(soc, &x, &[&rni, &ci]).unwrap().contiguous_bytes(),
+            both.contiguous_bytes()
+        );
+        let xt = transposed(&arange(&[cols, rows]));
+        prop_assert_eq!(
+            cpu_ref::index(soc, &xt, &[&ri]).unwrap().contiguous_bytes(),
+            cpu_ref::index(soc, &xt.to_contiguous(), &[&ri]).unwrap().contiguous_bytes()
+        );
+    }
+}

@@ -906,6 +906,8 @@ fn main() {
     as_strided_aclnn_cases(&mut out, &push);
     slice_assign_cases(&mut out, &push);
     gather_cases(&mut out, &push);
+    index_cases(&mut out, &push);
+    index_mask_cases(&mut out, &push);
     view_copy_cases(&mut out, &push);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/generated.jsonl");
@@ -1807,6 +1809,130 @@ where
                     &tag,
                 );
             }
+        }
+    }
+}
+
+/// Index (ops.md §30): appended after the gathers, with a random stream of
+/// its own. Every family x dtype, a self view of rank 0 to 3, 0 to rank + 1
+/// members (a 0-D self: one), each empty (its dim kept whole) or int32 /
+/// int64 of a shape that mostly broadcasts with the others, values mostly
+/// in range (negative ones too).
+fn index_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x1DE7_0030);
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            for _ in 0..3 {
+                let (st, x) = input(d, &mut r, 3);
+                let rank = x.rank().max(1);
+                let n = if x.rank() == 0 {
+                    1
+                } else if r.below(16) == 0 {
+                    rank + 1
+                } else {
+                    r.range(1, rank as i64 + 1) as usize
+                };
+                let shapes: [&[usize]; 5] = [&[2], &[1], &[], &[2, 1], &[3]];
+                let mut members = Vec::new();
+                for j in 0..n {
+                    let ext = if x.rank() == 0 {
+                        1
+                    } else {
+                        x.shape().get(j).copied().unwrap_or(1)
+                    } as i64;
+                    let ms: Vec<usize> = if r.below(5) == 0 {
+                        vec![0]
+                    } else {
+                        let kinds = if r.below(10) == 0 { 5 } else { 4 };
+                        shapes[r.below(kinds) as usize].to_vec()
+                    };
+                    let cnt: usize = ms.iter().product();
+                    let vals: Vec<i64> = (0..cnt)
+                        .map(|_| match r.below(16) {
+                            0 => ext + r.below(2) as i64 * -(2 * ext + 1),
+                            1..=3 => r.range(-ext.max(1), 0),
+                            _ => r.range(0, ext.max(1)),
+                        })
+                        .collect();
+                    let t = if r.below(2) == 0 {
+                        Tensor::from_slice(&ms, &vals).unwrap()
+                    } else {
+                        let v: Vec<i32> = vals.iter().map(|&v| v as i32).collect();
+                        Tensor::from_slice(&ms, &v).unwrap()
+                    };
+                    members.push(t);
+                }
+                let refs: Vec<&Tensor> = members.iter().collect();
+                let tag = format!("{fam}-{}", d.name());
+                push(
+                    out,
+                    "index",
+                    soc,
+                    (&st, &x),
+                    json!({"indices": members.iter().map(tensor_json).collect::<Vec<_>>()}),
+                    expect(cpu_ref::index(soc, &x, &refs)),
+                    &tag,
+                );
+            }
+        }
+    }
+}
+
+/// Index with bool masks (ops.md §30): appended after the integer block,
+/// with a random stream of its own. Every family x dtype, a self view of
+/// rank 1 to 3, an optional empty member, a mask of the dims it covers
+/// (now and then of a wrong shape), now and then an integer member after
+/// it.
+fn index_mask_cases<F>(out: &mut Vec<Value>, push: &F)
+where
+    F: Fn(&mut Vec<Value>, &str, &str, (&Tensor, &Tensor), Value, Value, &str),
+{
+    let mut r = Rng(0x1DE7_B001);
+    for soc in SOCS {
+        let fam = format!("{:?}", Family::from_soc(soc).unwrap()).to_lowercase();
+        for d in DType::ALL {
+            let (st, x) = loop {
+                let (st, x) = input(d, &mut r, 3);
+                if x.rank() >= 1 {
+                    break (st, x);
+                }
+            };
+            let mut members = Vec::new();
+            let start = if x.rank() >= 2 && r.below(3) == 0 {
+                members.push(Tensor::from_slice::<i64>(&[0], &[]).unwrap());
+                1
+            } else {
+                0
+            };
+            let k = r.range(1, (x.rank() - start) as i64 + 1) as usize;
+            let mut ms = x.shape()[start..start + k].to_vec();
+            if r.below(10) == 0 {
+                ms[0] += 1;
+            }
+            let n: usize = ms.iter().product();
+            let bytes: Vec<u8> = (0..n).map(|_| (r.below(3) != 0) as u8).collect();
+            members.push(Tensor::from_bytes(DType::Bool, &ms, bytes).unwrap());
+            if start + k < x.rank() && r.below(3) == 0 {
+                let ext = x.shape()[start + k] as i64;
+                members.push(
+                    Tensor::from_slice(&[1], &[r.range(-ext.max(1), ext.max(1) - 1)]).unwrap(),
+                );
+            }
+            let refs: Vec<&Tensor> = members.iter().collect();
+            let tag = format!("{fam}-{}", d.name());
+            push(
+                out,
+                "index",
+                soc,
+                (&st, &x),
+                json!({"indices": members.iter().map(tensor_json).collect::<Vec<_>>()}),
+                expect(cpu_ref::index(soc, &x, &refs)),
+                &tag,
+            );
         }
     }
 }

@@ -109,7 +109,7 @@ fn cases_spread_across_devices_with_the_same_verdicts() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("devices 0, 1, 2, 3"), "{stdout}");
-    assert!(stdout.contains("conformance: 10155 passed, 0 failed, 0 skipped"));
+    assert!(stdout.contains("conformance: 10469 passed, 0 failed, 0 skipped"));
     let (one, four) = (json(&one), json(&four));
     assert_eq!(
         verdicts(&one),
@@ -274,7 +274,7 @@ fn shards_merge_into_the_unsharded_run() {
         .iter()
         .map(|p| json(p)["total"].as_u64().unwrap())
         .sum();
-    assert_eq!(totals, 10155);
+    assert_eq!(totals, 10469);
     // Merged in any order: the same report as the unsharded run.
     let merged = dir.path().join("merged.json");
     let merged_xml = dir.path().join("merged.xml");
@@ -316,13 +316,13 @@ fn shards_merge_into_the_unsharded_run() {
         .collect();
     assert_eq!(
         m["shards"],
-        serde_json::json!({"count": 3, "indices": [1, 2, 3], "cases": per_shard, "selected": 10155})
+        serde_json::json!({"count": 3, "indices": [1, 2, 3], "cases": per_shard, "selected": 10469})
     );
     let x = std::fs::read_to_string(&merged_xml).unwrap();
-    assert!(x.contains(r#"tests="10155" failures="0""#), "{x}");
+    assert!(x.contains(r#"tests="10469" failures="0""#), "{x}");
     // The merged report reads back (and merges alone) as a complete run.
     let again = Report::from_json(&std::fs::read_to_string(&merged).unwrap()).unwrap();
-    assert_eq!(again.outcomes.len(), 10155);
+    assert_eq!(again.outcomes.len(), 10469);
 
     let merge = |files: &[&Path], extra: &[&str]| {
         let mut args = vec!["report", "merge"];
@@ -517,7 +517,7 @@ fn a_recorded_suite_replays_with_no_difference() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("recorded 10155 cases in 2 file(s)"),
+        String::from_utf8_lossy(&out.stdout).contains("recorded 10469 cases in 2 file(s)"),
         "{}",
         text(&out)
     );
@@ -538,7 +538,7 @@ fn a_recorded_suite_replays_with_no_difference() {
     let out = npu_ops(&["conformance", "--backend", "sim", s(&rec)], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stdout)
-        .contains("conformance: 10155 passed, 0 failed, 0 skipped"));
+        .contains("conformance: 10469 passed, 0 failed, 0 skipped"));
 
     // A wrong expectation is recorded as observed; what a case cannot
     // expect is a comment; the recording replays clean.
@@ -663,7 +663,7 @@ fn compare_sim_with_sim_finds_no_difference() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("compared with sim"), "{stdout}");
     assert!(
-        stdout.contains("sim against sim: 0 of 10155 cases run differ"),
+        stdout.contains("sim against sim: 0 of 10469 cases run differ"),
         "{stdout}"
     );
     let r = json(&r);
@@ -948,5 +948,5 @@ fn the_suite_is_built_in_and_every_case_names_its_soc() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stdout)
-        .contains("conformance: 10155 passed, 0 failed, 0 skipped"));
+        .contains("conformance: 10469 passed, 0 failed, 0 skipped"));
 }

@@ -57,6 +57,7 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         | Plan::GatherElements { .. }
         | Plan::Take
         | Plan::GatherNd { .. }
+        | Plan::Index { .. }
         | Plan::MaskedSelect => true,
         _ => false,
     };

@@ -14,7 +14,8 @@
 // IndexSelect's plan), slices (SliceV2, SliceV3, AsStrided, StridedSliceAssignV2: likewise, the views' plan and
 // AsStrided's), view_copy (ViewCopy: likewise, strided copies of windows), gathers (GatherV2, Take: likewise; Gather: an
 // element-wise gather step; IndexCopy and its in-place twin: a scatter step;
-// GatherNd: a gather-nd step; MaskedSelect: a compaction step).
+// GatherNd: a gather-nd step; MaskedSelect: a compaction step), index
+// (Index: casts into a coordinate table and GatherNd's gather-nd step).
 //! `npu-sim`: the CANN runtime and the aclnn operators that `npu-ops` uses,
 //! simulated on the CPU behind the same C ABI.
 //!
@@ -76,6 +77,7 @@ mod embedding;
 mod executor;
 mod fills;
 mod gathers;
+mod index;
 mod kernels;
 mod lists;
 mod memory;
@@ -100,6 +102,7 @@ pub use elementwise::*;
 pub use embedding::*;
 pub use fills::*;
 pub use gathers::*;
+pub use index::*;
 pub use lists::*;
 pub use memory::{set_strict_memory, strict_memory};
 pub use meta::*;
@@ -494,7 +497,7 @@ pub const HEADER: &str = include_str!("../include/npu_sim.h");
 /// ```
 /// let api = npu_sim::api();
 /// assert_eq!(api.origin().linked_name(), Some("npu-sim"));
-/// assert_eq!(api.available_operators().len(), 46);
+/// assert_eq!(api.available_operators().len(), 47);
 /// ```
 pub fn api() -> Api {
     Api {
@@ -648,6 +651,8 @@ pub fn api() -> Api {
         aclnnGatherNd: Some(aclnnGatherNd),
         aclnnMaskedSelectGetWorkspaceSize: Some(aclnnMaskedSelectGetWorkspaceSize),
         aclnnMaskedSelect: Some(aclnnMaskedSelect),
+        aclnnIndexGetWorkspaceSize: Some(aclnnIndexGetWorkspaceSize),
+        aclnnIndex: Some(aclnnIndex),
         aclnnReflectionPad1dGetWorkspaceSize: Some(aclnnReflectionPad1dGetWorkspaceSize),
         aclnnReflectionPad1d: Some(aclnnReflectionPad1d),
         aclnnReflectionPad2dGetWorkspaceSize: Some(aclnnReflectionPad2dGetWorkspaceSize),

@@ -74,6 +74,19 @@ pub enum Plan {
     /// The elements of `self` where the broadcast mask is set, packed at
     /// the front of `out` (MaskedSelect).
     MaskedSelect,
+    /// `out = self[indices]` (Index): the non-empty members' broadcast
+    /// values as coordinate tuples into `self`'s indexed dims, moved to
+    /// the front; the gather-nd step of GatherNd.
+    Index {
+        /// The list positions of the non-empty members (the indexed dims,
+        /// ascending).
+        indexed: Dims,
+        /// The members' broadcast shape.
+        broadcast: Dims,
+        /// Where the broadcast dims sit in `out` (the first indexed dim
+        /// when they are adjacent, else 0).
+        at: usize,
+    },
     /// Slices of `self` at the coordinate tuples of `indices` (GatherNd).
     GatherNd {
         /// Coordinates in `[-s, -1]` count from the end.

@@ -101,6 +101,8 @@ pub enum Op {
     GatherNd,
     /// aclnnMaskedSelect
     MaskedSelect,
+    /// aclnnIndex
+    Index,
     /// aclnnReflectionPad1d
     ReflectionPad1d,
     /// aclnnReflectionPad2d
@@ -161,6 +163,7 @@ impl Op {
             Op::InplaceIndexCopy => "aclnnInplaceIndexCopy",
             Op::GatherNd => "aclnnGatherNd",
             Op::MaskedSelect => "aclnnMaskedSelect",
+            Op::Index => "aclnnIndex",
             Op::ReflectionPad1d => "aclnnReflectionPad1d",
             Op::ReflectionPad2d => "aclnnReflectionPad2d",
             Op::ReflectionPad3d => "aclnnReflectionPad3d",
@@ -213,6 +216,7 @@ impl Op {
             Op::InplaceIndexCopy => "aclnnInplaceIndexCopyGetWorkspaceSize",
             Op::GatherNd => "aclnnGatherNdGetWorkspaceSize",
             Op::MaskedSelect => "aclnnMaskedSelectGetWorkspaceSize",
+            Op::Index => "aclnnIndexGetWorkspaceSize",
             Op::ReflectionPad1d => "aclnnReflectionPad1dGetWorkspaceSize",
             Op::ReflectionPad2d => "aclnnReflectionPad2dGetWorkspaceSize",
             Op::ReflectionPad3d => "aclnnReflectionPad3dGetWorkspaceSize",
@@ -281,6 +285,8 @@ pub fn op_available(op: Op, family: Family) -> bool {
         Op::GatherNd => !matches!(family, Atlas200I500A2),
         // aclnnMaskedSelect's page (ops.md §29): every family but 200I/500 A2.
         Op::MaskedSelect => !matches!(family, Atlas200I500A2),
+        // aclnnIndex's page (ops.md §30): every family.
+        Op::Index => true,
         // aclnnTake's page (ops.md §26): the training series, A2 and A3.
         Op::Take => matches!(family, Training | A2 | A3),
         // aclnnIndexCopy's page (ops.md §27): the training series, A2, A3.
@@ -417,7 +423,8 @@ const CIRCULAR_DTYPES: &[aclDataType] = &[
 /// (InplaceCopy and ConstantPadNd document the same set).
 pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
     if dtype == aclDataType::ACL_BF16 {
-        return family.has_bf16();
+        // aclnnIndex's page (ops.md §30): BF16 on 200I/500 A2 too.
+        return family.has_bf16() || (op == Op::Index && family == Family::Atlas200I500A2);
     }
     match op {
         Op::Slice | Op::SliceV2 => SLICE_DTYPES.contains(&dtype),
@@ -477,6 +484,20 @@ pub fn dtype_supported(op: Op, family: Family, dtype: aclDataType) -> bool {
         Op::Expand => ROLL_DTYPES.contains(&dtype) && dtype != aclDataType::ACL_UINT32,
         // aclnnMaskedSelect's page (ops.md §29): its own list (BF16 above).
         Op::MaskedSelect => matches!(
+            dtype,
+            aclDataType::ACL_FLOAT
+                | aclDataType::ACL_FLOAT16
+                | aclDataType::ACL_DOUBLE
+                | aclDataType::ACL_INT8
+                | aclDataType::ACL_INT16
+                | aclDataType::ACL_INT32
+                | aclDataType::ACL_INT64
+                | aclDataType::ACL_UINT8
+                | aclDataType::ACL_BOOL
+        ),
+        // aclnnIndex's page (ops.md §30): its list without COMPLEX64
+        // (BF16 above).
+        Op::Index => matches!(
             dtype,
             aclDataType::ACL_FLOAT
                 | aclDataType::ACL_FLOAT16
@@ -587,6 +608,31 @@ mod tests {
             Family::A3,
             aclDataType::ACL_COMPLEX128
         ));
+    }
+
+    #[test]
+    fn index_table() {
+        use aclDataType as D;
+        for fam in [
+            Family::Training,
+            Family::A2,
+            Family::A3,
+            Family::Inference,
+            Family::Atlas200I500A2,
+        ] {
+            assert!(op_available(Op::Index, fam));
+            assert!(dtype_supported(Op::Index, fam, D::ACL_INT16));
+            assert!(!dtype_supported(Op::Index, fam, D::ACL_COMPLEX64));
+            assert!(!dtype_supported(Op::Index, fam, D::ACL_UINT16));
+        }
+        assert!(dtype_supported(
+            Op::Index,
+            Family::Atlas200I500A2,
+            D::ACL_BF16
+        ));
+        assert!(dtype_supported(Op::Index, Family::A3, D::ACL_BF16));
+        assert!(!dtype_supported(Op::Index, Family::Training, D::ACL_BF16));
+        assert!(!dtype_supported(Op::Index, Family::Inference, D::ACL_BF16));
     }
 
     #[test]

@@ -86,7 +86,7 @@ fn api_load_finds_the_simulator_through_ascend_home_path() {
         api.origin().library_dir(),
         Some(root.join("lib64").as_path())
     );
-    assert_eq!(api.available_operators().len(), 46);
+    assert_eq!(api.available_operators().len(), 47);
     // One library exports everything, so the first operator library opened
     // (math) answers for every operator.
     assert_eq!(

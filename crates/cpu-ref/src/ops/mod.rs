@@ -1,4 +1,4 @@
-//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, SliceV2, SliceV3, the aclnn AsStrided, ViewCopy, StridedSliceAssignV2, GatherV2, Gather, Take, IndexCopy, GatherNd and MaskedSelect), and the
+//! The operators (the five data-movement ones, Add, Mul, Cat, Stack, Split, the fills, Cast, Tril and Triu, the pads, Embedding, Permute, Flip, Roll, Expand, Repeat, SliceV2, SliceV3, the aclnn AsStrided, ViewCopy, StridedSliceAssignV2, GatherV2, Gather, Take, IndexCopy, GatherNd, MaskedSelect and Index), and the
 //! helpers they share.
 //!
 //! Every operator validates in the order documented on [`RefError`]:
@@ -18,6 +18,7 @@ pub mod flip;
 pub mod gather;
 pub mod gather_nd;
 pub mod gather_v2;
+pub mod index;
 pub mod index_copy;
 pub mod index_select;
 pub mod masked_select;

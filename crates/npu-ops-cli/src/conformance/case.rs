@@ -48,7 +48,7 @@ pub struct Case {
     /// `circular_pad2d`, `circular_pad3d`, `permute`, `flip`, `roll`, `expand`,
     /// `repeat`, `embedding`, `slice_v2`, `slice_v3`, `as_strided_aclnn`,
     /// `view_copy`, `strided_slice_assign_v2`, `gather_v2`, `gather`, `take`,
-    /// `index_copy`, `gather_nd`, `masked_select`.
+    /// `index_copy`, `gather_nd`, `masked_select`, `index`.
     pub op: String,
     /// The SoC to run as, if given.
     pub soc: Option<String>,
@@ -72,7 +72,7 @@ pub struct Malformed {
     pub error: String,
 }
 
-const OPS: [&str; 41] = [
+const OPS: [&str; 42] = [
     "slice",
     "index_select",
     "as_strided",
@@ -114,6 +114,7 @@ const OPS: [&str; 41] = [
     "index_copy",
     "gather_nd",
     "masked_select",
+    "index",
 ];
 const KINDS: [&str; 4] = [
     "invalid_argument",

@@ -532,6 +532,33 @@ fn run_op(s: &Stream, c: &Case, budget: &mut HostBudget) -> Result<npu_ops::Resu
                 Err(e) => Err(e),
             }
         }
+        "index" => {
+            // `params.indices`: the list, each member a tensor object
+            // (which may carry a view; an empty one leaves its dim whole).
+            let members = match get("indices")? {
+                Value::Array(a) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| case::tensor(v, &format!("{}[{i}]", ctx("indices"))))
+                    .collect::<Result<Vec<_>, _>>()?,
+                _ => return Err(format!("{}: expected a list", ctx("indices"))),
+            };
+            let more = members
+                .iter()
+                .try_fold(0usize, |a, t| a.checked_add(data_bytes(t)));
+            if let Err(e) = budget.charge(more, "the indices' data") {
+                return Ok(Err(e));
+            }
+            let mut up = Vec::new();
+            for t in &members {
+                match upload(s, t) {
+                    Ok(y) => up.push(y),
+                    Err(e) => return Ok(Err(e)),
+                }
+            }
+            let refs: Vec<&Tensor> = up.iter().collect();
+            s.index(&x, &refs)
+        }
         "gather_nd" => {
             let idx = case::tensor(get("indices")?, &ctx("indices"))?;
             let negative = match p.get("negative") {
