@@ -5,13 +5,16 @@
 //! in the workspace (one copy or cast step each); the gather-nd step then
 //! reads `self` with its indexed dims moved to the front into `out` seen
 //! through the matching permutation. Each coordinate is checked as the
-//! kernel loads it: out of range is a device fault.
+//! kernel loads it: out of range is a device fault. A BOOL mask's
+//! coordinates (its set elements, as many as `out`'s shape says) are found
+//! at run time by a step of their own; another count is a device fault.
 //!
 //! First phase, in the order of CANN's `aclnn_index.cpp`: null `self`,
 //! `out`, `indices`, `workspaceSize`, `executor` (`161001`), the product's
 //! kernel (`561003`), a list or member that is not live (`161002`), then
 //! `161002` for `out`'s dtype differing from `self`'s, `self`'s dtype, a
-//! non-empty member's dtype (INT32 or INT64; BOOL not implemented), a rank
+//! non-empty member's dtype (INT32, INT64 or BOOL), a BOOL mask not of
+//! the shape of the dims it covers, a rank
 //! above 8, then the project's rules (member count, broadcast, the
 //! output's rank, `out`'s shape), the structure of the views, `out`
 //! writing one element twice and `out` meeting an input. An empty `self`
@@ -85,6 +88,15 @@ fn out_permuted(o: &Tensor, nb: usize, at: usize) -> Tensor {
     p
 }
 
+/// One entry of the list with its BOOL masks expanded: nothing (an empty
+/// member), an integer member, or column `c` of a mask of rank `r`.
+#[derive(Clone, Copy)]
+enum Entry {
+    Empty,
+    Int(usize),
+    Mask(usize, usize, usize),
+}
+
 /// `aclnnIndexGetWorkspaceSize`: `out = self[indices]` (PyTorch's advanced
 /// indexing; an empty member leaves its dim whole).
 ///
@@ -138,23 +150,17 @@ pub unsafe extern "C" fn aclnnIndexGetWorkspaceSize(
             if numel(&m.view) == 0 {
                 continue;
             }
-            match m.dtype {
-                aclDataType::ACL_INT32 | aclDataType::ACL_INT64 => {}
-                aclDataType::ACL_BOOL => {
-                    return Err(invalid(
-                        op,
-                        format_args!(
-                            "indices[{i}] is BOOL: boolean index tensors are not implemented \
-                             by the simulator (docs/ops.md section 30)"
-                        ),
-                    ))
-                }
-                d => {
-                    return Err(invalid(
-                        op,
-                        format_args!("indices[{i}] has data type {} (INT32, INT64 or BOOL)", d.0),
-                    ))
-                }
+            if !matches!(
+                m.dtype,
+                aclDataType::ACL_INT32 | aclDataType::ACL_INT64 | aclDataType::ACL_BOOL
+            ) {
+                return Err(invalid(
+                    op,
+                    format_args!(
+                        "indices[{i}] has data type {} (INT32, INT64 or BOOL)",
+                        m.dtype.0
+                    ),
+                ));
             }
         }
         if x.view.len() > 8 {
@@ -169,43 +175,73 @@ pub unsafe extern "C" fn aclnnIndexGetWorkspaceSize(
                 format_args!("indices[{i}] has rank {} (at most 8)", m.view.len()),
             ));
         }
-        let rank = x.view.len().max(1);
-        if (x.view.is_empty() && members.len() != 1) || members.len() > rank {
-            return Err(invalid(
-                op,
-                format_args!(
-                    "{} index tensors for a self of rank {} (at most one per dim; exactly one \
-                     for a 0-D self)",
-                    members.len(),
-                    x.view.len()
-                ),
-            ));
-        }
         let xs: Dims = if x.view.is_empty() {
             Dims::from_slice(&[1])
         } else {
             x.view.clone()
         };
-        let mut indexed = Dims::new();
-        let mut b = Dims::new();
+        // The list with each BOOL mask expanded into one entry per dim it
+        // covers (PyTorch's nonzero(): its coordinates, §30).
+        let mut entries: Vec<Entry> = Vec::with_capacity(members.len());
         for (i, m) in members.iter().enumerate() {
             if numel(&m.view) == 0 {
+                entries.push(Entry::Empty);
                 continue;
             }
-            b = if indexed.is_empty() {
-                m.view.clone()
-            } else {
-                broadcast(&b, &m.view).ok_or_else(|| {
-                    invalid(
-                        op,
-                        format_args!(
-                            "indices[{i}]'s shape {:?} does not broadcast with {:?}",
-                            m.view, b
-                        ),
-                    )
-                })?
-            };
-            indexed.push(i as i64);
+            if m.dtype != aclDataType::ACL_BOOL {
+                entries.push(Entry::Int(i));
+                continue;
+            }
+            let (d, r) = (entries.len(), m.view.len());
+            if r == 0 || d + r > xs.len() || m.view[..] != xs[d..d + r] {
+                let (lo, hi) = (d.min(xs.len()), (d + r.max(1)).min(xs.len()));
+                return Err(invalid(
+                    op,
+                    format_args!(
+                        "indices[{i}] is a BOOL mask of shape {:?}: it must have the shape of \
+                         the dims it covers, {:?}",
+                        m.view,
+                        &xs[lo..hi]
+                    ),
+                ));
+            }
+            entries.extend((0..r).map(|c| Entry::Mask(i, c, r)));
+        }
+        let rank = x.view.len().max(1);
+        if (x.view.is_empty() && entries.len() != 1) || entries.len() > rank {
+            return Err(invalid(
+                op,
+                format_args!(
+                    "{} index tensors (masks counted per dim they cover) for a self of rank {} \
+                     (at most one per dim; exactly one for a 0-D self)",
+                    entries.len(),
+                    x.view.len()
+                ),
+            ));
+        }
+        let mut indexed = Dims::new();
+        let mut b: Option<Dims> = None;
+        for (pos, e) in entries.iter().enumerate() {
+            match *e {
+                Entry::Empty => continue,
+                Entry::Int(i) => {
+                    let m = &members[i];
+                    b = Some(match b {
+                        None => m.view.clone(),
+                        Some(bb) => broadcast(&bb, &m.view).ok_or_else(|| {
+                            invalid(
+                                op,
+                                format_args!(
+                                    "indices[{i}]'s shape {:?} does not broadcast with {:?}",
+                                    m.view, bb
+                                ),
+                            )
+                        })?,
+                    });
+                }
+                Entry::Mask(..) => {}
+            }
+            indexed.push(pos as i64);
         }
         let adjacent = indexed.windows(2).all(|w| w[1] == w[0] + 1);
         let at = if adjacent {
@@ -213,6 +249,36 @@ pub unsafe extern "C" fn aclnnIndexGetWorkspaceSize(
         } else {
             0
         };
+        // A mask stands for members of shape [count], count being its set
+        // elements: taken from out's shape (the source takes out's shape on
+        // trust), checked at run time.
+        let mut count = 0i64;
+        if entries.iter().any(|e| matches!(e, Entry::Mask(..))) {
+            let nb = b.as_ref().map_or(1, |b| b.len().max(1));
+            let last = at + nb - 1;
+            let Some(&c) = o.view.get(last) else {
+                return Err(invalid(
+                    op,
+                    format_args!(
+                        "out shape {:?} has no dim {last} for the BOOL masks' set elements",
+                        o.view
+                    ),
+                ));
+            };
+            count = c;
+            b = Some(match b {
+                None => Dims::from_slice(&[c]),
+                Some(bb) => broadcast(&bb, &[c]).ok_or_else(|| {
+                    invalid(
+                        op,
+                        format_args!(
+                            "the BOOL masks' set elements ({c}, out's dim {last}) do not broadcast with {bb:?}"
+                        ),
+                    )
+                })?,
+            });
+        }
+        let b = b.unwrap_or_default();
         let rest: Vec<usize> = (0..xs.len())
             .filter(|&d| !indexed.contains(&(d as i64)))
             .collect();
@@ -246,8 +312,21 @@ pub unsafe extern "C" fn aclnnIndexGetWorkspaceSize(
         let workspace = if empty {
             0
         } else {
+            // The coordinate table, then each mask's coordinates.
+            let masks: u64 = entries
+                .iter()
+                .filter_map(|e| match *e {
+                    Entry::Mask(_, 0, r) => Some(r as u64),
+                    _ => None,
+                })
+                .sum();
+            let scratch = (count as u64)
+                .checked_mul(masks * 8)
+                .filter(|t| *t <= i64::MAX as u64)
+                .ok_or_else(|| invalid(op, "the masks' coordinates overflow 64 bits"))?;
             let table = (numel(&b) as u64)
                 .checked_mul(indexed.len() as u64 * 8)
+                .and_then(|t| align(t).checked_add(align(scratch)))
                 .filter(|t| *t <= i64::MAX as u64)
                 .ok_or_else(|| invalid(op, "the coordinate table overflows 64 bits"))?;
             let xp = self_permuted(&x, &idx);
@@ -261,9 +340,18 @@ pub unsafe extern "C" fn aclnnIndexGetWorkspaceSize(
             Plan::Empty
         } else {
             Plan::Index {
+                cols: entries
+                    .iter()
+                    .filter_map(|e| match *e {
+                        Entry::Empty => None,
+                        Entry::Int(i) => Some((i as u8, 0, 0)),
+                        Entry::Mask(i, c, r) => Some((i as u8, c as u8, r as u8)),
+                    })
+                    .collect(),
                 indexed,
                 broadcast: b,
                 at,
+                count,
             }
         };
         let mut inputs = Tensors::new();
@@ -295,6 +383,8 @@ fn build_index(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
         indexed,
         broadcast: b,
         at,
+        cols,
+        count,
     } = &e.plan
     else {
         unreachable!()
@@ -326,8 +416,51 @@ fn build_index(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     let table = l.region(rt, "workspace (coordinates)", ws, table_bytes, true);
     let dense = contiguous(b);
     let table_strides: Dims = dense.iter().map(|s| s * k as i64).collect();
-    for (j, &d) in idx.iter().enumerate() {
-        let m = &e.inputs[1 + d];
+    // Each mask's coordinates (count rows of its rank), after the table.
+    let mut at_mask = ws.saturating_add(align(table_bytes));
+    let mut scratch: Vec<(u8, Ref)> = Vec::new();
+    for &(member, c, r) in cols.iter() {
+        if r == 0 || c != 0 {
+            continue;
+        }
+        let m = &e.inputs[1 + member as usize];
+        let bytes = *count as u64 * r as u64 * 8;
+        let dst = l.region(rt, "workspace (mask coordinates)", at_mask, bytes, true);
+        at_mask = at_mask.saturating_add(align(bytes));
+        let src = l
+            .view(rt, "indices", m, (&m.view, &m.strides, m.offset), false)
+            .expect("non-empty mask");
+        l.steps.push(Step::Nonzero(
+            CopyDesc::new(&m.view, &contiguous(&m.view), &m.strides, 1),
+            src,
+            dst,
+            *count,
+        ));
+        scratch.push((member, dst));
+    }
+    cursor = cursor.max(at_mask);
+    for (j, &(member, c, r)) in cols.iter().enumerate() {
+        if r > 0 {
+            // Column c of the mask's rows, broadcast along B's leading dims.
+            let rows = scratch
+                .iter()
+                .find(|(mb, _)| *mb == member)
+                .expect("each mask's rows were planned")
+                .1;
+            let mut strides: Dims = (0..b.len()).map(|_| 0).collect();
+            if let Some(last) = strides.last_mut() {
+                if b[b.len() - 1] != 1 {
+                    *last = r as i64;
+                }
+            }
+            l.steps.push(Step::Copy(
+                CopyDesc::new(b, &table_strides, &strides, 8),
+                Ref::offset(table, j as u64 * 8),
+                Ref::offset(rows, c as u64 * 8),
+            ));
+            continue;
+        }
+        let m = &e.inputs[1 + member as usize];
         let lead = b.len() - m.view.len();
         let strides: Dims = (0..b.len())
             .map(|i| {

@@ -86,6 +86,11 @@ pub enum Plan {
         /// Where the broadcast dims sit in `out` (the first indexed dim
         /// when they are adjacent, else 0).
         at: usize,
+        /// Per column of the coordinate table: the member, and for a BOOL
+        /// mask its column and rank (rank 0: an integer member).
+        cols: smallvec::SmallVec<[(u8, u8, u8); 8]>,
+        /// The set elements each mask must have (out's extent there).
+        count: i64,
     },
     /// Slices of `self` at the coordinate tuples of `indices` (GatherNd).
     GatherNd {

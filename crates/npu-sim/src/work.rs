@@ -86,6 +86,13 @@ pub enum Step {
     /// Contiguous elementwise arithmetic of one dtype: op, dtype, dst, a,
     /// b, alpha (one element of the dtype; `None`: 1), count. dst may be a.
     Binary(BinaryOp, KDtype, Ref, Ref, Ref, Option<[u8; 16]>, i64),
+    /// The coordinates of a mask's set elements in row-major order
+    /// (PyTorch's `nonzero()`, for Index's BOOL members): desc (the mask's
+    /// shape, its strides as `src_stride`, one byte each), mask, dst (INT64,
+    /// `count` rows of `rank` coordinates), count. A mask with another
+    /// number of set elements is a device fault (the output was sized for
+    /// `count`).
+    Nonzero(CopyDesc, Ref, Ref, i64),
     /// Triangle mask in place over contiguous matrices: data, [mats, rows,
     /// cols], diagonal, lower (Tril; else Triu), element size.
     Tri(Ref, [i64; 3], i64, bool, u8),
@@ -249,6 +256,21 @@ impl Launch {
                             code: ACL_ERROR_RT_AICORE_EXCEPTION,
                             message: format!(
                                 "npu-sim: {}: cast {st:?} -> {dt:?} is not supported",
+                                self.op
+                            ),
+                        });
+                    }
+                }
+                Step::Nonzero(d, mask, dst, count) => {
+                    let found =
+                        nonzero(d, self.host(&hosts, *mask), self.host(&hosts, *dst), *count);
+                    if found != *count {
+                        return Err(Fault {
+                            code: ACL_ERROR_RT_AICORE_EXCEPTION,
+                            message: format!(
+                                "npu-sim: {}: a BOOL index mask has {found} set elements where the \
+                                 output was sized for {count}; nothing past the first {count} \
+                                 coordinates was written",
                                 self.op
                             ),
                         });
@@ -529,5 +551,50 @@ impl Memset {
                 .write_bytes(self.value as u8, self.count)
         };
         Ok(())
+    }
+}
+
+/// Writes the coordinates of the set bytes of the mask `d` describes (its
+/// shape, its strides in `src_stride`), in row-major order, as INT64 rows
+/// of `d.rank` coordinates at `dst`, at most `count` rows; returns the
+/// number of set elements.
+fn nonzero(d: &CopyDesc, mask: *mut u8, dst: *mut u8, count: i64) -> i64 {
+    let rank = d.rank as usize;
+    let shape = &d.shape[..rank];
+    if shape.contains(&0) {
+        return 0;
+    }
+    let mut idx = [0i64; crate::kernels::MAX_RANK];
+    let mut found = 0i64;
+    loop {
+        let off: i64 = (0..rank).map(|k| idx[k] * d.src_stride[k]).sum();
+        // SAFETY: `off` addresses an element of the mask's view, inside the
+        // region the memory checker proved live (the launch declared it).
+        if unsafe { *mask.offset(off as isize) } != 0 {
+            if found < count {
+                for (k, &c) in idx[..rank].iter().enumerate() {
+                    // SAFETY: row `found` < `count` of `rank` INT64s lies in
+                    // the region declared for `count * rank * 8` bytes.
+                    unsafe {
+                        dst.add(((found as usize) * rank + k) * 8)
+                            .cast::<i64>()
+                            .write_unaligned(c)
+                    };
+                }
+            }
+            found += 1;
+        }
+        let mut k = rank;
+        loop {
+            if k == 0 {
+                return found;
+            }
+            k -= 1;
+            idx[k] += 1;
+            if idx[k] < shape[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
     }
 }

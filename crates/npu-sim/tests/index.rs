@@ -225,8 +225,14 @@ fn first_phase_errors_in_cann_order_faults_and_products() {
             &[1, 4],
             "INT32, INT64 or BOOL",
         );
-        let m = Tensor::from_bytes(DType::Bool, &[3], vec![1, 0, 1]).unwrap();
-        bad(&[&m], &[3, 4], DType::Float32, &[2, 4], "not implemented");
+        let m = Tensor::from_bytes(DType::Bool, &[4], vec![1, 0, 1, 1]).unwrap();
+        bad(
+            &[&m],
+            &[3, 4],
+            DType::Float32,
+            &[3, 4],
+            "the shape of the dims it covers",
+        );
         bad(
             &[&i, &i, &i],
             &[3, 4],
@@ -343,5 +349,68 @@ fn a_repeatable_executor_rebinds_a_member_by_its_list_position() {
         );
         // SAFETY: a repeatable executor, destroyed once.
         assert_eq!(unsafe { (api().aclDestroyAclOpExecutor.unwrap())(p.ex) }, 0);
+    });
+}
+
+#[test]
+#[serial]
+fn bool_masks_match_cpu_ref_and_a_wrong_count_faults() {
+    leak_checked(|| {
+        let st = Stream::new();
+        let x = rand_tensor(DType::Float32, &[3, 4, 2], 71);
+        let gx = upload(&x);
+        let mask2 = Tensor::from_bytes(DType::Bool, &[3, 4], {
+            let mut v = vec![0u8; 12];
+            for k in [0, 3, 5, 6, 11] {
+                v[k] = 1;
+            }
+            v
+        })
+        .unwrap();
+        let mask1 = Tensor::from_bytes(DType::Bool, &[4], vec![0, 1, 0, 1]).unwrap();
+        let rows = i64s(&[2], &[2, -1]);
+        let empty = i64s(&[0], &[]);
+        // A mask over the leading dims; a mask after an empty member; a
+        // mask with an integer member (broadcast); a transposed mask view.
+        let mask2t = mask2.to_contiguous().view(&[4, 3], &[1, 4], 0).unwrap();
+        let xt = x.view(&[4, 3, 2], &[2, 8, 1], 0).unwrap();
+        for (xx, members) in [
+            (&x, vec![&mask2]),
+            (&x, vec![&empty, &mask1]),
+            (&x, vec![&rows, &mask1]),
+            (&xt, vec![&mask2t]),
+        ] {
+            let want = cpu_ref::index(SOC, xx, &members).unwrap();
+            let gxx = upload(xx);
+            let (_b, l) = upload_list(&members);
+            let out = output(DType::Float32, want.shape());
+            irun(&gxx.t, &l, &out.t, &st).unwrap();
+            assert_eq!(
+                out.buf.read(),
+                want.contiguous_bytes(),
+                "{:?}",
+                want.shape()
+            );
+        }
+        // out sized for another count: a device fault at run time.
+        let (_b, l) = upload_list(&[&mask2]);
+        let out = output(DType::Float32, &[4, 2]);
+        let (code, msg) = irun_fault(&gx.t, &l, &out.t, &st);
+        assert_eq!(code, ACL_ERROR_RT_AICORE_EXCEPTION, "{msg}");
+        assert!(
+            msg.contains("5 set elements") && msg.contains("sized for 4"),
+            "{msg}"
+        );
+        // No set element: out is empty, nothing runs.
+        let none = Tensor::from_bytes(DType::Bool, &[4], vec![0; 4]).unwrap();
+        let (_b, l) = upload_list(&[&empty, &none]);
+        let out = output(DType::Float32, &[3, 0, 2]);
+        irun(&gx.t, &l, &out.t, &st).unwrap();
+        // A 0-D mask is refused.
+        let scalar = Tensor::from_bytes(DType::Bool, &[], vec![1]).unwrap();
+        let (_b, l) = upload_list(&[&scalar]);
+        let out = output(DType::Float32, &[1, 3, 4, 2]);
+        let e = ifirst(&gx.t, l.0, &out.t).unwrap_err();
+        assert_eq!(e.0, ACLNN_ERR_PARAM_INVALID, "{}", e.1);
     });
 }
