@@ -1,8 +1,8 @@
 // aclnnIndex in the style of CANN's sample: a [3, 4] float self of 1..12
 // and two int64 index tensors {0} and {2} in an aclTensorList -> [3.0]
 // (CANN's sample); then int32 rows broadcast against int64 columns, an
-// empty member that keeps its dim whole, a value past the end (a fault at
-// synchronisation) and the first phase's rules (docs/ops.md §30).
+// empty member that keeps its dim whole, a BOOL mask, a value past the end
+// (a fault at synchronisation) and the first phase's rules (docs/ops.md §30).
 #include <iostream>
 #include <vector>
 #include "acl/acl.h"
@@ -113,6 +113,31 @@ int main()
         CHECK_RET(got6[k] == want6[k], LOG_PRINT("empty member: [%d] is %f, want %f\n", k, got6[k], want6[k]);
                   return 1);
     }
+
+    // 3b. A BOOL mask of self's shape: its set elements, in row-major order.
+    void *maskAddr = nullptr, *o3Addr = nullptr;
+    aclTensor *mask = nullptr, *o3 = nullptr;
+    std::vector<uint8_t> maskData = {0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    ret = CreateAclTensor(maskData, std::vector<int64_t>{3, 4}, &maskAddr, aclDataType::ACL_BOOL, &mask);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(std::vector<float>(3, 0), std::vector<int64_t>{3}, &o3Addr, aclDataType::ACL_FLOAT, &o3);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    aclTensor* masked[] = {mask};
+    auto maskList = aclCreateTensorList(masked, 1);
+    ret = RunIndex(self, maskList, o3, stream, &sync);
+    CHECK_RET(ret == 0 && sync == ACL_SUCCESS, LOG_PRINT("bool mask failed: %d %d\n", ret, sync); return 1);
+    std::vector<float> got3(3, 0);
+    ret = ReadBack(o3Addr, got3);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    const float want3[] = {2, 7, 12};
+    for (int k = 0; k < 3; k++) {
+        CHECK_RET(got3[k] == want3[k], LOG_PRINT("bool mask: [%d] is %f, want %f\n", k, got3[k], want3[k]);
+                  return 1);
+    }
+    aclDestroyTensorList(maskList);
+    aclDestroyTensor(o3);
+    aclrtFree(maskAddr);
+    aclrtFree(o3Addr);
 
     // 4. A value past the end: a fault at synchronisation.
     void* badAddr = nullptr;
