@@ -46,46 +46,50 @@ fn last_position(w: Window<'_>) -> i128 {
         .saturating_add(i128::from(w.offset))
 }
 
-/// Whether two indices of a window of at most `limit` positions reach one
-/// position: exactly, by strides each beyond the span below them, or else
-/// by enumerating the positions.
-fn writes_twice(w: Window<'_>, limit: usize) -> bool {
-    let Some(count) = w
-        .size
+/// The most positions a "written once" check enumerates (an interleaved
+/// window with more is refused).
+pub(crate) const ENUMERATED: u64 = 1 << 22;
+
+/// Whether two indices of the window `(size, stride)` reach one position,
+/// exactly: a window with more positions than its span (`span`: its
+/// largest relative position + 1) does; otherwise strides each beyond the
+/// span below them do not; otherwise the positions are enumerated, at most
+/// [`ENUMERATED`] of them (a larger interleaved window is refused: the
+/// project's bound on the work of a check, docs/ops.md §34).
+fn writes_twice(size: &[i64], stride: &[i64], span: u64) -> bool {
+    let Some(count) = size
         .iter()
-        .try_fold(1usize, |c, &n| c.checked_mul(n as usize))
-        .filter(|&c| c <= limit)
+        .try_fold(1u64, |c, &n| c.checked_mul(n as u64))
+        .filter(|&c| c <= span)
     else {
         return true;
     };
-    let mut dims: Vec<(i64, i64)> = w
-        .size
+    let mut dims: Vec<(i64, i64)> = size
         .iter()
-        .zip(w.stride)
+        .zip(stride)
         .filter(|(&n, _)| n > 1)
         .map(|(&n, &s)| (s, n))
         .collect();
     dims.sort_unstable();
-    let mut span = 0i128;
+    let mut reach = 0i128;
     if dims.iter().all(|&(s, n)| {
-        let apart = i128::from(s) > span;
-        span += i128::from(n - 1) * i128::from(s);
+        let apart = i128::from(s) > reach;
+        reach += i128::from(n - 1) * i128::from(s);
         apart
     }) {
         return false;
     }
-    let mut pos = Vec::with_capacity(count);
-    let mut idx = vec![0i64; w.size.len()];
+    if count > ENUMERATED {
+        return true;
+    }
+    // Every relative position is below `span` (a u64).
+    let mut pos: Vec<u64> = Vec::with_capacity(count as usize);
+    let mut idx = vec![0i64; size.len()];
     for _ in 0..count {
-        pos.push(
-            idx.iter()
-                .zip(w.stride)
-                .map(|(&i, &s)| i128::from(i) * i128::from(s))
-                .sum::<i128>(),
-        );
-        for d in (0..idx.len()).rev() {
+        pos.push(idx.iter().zip(stride).map(|(&i, &s)| (i * s) as u64).sum());
+        for d in (0..size.len()).rev() {
             idx[d] += 1;
-            if idx[d] < w.size[d] {
+            if idx[d] < size[d] {
                 break;
             }
             idx[d] = 0;
@@ -184,12 +188,15 @@ fn check(dst: &Tensor, dw: Window<'_>, src: &Tensor, sw: Window<'_>) -> Result<b
             ));
         }
     }
-    if writes_twice(dw, dst.numel()) {
+    // Below numel(dst) (checked above): the span fits u64.
+    let span = (last_position(Window::new(dw.size, dw.stride, 0)) + 1) as u64;
+    if writes_twice(dw.size, dw.stride, span) {
         return Err(Error::invalid(
             OP,
             "dst_stride",
             format!(
-                "the window (size {:?}, stride {:?}) writes a position twice",
+                "the window (size {:?}, stride {:?}) writes a position twice, or interleaves \
+                 more than {ENUMERATED} positions",
                 dw.size, dw.stride
             ),
         ));
@@ -364,13 +371,20 @@ mod tests {
 
     #[test]
     fn windows_that_write_twice() {
-        let w = |size, stride| Window::new(size, stride, 0);
-        assert!(!writes_twice(w(&[2, 3], &[4, 3]), 12));
-        assert!(writes_twice(w(&[2, 3], &[2, 2]), 12));
-        assert!(writes_twice(w(&[2], &[0]), 12));
-        assert!(!writes_twice(w(&[1, 5], &[0, 1]), 12));
-        assert!(writes_twice(w(&[i64::MAX, 2], &[0, 0]), 12));
-        assert!(writes_twice(w(&[4, 4], &[1, 4]), 15));
-        assert!(!writes_twice(w(&[4, 4], &[1, 4]), 16));
+        let twice = |size: &[i64], stride: &[i64]| {
+            let span = super::last_position(Window::new(size, stride, 0))
+                .clamp(0, u64::MAX as i128 - 1) as u64
+                + 1;
+            writes_twice(size, stride, span)
+        };
+        assert!(!twice(&[2, 3], &[4, 3]));
+        assert!(twice(&[2, 3], &[2, 2]));
+        assert!(twice(&[2], &[0]));
+        assert!(!twice(&[1, 5], &[0, 1]));
+        assert!(twice(&[i64::MAX, 2], &[0, 0]));
+        assert!(!twice(&[4, 4], &[1, 4]));
+        assert!(twice(&[4, 4], &[1, 3]));
+        assert!(!twice(&[2, 1000], &[4, 3]));
+        assert!(twice(&[2, 1 << 22], &[4, 3]));
     }
 }

@@ -40,6 +40,14 @@ pub unsafe fn publish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) ->
 /// already written. Plans without that decision stage always, or compute
 /// element by element, or decide at launch (Add, Mul).
 fn rebound_into_overlap(e: &Executor) -> bool {
+    // ViewCopy in place (dst_out is dst's view) is direct by design: only
+    // an output that meets src (when the window reads it) or meets dst
+    // without being its view is refused.
+    if let Plan::WindowCopy { stage, size, .. } = &e.plan {
+        let (d, s, o) = (&e.inputs[0], &e.inputs[1], &e.outputs[0]);
+        return !*stage
+            && ((!size.is_empty() && views_meet(o, s)) || (!same_view(d, o) && views_meet(o, d)));
+    }
     let direct = match &e.plan {
         Plan::InplaceCopy { stage }
         | Plan::Cat { stage, .. }
@@ -47,7 +55,6 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         | Plan::Split { stage, .. }
         | Plan::ViewCopy { stage, .. }
         | Plan::AsStrided { stage, .. }
-        | Plan::WindowCopy { stage, .. }
         | Plan::SliceAssign { stage, .. }
         | Plan::Roll { stage, .. }
         | Plan::Repeat { stage, .. }
@@ -68,6 +75,11 @@ fn rebound_into_overlap(e: &Executor) -> bool {
         e.inputs.iter().any(|x| views_meet(o, x))
             || e.outputs[i + 1..].iter().any(|p| views_meet(o, p))
     })
+}
+
+/// Whether two tensors are one view (storage, offset, shape and strides).
+pub fn same_view(a: &Tensor, b: &Tensor) -> bool {
+    a.data == b.data && a.offset == b.offset && a.view == b.view && a.strides == b.strides
 }
 
 /// Whether two views' byte ranges meet (an empty view meets nothing).

@@ -217,8 +217,6 @@ pub enum Plan {
         src_strides: Dims,
         /// Its first position in flat(src).
         src_start: i64,
-        /// Copy `dst` into `dst_out` first (they are different tensors).
-        copy_base: bool,
         /// Copy a non-contiguous `src` into the workspace first (flat).
         stage_in: bool,
         /// Build the result in the workspace (`dst_out` strided or meeting

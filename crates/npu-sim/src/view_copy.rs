@@ -9,7 +9,7 @@
 //! `dst_out` or into the workspace; the window; the workspace into
 //! `dst_out`).
 
-use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, views_meet};
+use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, same_view, views_meet};
 use crate::kernels::CopyDesc;
 use crate::objects::{self, Executor, Plan, Tensor};
 use crate::ops::{bytes, dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
@@ -63,16 +63,22 @@ fn read_meta(op: Op, t: &Tensor, name: &str) -> R<Vec<i64>> {
     })
 }
 
+/// The most positions a "written once" check enumerates (an interleaved
+/// window with more is refused).
+pub const ENUMERATED: u64 = 1 << 22;
+
 /// Whether two indices of the window `(size, stride)` reach one position,
-/// exactly: a window holding more positions than `limit` does; otherwise
-/// strides each beyond the span below them do not; otherwise the
-/// positions are enumerated (at most `limit`).
-fn window_writes_twice(size: &[i64], stride: &[i64], limit: i64) -> bool {
-    let count = size
+/// exactly: a window with more positions than its span (`span`: its
+/// largest relative position + 1) does; otherwise strides each beyond the
+/// span below them do not; otherwise the positions are enumerated, at most
+/// [`ENUMERATED`] of them (a larger interleaved window is refused: the
+/// project's bound on the work of a check, docs/ops.md §34).
+fn window_writes_twice(size: &[i64], stride: &[i64], span: u64) -> bool {
+    let Some(count) = size
         .iter()
-        .try_fold(1i64, |c, &n| c.checked_mul(n))
-        .filter(|&c| c <= limit);
-    let Some(count) = count else {
+        .try_fold(1u64, |c, &n| c.checked_mul(n as u64))
+        .filter(|&c| c <= span)
+    else {
         return true;
     };
     let mut dims: Vec<(i64, i64)> = size
@@ -82,23 +88,22 @@ fn window_writes_twice(size: &[i64], stride: &[i64], limit: i64) -> bool {
         .map(|(&n, &s)| (s, n))
         .collect();
     dims.sort_unstable();
-    let mut span = 0i128;
+    let mut reach = 0i128;
     if dims.iter().all(|&(s, n)| {
-        let apart = i128::from(s) > span;
-        span += i128::from(n - 1) * i128::from(s);
+        let apart = i128::from(s) > reach;
+        reach += i128::from(n - 1) * i128::from(s);
         apart
     }) {
         return false;
     }
-    let mut pos = Vec::with_capacity(count as usize);
+    if count > ENUMERATED {
+        return true;
+    }
+    // Every relative position is below `span` (a u64).
+    let mut pos: Vec<u64> = Vec::with_capacity(count as usize);
     let mut idx = vec![0i64; size.len()];
     for _ in 0..count {
-        pos.push(
-            idx.iter()
-                .zip(stride)
-                .map(|(&i, &s)| i128::from(i) * i128::from(s))
-                .sum::<i128>(),
-        );
+        pos.push(idx.iter().zip(stride).map(|(&i, &s)| (i * s) as u64).sum());
         for d in (0..size.len()).rev() {
             idx[d] += 1;
             if idx[d] < size[d] {
@@ -299,17 +304,21 @@ pub unsafe extern "C" fn aclnnViewCopyGetWorkspaceSize(
                         ));
                     }
                 }
-                if window_writes_twice(&size, &dstride, numel(&d.view)) {
+                // Below numel(dst) (checked above): the span fits u64.
+                let span = (last_position(&size, &dstride, 0) + 1) as u64;
+                if window_writes_twice(&size, &dstride, span) {
                     return Err(invalid(
                         op,
                         format_args!(
-                            "the dst window (size {size:?}, stride {dstride:?}) writes a position twice"
+                            "the dst window (size {size:?}, stride {dstride:?}) writes a position twice, or interleaves more than {ENUMERATED} positions"
                         ),
                     ));
                 }
             }
             writes_once(op, &o, "dst_out")?;
-            let copy_base = dst != dst_out;
+            // dst into dst_out first unless they are one view (CANN: one
+            // handle; decided again at launch, after any rebinding).
+            let copy_base = !same_view(&d, &o);
             let stage_in = window && !is_contiguous(&s.view, &s.strides);
             let stage = !is_contiguous(&o.view, &o.strides)
                 || (window && views_meet(&s, &o))
@@ -329,7 +338,6 @@ pub unsafe extern "C" fn aclnnViewCopyGetWorkspaceSize(
                     dst_start: dstart,
                     src_strides: sstride.iter().copied().collect(),
                     src_start: sstart,
-                    copy_base,
                     stage_in,
                     stage,
                 },
@@ -363,7 +371,6 @@ fn build_view_copy_op(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
         dst_start,
         src_strides,
         src_start,
-        copy_base,
         stage_in,
         stage,
     } = &e.plan
@@ -411,7 +418,7 @@ fn build_view_copy_op(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
         let out = l
             .view(rt, "dst_out", o, (&o.view, &o.strides, o.offset), true)
             .expect("non-empty dst_out");
-        if *copy_base {
+        if !same_view(d, o) {
             let base = l
                 .view(rt, "dst", d, (&d.view, &d.strides, d.offset), false)
                 .expect("non-empty dst");
@@ -472,12 +479,20 @@ mod tests {
 
     #[test]
     fn windows_that_write_twice() {
-        assert!(!window_writes_twice(&[2, 3], &[4, 3], 12));
-        assert!(window_writes_twice(&[2, 3], &[2, 2], 12));
-        assert!(window_writes_twice(&[2], &[0], 12));
-        assert!(!window_writes_twice(&[1, 5], &[0, 1], 12));
-        assert!(window_writes_twice(&[i64::MAX, 2], &[0, 0], 12));
-        assert!(window_writes_twice(&[4, 4], &[1, 4], 15));
-        assert!(!window_writes_twice(&[4, 4], &[1, 4], 16));
+        let twice = |size: &[i64], stride: &[i64]| {
+            let span =
+                super::last_position(size, stride, 0).clamp(0, u64::MAX as i128 - 1) as u64 + 1;
+            window_writes_twice(size, stride, span)
+        };
+        assert!(!twice(&[2, 3], &[4, 3]));
+        assert!(twice(&[2, 3], &[2, 2]));
+        assert!(twice(&[2], &[0]));
+        assert!(!twice(&[1, 5], &[0, 1]));
+        assert!(twice(&[i64::MAX, 2], &[0, 0]));
+        assert!(!twice(&[4, 4], &[1, 4]));
+        assert!(twice(&[4, 4], &[1, 3]));
+        // Interleaved and apart: enumerated up to the bound, refused past it.
+        assert!(!twice(&[2, 1000], &[4, 3]));
+        assert!(twice(&[2, 1 << 22], &[4, 3]));
     }
 }

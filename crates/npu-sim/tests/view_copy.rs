@@ -340,3 +340,91 @@ fn first_phase_errors_in_order_empty_products_and_faults() {
     }
     reinit(SOC);
 }
+
+/// Found by a review: a repeatable in-place executor (dst_out is dst) was
+/// refused at every launch as "rebound into overlap", and rebinding dst_out
+/// apart from dst must copy the base again.
+#[test]
+#[serial]
+fn a_repeatable_in_place_executor_runs_and_rebinds() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let dst = rand_tensor(DType::Float32, &[3, 4], 61);
+        let src = rand_tensor(DType::Float32, &[6], 62);
+        let (dw, sw) = (w(&[2, 2], &[4, 1], 1), w(&[2, 2], &[2, 1], 0));
+        let want = cpu_ref::view_copy(SOC, &dst, dw, &src, sw).unwrap();
+        let (gd, gs) = (upload(&dst), upload(&src));
+        let m = Meta::new(dw, sw, true);
+        let p = first(&gd.t, m.t(), &gs.t, &gd.t).unwrap();
+        // SAFETY: a live executor, right after its first phase.
+        assert_eq!(
+            unsafe { (api().aclSetAclOpExecutorRepeatable.unwrap())(p.ex) },
+            0
+        );
+        assert_eq!(launch(view_copy_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        assert_eq!(gd.buf.read(), want.contiguous_bytes());
+        // dst_out rebound to a buffer of its own: the base is copied again.
+        let fresh = Buf::from(&vec![0u8; 48]);
+        // SAFETY: live executor and handle; a buffer of the planned size.
+        assert_eq!(
+            unsafe { (api().aclSetOutputTensorAddr.unwrap())(p.ex, 0, gd.t.0, fresh.ptr) },
+            0
+        );
+        assert_eq!(launch(view_copy_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        assert_eq!(fresh.read(), want.contiguous_bytes());
+        // SAFETY: a repeatable executor, destroyed once.
+        assert_eq!(unsafe { (api().aclDestroyAclOpExecutor.unwrap())(p.ex) }, 0);
+    });
+}
+
+/// Found by a review: tensors whose shapes claim 2^40 elements over a few
+/// bytes (stride 0) and a window of 2^40 positions: refused at once, not
+/// enumerated; an empty src writes nothing into a separate dst_out (CANN
+/// returns before any work).
+#[test]
+#[serial]
+fn hostile_windows_are_refused_quickly_and_an_empty_src_writes_nothing() {
+    leak_checked(|| {
+        let buf = Buf::new(64);
+        let huge = view(aclDataType::ACL_INT8, &[1 << 40], &[0], 0, buf.ptr, 1);
+        let m = Meta::new(
+            w(&[1 << 20, 1 << 20], &[1, 1], 0),
+            w(&[1 << 20, 1 << 20], &[1, 1], 0),
+            true,
+        );
+        let t0 = std::time::Instant::now();
+        let e = first(&huge, m.t(), &huge, &huge).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains("twice"),
+            "{}",
+            e.1
+        );
+        // Interleaved windows past the enumeration bound are refused too.
+        let m = Meta::new(
+            w(&[2, 1 << 22], &[4, 3], 0),
+            w(&[2, 1 << 22], &[0, 0], 0),
+            true,
+        );
+        let e = first(&huge, m.t(), &huge, &huge).unwrap_err();
+        assert!(
+            e.0 == ACLNN_ERR_PARAM_INVALID && e.1.contains("interleaves"),
+            "{}",
+            e.1
+        );
+        assert!(t0.elapsed().as_secs() < 5, "{:?}", t0.elapsed());
+        // An empty src: dst_out keeps its bytes.
+        let s = Stream::new();
+        let dst = rand_tensor(DType::Float32, &[4], 63);
+        let gd = upload(&dst);
+        let es = output(DType::Float32, &[0]);
+        let out = output(DType::Float32, &[4]);
+        let m = Meta::new(w(&[1], &[1], 0), w(&[1], &[1], 0), true);
+        let p = first(&gd.t, m.t(), &es.t, &out.t).unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(launch(view_copy_op().run, &p, s.0), ACL_SUCCESS);
+        assert_eq!(s.sync(), ACL_SUCCESS);
+        assert_eq!(out.buf.read(), vec![0u8; 16]);
+    });
+}

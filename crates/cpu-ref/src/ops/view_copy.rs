@@ -31,10 +31,24 @@ fn last_position(w: Window<'_>) -> i128 {
         .saturating_add(i128::from(w.offset))
 }
 
-/// Whether two indices of the window reach the same position: the window
-/// is first enumerated only when the cheap test (each stride, in
-/// increasing order, beyond the span below it) cannot decide.
-fn writes_twice(size: &[i64], stride: &[i64], count: usize) -> bool {
+/// The most positions a "written once" check enumerates (an interleaved
+/// window with more is refused).
+pub const ENUMERATED: u64 = 1 << 22;
+
+/// Whether two indices of the window `(size, stride)` reach one position,
+/// exactly: a window with more positions than its span (`span`: its
+/// largest relative position + 1) does; otherwise strides each beyond the
+/// span below them do not; otherwise the positions are enumerated, at most
+/// [`ENUMERATED`] of them (a larger interleaved window is refused: the
+/// project's bound on the work of a check, docs/ops.md §34).
+fn writes_twice(size: &[i64], stride: &[i64], span: u64) -> bool {
+    let Some(count) = size
+        .iter()
+        .try_fold(1u64, |c, &n| c.checked_mul(n as u64))
+        .filter(|&c| c <= span)
+    else {
+        return true;
+    };
     let mut dims: Vec<(i64, i64)> = size
         .iter()
         .zip(stride)
@@ -42,30 +56,32 @@ fn writes_twice(size: &[i64], stride: &[i64], count: usize) -> bool {
         .map(|(&n, &s)| (s, n))
         .collect();
     dims.sort_unstable();
-    let mut span = 0i128;
-    let mut apart = true;
-    for &(s, n) in &dims {
-        if i128::from(s) <= span {
-            apart = false;
-            break;
-        }
-        span += i128::from(n - 1) * i128::from(s);
-    }
-    if apart {
+    let mut reach = 0i128;
+    if dims.iter().all(|&(s, n)| {
+        let apart = i128::from(s) > reach;
+        reach += i128::from(n - 1) * i128::from(s);
+        apart
+    }) {
         return false;
     }
-    let shape: Vec<usize> = size.iter().map(|&n| n as usize).collect();
-    let mut seen: Vec<i128> = row_major(&shape)
-        .map(|idx| {
-            idx.iter()
-                .zip(stride)
-                .map(|(&i, &s)| i as i128 * i128::from(s))
-                .sum()
-        })
-        .collect();
-    debug_assert_eq!(seen.len(), count);
-    seen.sort_unstable();
-    seen.windows(2).any(|p| p[0] == p[1])
+    if count > ENUMERATED {
+        return true;
+    }
+    // Every relative position is below `span` (a u64).
+    let mut pos: Vec<u64> = Vec::with_capacity(count as usize);
+    let mut idx = vec![0i64; size.len()];
+    for _ in 0..count {
+        pos.push(idx.iter().zip(stride).map(|(&i, &s)| (i * s) as u64).sum());
+        for d in (0..size.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < size[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    pos.sort_unstable();
+    pos.windows(2).any(|p| p[0] == p[1])
 }
 
 /// The spec's rules for one window (`which` is `"dst"` or `"src"`) after
@@ -177,23 +193,21 @@ pub fn view_copy_check(
             ));
         }
     }
-    // More positions than dst has elements (or past usize) write one twice.
-    let count = dst_w
-        .size
-        .iter()
-        .try_fold(1usize, |c, &n| c.checked_mul(n as usize))
-        .filter(|&c| c <= dst.numel());
-    if count.is_none_or(|c| writes_twice(dst_w.size, dst_w.stride, c)) {
+    // Every relative position lies below span (checked against numel above).
+    let span = (last_position(Window { offset: 0, ..dst_w }) + 1) as u64;
+    if writes_twice(dst_w.size, dst_w.stride, span) {
         return Err(RefError::invalid(
             OP,
             "dst_stride",
             format!(
-                "the window (size {:?}, stride {:?}) writes a position twice",
+                "the window (size {:?}, stride {:?}) writes a position twice, or interleaves more \
+                 than {ENUMERATED} positions",
                 dst_w.size, dst_w.stride
             ),
         ));
     }
-    Ok(count.unwrap_or(0))
+    let count = dst_w.size.iter().map(|&n| n as usize).product::<usize>();
+    Ok(count)
 }
 
 /// `dst` (as a new contiguous tensor) with the window `src_w` of `src`
