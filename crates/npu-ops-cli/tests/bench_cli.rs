@@ -160,6 +160,8 @@ fn launch_figures_allocs_and_c_calls() {
         "split_rows",
         "slice_v3_rows",
         "strided_slice_assign_rows",
+        "index_rows",
+        "view_copy_box",
     ] {
         // Every launch makes at least the operator's own call.
         assert!(calls[op].as_u64().unwrap() >= 1, "{op}: {calls:?}");

@@ -4,7 +4,9 @@
 use super::nd::Nd;
 use super::BenchError;
 use half::{bf16, f16};
-use npu_ops::{DType, PreparedAdd, PreparedMul, SampleMode, SampledSlice, Scalar, Stream, Tensor};
+use npu_ops::{
+    DType, PreparedAdd, PreparedMul, SampleMode, SampledSlice, Scalar, Stream, Tensor, Window,
+};
 
 /// The output sizes, in bytes, with their name suffixes.
 pub const SIZES: [(&str, usize); 3] = [("4k", 4 << 10), ("1m", 1 << 20), ("256m", 256 << 20)];
@@ -185,6 +187,19 @@ pub enum Base {
     /// the plain form copies var's initial rows into a new tensor and
     /// assigns there (`x.clone(); x[::2] = v`). Half the output is written.
     StridedSliceAssignRows,
+    /// Rows of a contiguous `[R, C]` picked by one int64 index member of
+    /// `R` random row numbers (with repeats) into a contiguous `[R, C]`
+    /// ([`Stream::index_into`], aclnnIndex, §30: `x[index]`, PyTorch's
+    /// advanced indexing with one member; gather_v2_rows' rows).
+    IndexRows,
+    /// A contiguous `[R, C]` dst with the whole of a `[R/2, C]` src
+    /// (size `[R/2, C]`, stride `[C, 1]`, offset 0) written over its rows
+    /// `R/4 .. R/4 + R/2` (size `[R/2, C]`, stride `[C, 1]`, offset
+    /// `R/4 * C`) into a contiguous `[R, C]` out
+    /// ([`Stream::view_copy_into`], aclnnViewCopy, §34; A2 only). The
+    /// input `[R + R/2, C]` holds dst's rows, then src's; the output is
+    /// dst's shape.
+    ViewCopyBox,
 }
 
 /// The input dtype of a [`Base::Cast`] case whose output is `d`.
@@ -197,7 +212,7 @@ pub fn cast_source(d: DType) -> DType {
 
 impl Base {
     /// Every base, in table order.
-    pub const ALL: [Base; 40] = [
+    pub const ALL: [Base; 42] = [
         Base::Clone,
         Base::SliceD0S1,
         Base::SliceD0S2,
@@ -238,6 +253,8 @@ impl Base {
         Base::SplitRows,
         Base::SliceV3Rows,
         Base::StridedSliceAssignRows,
+        Base::IndexRows,
+        Base::ViewCopyBox,
     ];
 
     /// The name without size and dtype (`"slice_d0_s1"`).
@@ -283,6 +300,8 @@ impl Base {
             Base::SplitRows => "split_rows",
             Base::SliceV3Rows => "slice_v3_rows",
             Base::StridedSliceAssignRows => "strided_slice_assign_rows",
+            Base::IndexRows => "index_rows",
+            Base::ViewCopyBox => "view_copy_box",
         }
     }
 
@@ -292,7 +311,7 @@ impl Base {
     /// `"flip"`, `"roll"`, `"expand"`, `"repeat"`, `"tril"`, `"embedding"`,
     /// `"slice_v2"`, `"gather_v2"`, `"gather"`, `"take"`, `"gather_nd"`,
     /// `"index_copy"`, `"masked_select"`, `"split_tensor"`, `"slice_v3"`,
-    /// `"strided_slice_assign_v2"`).
+    /// `"strided_slice_assign_v2"`, `"index"`, `"view_copy"`).
     pub fn op(self) -> &'static str {
         match self {
             Base::Clone | Base::InplaceCopyTranspose => "copy",
@@ -325,6 +344,8 @@ impl Base {
             Base::SplitRows => "split_tensor",
             Base::SliceV3Rows => "slice_v3",
             Base::StridedSliceAssignRows => "strided_slice_assign_v2",
+            Base::IndexRows => "index",
+            Base::ViewCopyBox => "view_copy",
         }
     }
 
@@ -413,7 +434,8 @@ impl CaseSpec {
                 Base::IndexSelectRows
                 | Base::EmbeddingRows
                 | Base::GatherV2Rows
-                | Base::GatherNdRows => r * 8,
+                | Base::GatherNdRows
+                | Base::IndexRows => r * 8,
                 Base::IndexSelectCols => c * 8,
                 Base::GatherElements | Base::Take => r * c * 8,
                 Base::IndexCopyRows => r / 2 * 8,
@@ -439,7 +461,9 @@ impl CaseSpec {
             | Base::SliceV2Rows
             | Base::SliceV3Rows
             | Base::MaskedSelect => [2 * r, c],
-            Base::IndexCopyRows | Base::StridedSliceAssignRows => [r + r / 2, c],
+            Base::IndexCopyRows | Base::StridedSliceAssignRows | Base::ViewCopyBox => {
+                [r + r / 2, c]
+            }
             Base::SliceLastS1 | Base::SliceLastS2 => [r, 2 * c],
             Base::AsStridedWindows => [r / 8 + 7, c],
             Base::InplaceCopyTranspose | Base::PermuteTranspose => [c, r],
@@ -635,6 +659,25 @@ impl CaseSpec {
                 let value = x.narrow(0, r, r / 2).map_err(npu)?;
                 (Launch::SliceAssign { base, value }, vec![])
             }
+            Base::IndexRows => {
+                let idx = random_indices(r, r, 0x1dec5);
+                let t = Tensor::from_slice(stream, &[r], &idx).map_err(npu)?;
+                (Launch::Index(t), idx)
+            }
+            Base::ViewCopyBox => {
+                let dst = x.narrow(0, 0, r).map_err(npu)?;
+                let src = x.narrow(0, r, r / 2).map_err(npu)?;
+                (
+                    Launch::ViewCopy {
+                        dst,
+                        src,
+                        size: [ri / 2, ci],
+                        stride: [ci, 1],
+                        offset: ri / 4 * ci,
+                    },
+                    vec![],
+                )
+            }
         };
         // The checked output of a masked select: the front of CANN's out.
         let out = if self.base == Base::MaskedSelect {
@@ -757,6 +800,17 @@ enum Launch {
     SliceAssign {
         base: Tensor,
         value: Tensor,
+    },
+    /// `index_into(x, [index], out)`.
+    Index(Tensor),
+    /// `view_copy_into(dst, Window(size, stride, offset), src,
+    /// Window(size, stride, 0), out)` (`dst` and `src` views of `x`).
+    ViewCopy {
+        dst: Tensor,
+        src: Tensor,
+        size: [i64; 2],
+        stride: [i64; 2],
+        offset: i64,
     },
 }
 
@@ -896,6 +950,19 @@ impl Case {
                 s.strided_slice_assign_v2(&out, value, &[0], &[rows], &[2], Some(&[0]))?;
                 Ok(out)
             }
+            Launch::Index(index) => s.index(x, &[index]),
+            Launch::ViewCopy {
+                dst,
+                src,
+                size,
+                stride,
+                offset,
+            } => s.view_copy(
+                dst,
+                Window::new(size, stride, *offset),
+                src,
+                Window::new(size, stride, 0),
+            ),
         }
     }
 
@@ -1012,6 +1079,20 @@ impl Case {
                 let rows = out.shape()[0] as i64;
                 s.strided_slice_assign_v2(out, value, &[0], &[rows], &[2], Some(&[0]))
             }
+            Launch::Index(index) => s.index_into(x, &[index], out),
+            Launch::ViewCopy {
+                dst,
+                src,
+                size,
+                stride,
+                offset,
+            } => s.view_copy_into(
+                dst,
+                Window::new(size, stride, *offset),
+                src,
+                Window::new(size, stride, 0),
+                out,
+            ),
         }
     }
 
@@ -1207,7 +1288,8 @@ fn moved(
             Base::IndexSelectRows
             | Base::EmbeddingRows
             | Base::GatherV2Rows
-            | Base::GatherNdRows => index[row] as usize * c + col,
+            | Base::GatherNdRows
+            | Base::IndexRows => index[row] as usize * c + col,
             Base::GatherElements => row * c + index[i] as usize,
             Base::Take => index[i] as usize,
             // x is [R + R/2, C]: out row `row` is source row k (x's row
@@ -1225,6 +1307,15 @@ fn moved(
             Base::StridedSliceAssignRows => {
                 if row % 2 == 0 {
                     (r + row / 2) * c + col
+                } else {
+                    i
+                }
+            }
+            // x is [R + R/2, C]: rows R/4 .. R/4 + R/2 from src (x's rows
+            // R..), the others dst's own.
+            Base::ViewCopyBox => {
+                if (r / 4..r / 4 + r / 2).contains(&row) {
+                    (r + row - r / 4) * c + col
                 } else {
                     i
                 }
@@ -1338,9 +1429,9 @@ mod tests {
     #[test]
     fn names_and_sizes() {
         let s = suite();
-        // 40 bases at 6 dtype-sizes each, less slice_v3_rows_1m_i64
+        // 42 bases at 6 dtype-sizes each, less slice_v3_rows_1m_i64
         // (SliceV3 has no INT64).
-        assert_eq!(s.len(), 40 * 6 - 1);
+        assert_eq!(s.len(), 42 * 6 - 1);
         assert!(!s.iter().any(|c| c.name == "slice_v3_rows_1m_i64"));
         for c in &s {
             let (r, cc) = c.rc();
@@ -1363,6 +1454,10 @@ mod tests {
             "split_rows_256m_f32",
             "slice_v3_rows_1m_f16",
             "strided_slice_assign_rows_1m_i64",
+            "index_rows_4k_f16",
+            "index_rows_1m_i64",
+            "view_copy_box_1m_i64",
+            "view_copy_box_256m_f32",
         ] {
             assert!(s.iter().any(|c| c.name == name), "{name}");
         }

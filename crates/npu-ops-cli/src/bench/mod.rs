@@ -238,7 +238,8 @@ pub struct CCalls {
     /// `mul_prepared`, `cat_last`, `stack_lead`, `fill_scalar`, `zero`, `cast`, `reflection_pad2d`, `sampled_slice_reflect`, `permute_transpose`, `flip_rows`, `roll_2d`, `expand_rows`, `repeat_rows`, `tril_lower`, `embedding_rows`, `slice_v2_rows`, `gather_v2_rows`,
     /// `gather_elements`, `take`, `gather_nd_rows`, `index_copy_rows`,
     /// `masked_select`, `split_rows`, `slice_v3_rows`,
-    /// `strided_slice_assign_rows`, in that order.
+    /// `strided_slice_assign_rows`, `index_rows`, `view_copy_box`, in that
+    /// order.
     pub per_launch: Vec<(&'static str, CallCount)>,
     /// The calls of `Stream::synchronize` after one one-shot slice.
     pub synchronize: CallCount,
@@ -892,6 +893,8 @@ fn c_call_figures(rt: &Runtime) -> Result<CCalls, String> {
         ("split_rows", Base::SplitRows),
         ("slice_v3_rows", Base::SliceV3Rows),
         ("strided_slice_assign_rows", Base::StridedSliceAssignRows),
+        ("index_rows", Base::IndexRows),
+        ("view_copy_box", Base::ViewCopyBox),
     ] {
         let case = four_k(base).map_err(err)?;
         count(name, &|| case.run())?;

@@ -173,7 +173,8 @@ impl<T: Bits> NdCase<T> {
             Base::IndexSelectRows
             | Base::EmbeddingRows
             | Base::GatherV2Rows
-            | Base::GatherNdRows => x.select(Axis(0), &self.index),
+            | Base::GatherNdRows
+            | Base::IndexRows => x.select(Axis(0), &self.index),
             // numpy's take without an axis: a select on the flat input.
             Base::Take => {
                 let flat = x.as_slice().expect("a standard-layout input");
@@ -204,6 +205,14 @@ impl<T: Bits> NdCase<T> {
             Base::StridedSliceAssignRows => {
                 let mut y = x.slice(s![..r, ..]).to_owned();
                 y.slice_mut(s![..;2, ..]).assign(&x.slice(s![r.., ..]));
+                y
+            }
+            // `y = dst.copy(); y[R/4:R/4 + R/2] = src` (dst the first R
+            // rows, src the last R/2).
+            Base::ViewCopyBox => {
+                let mut y = x.slice(s![..r, ..]).to_owned();
+                y.slice_mut(s![r / 4..r / 4 + r / 2, ..])
+                    .assign(&x.slice(s![r.., ..]));
                 y
             }
             Base::IndexSelectCols => x.select(Axis(1), &self.index),
