@@ -2115,6 +2115,58 @@ static void test_gather_nd(void)
 }
 
 /* MaskedSelect: a full mask, a broadcast row mask, a 0-D description. */
+/* Rows longer than the kernel's 256-element blocks (a partial last block),
+   every specialised element size and an odd one, a transposed source and a
+   mask broadcast along rows: the packed elements against a naive loop, and
+   nothing written past the count (a sentinel). */
+static void test_masked_select_blocks(void)
+{
+    enum { R = 3, C = 700, N = R * C };
+    static unsigned char src[N * 16], out[(N + 1) * 16], mask[N];
+    const size_t sizes[] = {1, 2, 4, 8, 16, 3};
+    size_t z, i;
+    uint32_t st = 12345;
+    for (i = 0; i < sizeof src; i++) {
+        st = st * 1103515245u + 12345u;
+        src[i] = (unsigned char)(st >> 16);
+    }
+    for (i = 0; i < N; i++) {
+        st = st * 1103515245u + 12345u;
+        mask[i] = (st >> 16) % 3 == 0 ? 0 : (unsigned char)(1 + (st >> 20) % 200);
+    }
+    for (z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        const size_t es = sizes[z];
+        int transposed;
+        for (transposed = 0; transposed < 2; transposed++) {
+            npu_copy_desc d = {0};
+            int64_t n, want = 0, r, c;
+            d.rank = 2;
+            d.shape[0] = R;
+            d.shape[1] = C;
+            /* src read as [R, C] either row-major or from a [C, R] buffer. */
+            d.src_stride[0] = transposed ? 1 : C;
+            d.src_stride[1] = transposed ? R : 1;
+            d.dst_stride[0] = C;
+            d.dst_stride[1] = 1;
+            d.elem_size = es;
+            memset(out, 0xEE, sizeof out);
+            n = npu_masked_select_run(&d, out, src, mask);
+            for (r = 0; r < R; r++) {
+                for (c = 0; c < C; c++) {
+                    const int64_t sp = r * d.src_stride[0] + c * d.src_stride[1];
+                    if (mask[r * C + c] == 0)
+                        continue;
+                    CHECK(memcmp(out + want * es, src + sp * es, es) == 0, "blocks: packed element");
+                    want++;
+                }
+            }
+            CHECK(n == want, "blocks: count");
+            for (i = (size_t)want * es; i < (size_t)(want + 1) * es; i++)
+                CHECK(out[i] == 0xEE, "blocks: nothing past the count");
+        }
+    }
+}
+
 static void test_masked_select(void)
 {
     const int32_t src[6] = {0, 1, 2, 3, 4, 5}; /* [3, 2] */
@@ -2139,6 +2191,7 @@ static void test_masked_select(void)
     CHECK(npu_masked_select_run(&d, out, src + 4, full) == 1 && out[0] == 4, "0-D");
     d.rank = 9;
     CHECK(npu_masked_select_run(&d, out, src, full) == 0, "invalid rank");
+    test_masked_select_blocks();
 }
 
 int main(void)
