@@ -365,7 +365,7 @@ fn a_repeatable_in_place_executor_runs_and_rebinds() {
         assert_eq!(s.sync(), ACL_SUCCESS);
         assert_eq!(gd.buf.read(), want.contiguous_bytes());
         // dst_out rebound to a buffer of its own: the base is copied again.
-        let fresh = Buf::from(&vec![0u8; 48]);
+        let fresh = Buf::from(&[0u8; 48]);
         // SAFETY: live executor and handle; a buffer of the planned size.
         assert_eq!(
             unsafe { (api().aclSetOutputTensorAddr.unwrap())(p.ex, 0, gd.t.0, fresh.ptr) },
