@@ -5,9 +5,9 @@
 //! aclnn operators Slice, IndexSelect, InplaceCopy, ConstantPadNd, Add, InplaceAdd, Mul, InplaceMul,
 //! Cat, Stack, InplaceFillScalar, InplaceZero, Cast, Tril, InplaceTril, Triu, InplaceTriu,
 //! SplitTensor, SplitWithSize, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d,
-//! CircularPad2d/3d, Permute, Flip, Roll, Expand, Repeat, Embedding, SliceV2, SliceV3, StridedSlice (Ascend 950 only), AsStrided, ViewCopy and StridedSliceAssignV2
-//! CircularPad2d/3d, Permute, Flip, Roll, Expand, Repeat, Embedding, GatherV2, Gather, Take, IndexCopy,
-//! InplaceIndexCopy, GatherNd, MaskedSelect and Index
+//! CircularPad2d/3d, Permute, Flip, Roll, Expand, Repeat, Embedding, SliceV2, SliceV3,
+//! StridedSlice (Ascend 950 only), AsStrided, ViewCopy, StridedSliceAssignV2, GatherV2, Gather,
+//! Take, IndexCopy, InplaceIndexCopy, GatherNd, MaskedSelect and Index
 //! (`libopapi_*.so` and older layouts).
 //!
 //! - [`bindings`] (re-exported at the crate root): types, enums, status
