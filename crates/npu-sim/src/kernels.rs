@@ -285,7 +285,15 @@ fn prepare(pool: &Cores, d: &mut CopyDesc, bytes: u64) -> i64 {
         let rows = npu_copy_rows(d);
         let want = ((pool.threads() * 4) as i64).max((bytes / BLOCK_BYTES) as i64);
         if bytes >= PARALLEL_BYTES && rows < want {
-            let es = d.elem_size.max(1) as i64;
+            // A casting copy (elem_size 0) counts 8 bytes per element, as
+            // its `bytes` do: with 1 its rows could never be cut into
+            // enough pieces of 16 KiB, and a contiguous cast ran on one
+            // thread.
+            let es = if d.elem_size == 0 {
+                8
+            } else {
+                d.elem_size as i64
+            };
             npu_copy_split_inner(d, want, (16 << 10) / es);
             return npu_copy_rows(d);
         }

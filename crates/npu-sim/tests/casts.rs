@@ -50,6 +50,33 @@ fn every_dtype_pair_matches_cpu_ref_through_views() {
     });
 }
 
+/// Contiguous casts large enough to be cut into rows for both cores (a
+/// 1 MiB cast ran on one thread until its rows were cut as 8-byte
+/// elements): the pairs the bench times, and an odd length.
+#[test]
+#[serial]
+fn large_contiguous_casts_split_across_cores_match_cpu_ref() {
+    leak_checked(|| {
+        let s = Stream::new();
+        for (dx, dy, n) in [
+            (DType::Int32, DType::Float32, 1usize << 18),
+            (DType::Float32, DType::Float16, 1 << 19),
+            (DType::Int32, DType::Int64, 1 << 17),
+            (DType::Float64, DType::BFloat16, 3 * 37 * 1231),
+        ] {
+            let x = rand_tensor(dx, &[n], n as u64);
+            let want = cpu_ref::cast(SOC, &x, dy).unwrap();
+            let gx = upload(&x);
+            let out = output(dy, &[n]);
+            cast(&gx.t, acl_dtype(dy), &out.t, &s).unwrap();
+            assert!(
+                out.buf.read() == want.contiguous_bytes(),
+                "{dx} -> {dy} ({n})"
+            );
+        }
+    });
+}
+
 #[test]
 #[serial]
 fn out_sharing_self_and_broadcast_self() {
