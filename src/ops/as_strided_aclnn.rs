@@ -3,7 +3,7 @@
 //! contiguous tensor. The ATB operation of section 3 (`Stream::as_strided`)
 //! stays a composition, for every family.
 
-use super::{acl, aliases, check_device, check_out, check_product, check_rank};
+use super::{acl, aliases, check_device, check_out, check_product, check_rank, window_reach};
 use crate::error::{Error, Result};
 use crate::ffi::{AclIntArray, First};
 use crate::layout::MAX_RANK;
@@ -50,12 +50,7 @@ fn window_shape(x: &Tensor, size: &[i64], stride: &[i64], offset: i64) -> Result
         ));
     }
     if !size.contains(&0) {
-        let last = size
-            .iter()
-            .zip(stride)
-            .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
-            .fold(0i128, i128::saturating_add)
-            .saturating_add(i128::from(offset));
+        let last = window_reach(size, stride, offset);
         if last >= x.numel() as i128 {
             return Err(Error::invalid(
                 OP,

@@ -2,7 +2,7 @@
 //! tensor written over a strided window of another, positions counted over
 //! each tensor's elements in logical order.
 
-use super::{acl, aliases, check_device, check_out, check_product};
+use super::{acl, aliases, check_device, check_out, check_product, window_reach};
 use crate::error::{Error, Result};
 use crate::ffi::First;
 use crate::layout::MAX_RANK;
@@ -34,16 +34,6 @@ impl<'a> Window<'a> {
             offset,
         }
     }
-}
-
-/// The largest position of a window without a zero extent (saturating).
-fn last_position(w: Window<'_>) -> i128 {
-    w.size
-        .iter()
-        .zip(w.stride)
-        .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
-        .fold(0i128, i128::saturating_add)
-        .saturating_add(i128::from(w.offset))
 }
 
 /// The most positions a "written once" check enumerates (an interleaved
@@ -176,7 +166,7 @@ fn check(dst: &Tensor, dw: Window<'_>, src: &Tensor, sw: Window<'_>) -> Result<b
         (dw, dst, "dst_offset", "dst"),
         (sw, src, "src_offset", "src"),
     ] {
-        let last = last_position(w);
+        let last = window_reach(w.size, w.stride, w.offset);
         if last >= t.numel() as i128 {
             return Err(Error::invalid(
                 OP,
@@ -189,7 +179,7 @@ fn check(dst: &Tensor, dw: Window<'_>, src: &Tensor, sw: Window<'_>) -> Result<b
         }
     }
     // Below numel(dst) (checked above): the span fits u64.
-    let span = (last_position(Window::new(dw.size, dw.stride, 0)) + 1) as u64;
+    let span = (window_reach(dw.size, dw.stride, 0) + 1) as u64;
     if writes_twice(dw.size, dw.stride, span) {
         return Err(Error::invalid(
             OP,
@@ -367,14 +357,13 @@ impl Stream {
 
 #[cfg(test)]
 mod tests {
-    use super::{writes_twice, Window};
+    use super::writes_twice;
 
     #[test]
     fn windows_that_write_twice() {
         let twice = |size: &[i64], stride: &[i64]| {
-            let span = super::last_position(Window::new(size, stride, 0))
-                .clamp(0, u64::MAX as i128 - 1) as u64
-                + 1;
+            let span =
+                super::window_reach(size, stride, 0).clamp(0, u64::MAX as i128 - 1) as u64 + 1;
             writes_twice(size, stride, span)
         };
         assert!(!twice(&[2, 3], &[4, 3]));

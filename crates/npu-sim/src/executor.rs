@@ -77,6 +77,17 @@ fn rebound_into_overlap(e: &Executor) -> bool {
     })
 }
 
+/// The largest position a window reaches, `offset + sum_j((size_j - 1) *
+/// stride_j)`, for a window without a zero extent; saturating, so any sum
+/// past `i128` is past every tensor (the aclnn AsStrided and ViewCopy).
+pub fn window_reach(size: &[i64], stride: &[i64], offset: i64) -> i128 {
+    size.iter()
+        .zip(stride)
+        .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
+        .fold(0i128, i128::saturating_add)
+        .saturating_add(i128::from(offset))
+}
+
 /// Whether two tensors are one view (storage, offset, shape and strides).
 pub fn same_view(a: &Tensor, b: &Tensor) -> bool {
     a.data == b.data && a.offset == b.offset && a.view == b.view && a.strides == b.strides

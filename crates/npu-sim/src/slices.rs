@@ -363,12 +363,7 @@ pub unsafe extern "C" fn aclnnAsStridedGetWorkspaceSize(
         }
         let n = numel(&x.view);
         if !size.contains(&0) {
-            let last = size
-                .iter()
-                .zip(&stride)
-                .map(|(&z, &s)| i128::from(z - 1) * i128::from(s))
-                .fold(0i128, i128::saturating_add)
-                .saturating_add(i128::from(offset[0]));
+            let last = executor::window_reach(&size, &stride, offset[0]);
             if last >= i128::from(n) {
                 return Err(invalid(
                     op,

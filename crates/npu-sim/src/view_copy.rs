@@ -9,7 +9,9 @@
 //! `dst_out` or into the workspace; the window; the workspace into
 //! `dst_out`).
 
-use crate::executor::{self, align, contiguous, elem, is_contiguous, numel, same_view, views_meet};
+use crate::executor::{
+    self, align, contiguous, elem, is_contiguous, numel, same_view, views_meet, window_reach,
+};
 use crate::kernels::CopyDesc;
 use crate::objects::{self, Executor, Plan, Tensor};
 use crate::ops::{bytes, dtype_ok, finish, first_phase, invalid, preamble, structure, writes_once};
@@ -114,15 +116,6 @@ fn window_writes_twice(size: &[i64], stride: &[i64], span: u64) -> bool {
     }
     pos.sort_unstable();
     pos.windows(2).any(|p| p[0] == p[1])
-}
-
-/// The largest position of a window without a zero extent (saturating).
-fn last_position(size: &[i64], stride: &[i64], offset: i64) -> i128 {
-    size.iter()
-        .zip(stride)
-        .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
-        .fold(0i128, i128::saturating_add)
-        .saturating_add(i128::from(offset))
 }
 
 /// `aclnnViewCopyGetWorkspaceSize` (ops.md §34): CANN's checks in its
@@ -293,7 +286,7 @@ pub unsafe extern "C" fn aclnnViewCopyGetWorkspaceSize(
                 for (stride, start, t, name) in
                     [(&dstride, dstart, &d, "dst"), (&sstride, sstart, &s, "src")]
                 {
-                    let last = last_position(&size, stride, start);
+                    let last = window_reach(&size, stride, start);
                     let n = numel(&t.view);
                     if last >= i128::from(n) {
                         return Err(invalid(
@@ -305,7 +298,7 @@ pub unsafe extern "C" fn aclnnViewCopyGetWorkspaceSize(
                     }
                 }
                 // Below numel(dst) (checked above): the span fits u64.
-                let span = (last_position(&size, &dstride, 0) + 1) as u64;
+                let span = (window_reach(&size, &dstride, 0) + 1) as u64;
                 if window_writes_twice(&size, &dstride, span) {
                     return Err(invalid(
                         op,
@@ -480,8 +473,9 @@ mod tests {
     #[test]
     fn windows_that_write_twice() {
         let twice = |size: &[i64], stride: &[i64]| {
-            let span =
-                super::last_position(size, stride, 0).clamp(0, u64::MAX as i128 - 1) as u64 + 1;
+            let span = crate::executor::window_reach(size, stride, 0).clamp(0, u64::MAX as i128 - 1)
+                as u64
+                + 1;
             window_writes_twice(size, stride, span)
         };
         assert!(!twice(&[2, 3], &[4, 3]));

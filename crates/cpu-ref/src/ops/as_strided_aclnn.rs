@@ -3,7 +3,7 @@
 //! allowed (unlike the ATB operation of section 3).
 
 use crate::error::RefError;
-use crate::ops::{check_rank, new_output, output_byte_len};
+use crate::ops::{check_rank, new_output, output_byte_len, window_reach};
 use crate::product::{check_op_dtype, Op};
 use crate::tensor::{row_major, Tensor, MAX_RANK};
 
@@ -55,12 +55,7 @@ pub fn as_strided_aclnn_out_shape(
         ));
     }
     if !size.contains(&0) {
-        let last = size
-            .iter()
-            .zip(stride)
-            .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
-            .fold(0i128, i128::saturating_add)
-            .saturating_add(i128::from(offset));
+        let last = window_reach(size, stride, offset);
         if last >= numel as i128 {
             return Err(RefError::invalid(
                 OP,

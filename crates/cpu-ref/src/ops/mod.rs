@@ -60,6 +60,17 @@ pub fn check_out_shape(
     }
 }
 
+/// The largest position a window reaches, `offset + sum_j((size_j - 1) *
+/// stride_j)`, for a window without a zero extent; saturating, so any sum
+/// past `i128` is past every tensor (the aclnn AsStrided and ViewCopy).
+pub(crate) fn window_reach(size: &[i64], stride: &[i64], offset: i64) -> i128 {
+    size.iter()
+        .zip(stride)
+        .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
+        .fold(0i128, i128::saturating_add)
+        .saturating_add(i128::from(offset))
+}
+
 /// The data tensor's rank must lie in `min..=MAX_RANK` (param `self`).
 pub(crate) fn check_rank(op: &'static str, rank: usize, min: usize) -> Result<(), RefError> {
     if rank < min || rank > MAX_RANK {

@@ -3,6 +3,7 @@
 //! tensor's elements in logical order.
 
 use crate::error::RefError;
+use crate::ops::window_reach;
 use crate::product::{check_op_dtype, Op};
 use crate::tensor::{row_major, Tensor, MAX_RANK};
 
@@ -18,17 +19,6 @@ pub struct Window<'a> {
     pub stride: &'a [i64],
     /// The first position.
     pub offset: i64,
-}
-
-/// The largest position a window with no zero extent reaches (saturating:
-/// any sum past `i128` is past every tensor).
-fn last_position(w: Window<'_>) -> i128 {
-    w.size
-        .iter()
-        .zip(w.stride)
-        .map(|(&n, &s)| i128::from(n - 1) * i128::from(s))
-        .fold(0i128, i128::saturating_add)
-        .saturating_add(i128::from(w.offset))
 }
 
 /// The most positions a "written once" check enumerates (an interleaved
@@ -184,7 +174,7 @@ pub fn view_copy_check(
         (dst_w, dst.numel(), "dst_offset", "dst"),
         (src_w, src.numel(), "src_offset", "src"),
     ] {
-        let last = last_position(w);
+        let last = window_reach(w.size, w.stride, w.offset);
         if last >= numel as i128 {
             return Err(RefError::invalid(
                 OP,
@@ -194,7 +184,7 @@ pub fn view_copy_check(
         }
     }
     // Every relative position lies below span (checked against numel above).
-    let span = (last_position(Window { offset: 0, ..dst_w }) + 1) as u64;
+    let span = (window_reach(dst_w.size, dst_w.stride, 0) + 1) as u64;
     if writes_twice(dst_w.size, dst_w.stride, span) {
         return Err(RefError::invalid(
             OP,
