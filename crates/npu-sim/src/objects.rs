@@ -78,8 +78,9 @@ pub enum Plan {
     /// values as coordinate tuples into `self`'s indexed dims, moved to
     /// the front; the gather-nd step of GatherNd.
     Index {
-        /// The list positions of the non-empty members (the indexed dims,
-        /// ascending).
+        /// The indexed dims of `self`, ascending: the positions of the
+        /// non-empty entries of the list, each BOOL mask counted once per
+        /// dim it covers.
         indexed: Dims,
         /// The members' broadcast shape.
         broadcast: Dims,
