@@ -326,6 +326,81 @@ pub unsafe fn copy(pool: &Cores, mut d: CopyDesc, dst: *mut u8, src: *const u8) 
     });
 }
 
+/// Strided copies that touch disjoint memory (no copy writes bytes another
+/// reads or writes), run as one parallel region: their blocks are shared
+/// by the cores together, so several medium copies (a split's pieces, a
+/// wrapped window's boxes) cost one hand-off and use both cores where each
+/// alone would run on one (below [`WAKE_BYTES`]) or join separately.
+///
+/// # Safety
+/// As for [`copy`], for each `(desc, dst, src)`; and no copy's `dst`
+/// meets another copy's `dst` or `src`.
+pub unsafe fn copy_group(pool: &Cores, items: &[(CopyDesc, *mut u8, *const u8)]) {
+    struct Item {
+        d: CopyDesc,
+        dst: Ptr,
+        src: Ptr,
+        rows: i64,
+        blocks: i64,
+    }
+    let total: u64 = items
+        .iter()
+        .map(|(d, ..)| numel(d).saturating_mul(d.elem_size as u64))
+        .fold(0, u64::saturating_add);
+    let flags = flags_for(total);
+    let mut plan: smallvec::SmallVec<[Item; 8]> = smallvec::SmallVec::new();
+    for &(mut d, dst, src) in items {
+        let bytes = numel(&d) * d.elem_size as u64;
+        if bytes == 0 {
+            continue;
+        }
+        let rows = prepare(pool, &mut d, bytes);
+        let most = (rows / min_rows(&d)).max(1);
+        let blocks = ((bytes / BLOCK_BYTES) as i64).clamp(1, most);
+        plan.push(Item {
+            d,
+            dst: Ptr(dst as usize),
+            src: Ptr(src as usize),
+            rows,
+            blocks,
+        });
+    }
+    let run = |it: &Item, lo: i64, hi: i64| {
+        // SAFETY: caller's contract; row ranges of one copy write disjoint
+        // bytes, and copies write disjoint memory.
+        unsafe {
+            npu_copy_run_ex(
+                &it.d,
+                it.dst.0 as *mut c_void,
+                it.src.0 as *const c_void,
+                lo,
+                hi,
+                flags,
+            )
+        }
+    };
+    let nblocks: i64 = plan.iter().map(|it| it.blocks).sum();
+    if total < PARALLEL_BYTES || nblocks < 2 || pool.threads() < 2 {
+        for it in &plan {
+            run(it, 0, it.rows);
+        }
+        return;
+    }
+    pool.run(nblocks, nblocks, total >= WAKE_BYTES, |lo, hi| {
+        for b in lo..hi {
+            let mut first = 0;
+            for it in &plan {
+                if b < first + it.blocks {
+                    let at = |k: i64| (it.rows as i128 * k as i128 / it.blocks as i128) as i64;
+                    run(it, at(b - first), at(b - first + 1));
+                    break;
+                }
+                first += it.blocks;
+            }
+        }
+    });
+}
+
 /// Casting strided copy; `false` if the kernel does not support the pair.
 ///
 /// # Safety

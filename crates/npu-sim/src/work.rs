@@ -222,6 +222,35 @@ impl Launch {
         Ok(hosts)
     }
 
+    /// The end of the run of copies from step `first` (a copy) that may
+    /// run together: each copy's written span meets no other copy's span
+    /// in the run, read or written (device addresses; a span is the
+    /// bytes from a view's lowest to its highest element).
+    fn independent_copies(&self, first: usize) -> usize {
+        // (written, read) spans of the copies taken so far.
+        type Span = (u64, u64);
+        let mut spans: SmallVec<[(Span, Span); 8]> = SmallVec::new();
+        let mut end = first;
+        while let Some(Step::Copy(d, dst, src)) = self.steps.get(end) {
+            if spans.len() == 8 {
+                break;
+            }
+            let (Some(w), Some(r)) = (span(d, dst.addr, true), span(d, src.addr, false)) else {
+                break;
+            };
+            let meets = |a: (u64, u64), b: (u64, u64)| a.0 < b.1 && b.0 < a.1;
+            if spans
+                .iter()
+                .any(|&(w2, r2)| meets(w, w2) || meets(w, r2) || meets(r, w2))
+            {
+                break;
+            }
+            spans.push((w, r));
+            end += 1;
+        }
+        end
+    }
+
     fn host(&self, hosts: &[*mut u8], r: Ref) -> *mut u8 {
         let reg = &self.regions[r.region];
         // SAFETY: `r.addr` is inside region `r.region` by construction, and
@@ -232,7 +261,31 @@ impl Launch {
     /// Runs the launch (on the stream's thread).
     pub fn run(&self, pool: &crate::cores::Cores) -> Result<(), Fault> {
         let hosts = self.check()?;
-        for step in &self.steps {
+        let mut next = 0;
+        while let Some(step) = self.steps.get(next) {
+            next += 1;
+            if matches!(step, Step::Copy(..)) {
+                let end = self.independent_copies(next - 1);
+                if end - (next - 1) >= 2 {
+                    let items: SmallVec<[_; 8]> = self.steps[next - 1..end]
+                        .iter()
+                        .filter_map(|s| match s {
+                            Step::Copy(d, dst, src) => Some((
+                                *d,
+                                self.host(&hosts, *dst),
+                                self.host(&hosts, *src) as *const u8,
+                            )),
+                            _ => None,
+                        })
+                        .collect();
+                    // SAFETY: as below, and `independent_copies` proved
+                    // that no copy of the run writes bytes another one
+                    // reads or writes.
+                    unsafe { kernels::copy_group(pool, &items) };
+                    next = end;
+                    continue;
+                }
+            }
             // SAFETY (all kernel calls): every pointer was derived from a
             // region the memory checker proved to lie in a live allocation,
             // and each region covers every element its view addresses.
@@ -596,5 +649,108 @@ fn nonzero(d: &CopyDesc, mask: *mut u8, dst: *mut u8, count: i64) -> i64 {
             }
             idx[k] = 0;
         }
+    }
+}
+
+/// The device bytes `[lo, hi)` a copy's destination (`dst`) or source
+/// view at `addr` spans (`None`: no element, or past the address space).
+fn span(d: &CopyDesc, addr: u64, dst: bool) -> Option<(u64, u64)> {
+    let r = (d.rank.max(0) as usize).min(kernels::MAX_RANK);
+    let strides = if dst { &d.dst_stride } else { &d.src_stride };
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for (&n, &stride) in d.shape[..r].iter().zip(&strides[..r]) {
+        if n <= 0 {
+            return None;
+        }
+        let reach = (n as i128 - 1) * stride as i128;
+        if reach < 0 {
+            lo += reach;
+        } else {
+            hi += reach;
+        }
+    }
+    let es = d.elem_size.max(1) as i128;
+    let lo = addr as i128 + lo * es;
+    let hi = addr as i128 + (hi + 1) * es;
+    (lo >= 0 && hi <= u64::MAX as i128).then_some((lo as u64, hi as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy(shape: &[i64], dst: (u64, &[i64]), src: (u64, &[i64])) -> Step {
+        let at = |addr| Ref { region: 0, addr };
+        Step::Copy(CopyDesc::new(shape, dst.1, src.1, 4), at(dst.0), at(src.0))
+    }
+
+    fn launch(steps: Vec<Step>) -> Launch {
+        let mut l = Launch::new("test");
+        l.steps.extend(steps);
+        l
+    }
+
+    #[test]
+    fn spans_cover_lowest_to_highest_element() {
+        let d = CopyDesc::new(&[3, 4], &[8, 1], &[-4, 2], 4);
+        assert_eq!(
+            span(&d, 1000, true),
+            Some((1000, 1000 + (2 * 8 + 3 + 1) * 4))
+        );
+        assert_eq!(
+            span(&d, 1000, false),
+            Some((1000 - 8 * 4, 1000 + (3 * 2 + 1) * 4))
+        );
+        let empty = CopyDesc::new(&[3, 0], &[8, 1], &[4, 1], 4);
+        assert_eq!(span(&empty, 1000, true), None);
+        let below = CopyDesc::new(&[3], &[1], &[-1], 4);
+        assert_eq!(span(&below, 4, false), None);
+    }
+
+    #[test]
+    fn only_independent_copies_run_together() {
+        // A split: pieces read disjoint parts and write disjoint outputs.
+        let l = launch(vec![
+            copy(&[16], (0, &[1]), (1000, &[1])),
+            copy(&[16], (100, &[1]), (1064, &[1])),
+            copy(&[16], (200, &[1]), (1128, &[1])),
+        ]);
+        assert_eq!(l.independent_copies(0), 3);
+        // Interleaved halves of rows (Cat along the last dim): disjoint
+        // spans only when the rows' bytes are apart; these interleave, so
+        // the spans meet and the copies stay in order.
+        let l = launch(vec![
+            copy(&[4, 2], (0, &[4, 1]), (1000, &[2, 1])),
+            copy(&[4, 2], (8, &[4, 1]), (1000, &[2, 1])),
+        ]);
+        assert_eq!(l.independent_copies(0), 1);
+        // A base copy, then a window written over its output (ViewCopy):
+        // the second writes what the first wrote.
+        let l = launch(vec![
+            copy(&[16], (0, &[1]), (1000, &[1])),
+            copy(&[4], (16, &[1]), (2000, &[1])),
+        ]);
+        assert_eq!(l.independent_copies(0), 1);
+        // Staging: the second reads what the first wrote.
+        let l = launch(vec![
+            copy(&[16], (5000, &[1]), (1000, &[1])),
+            copy(&[16], (0, &[1]), (5000, &[1])),
+        ]);
+        assert_eq!(l.independent_copies(0), 1);
+        // The second writes what the first reads.
+        let l = launch(vec![
+            copy(&[16], (0, &[1]), (1000, &[1])),
+            copy(&[16], (1032, &[1]), (3000, &[1])),
+        ]);
+        assert_eq!(l.independent_copies(0), 1);
+        // Two copies reading the same bytes may run together (Stack).
+        let l = launch(vec![
+            copy(&[16], (0, &[1]), (1000, &[1])),
+            copy(&[16], (64, &[1]), (1000, &[1])),
+            Step::Fill(Ref { region: 0, addr: 0 }, 1, [0; 16], 4),
+            copy(&[16], (128, &[1]), (1000, &[1])),
+        ]);
+        assert_eq!(l.independent_copies(0), 2);
+        assert_eq!(l.independent_copies(3), 4);
     }
 }

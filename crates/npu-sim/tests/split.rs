@@ -161,6 +161,70 @@ fn every_dtype_matches_cpu_ref_through_views() {
 
 #[test]
 #[serial]
+fn pieces_big_enough_for_both_cores_run_as_one_group() {
+    // The pieces of a launch run as one parallel region when they touch
+    // disjoint memory (`kernels::copy_group`): megabytes, so that blocks
+    // go to both cores, with pieces of unequal size, row pieces and column
+    // pieces, dense and transposed outputs.
+    leak_checked(|| {
+        let s = Stream::new();
+        let x = rand_tensor(DType::Int32, &[768, 1024], 21);
+        let gx = upload(&x);
+        for dim in [0i64, 1] {
+            for transposed in [false, true] {
+                let n = x.shape()[dim as usize] as i64;
+                let sizes = [100, 0, 300, n - 400];
+                let want = cpu_ref::split_with_size(SOC, &x, &sizes, dim).unwrap();
+                let (bufs, l) = outputs(&want, transposed);
+                let arr = Arr::new(&sizes);
+                let p = first_sizes(&gx.t, &arr, dim, &l).unwrap();
+                assert_eq!(launch(api().split_with_size().unwrap().run, &p, s.0), 0);
+                assert_eq!(s.sync(), 0, "{}", last_error());
+                for (k, (w, b)) in want.iter().zip(&bufs).enumerate() {
+                    if w.numel() > 0 {
+                        assert!(
+                            read_piece(w, b, transposed) == w.contiguous_bytes(),
+                            "dim {dim} transposed {transposed} piece {k}"
+                        );
+                    }
+                }
+            }
+        }
+        // Outputs over self (each piece written where another is read):
+        // staged in the workspace first, the staging copy and the pieces
+        // in order.
+        let x = rand_tensor(DType::Int32, &[1 << 20], 22);
+        let want = cpu_ref::split_tensor(SOC, &x, 1 << 19, 0).unwrap();
+        let g = upload(&x);
+        let hi = view(
+            aclDataType::ACL_INT32,
+            &[1 << 19],
+            &[1],
+            1 << 19,
+            g.buf.ptr,
+            1 << 20,
+        );
+        let lo = view(
+            aclDataType::ACL_INT32,
+            &[1 << 19],
+            &[1],
+            0,
+            g.buf.ptr,
+            1 << 20,
+        );
+        let l = list(vec![hi, lo]);
+        let p = first_sections(&g.t, 1 << 19, 0, &l).unwrap();
+        assert!(p.ws >= 4 << 20);
+        assert_eq!(launch(api().split_tensor().unwrap().run, &p, s.0), 0);
+        assert_eq!(s.sync(), 0, "{}", last_error());
+        let got = g.buf.read();
+        assert!(got[2 << 20..] == want[0].contiguous_bytes()[..]);
+        assert!(got[..2 << 20] == want[1].contiguous_bytes()[..]);
+    });
+}
+
+#[test]
+#[serial]
 fn an_output_meeting_self_is_staged() {
     leak_checked(|| {
         let s = Stream::new();
