@@ -463,6 +463,81 @@ pub unsafe fn fill(pool: &Cores, dst: *mut u8, count: i64, value: &[u8]) {
     );
 }
 
+/// A box inside a contiguous tensor: the tensor's extents, and per dim the
+/// box's first index and extent (`lo[k] + ext[k] <= shape[k]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Border {
+    /// Number of dims (1..=8).
+    pub rank: usize,
+    /// The tensor's extents.
+    pub shape: [i64; MAX_RANK],
+    /// The box's first index per dim.
+    pub lo: [i64; MAX_RANK],
+    /// The box's extent per dim.
+    pub ext: [i64; MAX_RANK],
+}
+
+/// Sets every element of the contiguous tensor at `dst` outside the box of
+/// `b` to `value` (one element's bytes), leaving the box untouched: rows
+/// (along the last dim) outside the box along an outer dim are filled
+/// whole, the others left and right of the box.
+///
+/// # Safety
+/// `dst` is valid for writes of the whole tensor; `b` is a box inside it.
+pub unsafe fn border(pool: &Cores, dst: *mut u8, b: &Border, value: &[u8]) {
+    let (r, es) = (b.rank.min(MAX_RANK), value.len());
+    if r == 0 || b.shape[..r].iter().any(|&n| n <= 0) {
+        return;
+    }
+    let last = r - 1;
+    let row = b.shape[last];
+    let rows: i64 = b.shape[..last].iter().product();
+    let (left, right_at) = (b.lo[last], b.lo[last] + b.ext[last]);
+    let total = (rows as u64) * (row as u64) * es as u64;
+    let dp = Ptr(dst as usize);
+    let fill = |at: i64, count: i64| {
+        if count > 0 {
+            // SAFETY: caller's contract: `[at, at + count)` is inside the
+            // tensor, and blocks of rows write disjoint bytes.
+            unsafe {
+                npu_fill(
+                    (dp.0 + at as usize * es) as *mut c_void,
+                    count,
+                    value.as_ptr().cast(),
+                    es,
+                )
+            }
+        }
+    };
+    par_ranges(pool, rows, total, |lo, hi| {
+        // The outer coordinates of row `lo`, then counted up row by row.
+        let mut c = [0i64; MAX_RANK];
+        let mut q = lo;
+        for k in (0..last).rev() {
+            c[k] = q % b.shape[k];
+            q /= b.shape[k];
+        }
+        let mut run = lo; // first of the whole rows not yet filled
+        for i in lo..hi {
+            let inside = (0..last).all(|k| c[k] >= b.lo[k] && c[k] < b.lo[k] + b.ext[k]);
+            if inside {
+                fill(run * row, (i - run) * row);
+                fill(i * row, left);
+                fill(i * row + right_at, row - right_at);
+                run = i + 1;
+            }
+            for k in (0..last).rev() {
+                c[k] += 1;
+                if c[k] < b.shape[k] {
+                    break;
+                }
+                c[k] = 0;
+            }
+        }
+        fill(run * row, (hi - run) * row);
+    });
+}
+
 /// The triangle mask of Tril (`lower`) and Triu over `mats` contiguous
 /// matrices of `rows` x `cols` elements of `es` bytes at `data`: element
 /// (i, j) of each is zeroed where `j - i > diagonal` (Tril) or
@@ -900,6 +975,106 @@ mod tests {
                     "row {r} of {rows}"
                 );
             }
+        }
+    }
+
+    /// `border` against a naive loop: ranks 1-4, boxes touching each side
+    /// or none, empty boxes, every element size, tensors small and big
+    /// enough for both cores; the box itself is never written.
+    #[test]
+    fn border_fills_exactly_outside_the_box() {
+        let pool = Cores::new(2).unwrap();
+        let cases: &[(&[i64], &[i64], &[i64])] = &[
+            (&[10], &[3], &[4]),
+            (&[10], &[0], &[10]),
+            (&[10], &[0], &[0]),
+            (&[5, 7], &[1, 2], &[3, 4]),
+            (&[5, 7], &[0, 0], &[5, 3]),
+            (&[5, 7], &[4, 6], &[1, 1]),
+            (&[3, 4, 5, 6], &[1, 0, 2, 1], &[1, 4, 2, 5]),
+            (&[512, 512], &[128, 128], &[384, 384]),
+            (&[64, 33, 129], &[5, 0, 100], &[50, 33, 29]),
+        ];
+        for (k, &(shape, lo, ext)) in cases.iter().enumerate() {
+            for es in [1usize, 2, 4, 8, 16] {
+                let n: usize = shape.iter().product::<i64>() as usize;
+                let value: Vec<u8> = (0..es as u8).map(|b| 0xa0 | b).collect();
+                let mut got = bytes(n * es, k as u64);
+                let mut want = got.clone();
+                for i in 0..n {
+                    let (mut q, mut inside) = (i as i64, true);
+                    for d in (0..shape.len()).rev() {
+                        let c = q % shape[d];
+                        q /= shape[d];
+                        inside &= c >= lo[d] && c < lo[d] + ext[d];
+                    }
+                    if !inside {
+                        want[i * es..(i + 1) * es].copy_from_slice(&value);
+                    }
+                }
+                let mut b = Border {
+                    rank: shape.len(),
+                    shape: [0; MAX_RANK],
+                    lo: [0; MAX_RANK],
+                    ext: [0; MAX_RANK],
+                };
+                b.shape[..shape.len()].copy_from_slice(shape);
+                b.lo[..shape.len()].copy_from_slice(lo);
+                b.ext[..shape.len()].copy_from_slice(ext);
+                // SAFETY: `got` holds the whole tensor.
+                unsafe { border(&pool, got.as_mut_ptr(), &b, &value) };
+                assert!(got == want, "{shape:?} box {lo:?}+{ext:?} es {es}");
+            }
+        }
+    }
+
+    /// `copy_group` of pieces of one buffer into pieces of another, small
+    /// (one thread) and big (shared), rows and contiguous runs, an empty
+    /// piece: each piece exact, nothing else written.
+    #[test]
+    fn copy_groups_are_exact() {
+        let pool = Cores::new(2).unwrap();
+        for scale in [1i64, 700] {
+            let (rows, cols) = (8 * scale, 1024i64);
+            let src = bytes((rows * cols) as usize, scale as u64);
+            let mut dst = vec![0xeeu8; (rows * cols + 64) as usize];
+            // Left and right halves of the rows into two dense blocks, the
+            // rest contiguous, and an empty piece.
+            let half = rows * cols / 2;
+            let items = [
+                (
+                    CopyDesc::new(&[rows / 2, cols / 2], &[cols / 2, 1], &[cols, 1], 1),
+                    dst.as_mut_ptr(),
+                    src.as_ptr(),
+                ),
+                (
+                    CopyDesc::new(&[rows / 2, cols / 2], &[cols / 2, 1], &[cols, 1], 1),
+                    // SAFETY (pointer arithmetic): inside the buffers.
+                    unsafe { dst.as_mut_ptr().add((half / 2) as usize) },
+                    unsafe { src.as_ptr().add((cols / 2) as usize) },
+                ),
+                (
+                    CopyDesc::new(&[0, cols], &[cols, 1], &[cols, 1], 1),
+                    dst.as_mut_ptr(),
+                    src.as_ptr(),
+                ),
+                (
+                    CopyDesc::new(&[half], &[1], &[1], 1),
+                    unsafe { dst.as_mut_ptr().add(half as usize) },
+                    unsafe { src.as_ptr().add(half as usize) },
+                ),
+            ];
+            // SAFETY: the pieces lie in the buffers and write disjoint bytes.
+            unsafe { copy_group(&pool, &items) };
+            let c2 = (cols / 2) as usize;
+            for r in 0..(rows / 2) as usize {
+                let s = &src[r * cols as usize..];
+                assert_eq!(&dst[r * c2..(r + 1) * c2], &s[..c2], "left {r}");
+                let d = &dst[half as usize / 2 + r * c2..];
+                assert_eq!(&d[..c2], &s[c2..2 * c2], "right {r}");
+            }
+            assert!(dst[half as usize..(2 * half) as usize] == src[half as usize..]);
+            assert!(dst[(2 * half) as usize..].iter().all(|&b| b == 0xee));
         }
     }
 

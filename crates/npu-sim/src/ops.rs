@@ -1127,9 +1127,29 @@ fn build_constant_pad(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
     store(&mut l, rt, o, ws, |l, dst| {
         let mut v = [0u8; 16];
         v[..value.len()].copy_from_slice(value);
-        l.steps
-            .push(Step::Fill(dst, numel(&o.view), v, value.len() as u8));
-        if let (Some(src), Some(ext)) = (src, inner) {
+        let (Some(src), Some(ext)) = (src, inner) else {
+            l.steps
+                .push(Step::Fill(dst, numel(&o.view), v, value.len() as u8));
+            return;
+        };
+        // The border only: the copy writes the box (`dst_offset` is the
+        // box's first element in `out`'s contiguous order).
+        let rank = o.view.len();
+        let mut b = kernels::Border {
+            rank,
+            shape: [0; kernels::MAX_RANK],
+            lo: [0; kernels::MAX_RANK],
+            ext: [0; kernels::MAX_RANK],
+        };
+        let mut rest = *dst_offset;
+        for k in 0..rank {
+            b.shape[k] = o.view[k];
+            b.ext[k] = ext[k];
+            b.lo[k] = rest / ostr[k].max(1);
+            rest %= ostr[k].max(1);
+        }
+        l.steps.push(Step::Border(dst, b, v, value.len() as u8));
+        {
             let d2 = Ref::offset(dst, *dst_offset as u64 * es as u64);
             l.steps.push(Step::Copy(
                 CopyDesc::new(ext, &ostr, &x.strides, es),

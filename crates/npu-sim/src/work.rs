@@ -93,6 +93,10 @@ pub enum Step {
     /// number of set elements is a device fault (the output was sized for
     /// `count`).
     Nonzero(CopyDesc, Ref, Ref, i64),
+    /// The cells of a contiguous tensor outside a box, set to `value` (its
+    /// first `len` bytes: one element): ConstantPadNd's border, whose
+    /// inside a copy writes.
+    Border(Ref, kernels::Border, [u8; 16], u8),
     /// Triangle mask in place over contiguous matrices: data, [mats, rows,
     /// cols], diagonal, lower (Tril; else Triu), element size.
     Tri(Ref, [i64; 3], i64, bool, u8),
@@ -336,6 +340,9 @@ impl Launch {
                         *count,
                         &value[..*len as usize],
                     )
+                },
+                Step::Border(dst, b, value, len) => unsafe {
+                    kernels::border(pool, self.host(&hosts, *dst), b, &value[..*len as usize])
                 },
                 Step::Tri(data, [mats, rows, cols], diagonal, lower, es) => unsafe {
                     kernels::tri_zero(
