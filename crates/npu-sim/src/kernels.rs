@@ -197,7 +197,7 @@ struct Ptr(usize);
 /// instead of 512 KiB took a 1 MiB WRAP sampled slice (four copies of
 /// 64-576 KiB) from 33-41 us to 30-35 us and changed no other 1 MiB case
 /// beyond noise (docs/architecture.md, "Kernel speed").
-const PARALLEL_BYTES: u64 = 128 << 10;
+pub(crate) const PARALLEL_BYTES: u64 = 128 << 10;
 
 /// Work of at least this many bytes also wakes sleeping helpers. The wake
 /// is a futex call on the launching thread, 8-10 us (median) on a 2-vCPU

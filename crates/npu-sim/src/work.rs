@@ -231,28 +231,27 @@ impl Launch {
     /// in the run, read or written (device addresses; a span is the
     /// bytes from a view's lowest to its highest element).
     fn independent_copies(&self, first: usize) -> usize {
-        // (written, read) spans of the copies taken so far.
-        type Span = (u64, u64);
-        let mut spans: SmallVec<[(Span, Span); 8]> = SmallVec::new();
-        let mut end = first;
-        while let Some(Step::Copy(d, dst, src)) = self.steps.get(end) {
-            if spans.len() == 8 {
+        // Small launches run on one thread whatever their grouping.
+        if self.bytes < kernels::PARALLEL_BYTES {
+            return first + 1;
+        }
+        let mut taken: SmallVec<[(Side, Side); 8]> = SmallVec::new();
+        while let Some(Step::Copy(d, dst, src)) = self.steps.get(first + taken.len()) {
+            if taken.len() == 8 {
                 break;
             }
-            let (Some(w), Some(r)) = (span(d, dst.addr, true), span(d, src.addr, false)) else {
-                break;
-            };
-            let meets = |a: (u64, u64), b: (u64, u64)| a.0 < b.1 && b.0 < a.1;
-            if spans
-                .iter()
-                .any(|&(w2, r2)| meets(w, w2) || meets(w, r2) || meets(r, w2))
+            let (w, r) = (Side::of(d, dst.addr, true), Side::of(d, src.addr, false));
+            if w.span.is_none()
+                || r.span.is_none()
+                || taken
+                    .iter()
+                    .any(|(w2, r2)| w.meets(w2) || w.meets(r2) || r.meets(w2))
             {
                 break;
             }
-            spans.push((w, r));
-            end += 1;
+            taken.push((w, r));
         }
-        end
+        first + taken.len().max(1)
     }
 
     fn host(&self, hosts: &[*mut u8], r: Ref) -> *mut u8 {
@@ -268,7 +267,9 @@ impl Launch {
         let mut next = 0;
         while let Some(step) = self.steps.get(next) {
             next += 1;
-            if matches!(step, Step::Copy(..)) {
+            if matches!(step, Step::Copy(..))
+                && matches!(self.steps.get(next), Some(Step::Copy(..)))
+            {
                 let end = self.independent_copies(next - 1);
                 if end - (next - 1) >= 2 {
                     let items: SmallVec<[_; 8]> = self.steps[next - 1..end]
@@ -659,13 +660,120 @@ fn nonzero(d: &CopyDesc, mask: *mut u8, dst: *mut u8, count: i64) -> i64 {
     }
 }
 
-/// The device bytes `[lo, hi)` a copy's destination (`dst`) or source
-/// view at `addr` spans (`None`: no element, or past the address space).
-fn span(d: &CopyDesc, addr: u64, dst: bool) -> Option<(u64, u64)> {
-    let r = (d.rank.max(0) as usize).min(kernels::MAX_RANK);
-    let strides = if dst { &d.dst_stride } else { &d.src_stride };
+/// One side (destination or source) of a copy: its view and the device
+/// bytes `[lo, hi)` from its lowest to its highest element (`None`: no
+/// element, or past the address space).
+struct Side<'a> {
+    addr: u64,
+    rank: usize,
+    shape: &'a [i64; kernels::MAX_RANK],
+    strides: &'a [i64; kernels::MAX_RANK],
+    es: usize,
+    span: Option<(u64, u64)>,
+}
+
+impl<'a> Side<'a> {
+    fn of(d: &'a CopyDesc, addr: u64, dst: bool) -> Side<'a> {
+        let rank = (d.rank.max(0) as usize).min(kernels::MAX_RANK);
+        let strides = if dst { &d.dst_stride } else { &d.src_stride };
+        Side {
+            addr,
+            rank,
+            shape: &d.shape,
+            strides,
+            es: d.elem_size.max(1),
+            span: span(rank, &d.shape, strides, d.elem_size.max(1), addr),
+        }
+    }
+
+    /// Whether the two views may share a byte: not when their spans are
+    /// apart, nor when both are boxes of one dense layout (same strides,
+    /// each a whole multiple of the next, with room for both views'
+    /// extents) whose index ranges miss each other on some dim (the
+    /// quarters of a Roll, the halves of rows a Cat along the last dim
+    /// writes); otherwise, conservatively, yes.
+    fn meets(&self, o: &Side) -> bool {
+        let (Some(a), Some(b)) = (self.span, o.span) else {
+            return false;
+        };
+        if !(a.0 < b.1 && b.0 < a.1) {
+            return false;
+        }
+        if self.es != o.es
+            || self.rank != o.rank
+            || self.strides[..self.rank] != o.strides[..o.rank]
+        {
+            return true;
+        }
+        // The dims either view extends along, by stride, largest first.
+        let mut dims: SmallVec<[usize; 8]> = (0..self.rank)
+            .filter(|&k| self.shape[k] > 1 || o.shape[k] > 1)
+            .collect();
+        dims.sort_by_key(|&k| std::cmp::Reverse(self.strides[k]));
+        let Some(&last) = dims.last() else {
+            return true; // one element each, spans met: the same bytes
+        };
+        let unit = self.strides[last];
+        // A dense layout: each stride a whole multiple of the next, with
+        // room for both views' extents.
+        let dense = unit > 0
+            && dims.windows(2).all(|w| {
+                let (s_hi, s) = (self.strides[w[0]], self.strides[w[1]]);
+                s_hi > s && s_hi % s == 0 && s_hi / s >= self.shape[w[1]].max(o.shape[w[1]])
+            });
+        if !dense {
+            return true;
+        }
+        let delta = o.addr as i128 - self.addr as i128;
+        let es = self.es as i128;
+        if delta % es != 0 {
+            return true;
+        }
+        let delta = delta / es;
+        if delta % unit as i128 != 0 {
+            // Every element of one lies between two of the other.
+            return false;
+        }
+        // `o`'s box relative to `self`'s, in digits of the layout (and
+        // the other way round if that one carries).
+        let disjoint = |delta: i128, a: &Side, b: &Side| -> Option<bool> {
+            let mut q = delta / unit as i128;
+            let mut apart = false;
+            for w in (0..dims.len()).rev() {
+                let k = dims[w];
+                let digit = if w == 0 {
+                    q
+                } else {
+                    let m = (a.strides[dims[w - 1]] / a.strides[k]) as i128;
+                    let digit = q.rem_euclid(m);
+                    q = q.div_euclid(m);
+                    if digit + b.shape[k] as i128 > m {
+                        return None; // `b` carries into the next dim
+                    }
+                    digit
+                };
+                apart |= digit >= a.shape[k] as i128 || digit + (b.shape[k] as i128) <= 0;
+            }
+            Some(apart)
+        };
+        match disjoint(delta, self, o).or_else(|| disjoint(-delta, o, self)) {
+            Some(apart) => !apart,
+            None => true,
+        }
+    }
+}
+
+/// The device bytes `[lo, hi)` a view at `addr` spans (`None`: no
+/// element, or past the address space).
+fn span(
+    rank: usize,
+    shape: &[i64; kernels::MAX_RANK],
+    strides: &[i64; kernels::MAX_RANK],
+    es: usize,
+    addr: u64,
+) -> Option<(u64, u64)> {
     let (mut lo, mut hi) = (0i128, 0i128);
-    for (&n, &stride) in d.shape[..r].iter().zip(&strides[..r]) {
+    for (&n, &stride) in shape[..rank].iter().zip(&strides[..rank]) {
         if n <= 0 {
             return None;
         }
@@ -676,7 +784,7 @@ fn span(d: &CopyDesc, addr: u64, dst: bool) -> Option<(u64, u64)> {
             hi += reach;
         }
     }
-    let es = d.elem_size.max(1) as i128;
+    let es = es as i128;
     let lo = addr as i128 + lo * es;
     let hi = addr as i128 + (hi + 1) * es;
     (lo >= 0 && hi <= u64::MAX as i128).then_some((lo as u64, hi as u64))
@@ -694,11 +802,13 @@ mod tests {
     fn launch(steps: Vec<Step>) -> Launch {
         let mut l = Launch::new("test");
         l.steps.extend(steps);
+        l.bytes = 1 << 20; // big enough to share the cores
         l
     }
 
     #[test]
     fn spans_cover_lowest_to_highest_element() {
+        let span = |d: &CopyDesc, addr, dst| Side::of(d, addr, dst).span;
         let d = CopyDesc::new(&[3, 4], &[8, 1], &[-4, 2], 4);
         assert_eq!(
             span(&d, 1000, true),
@@ -714,6 +824,77 @@ mod tests {
         assert_eq!(span(&below, 4, false), None);
     }
 
+    /// `Side::meets` against every pair of elements: never "apart" when
+    /// two elements share a byte (what running copies together relies
+    /// on), and exact for boxes of one dense layout. Random views: boxes
+    /// of dense layouts, transposed ones, odd strides, negative strides,
+    /// unaligned addresses.
+    #[test]
+    fn meets_is_never_wrong_about_a_shared_byte() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut exact, mut boxes) = (0, 0);
+        for _ in 0..20_000 {
+            let rank = 1 + next(3) as usize;
+            let es = [1usize, 2, 4][next(3) as usize];
+            // A dense parent layout, its strides, maybe permuted.
+            let parent: Vec<i64> = (0..rank).map(|_| 1 + next(5) as i64).collect();
+            let mut strides = vec![1i64; rank];
+            for k in (0..rank.saturating_sub(1)).rev() {
+                strides[k] = strides[k + 1] * parent[k + 1];
+            }
+            let odd = next(4) == 0;
+            if odd {
+                for s in strides.iter_mut() {
+                    *s = next(7) as i64 - 2;
+                }
+            } else if next(3) == 0 {
+                strides.reverse();
+            }
+            let mut view = |strides: &[i64]| {
+                let shape: Vec<i64> = parent.iter().map(|&p| 1 + next(p as u64) as i64).collect();
+                let addr = 4096 + next(48) * if next(4) == 0 { 1 } else { es as u64 };
+                (CopyDesc::new(&shape, strides, strides, es), addr)
+            };
+            let (da, aa) = view(&strides);
+            let (db, ab) = view(&strides);
+            let bytes = |d: &CopyDesc, addr: u64| -> Vec<u64> {
+                let mut v = Vec::new();
+                let n: i64 = d.shape[..rank].iter().product();
+                for i in 0..n {
+                    let (mut q, mut off) = (i, 0i64);
+                    for k in (0..rank).rev() {
+                        off += (q % d.shape[k]) * d.dst_stride[k];
+                        q /= d.shape[k];
+                    }
+                    let at = (addr as i64 + off * es as i64) as u64;
+                    v.extend(at..at + es as u64);
+                }
+                v
+            };
+            let (ba, bb) = (bytes(&da, aa), bytes(&db, ab));
+            let shared = ba.iter().any(|b| bb.contains(b));
+            let (a, b) = (Side::of(&da, aa, true), Side::of(&db, ab, true));
+            let said = a.meets(&b);
+            assert_eq!(said, b.meets(&a), "symmetric: {da:?} @{aa} {db:?} @{ab}");
+            if shared {
+                assert!(said, "apart but sharing a byte: {da:?} @{aa} {db:?} @{ab}");
+            }
+            if !odd {
+                boxes += 1;
+                exact += usize::from(said == shared);
+            }
+        }
+        // Boxes of one dense layout are told apart exactly unless an
+        // address is not a whole element off (the conservative answer).
+        assert!(exact * 10 >= boxes * 9, "{exact} of {boxes} boxes exact");
+    }
+
     #[test]
     fn only_independent_copies_run_together() {
         // A split: pieces read disjoint parts and write disjoint outputs.
@@ -723,11 +904,16 @@ mod tests {
             copy(&[16], (200, &[1]), (1128, &[1])),
         ]);
         assert_eq!(l.independent_copies(0), 3);
-        // Interleaved halves of rows (Cat along the last dim): disjoint
-        // spans only when the rows' bytes are apart; these interleave, so
-        // the spans meet and the copies stay in order.
+        // Interleaved halves of rows (Cat along the last dim): their spans
+        // meet, but they are disjoint boxes of one dense layout.
         let l = launch(vec![
             copy(&[4, 2], (0, &[4, 1]), (1000, &[2, 1])),
+            copy(&[4, 2], (8, &[4, 1]), (1000, &[2, 1])),
+        ]);
+        assert_eq!(l.independent_copies(0), 2);
+        // The same with overlapping columns: they meet.
+        let l = launch(vec![
+            copy(&[4, 3], (0, &[4, 1]), (1000, &[3, 1])),
             copy(&[4, 2], (8, &[4, 1]), (1000, &[2, 1])),
         ]);
         assert_eq!(l.independent_copies(0), 1);
@@ -759,5 +945,12 @@ mod tests {
         ]);
         assert_eq!(l.independent_copies(0), 2);
         assert_eq!(l.independent_copies(3), 4);
+        // A small launch is not analysed: one thread runs it anyway.
+        let mut l = launch(vec![
+            copy(&[16], (0, &[1]), (1000, &[1])),
+            copy(&[16], (100, &[1]), (1064, &[1])),
+        ]);
+        l.bytes = 256;
+        assert_eq!(l.independent_copies(0), 1);
     }
 }

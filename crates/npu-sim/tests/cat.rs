@@ -90,6 +90,35 @@ fn cat_every_dtype_matches_cpu_ref() {
 
 #[test]
 #[serial]
+fn cat_of_megabytes_along_every_dim() {
+    // Members big enough to share the cores: their copies run together
+    // when they write disjoint boxes of `out` (interleaved along rows for
+    // the last dim), with a member read twice.
+    leak_checked(|| {
+        let s = Stream::new();
+        for d in [DType::Int8, DType::Float16, DType::Int64] {
+            for dim in 0..3i64 {
+                let k = dim as usize;
+                let mut shapes = [[96usize, 64, 40], [96, 64, 40]];
+                shapes[1][k] = 7;
+                let xs: Vec<Tensor> = shapes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, sh)| rand_tensor(d, sh, i as u64 + 31))
+                    .collect();
+                let refs: Vec<&Tensor> = vec![&xs[0], &xs[1], &xs[0]];
+                let want = cpu_ref::cat(SOC, &refs, dim).unwrap();
+                let (_bufs, l) = upload_list(&refs);
+                let out = output(d, want.shape());
+                cat(&l, dim, &out.t, &s).unwrap();
+                assert!(out.buf.read() == want.contiguous_bytes(), "{d} dim {dim}");
+            }
+        }
+    });
+}
+
+#[test]
+#[serial]
 fn cat_views_everywhere_and_casts() {
     leak_checked(|| {
         let s = Stream::new();

@@ -497,6 +497,8 @@ fn roll_in_place_big_zero_d_and_errors() {
                 (&[100i64][..], &[0i64][..]),
                 (&[-7, 1], &[1, 2]),
                 (&[12345], &[]),
+                // Four boxes, interleaved along rows: run together.
+                (&[100, -50], &[0, 1]),
             ] {
                 let want = cpu_ref::roll(SOC, &x, shifts, dims).unwrap();
                 let gx = upload(&x);
