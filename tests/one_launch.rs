@@ -59,6 +59,11 @@ fn check_soc(rt: &Runtime, soc: &str) {
                     ([-3, 4], [8, 10], [1, 1]),
                     ([-4, -31], [19, 94], [1, 1]),
                     ([-30, -40], [70, 100], [1, 1]),
+                    // Whole axes wrapped (WRAP: one Roll): past the end,
+                    // one axis turned, none turned (a copy).
+                    ([25, 0], [11, 32], [1, 1]),
+                    ([-3, 64], [11, 32], [1, 1]),
+                    ([0, -32], [11, 32], [1, 1]),
                 ] {
                     let mut p = SampledSlice::new(&start, &size, &stride, m);
                     let rp = cpu_ref::SampledSliceParams::new(&start, &size, &stride, rm);
@@ -67,7 +72,16 @@ fn check_soc(rt: &Runtime, soc: &str) {
                     }
                     let what = what(&format!("sampled_slice {m:?} {start:?} {stride:?}"));
                     match (s.sampled_slice(dx, &p), cpu_ref::sampled_slice(soc, x, &rp)) {
-                        (Ok(g), Ok(w)) => assert_same(&g, &w, &what),
+                        (Ok(g), Ok(w)) => {
+                            assert_same(&g, &w, &what);
+                            // The `_into` form, into a transposed view.
+                            let dims: Vec<usize> = g.shape().to_vec();
+                            let t =
+                                npu_ops::Tensor::zeros(&s, g.dtype(), &[dims[1], dims[0]]).unwrap();
+                            let o = t.transpose(0, 1).unwrap();
+                            s.sampled_slice_into(dx, &p, &o).unwrap();
+                            assert_same(&o, &w, &format!("{what} into a transposed view"));
+                        }
                         (Err(g), Err(w)) => assert_eq!(g.kind(), w.kind(), "{what}"),
                         (g, w) => panic!("{what}: {:?} vs {:?}", g.err(), w.err()),
                     }

@@ -576,6 +576,37 @@ fn pad_plan(s: &Stream, mode: &SampleMode, plan: &[Axis], dtype: DType) -> Optio
     })
 }
 
+/// A WRAP window that takes every extent whole with unit steps is a
+/// rotation of `x`: one Roll launch (shifts and dims), where the general
+/// plan copies up to 2^rank blocks in as many launches. `None` for other
+/// windows, for the identity, and where the product lacks Roll for the
+/// dtype.
+fn roll_plan(
+    s: &Stream,
+    mode: &SampleMode,
+    plan: &[Axis],
+    dtype: DType,
+) -> Option<(Vec<i64>, Vec<i64>)> {
+    if *mode != SampleMode::Wrap {
+        return None;
+    }
+    let (mut shifts, mut dims) = (Vec::new(), Vec::new());
+    for (i, a) in plan.iter().enumerate() {
+        if a.size != a.d || (a.stride != 1 && a.size > 1) {
+            return None;
+        }
+        // out[y] = x[(start + y) mod d]: Roll by -start.
+        let k = (-a.start).rem_euclid(a.d.max(1) as i128);
+        if k != 0 {
+            shifts.push(i64::try_from(k).ok()?);
+            dims.push(i as i64);
+        }
+    }
+    let fam = s.runtime().family()?;
+    (!dims.is_empty() && OpKind::Roll.available(fam) && OpKind::Roll.supports(fam, dtype))
+        .then_some((shifts, dims))
+}
+
 /// The single-launch plan for a window, if there is one and it beats the
 /// general plans (measured: docs/architecture.md, "Composite plans"):
 /// FILL with unit steps up to [`PAD_MAX_BYTES`] (a crop and one pad), other windows of
@@ -649,6 +680,11 @@ impl Stream {
             self.run_pad_plan(x, &plan, &pp, &out)?;
             return Ok(out);
         }
+        if let Some((shifts, dims)) = roll_plan(self, &p.mode, &plan, x.dtype()) {
+            let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
+            self.roll_into(x, &shifts, &dims, &out)?;
+            return Ok(out);
+        }
         if let Some(how) = one_launch(&p.mode, &plan, x.dtype()) {
             let out = Tensor::empty_for(self, OP, "size", x.dtype(), &shape)?;
             self.run_one_launch(x, p, &plan, &fill, how, &out)?;
@@ -682,6 +718,7 @@ impl Stream {
             || Tensor::bytes_that_fit(self, OP, "size", x.dtype(), &shape).is_err()
             || block_runs(&p.mode, &plan).is_some()
             || pad_plan(self, &p.mode, &plan, x.dtype()).is_some()
+            || roll_plan(self, &p.mode, &plan, x.dtype()).is_some()
         {
             return Some(0);
         }
@@ -705,6 +742,9 @@ impl Stream {
         if !super::aliases(x, out) {
             if let Some(pp) = pad_plan(self, &p.mode, &plan, x.dtype()) {
                 return self.run_pad_plan(x, &plan, &pp, out);
+            }
+            if let Some((shifts, dims)) = roll_plan(self, &p.mode, &plan, x.dtype()) {
+                return self.roll_into(x, &shifts, &dims, out);
             }
             if let Some(how) = one_launch(&p.mode, &plan, x.dtype()) {
                 return self.run_one_launch(x, p, &plan, &fill, how, out);
