@@ -114,6 +114,11 @@ pub struct Timing {
     pub fresh_seconds: f64,
     /// Median seconds of ndarray doing the same into a new array.
     pub ndarray_seconds: Option<f64>,
+    /// Cases of at most [`PIPE_BYTES`]: median seconds per launch of the
+    /// `_into` form issued [`PIPE_BATCH`] times in a row and synchronized
+    /// once (what a service issuing small operations back to back pays
+    /// per operation; one synchronised launch is the latency).
+    pub pipelined_seconds: Option<f64>,
     /// The memcpy reference: the best (shortest) of its timings, taken
     /// interleaved with the case's runs.
     pub memcpy_seconds: f64,
@@ -127,6 +132,11 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// The pipelined `_into` form's speed over ndarray's.
+    pub fn pipelined_vs_ndarray(&self) -> Option<f64> {
+        Some(self.ndarray_seconds? / self.pipelined_seconds?)
+    }
+
     /// The `_into` form's speed over ndarray's (above 1: npu-ops is
     /// faster).
     pub fn vs_ndarray(&self) -> Option<f64> {
@@ -427,6 +437,12 @@ impl Memcpy {
     }
 }
 
+/// Cases of at most this many output bytes are also timed pipelined.
+pub const PIPE_BYTES: usize = 64 << 10;
+
+/// Launches per pipelined batch.
+pub const PIPE_BATCH: usize = 64;
+
 /// How many runs a case of `out_bytes` gets: (warm-up, at least, at most,
 /// time budget for the timed runs).
 fn plan(out_bytes: usize) -> (usize, usize, usize, Duration) {
@@ -513,6 +529,18 @@ pub fn time_case(
             ns.extend(nd());
         }
     }
+    // Small cases: batches of `_into` launches, one synchronize each.
+    let mut ps = Vec::new();
+    if spec.out_bytes <= PIPE_BYTES {
+        for _ in 0..ts.len().div_ceil(8).max(5) {
+            let t = Instant::now();
+            for _ in 0..PIPE_BATCH {
+                into().map_err(npu)?;
+            }
+            stream.synchronize().map_err(npu)?;
+            ps.push(t.elapsed().as_secs_f64() / PIPE_BATCH as f64);
+        }
+    }
     // The outputs are still right after the timing.
     case.check_into()?;
     case.check_fresh()?;
@@ -526,6 +554,7 @@ pub fn time_case(
         seconds: t,
         fresh_seconds: f,
         ndarray_seconds: n,
+        pipelined_seconds: (!ps.is_empty()).then(|| median(&mut ps)),
         memcpy_seconds: best,
         gbps,
         memcpy_gbps,
@@ -966,6 +995,11 @@ impl Report {
                             opt(t.ndarray_seconds.map(|s| s * 1e6)),
                         );
                         o.insert("vs_ndarray".into(), opt(t.vs_ndarray()));
+                        o.insert(
+                            "pipelined_us".into(),
+                            opt(t.pipelined_seconds.map(|s| s * 1e6)),
+                        );
+                        o.insert("pipelined_vs_ndarray".into(), opt(t.pipelined_vs_ndarray()));
                         o.insert("fresh_vs_ndarray".into(), opt(t.fresh_vs_ndarray()));
                     }
                     Err(e) => {
@@ -1060,13 +1094,14 @@ impl Report {
              medians of launch + synchronize\n\
              memcpy = 1-thread copy_from_slice of the output's bytes into a warm buffer, best of its runs, \
              one right before each timed run of each form (ndarray timed in a loop of its own, after ours); GB/s = (2 x output + index bytes, + a second input for add/mul) / time; \
-             x nd = ndarray's time / ours (above 1: faster than ndarray)",
+             x nd = ndarray's time / ours (above 1: faster than ndarray); \
+             pipe = cases up to 64 KiB, the _into form launched 64 times then synchronized once, per launch",
             self.backend, self.soc, self.threads
         );
         if !self.cases.is_empty() {
             let _ = writeln!(
                 s,
-                "{:<30} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7} {:>7} {:>5}",
+                "{:<30} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7} {:>7} {:>5} {:>7} {:>7}",
                 "case",
                 "out_bytes",
                 "into us",
@@ -1077,7 +1112,9 @@ impl Report {
                 "ratio",
                 "x nd",
                 "fr x nd",
-                "runs"
+                "runs",
+                "pipe us",
+                "pi x nd"
             );
         }
         let opt = |v: Option<f64>, w: usize, p: usize| {
@@ -1088,7 +1125,7 @@ impl Report {
                 Ok(t) => {
                     let _ = writeln!(
                         s,
-                        "{:<30} {:>10} {:>10.2} {:>10.2} {} {:>8.2} {:>8.2} {:>7.3} {} {} {:>5}",
+                        "{:<30} {:>10} {:>10.2} {:>10.2} {} {:>8.2} {:>8.2} {:>7.3} {} {} {:>5} {} {}",
                         c.spec.name,
                         c.spec.out_bytes,
                         t.seconds * 1e6,
@@ -1099,7 +1136,9 @@ impl Report {
                         t.ratio,
                         opt(t.vs_ndarray(), 7, 2),
                         opt(t.fresh_vs_ndarray(), 7, 2),
-                        t.runs
+                        t.runs,
+                        opt(t.pipelined_seconds.map(|n| n * 1e6), 7, 2),
+                        opt(t.pipelined_vs_ndarray(), 7, 2)
                     );
                 }
                 Err(e) => {
