@@ -61,13 +61,24 @@ fn cases_have_every_field() {
         "ndarray_median_us",
         "vs_ndarray",
         "fresh_vs_ndarray",
+        "pipelined_us",
+        "pipelined_vs_ndarray",
     ] {
         positive(&c[k], k);
     }
+    let vs = c["ndarray_median_us"].as_f64().unwrap() / c["pipelined_us"].as_f64().unwrap();
+    assert!((vs / c["pipelined_vs_ndarray"].as_f64().unwrap() - 1.0).abs() < 1e-3);
     let vs = c["ndarray_median_us"].as_f64().unwrap() / c["median_us"].as_f64().unwrap();
     assert!((vs / c["vs_ndarray"].as_f64().unwrap() - 1.0).abs() < 1e-3);
     let ratio = c["gbps"].as_f64().unwrap() / c["memcpy_gbps"].as_f64().unwrap();
     assert!((ratio / c["ratio"].as_f64().unwrap() - 1.0).abs() < 1e-3);
+    // Only small cases are timed pipelined.
+    let j1 = bench_json(&["--filter", "clone_1m_f32"]);
+    let big = &j1["cases"][0];
+    assert!(
+        big["pipelined_us"].is_null() && big["pipelined_vs_ndarray"].is_null(),
+        "{big}"
+    );
     // The launch figures run only when the filter selects them.
     for k in ["launch", "allocs_per_prepared_launch", "c_calls_per_launch"] {
         assert!(j.get(k).is_some_and(Value::is_null), "{k}: {j}");
