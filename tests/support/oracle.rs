@@ -449,6 +449,13 @@ fn gen_stack(src: &mut impl Source, d: R, shape: &[usize]) -> Call {
     Call::Stack(others, dim)
 }
 
+/// The element count of `shape`, saturating: a broadcast view's extents
+/// may multiply past `usize` (the fuzzer found a generator that
+/// overflowed on one).
+fn sat_count(shape: &[usize]) -> usize {
+    shape.iter().fold(1usize, |a, &e| a.saturating_mul(e))
+}
+
 fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call {
     let rank = shape.len();
     match src.below(7) {
@@ -807,7 +814,7 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
                 let vshape =
                     cpu_ref::strided_slice_assign_ranges(shape, &b, &e, &st, axes.as_deref())
                         .map_or_else(|_| vec![1], |v| v.iter().map(|t| t.2).collect());
-                let n: usize = vshape.iter().product();
+                let n: usize = sat_count(&vshape);
                 let value = Other {
                     dtype: d,
                     shape: vshape,
@@ -861,11 +868,11 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             if src.chance(1, 12) && ishape.len() < 8 {
                 ishape.push(1);
             }
-            while ishape.iter().product::<usize>() > 4096 {
+            while sat_count(&ishape) > 4096 {
                 let k = (0..ishape.len()).max_by_key(|&k| ishape[k]).unwrap_or(0);
                 ishape[k] /= 2;
             }
-            let cnt: usize = ishape.iter().product();
+            let cnt: usize = sat_count(&ishape);
             let idx = (0..cnt)
                 .map(|_| {
                     if n > 0 && (!faults || !src.chance(1, 12)) {
@@ -878,7 +885,7 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             Call::Gather(dim, ishape, idx, src.chance(1, 2))
         }
         _ if src.chance(1, 8) => {
-            let n = shape.iter().product::<usize>() as i64;
+            let n = sat_count(shape).min(i64::MAX as usize) as i64;
             let k = src.range(0, 3) as usize;
             let ishape: Vec<usize> = (0..k).map(|_| src.range(0, 3) as usize).collect();
             let cnt: usize = ishape.iter().product();
@@ -971,8 +978,8 @@ fn gen_call(src: &mut impl Source, d: R, shape: &[usize], faults: bool) -> Call 
             if !ms.is_empty() && src.chance(1, 12) {
                 ms[0] += 1;
             }
-            let n = ms.iter().product::<usize>().min(4096);
-            if n != ms.iter().product::<usize>() {
+            let n = sat_count(&ms).min(4096);
+            if n != sat_count(&ms) {
                 ms = vec![n];
             }
             let bytes = (0..n).map(|_| src.chance(1, 2) as u8).collect();
