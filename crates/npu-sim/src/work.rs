@@ -231,8 +231,29 @@ impl Launch {
     /// in the run, read or written (device addresses; a span is the
     /// bytes from a view's lowest to its highest element).
     fn independent_copies(&self, first: usize) -> usize {
-        // Small launches run on one thread whatever their grouping.
-        if self.bytes < kernels::PARALLEL_BYTES {
+        self.independent_copies_over(first, kernels::PARALLEL_BYTES)
+    }
+
+    /// [`Launch::independent_copies`], analysed only when the launch and
+    /// the copies from `first` touch at least `min_bytes`.
+    fn independent_copies_over(&self, first: usize, min_bytes: u64) -> usize {
+        // Copies that together stay small run on one thread whatever
+        // their grouping (a pad's edge slabs after its interior).
+        let together = self.steps[first..]
+            .iter()
+            .take(8)
+            .map_while(|s| match s {
+                Step::Copy(d, ..) => Some(d),
+                _ => None,
+            })
+            .map(|d| {
+                let n = d.shape[..(d.rank.max(0) as usize).min(kernels::MAX_RANK)]
+                    .iter()
+                    .fold(1u64, |a, &e| a.saturating_mul(e.max(0) as u64));
+                n.saturating_mul(d.elem_size as u64)
+            })
+            .fold(0u64, u64::saturating_add);
+        if self.bytes < min_bytes || together < min_bytes {
             return first + 1;
         }
         let mut taken: SmallVec<[(Side, Side); 8]> = SmallVec::new();
@@ -799,6 +820,13 @@ mod tests {
         Step::Copy(CopyDesc::new(shape, dst.1, src.1, 4), at(dst.0), at(src.0))
     }
 
+    impl Launch {
+        /// The grouping decision alone, whatever the sizes.
+        fn independent_copies_over_0(&self, first: usize) -> usize {
+            self.independent_copies_over(first, 0)
+        }
+    }
+
     fn launch(steps: Vec<Step>) -> Launch {
         let mut l = Launch::new("test");
         l.steps.extend(steps);
@@ -903,39 +931,39 @@ mod tests {
             copy(&[16], (100, &[1]), (1064, &[1])),
             copy(&[16], (200, &[1]), (1128, &[1])),
         ]);
-        assert_eq!(l.independent_copies(0), 3);
+        assert_eq!(l.independent_copies_over_0(0), 3);
         // Interleaved halves of rows (Cat along the last dim): their spans
         // meet, but they are disjoint boxes of one dense layout.
         let l = launch(vec![
             copy(&[4, 2], (0, &[4, 1]), (1000, &[2, 1])),
             copy(&[4, 2], (8, &[4, 1]), (1000, &[2, 1])),
         ]);
-        assert_eq!(l.independent_copies(0), 2);
+        assert_eq!(l.independent_copies_over_0(0), 2);
         // The same with overlapping columns: they meet.
         let l = launch(vec![
             copy(&[4, 3], (0, &[4, 1]), (1000, &[3, 1])),
             copy(&[4, 2], (8, &[4, 1]), (1000, &[2, 1])),
         ]);
-        assert_eq!(l.independent_copies(0), 1);
+        assert_eq!(l.independent_copies_over_0(0), 1);
         // A base copy, then a window written over its output (ViewCopy):
         // the second writes what the first wrote.
         let l = launch(vec![
             copy(&[16], (0, &[1]), (1000, &[1])),
             copy(&[4], (16, &[1]), (2000, &[1])),
         ]);
-        assert_eq!(l.independent_copies(0), 1);
+        assert_eq!(l.independent_copies_over_0(0), 1);
         // Staging: the second reads what the first wrote.
         let l = launch(vec![
             copy(&[16], (5000, &[1]), (1000, &[1])),
             copy(&[16], (0, &[1]), (5000, &[1])),
         ]);
-        assert_eq!(l.independent_copies(0), 1);
+        assert_eq!(l.independent_copies_over_0(0), 1);
         // The second writes what the first reads.
         let l = launch(vec![
             copy(&[16], (0, &[1]), (1000, &[1])),
             copy(&[16], (1032, &[1]), (3000, &[1])),
         ]);
-        assert_eq!(l.independent_copies(0), 1);
+        assert_eq!(l.independent_copies_over_0(0), 1);
         // Two copies reading the same bytes may run together (Stack).
         let l = launch(vec![
             copy(&[16], (0, &[1]), (1000, &[1])),
@@ -943,14 +971,17 @@ mod tests {
             Step::Fill(Ref { region: 0, addr: 0 }, 1, [0; 16], 4),
             copy(&[16], (128, &[1]), (1000, &[1])),
         ]);
-        assert_eq!(l.independent_copies(0), 2);
-        assert_eq!(l.independent_copies(3), 4);
-        // A small launch is not analysed: one thread runs it anyway.
+        assert_eq!(l.independent_copies_over_0(0), 2);
+        assert_eq!(l.independent_copies_over_0(3), 4);
+        // Small copies are not analysed: one thread runs them anyway
+        // (a small launch, or small copies in a big one).
         let mut l = launch(vec![
             copy(&[16], (0, &[1]), (1000, &[1])),
             copy(&[16], (100, &[1]), (1064, &[1])),
         ]);
-        l.bytes = 256;
         assert_eq!(l.independent_copies(0), 1);
+        l.bytes = 256;
+        assert_eq!(l.independent_copies_over(0, 1024), 1);
+        assert_eq!(l.independent_copies_over(0, 128), 2);
     }
 }
