@@ -15,13 +15,17 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-/// Registers a new one-shot executor and writes the first phase's outputs.
+/// Registers a new one-shot executor (`size`: its workspace bytes) and
+/// writes the first phase's outputs.
 ///
 /// # Safety
 /// `ws`/`ex` were checked non-null by the caller and are valid for writes.
-pub unsafe fn publish(e: Executor, ws: *mut u64, ex: *mut *mut aclOpExecutor) -> aclnnStatus {
-    let size = e.workspace;
-    let e = Arc::new(Mutex::new(e));
+pub unsafe fn publish(
+    e: Arc<Mutex<Executor>>,
+    size: u64,
+    ws: *mut u64,
+    ex: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
     let h = state::new_handle();
     state::with_handles(|hs| hs.executors.insert(h, e));
     // SAFETY: caller's contract.

@@ -16,6 +16,7 @@ use crate::state::{self, Runtime};
 use crate::work::{Launch, Ref, Step};
 use cann_sys::*;
 use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
 
 type R<T> = Result<T, aclnnStatus>;
 
@@ -323,16 +324,18 @@ pub(crate) unsafe fn finish(
     ws: *mut u64,
     ex: *mut *mut aclOpExecutor,
 ) -> aclnnStatus {
-    let e = Executor {
+    // Built in its shared cell at once: an executor is about a kilobyte,
+    // and each move of it was a copy of that on every first phase.
+    let e = Arc::new(Mutex::new(Executor {
         op,
         plan,
         inputs,
         outputs,
         workspace,
         repeatable: false,
-    };
+    }));
     // SAFETY: the caller's contract.
-    unsafe { publish(e, ws, ex) }
+    unsafe { publish(e, workspace, ws, ex) }
 }
 
 /// A first phase, guarded (a panic is a status, never an unwind) and
