@@ -1135,31 +1135,37 @@ fn build_constant_pad(rt: &Runtime, e: &Executor, ws: u64) -> Launch {
                 .push(Step::Fill(dst, numel(&o.view), v, value.len() as u8));
             return;
         };
-        // The border only: the copy writes the box (`dst_offset` is the
-        // box's first element in `out`'s contiguous order).
-        let rank = o.view.len();
-        let mut b = kernels::Border {
-            rank,
-            shape: [0; kernels::MAX_RANK],
-            lo: [0; kernels::MAX_RANK],
-            ext: [0; kernels::MAX_RANK],
-        };
-        let mut rest = *dst_offset;
-        for k in 0..rank {
-            b.shape[k] = o.view[k];
-            b.ext[k] = ext[k];
-            b.lo[k] = rest / ostr[k].max(1);
-            rest %= ostr[k].max(1);
+        // A small output is filled whole in one call, then the box copied
+        // over it (row by row, the border took longer: a 4 KiB FILL window
+        // 1.99 -> 2.17 us); from 64 KiB the border alone is written.
+        if bytes(o) <= 64 << 10 {
+            l.steps
+                .push(Step::Fill(dst, numel(&o.view), v, value.len() as u8));
+        } else {
+            // `dst_offset` is the box's first element in `out`'s
+            // contiguous order: its first index per dim.
+            let rank = o.view.len();
+            let mut b = kernels::Border {
+                rank,
+                shape: [0; kernels::MAX_RANK],
+                lo: [0; kernels::MAX_RANK],
+                ext: [0; kernels::MAX_RANK],
+            };
+            let mut rest = *dst_offset;
+            for k in 0..rank {
+                b.shape[k] = o.view[k];
+                b.ext[k] = ext[k];
+                b.lo[k] = rest / ostr[k].max(1);
+                rest %= ostr[k].max(1);
+            }
+            l.steps.push(Step::Border(dst, b, v, value.len() as u8));
         }
-        l.steps.push(Step::Border(dst, b, v, value.len() as u8));
-        {
-            let d2 = Ref::offset(dst, *dst_offset as u64 * es as u64);
-            l.steps.push(Step::Copy(
-                CopyDesc::new(ext, &ostr, &x.strides, es),
-                d2,
-                src,
-            ));
-        }
+        let d2 = Ref::offset(dst, *dst_offset as u64 * es as u64);
+        l.steps.push(Step::Copy(
+            CopyDesc::new(ext, &ostr, &x.strides, es),
+            d2,
+            src,
+        ));
     });
     l
 }

@@ -312,6 +312,52 @@ fn constant_pad_every_dtype_matches_sampled_slice_fill() {
     });
 }
 
+/// Outputs past 64 KiB write only the border around the copied box
+/// (`kernels::border`): ranks 1 to 4, crops and pads, a transposed input
+/// and a box touching a side, each against cpu-ref's FILL window.
+#[test]
+#[serial]
+fn constant_pad_of_big_outputs_writes_the_border() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let cases: [(&[usize], &[i64], &[i64]); 5] = [
+            // (input shape, window start, window size)
+            (&[70_000], &[-3], &[70_010]),
+            (&[300, 200], &[-5, 7], &[310, 250]),
+            (&[40, 30, 50], &[-1, -2, 0], &[44, 31, 60]),
+            (&[6, 20, 30, 40], &[0, -3, 5, -1], &[8, 24, 20, 44]),
+            (&[256, 256], &[0, 0], &[260, 256]),
+        ];
+        for (k, (shape, start, size)) in cases.iter().enumerate() {
+            let d = [DType::Int8, DType::Float16, DType::Float32, DType::Int64][k % 4];
+            let x = rand_tensor(d, shape, 40 + k as u64);
+            let p = SampledSliceParams::new(
+                start,
+                size,
+                &vec![1; shape.len()],
+                SampleMode::Fill(Scalar::Int(3)),
+            );
+            let want = cpu_ref::sampled_slice(SOC, &x, &p).unwrap();
+            // pad: (before, after) of the last dim first.
+            let pads: Vec<i64> = start
+                .iter()
+                .zip(size.iter().zip(shape.iter()))
+                .rev()
+                .flat_map(|(&st, (&n, &e))| [-st, st + n - e as i64])
+                .collect();
+            let dx = upload(&x);
+            let args = PadArgs::new(&pads, &3i64.to_le_bytes(), aclDataType::ACL_INT64);
+            let oshape: Vec<usize> = size.iter().map(|&n| n as usize).collect();
+            let out = output(d, &oshape);
+            constant_pad(&dx.t, &args, &out.t, &s).unwrap();
+            assert!(
+                out.buf.read() == want.contiguous_bytes(),
+                "{d} {shape:?} {start:?} {size:?}"
+            );
+        }
+    });
+}
+
 #[test]
 #[serial]
 fn constant_pad_negative_pads_crop() {
