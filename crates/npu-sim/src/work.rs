@@ -226,6 +226,41 @@ impl Launch {
         Ok(hosts)
     }
 
+    /// Runs the copies from step `first` together if two or more may
+    /// ([`Launch::independent_copies`]): the end of the run, or `None`
+    /// (nothing run). Out of line: most launches have one step, and the
+    /// loop of [`Launch::run`] stays small for them.
+    #[inline(never)]
+    fn run_copy_group(
+        &self,
+        pool: &crate::cores::Cores,
+        hosts: &[*mut u8],
+        first: usize,
+    ) -> Option<usize> {
+        let end = self.independent_copies(first);
+        if end - first < 2 {
+            return None;
+        }
+        let items: SmallVec<[_; 8]> = self.steps[first..end]
+            .iter()
+            .filter_map(|s| match s {
+                Step::Copy(d, dst, src) => Some((
+                    *d,
+                    self.host(hosts, *dst),
+                    self.host(hosts, *src) as *const u8,
+                )),
+                _ => None,
+            })
+            .collect();
+        // SAFETY: every pointer was derived from a region the memory
+        // checker proved to lie in a live allocation, each region covers
+        // every element its view addresses, and `independent_copies`
+        // proved that no copy of the run writes bytes another one reads
+        // or writes.
+        unsafe { kernels::copy_group(pool, &items) };
+        Some(end)
+    }
+
     /// The end of the run of copies from step `first` (a copy) that may
     /// run together: each copy's written span meets no other copy's span
     /// in the run, read or written (device addresses; a span is the
@@ -291,23 +326,7 @@ impl Launch {
             if matches!(step, Step::Copy(..))
                 && matches!(self.steps.get(next), Some(Step::Copy(..)))
             {
-                let end = self.independent_copies(next - 1);
-                if end - (next - 1) >= 2 {
-                    let items: SmallVec<[_; 8]> = self.steps[next - 1..end]
-                        .iter()
-                        .filter_map(|s| match s {
-                            Step::Copy(d, dst, src) => Some((
-                                *d,
-                                self.host(&hosts, *dst),
-                                self.host(&hosts, *src) as *const u8,
-                            )),
-                            _ => None,
-                        })
-                        .collect();
-                    // SAFETY: as below, and `independent_copies` proved
-                    // that no copy of the run writes bytes another one
-                    // reads or writes.
-                    unsafe { kernels::copy_group(pool, &items) };
+                if let Some(end) = self.run_copy_group(pool, &hosts, next - 1) {
                     next = end;
                     continue;
                 }
