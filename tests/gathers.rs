@@ -686,6 +686,41 @@ fn invalid_ms(e: Error, param: &str) {
 }
 
 #[test]
+fn masked_select_of_megabytes_shares_the_cores() {
+    // Big enough for the two-pass kernel on both cores and for the host
+    // count's chunks: a UINT8 mask with values other than 1, a mask
+    // broadcast along rows, a transposed source; against cpu-ref.
+    let s = stream();
+    let soc = soc();
+    for (k, d) in [R::Float16, R::Float32, R::Int64].into_iter().enumerate() {
+        let x = ref_tensor(d, &[700, 600], Some(&[1, 0]), 900 + k as u64);
+        let gx = upload(&s, &x);
+        let bytes: Vec<u8> = (0..420_000u32)
+            .map(|i| ((i.wrapping_mul(2_654_435_761) >> 29) as u8).wrapping_mul(37))
+            .collect();
+        for mask in [
+            cpu_ref::Tensor::from_bytes(R::UInt8, &[700, 600], bytes.clone()).unwrap(),
+            cpu_ref::Tensor::from_bytes(
+                R::Bool,
+                &[1, 600],
+                bytes[..600].iter().map(|&b| u8::from(b > 100)).collect(),
+            )
+            .unwrap(),
+        ] {
+            let gm = upload(&s, &mask);
+            let what = format!("masked_select {d} mask {:?}", mask.shape());
+            let want = cpu_ref::masked_select(&soc, &x, &mask);
+            check(s.masked_select(&gx, &gm), want.clone(), &what);
+            let want = want.unwrap();
+            let out = Tensor::zeros(&s, dtype(d), &[420_000]).unwrap();
+            let n = s.masked_select_into(&gx, &gm, &out).unwrap();
+            assert_eq!(n, want.numel(), "{what}");
+            check(out.narrow(0, 0, n), Ok(want), &format!("{what} (into)"));
+        }
+    }
+}
+
+#[test]
 fn masked_select_every_dtype_form_and_rule() {
     let s = stream();
     let soc = soc();

@@ -82,7 +82,12 @@ impl Stream {
             return Ok(0);
         }
         let bytes = mask.to_bytes()?;
-        let true_own = bytes.iter().filter(|&&b| b != 0).count();
+        // A sum of 0/1 bytes in u32 lanes vectorises (a `filter().count()`
+        // did not: 12% of a 1 MiB masked select's time).
+        let true_own: usize = bytes
+            .chunks(1 << 16)
+            .map(|c| c.iter().map(|&b| u32::from(b != 0)).sum::<u32>() as usize)
+            .sum();
         Ok(true_own * (total / own))
     }
 

@@ -3,6 +3,7 @@
 
    Row by row (a row: the innermost dim), with the outer offsets advanced
    by an odometer and the row's loop specialised by element size. */
+#include <stdint.h>
 #include <string.h>
 
 #include "npu_kernels.h"
@@ -51,8 +52,24 @@ static int64_t ms_any(char *dp, const char *sp, const unsigned char *mp, int64_t
     return n;
 }
 
-int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src,
-                              const void *mask)
+/* The set mask bytes of cnt elements (the count alone, for a block's
+   place in the output). */
+static int64_t ms_count(const unsigned char *mp, int64_t cnt, int64_t mi)
+{
+    int64_t t, n = 0;
+    if (mi == 1) {
+        for (t = 0; t < cnt; t++)
+            n += mp[t] != 0;
+    } else {
+        for (t = 0; t < cnt; t++)
+            n += mp[t * mi] != 0;
+    }
+    return n;
+}
+
+int64_t npu_masked_select_rows(const npu_copy_desc *d, void *dst, const void *src,
+                               const void *mask, int64_t row_begin, int64_t row_end,
+                               int count_only)
 {
     int64_t pos[NPU_MAX_RANK];
     const int32_t rank = d->rank;
@@ -60,7 +77,7 @@ int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src
     char *dp = (char *)dst;
     const char *sp = (const char *)src;
     const unsigned char *mp = (const unsigned char *)mask;
-    int64_t total = 1, rows, row, n = 0, len, si, mi;
+    int64_t total = 1, rows, row, n = 0, len, si, mi, q;
     int32_t k, last;
     if (rank < 0 || rank > NPU_MAX_RANK || es == 0)
         return 0;
@@ -68,21 +85,30 @@ int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src
         if (d->shape[k] <= 0)
             return 0;
         total *= d->shape[k];
-        pos[k] = 0;
     }
     if (rank == 0) {
-        if (mp[0] != 0) {
+        if (row_begin > 0 || row_end < 1 || mp[0] == 0)
+            return 0;
+        if (!count_only)
             memcpy(dp, sp, es);
-            return 1;
-        }
-        return 0;
+        return 1;
     }
     last = rank - 1;
     len = d->shape[last];
     si = d->src_stride[last];
     mi = d->dst_stride[last];
     rows = total / len;
-    for (row = 0; row < rows; row++) {
+    if (row_begin < 0)
+        row_begin = 0;
+    if (row_end > rows)
+        row_end = rows;
+    /* The outer coordinates of row_begin. */
+    q = row_begin;
+    for (k = last - 1; k >= 0; k--) {
+        pos[k] = q % d->shape[k];
+        q /= d->shape[k];
+    }
+    for (row = row_begin; row < row_end; row++) {
         int64_t s_off = 0, m_off = 0;
         char *out = dp + n * (int64_t)es;
         for (k = 0; k < last; k++) {
@@ -92,13 +118,17 @@ int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src
         {
             const char *s = sp + s_off * (int64_t)es;
             const unsigned char *m = mp + m_off;
-            switch (es) {
-            case 1: n += ms_1(out, s, m, len, si, mi); break;
-            case 2: n += ms_2(out, s, m, len, si, mi); break;
-            case 4: n += ms_4(out, s, m, len, si, mi); break;
-            case 8: n += ms_8(out, s, m, len, si, mi); break;
-            case 16: n += ms_16(out, s, m, len, si, mi); break;
-            default: n += ms_any(out, s, m, len, si, mi, es); break;
+            if (count_only) {
+                n += ms_count(m, len, mi);
+            } else {
+                switch (es) {
+                case 1: n += ms_1(out, s, m, len, si, mi); break;
+                case 2: n += ms_2(out, s, m, len, si, mi); break;
+                case 4: n += ms_4(out, s, m, len, si, mi); break;
+                case 8: n += ms_8(out, s, m, len, si, mi); break;
+                case 16: n += ms_16(out, s, m, len, si, mi); break;
+                default: n += ms_any(out, s, m, len, si, mi, es); break;
+                }
             }
         }
         for (k = last - 1; k >= 0; k--) {
@@ -108,4 +138,10 @@ int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src
         }
     }
     return n;
+}
+
+int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src,
+                              const void *mask)
+{
+    return npu_masked_select_rows(d, dst, src, mask, 0, INT64_MAX, 0);
 }

@@ -260,6 +260,17 @@ int64_t npu_gather_nd_run(void *dst, const void *src, int32_t k, const int64_t *
 int64_t npu_masked_select_run(const npu_copy_desc *d, void *dst, const void *src,
                               const void *mask);
 
+/*
+ * npu_masked_select_run over rows [row_begin, row_end) of the walk (a row:
+ * the innermost dim), the first set element written at dst; count_only:
+ * nothing written, the set mask bytes counted. Rows are independent, so
+ * blocks of rows run in parallel once each block's place in dst (the
+ * counts of the rows before it) is known.
+ */
+int64_t npu_masked_select_rows(const npu_copy_desc *d, void *dst, const void *src,
+                               const void *mask, int64_t row_begin, int64_t row_end,
+                               int count_only);
+
 /* ------------------------------------------------------------------------ */
 /* Casting strided copy (InplaceCopy between dtypes)                         */
 /* ------------------------------------------------------------------------ */

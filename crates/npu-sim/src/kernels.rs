@@ -90,6 +90,15 @@ unsafe extern "C" {
         src: *const c_void,
         mask: *const c_void,
     ) -> i64;
+    fn npu_masked_select_rows(
+        d: *const CopyDesc,
+        dst: *mut c_void,
+        src: *const c_void,
+        mask: *const c_void,
+        row_begin: i64,
+        row_end: i64,
+        count_only: i32,
+    ) -> i64;
     fn npu_scatter_run(
         dst: *mut c_void,
         src: *const c_void,
@@ -833,21 +842,109 @@ pub unsafe fn gather_nd(
 /// The elements of `src` whose mask byte is set, walking `d.shape` in
 /// row-major order (`src` at `d.src_stride`, the 1-byte mask at
 /// `d.dst_stride`, either 0 to broadcast), packed into `dst`; returns the
-/// count written. Sequential (the packing order is the walk's).
+/// count written. In two passes over blocks of rows when big enough to
+/// share the cores: each block counts its set mask bytes, then each packs
+/// at the place the counts before it give (the walk's order, whichever
+/// core packs a block).
 ///
 /// # Safety
 /// `src` and `mask` valid for every element `d`'s strides address; `dst`
 /// for `numel(d.shape)` elements of `d.elem_size` bytes.
-pub unsafe fn masked_select(d: CopyDesc, dst: *mut u8, src: *const u8, mask: *const u8) -> i64 {
-    // SAFETY: the caller's contract.
-    unsafe {
-        npu_masked_select_run(
-            &d,
-            dst as *mut c_void,
-            src as *const c_void,
-            mask as *const c_void,
-        )
+pub unsafe fn masked_select(
+    pool: &Cores,
+    mut d: CopyDesc,
+    dst: *mut u8,
+    src: *const u8,
+    mask: *const u8,
+) -> i64 {
+    let total = numel(&d);
+    // Each element: its mask byte and, when set, itself read and written.
+    let bytes = total.saturating_mul(d.elem_size as u64 + 1);
+    let r = d.rank as usize;
+    if bytes < PARALLEL_BYTES || pool.threads() < 2 || r == 0 || r > MAX_RANK {
+        // SAFETY: the caller's contract.
+        return unsafe {
+            npu_masked_select_run(
+                &d,
+                dst as *mut c_void,
+                src as *const c_void,
+                mask as *const c_void,
+            )
+        };
     }
+    // Rows of the walk (the innermost dim); a long last dim is cut into
+    // rows of its own (row-major order, so the packing order, is kept).
+    // Not normalised: merging or reordering dims would change the order.
+    let want = ((pool.threads() * 4) as i64).max((bytes / BLOCK_BYTES) as i64);
+    let rows = |d: &CopyDesc| numel(d) as i64 / d.shape[d.rank as usize - 1].max(1);
+    if rows(&d) < want {
+        // SAFETY: `d` is a valid descriptor; the split keeps its elements
+        // and their order.
+        unsafe { npu_copy_split_inner(&mut d, want, 4096) };
+    }
+    let nrows = rows(&d);
+    let nblocks = ((bytes / BLOCK_BYTES) as i64).min(nrows);
+    if nblocks < 2 {
+        // One row that would not cut: the walk alone.
+        // SAFETY: the caller's contract.
+        return unsafe {
+            npu_masked_select_run(
+                &d,
+                dst as *mut c_void,
+                src as *const c_void,
+                mask as *const c_void,
+            )
+        };
+    }
+    let at = |b: i64| (nrows as i128 * b as i128 / nblocks as i128) as i64;
+    let (dp, sp, mp) = (Ptr(dst as usize), Ptr(src as usize), Ptr(mask as usize));
+    let counts: Vec<std::sync::atomic::AtomicI64> = (0..nblocks)
+        .map(|_| std::sync::atomic::AtomicI64::new(0))
+        .collect();
+    let dref = &d;
+    pool.run(nblocks, nblocks, bytes >= WAKE_BYTES, |lo, hi| {
+        for b in lo..hi {
+            // SAFETY: the caller's contract (reads only).
+            let n = unsafe {
+                npu_masked_select_rows(
+                    dref,
+                    std::ptr::null_mut(),
+                    sp.0 as *const c_void,
+                    mp.0 as *const c_void,
+                    at(b),
+                    at(b + 1),
+                    1,
+                )
+            };
+            counts[b as usize].store(n, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    let mut starts = Vec::with_capacity(nblocks as usize);
+    let mut sum = 0i64;
+    for c in &counts {
+        starts.push(sum);
+        sum += c.load(std::sync::atomic::Ordering::Relaxed);
+    }
+    let es = d.elem_size;
+    pool.run(nblocks, nblocks, bytes >= WAKE_BYTES, |lo, hi| {
+        for b in lo..hi {
+            // SAFETY: the caller's contract; block `b` writes its count of
+            // elements from its start, after the counts of the blocks
+            // before it: blocks write disjoint parts of `dst`.
+            unsafe {
+                npu_masked_select_rows(
+                    dref,
+                    (dp.0 + starts[b as usize] as usize * es) as *mut c_void,
+                    sp.0 as *const c_void,
+                    mp.0 as *const c_void,
+                    at(b),
+                    at(b + 1),
+                    0,
+                )
+            };
+        }
+    });
+    sum
 }
 
 /// Element size of a kernel dtype.
@@ -974,6 +1071,66 @@ mod tests {
                     &src[1 + 2 * r * row..1 + 2 * r * row + row],
                     "row {r} of {rows}"
                 );
+            }
+        }
+    }
+
+    /// The two-pass parallel `masked_select` against the one-pass walk
+    /// (`npu_masked_select_run`), at sizes that share the cores: 1-D and
+    /// N-D walks, a mask broadcast along a dim or read with a stride, a
+    /// transposed source, masks dense, sparse, empty and full, every
+    /// specialised element size and an odd one; the count returned and
+    /// every byte of the output (nothing written past the count).
+    #[test]
+    fn parallel_masked_select_packs_as_the_walk() {
+        let pool = Cores::new(2).unwrap();
+        let cases: &[(&[i64], &[i64], &[i64])] = &[
+            // (shape, mask strides in bytes, src strides in elements)
+            (&[300_000], &[1], &[1]),
+            (&[700, 600], &[600, 1], &[600, 1]),
+            (&[700, 600], &[0, 1], &[1, 700]),
+            (&[600, 700], &[1, 0], &[700, 1]),
+            (&[50, 60, 70], &[4200, 70, 1], &[1, 50, 3000]),
+            (&[3, 200_000], &[0, 2], &[200_000, 1]),
+        ];
+        for (k, &(shape, ms, ss)) in cases.iter().enumerate() {
+            for (es, density) in [(1usize, 2u8), (2, 7), (4, 1), (8, 0), (16, 255), (3, 128)] {
+                let n: i64 = shape.iter().product();
+                let reach = |st: &[i64]| -> usize {
+                    shape
+                        .iter()
+                        .zip(st)
+                        .map(|(&e, &s)| (e - 1) * s)
+                        .sum::<i64>() as usize
+                        + 1
+                };
+                let src = bytes(reach(ss) * es, k as u64 + es as u64);
+                let mask: Vec<u8> = bytes(reach(ms), 99 + k as u64)
+                    .into_iter()
+                    .map(|b| match density {
+                        0 => 0,
+                        255 => 1,
+                        d => u8::from(b < d.wrapping_mul(16)),
+                    })
+                    .collect();
+                let d = CopyDesc::new(shape, ms, ss, es);
+                let mut want = vec![0xabu8; n as usize * es];
+                let mut got = want.clone();
+                // SAFETY: the buffers hold every element the strides reach.
+                let wn = unsafe {
+                    npu_masked_select_run(
+                        &d,
+                        want.as_mut_ptr().cast(),
+                        src.as_ptr().cast(),
+                        mask.as_ptr().cast(),
+                    )
+                };
+                // SAFETY: as above.
+                let gn = unsafe {
+                    masked_select(&pool, d, got.as_mut_ptr(), src.as_ptr(), mask.as_ptr())
+                };
+                assert_eq!(gn, wn, "{shape:?} es {es} density {density}");
+                assert!(got == want, "{shape:?} es {es} density {density}");
             }
         }
     }

@@ -448,6 +448,7 @@ impl Launch {
                 }
                 Step::MaskedSelect(d, dst, src, mask) => unsafe {
                     kernels::masked_select(
+                        pool,
                         *d,
                         self.host(&hosts, *dst),
                         self.host(&hosts, *src),
