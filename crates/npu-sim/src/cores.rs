@@ -40,7 +40,7 @@ unsafe impl Send for Blocks {}
 unsafe impl Sync for Blocks {}
 
 /// Splits `[0, units)` into `nblocks` near-equal ranges: range `b`.
-fn split(units: i64, nblocks: i64, b: i64) -> (i64, i64) {
+pub(crate) fn split(units: i64, nblocks: i64, b: i64) -> (i64, i64) {
     let at = |k: i64| (units as i128 * k as i128 / nblocks as i128) as i64;
     (at(b), at(b + 1))
 }

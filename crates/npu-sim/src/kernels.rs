@@ -278,7 +278,8 @@ fn min_rows(d: &CopyDesc) -> i64 {
     }
 }
 
-fn numel(d: &CopyDesc) -> u64 {
+/// The elements a descriptor addresses.
+pub(crate) fn numel(d: &CopyDesc) -> u64 {
     d.shape[..d.rank as usize]
         .iter()
         .map(|&x| x as u64)
@@ -400,8 +401,8 @@ pub unsafe fn copy_group(pool: &Cores, items: &[(CopyDesc, *mut u8, *const u8)])
             let mut first = 0;
             for it in &plan {
                 if b < first + it.blocks {
-                    let at = |k: i64| (it.rows as i128 * k as i128 / it.blocks as i128) as i64;
-                    run(it, at(b - first), at(b - first + 1));
+                    let (lo, hi) = crate::cores::split(it.rows, it.blocks, b - first);
+                    run(it, lo, hi);
                     break;
                 }
                 first += it.blocks;
@@ -860,17 +861,22 @@ pub unsafe fn masked_select(
     let total = numel(&d);
     // Each element: its mask byte and, when set, itself read and written.
     let bytes = total.saturating_mul(d.elem_size as u64 + 1);
-    let r = d.rank as usize;
-    if bytes < PARALLEL_BYTES || pool.threads() < 2 || r == 0 || r > MAX_RANK {
+    // The one-pass walk, for work too small to share or a row that will
+    // not cut.
+    let walk = |d: &CopyDesc| {
         // SAFETY: the caller's contract.
-        return unsafe {
+        unsafe {
             npu_masked_select_run(
-                &d,
+                d,
                 dst as *mut c_void,
                 src as *const c_void,
                 mask as *const c_void,
             )
-        };
+        }
+    };
+    let r = d.rank as usize;
+    if bytes < PARALLEL_BYTES || pool.threads() < 2 || r == 0 || r > MAX_RANK {
+        return walk(&d);
     }
     // Rows of the walk (the innermost dim); a long last dim is cut into
     // rows of its own (row-major order, so the packing order, is kept).
@@ -885,18 +891,9 @@ pub unsafe fn masked_select(
     let nrows = rows(&d);
     let nblocks = ((bytes / BLOCK_BYTES) as i64).min(nrows);
     if nblocks < 2 {
-        // One row that would not cut: the walk alone.
-        // SAFETY: the caller's contract.
-        return unsafe {
-            npu_masked_select_run(
-                &d,
-                dst as *mut c_void,
-                src as *const c_void,
-                mask as *const c_void,
-            )
-        };
+        return walk(&d);
     }
-    let at = |b: i64| (nrows as i128 * b as i128 / nblocks as i128) as i64;
+    let at = |b: i64| crate::cores::split(nrows, nblocks, b).0;
     let (dp, sp, mp) = (Ptr(dst as usize), Ptr(src as usize), Ptr(mask as usize));
     let counts: Vec<std::sync::atomic::AtomicI64> = (0..nblocks)
         .map(|_| std::sync::atomic::AtomicI64::new(0))

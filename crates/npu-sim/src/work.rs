@@ -281,12 +281,7 @@ impl Launch {
                 Step::Copy(d, ..) => Some(d),
                 _ => None,
             })
-            .map(|d| {
-                let n = d.shape[..(d.rank.max(0) as usize).min(kernels::MAX_RANK)]
-                    .iter()
-                    .fold(1u64, |a, &e| a.saturating_mul(e.max(0) as u64));
-                n.saturating_mul(d.elem_size as u64)
-            })
+            .map(|d| kernels::numel(d).saturating_mul(d.elem_size as u64))
             .fold(0u64, u64::saturating_add);
         if self.bytes < min_bytes || together < min_bytes {
             return first + 1;
