@@ -15,6 +15,40 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+thread_local! {
+    /// The cell of this thread's last consumed one-shot executor, emptied:
+    /// the next first phase fills it instead of allocating one (a malloc
+    /// and a free per one-shot launch, about 300 instructions).
+    static SPARE: std::cell::Cell<Option<Arc<Mutex<Executor>>>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A shared cell holding the executor `fill` builds: this thread's spare
+/// cell when it has one, else a new one.
+pub fn cell(fill: impl FnOnce() -> Executor) -> Arc<Mutex<Executor>> {
+    if let Some(mut spare) = SPARE.try_with(|s| s.take()).ok().flatten() {
+        // Kept only when unshared and unpoisoned (`recycle`).
+        if let Some(Ok(slot)) = Arc::get_mut(&mut spare).map(Mutex::get_mut) {
+            *slot = fill();
+            return spare;
+        }
+    }
+    Arc::new(Mutex::new(fill()))
+}
+
+/// Empties a consumed executor's cell and keeps it as this thread's spare
+/// when nothing else holds it.
+pub fn recycle(mut e: Arc<Mutex<Executor>>) {
+    let Some(Ok(x)) = Arc::get_mut(&mut e).map(Mutex::get_mut) else {
+        return;
+    };
+    // What the plan and views hold goes now, as it would with the cell.
+    x.plan = Plan::Empty;
+    x.inputs.clear();
+    x.outputs.clear();
+    let _ = SPARE.try_with(|s| s.set(Some(e)));
+}
+
 /// Registers a new one-shot executor (`size`: its workspace bytes) and
 /// writes the first phase's outputs.
 ///
@@ -287,7 +321,7 @@ pub fn run(
     if executor.is_null() {
         return crate::abi::fail_null(ACLNN_ERR_PARAM_NULLPTR, api, "executor", "aclOpExecutor");
     }
-    let Some(ex) = state::with_handles(|h| h.executors.get(&(executor as usize)).cloned()) else {
+    let Some(cell) = state::with_handles(|h| h.executors.get(&(executor as usize)).cloned()) else {
         return fail(
             ACLNN_ERR_PARAM_INVALID,
             format!(
@@ -296,7 +330,7 @@ pub fn run(
             ),
         );
     };
-    let ex = ex.lock().unwrap_or_else(|e| e.into_inner());
+    let ex = cell.lock().unwrap_or_else(|e| e.into_inner());
     if ex.op != op {
         return fail(
             ACLNN_ERR_PARAM_INVALID,
@@ -375,7 +409,11 @@ pub fn run(
         return ACLNN_SUCCESS;
     }
     let mut launch = build(&rt, &ex, workspace as u64);
+    let one_shot = !ex.repeatable;
     drop(ex);
+    if one_shot {
+        recycle(cell);
+    }
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
     // A queued task holds the kernel pool, not the runtime: queued work
     // never keeps a finalised runtime (and its streams) alive on a worker.

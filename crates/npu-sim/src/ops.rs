@@ -16,7 +16,6 @@ use crate::state::{self, Runtime};
 use crate::work::{Launch, Ref, Step};
 use cann_sys::*;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
 
 type R<T> = Result<T, aclnnStatus>;
 
@@ -326,14 +325,14 @@ pub(crate) unsafe fn finish(
 ) -> aclnnStatus {
     // Built in its shared cell at once: an executor is about a kilobyte,
     // and each move of it was a copy of that on every first phase.
-    let e = Arc::new(Mutex::new(Executor {
+    let e = crate::executor::cell(|| Executor {
         op,
         plan,
         inputs,
         outputs,
         workspace,
         repeatable: false,
-    }));
+    });
     // SAFETY: the caller's contract.
     unsafe { publish(e, workspace, ws, ex) }
 }
