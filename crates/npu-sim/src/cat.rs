@@ -244,7 +244,7 @@ unsafe fn join_first_phase(
 unsafe fn finish_join(
     op: Op,
     kept: objects::Tensors,
-    o: Tensor,
+    o: std::sync::Arc<Tensor>,
     want: &[i64],
     d: usize,
     stack: bool,

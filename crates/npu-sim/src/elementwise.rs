@@ -132,9 +132,9 @@ struct Names {
 unsafe fn plan(
     op: Op,
     fam: soc::Family,
-    x: Tensor,
-    y: Tensor,
-    o: Tensor,
+    x: std::sync::Arc<Tensor>,
+    y: std::sync::Arc<Tensor>,
+    o: std::sync::Arc<Tensor>,
     alpha: Option<*const aclScalar>,
     names: Names,
     ws: *mut u64,

@@ -46,7 +46,7 @@ fn value_casts(from: KDtype, to: KDtype) -> bool {
 /// `ws` and `ex` are valid for writes (checked non-null by the preamble).
 unsafe fn plan(
     op: Op,
-    x: crate::objects::Tensor,
+    x: std::sync::Arc<crate::objects::Tensor>,
     value: [u8; 16],
     ws: *mut u64,
     ex: *mut *mut aclOpExecutor,

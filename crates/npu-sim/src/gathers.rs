@@ -480,11 +480,11 @@ pub unsafe extern "C" fn aclnnTake(
 unsafe fn index_copy_first(
     op: Op,
     fam: crate::soc::Family,
-    x: crate::objects::Tensor,
+    x: std::sync::Arc<crate::objects::Tensor>,
     dim: i64,
-    i: crate::objects::Tensor,
-    src: crate::objects::Tensor,
-    out: Option<crate::objects::Tensor>,
+    i: std::sync::Arc<crate::objects::Tensor>,
+    src: std::sync::Arc<crate::objects::Tensor>,
+    out: Option<std::sync::Arc<crate::objects::Tensor>>,
     workspace_size: *mut u64,
     executor: *mut *mut aclOpExecutor,
 ) -> Result<aclnnStatus, aclnnStatus> {

@@ -304,8 +304,8 @@ pub unsafe extern "C" fn aclnnIndexGetWorkspaceSize(
             structure(op, &[(m, &format!("indices[{i}]"))])?;
         }
         writes_once(op, &o, "out")?;
-        let mut named: Vec<(&Tensor, &str)> = vec![(&x, "self")];
-        named.extend(members.iter().map(|m| (m, "indices")));
+        let mut named: Vec<(&Tensor, &str)> = vec![(&*x, "self")];
+        named.extend(members.iter().map(|m| (&**m, "indices")));
         out_apart(op, &o, &named)?;
         let empty = numel(&x.view) == 0 || numel(&o.view) == 0;
         let idx: Vec<usize> = indexed.iter().map(|&d| d as usize).collect();

@@ -102,6 +102,7 @@ pub unsafe extern "C" fn aclCreateTensor(
             data: tensor_data as u64,
         };
         let h = state::new_handle();
+        let t = std::sync::Arc::new(t);
         state::with_handles(|hs| hs.tensors.insert(h, t));
         h as *mut aclTensor
     })
@@ -382,7 +383,9 @@ fn set_addr(
             )
         }
         Some(t) => {
-            t.data = addr as u64;
+            // The executor's own copy (its descriptor keeps the address it
+            // was created with): copied once when still shared.
+            std::sync::Arc::make_mut(t).data = addr as u64;
             ACLNN_SUCCESS
         }
         None => fail(

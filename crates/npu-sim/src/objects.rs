@@ -280,7 +280,7 @@ pub struct BinaryPlan {
 /// The tensors of an executor, inline (no heap for up to two: every
 /// operator but Cat and Stack; a first phase moves its executor a few
 /// times, and each inline slot is 184 bytes of it).
-pub type Tensors = SmallVec<[Tensor; 2]>;
+pub type Tensors = SmallVec<[std::sync::Arc<Tensor>; 2]>;
 
 /// An `aclOpExecutor`.
 pub struct Executor {

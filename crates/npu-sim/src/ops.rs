@@ -16,6 +16,7 @@ use crate::state::{self, Runtime};
 use crate::work::{Launch, Ref, Step};
 use cann_sys::*;
 use std::ffi::c_void;
+use std::sync::Arc;
 
 type R<T> = Result<T, aclnnStatus>;
 
@@ -35,7 +36,7 @@ fn dead_tensor(op: Op, p: *const aclTensor, name: &str) -> aclnnStatus {
 }
 
 /// The live tensor behind `p`, or the status of a dead one.
-pub(crate) fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Tensor> {
+pub(crate) fn tensor(op: Op, p: *const aclTensor, name: &str) -> R<Arc<Tensor>> {
     state::with_handles(|h| h.tensors.get(&(p as usize)).cloned())
         .ok_or_else(|| dead_tensor(op, p, name))
 }
@@ -49,7 +50,7 @@ pub(crate) fn preamble<const N: usize>(
     op: Op,
     nulls: &[(&str, bool)],
     tensors: [(&str, *const aclTensor); N],
-) -> R<(soc::Family, [Tensor; N])> {
+) -> R<(soc::Family, [Arc<Tensor>; N])> {
     if let Some((name, _)) = nulls.iter().find(|(_, null)| *null) {
         // The type CANN's message names for the argument.
         let ty = match *name {
@@ -69,7 +70,7 @@ pub(crate) fn preamble<const N: usize>(
     // One lock of the handle registry for every tensor (each lock and
     // lookup is some 85 instructions); the first one not live, in
     // argument order, is the error.
-    let mut found: [Option<Tensor>; N] = std::array::from_fn(|_| None);
+    let mut found: [Option<Arc<Tensor>>; N] = std::array::from_fn(|_| None);
     state::with_handles(|h| {
         for (slot, (_, p)) in found.iter_mut().zip(&tensors) {
             match h.tensors.get(&(*p as usize)) {

@@ -150,7 +150,7 @@ pub type HandleMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<KeyHashe
 #[derive(Default)]
 pub struct Handles {
     /// `aclTensor`s.
-    pub tensors: HandleMap<Tensor>,
+    pub tensors: HandleMap<Arc<Tensor>>,
     /// `aclIntArray`s.
     pub int_arrays: HandleMap<Arc<Vec<i64>>>,
     /// `aclScalar`s.

@@ -37,8 +37,8 @@ type R<T> = Result<T, aclnnStatus>;
 unsafe fn plan(
     op: Op,
     fam: crate::soc::Family,
-    x: Tensor,
-    o: Option<Tensor>,
+    x: std::sync::Arc<Tensor>,
+    o: Option<std::sync::Arc<Tensor>>,
     diagonal: i64,
     lower: bool,
     ws: *mut u64,

@@ -394,6 +394,20 @@ fn repeatable_executor_rebinds_addresses_across_runs() {
             vec![0u8; 24],
             "the original output was rebound away"
         );
+        // A rebind changes the executor's view of the tensor only (it
+        // shares the descriptor until then): a new first phase with the
+        // same descriptors reads and writes their own addresses.
+        let q = slice_plan(&x, 0, 1, 4, 2, &o).unwrap();
+        assert_eq!(launch(slice_op().run, &q, s.0), 0, "{}", last_error());
+        assert_eq!(s.sync(), 0);
+        assert_eq!(ob.read(), f32s(&[3.0, 4.0, 5.0, 9.0, 10.0, 11.0]));
+        for (k, _xk, ok) in &outs {
+            assert_eq!(
+                ok.read()[..4],
+                f32s(&[(3 + 100 * k) as f32])[..],
+                "run {k} kept"
+            );
+        }
         drop(xb);
         // SAFETY: index out of range is reported; then the explicit destroy.
         unsafe {
