@@ -296,6 +296,9 @@ pub struct Executor {
     pub workspace: u64,
     /// Survives runs.
     pub repeatable: bool,
+    /// A repeatable executor's last launch, for its next run
+    /// ([`crate::executor::run`]).
+    pub reuse: Option<Box<crate::work::Reuse>>,
 }
 
 impl Executor {

@@ -333,6 +333,7 @@ pub(crate) unsafe fn finish(
         outputs,
         workspace,
         repeatable: false,
+        reuse: None,
     });
     // SAFETY: the caller's contract.
     unsafe { publish(e, workspace, ws, ex) }

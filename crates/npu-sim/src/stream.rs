@@ -493,7 +493,7 @@ impl Stream {
         };
         // Its allocations are let go before the work counts as done (as a
         // queued job's are).
-        launch.clear();
+        launch.release();
         self.finish_inline(result);
         Ok(())
     }

@@ -102,6 +102,85 @@ pub enum Step {
     Tri(Ref, [i64; 3], i64, bool, u8),
 }
 
+/// A repeatable executor's launch, kept to run again ([`Reuse::arm`]):
+/// built for one set of addresses (the executor's inputs, outputs and
+/// workspace) in one runtime, with the allocations its regions were found
+/// in held weakly between runs (a kept launch never keeps freed memory
+/// mapped).
+pub struct Reuse {
+    serial: u64,
+    addrs: SmallVec<[u64; 4]>,
+    /// The launch; its regions hold their allocations only while armed.
+    pub launch: Launch,
+    allocs: SmallVec<[std::sync::Weak<Allocation>; 4]>,
+}
+
+impl Reuse {
+    /// The addresses a launch of `ex` is built for: its inputs', its
+    /// outputs', then the workspace `ws`.
+    pub fn addrs(ex: &crate::objects::Executor, ws: u64) -> SmallVec<[u64; 4]> {
+        let mut a: SmallVec<[u64; 4]> = ex.inputs.iter().map(|t| t.data).collect();
+        a.extend(ex.outputs.iter().map(|t| t.data));
+        a.push(ws);
+        a
+    }
+
+    /// Keeps `launch` (armed), built in runtime `serial` for `addrs`; gives
+    /// it back when a region lies in no allocation (such a launch faults:
+    /// it is built anew each time, as any other).
+    pub fn keep(
+        serial: u64,
+        addrs: SmallVec<[u64; 4]>,
+        launch: Launch,
+    ) -> Result<Box<Reuse>, Box<Launch>> {
+        let Some(allocs) = launch
+            .regions
+            .iter()
+            .map(|r| r.alloc.as_ref().map(Arc::downgrade))
+            .collect::<Option<_>>()
+        else {
+            return Err(Box::new(launch));
+        };
+        Ok(Box::new(Reuse {
+            serial,
+            addrs,
+            launch,
+            allocs,
+        }))
+    }
+
+    /// Makes the kept launch ready to run again if it is the one a build
+    /// for `ex` with workspace `ws` ([`Reuse::addrs`]) in runtime `serial` would make now: same runtime, same
+    /// addresses, and every allocation it found still live. Building
+    /// depends on nothing else (the executor's plan and views are fixed
+    /// but for their addresses), and live allocations never overlap, so
+    /// the live allocation that held an address still holds it: the lookup
+    /// would find it again. The memory checker runs on it before its
+    /// kernels, as on any launch.
+    pub fn arm(&mut self, serial: u64, ex: &crate::objects::Executor, ws: u64) -> bool {
+        let n = ex.inputs.len();
+        let same = self.addrs.len() == n + ex.outputs.len() + 1
+            && ex.inputs.iter().zip(&self.addrs).all(|(t, &a)| t.data == a)
+            && ex
+                .outputs
+                .iter()
+                .zip(&self.addrs[n..])
+                .all(|(t, &a)| t.data == a)
+            && self.addrs.last() == Some(&ws);
+        if self.serial != serial || !same || self.launch.steps.is_empty() {
+            return false;
+        }
+        for (r, w) in self.launch.regions.iter_mut().zip(&self.allocs) {
+            r.alloc = w.upgrade().filter(|a| !a.freed.load(Ordering::Acquire));
+        }
+        if self.launch.regions.iter().all(|r| r.alloc.is_some()) {
+            return true;
+        }
+        self.launch.release();
+        false
+    }
+}
+
 /// The work of one second-phase call, built on the caller's thread and run
 /// on the stream.
 pub struct Launch {
@@ -149,12 +228,12 @@ impl Launch {
         }
     }
 
-    /// Empties the launch (its regions, releasing the allocations they
-    /// hold, and its steps), keeping its operator.
-    pub(crate) fn clear(&mut self) {
-        self.regions.clear();
-        self.steps.clear();
-        self.bytes = 0;
+    /// Lets go of the allocations its regions hold (what a run needs
+    /// them for is over); the launch can be armed again ([`Reuse::arm`]).
+    pub(crate) fn release(&mut self) {
+        for r in &mut self.regions {
+            r.alloc = None;
+        }
     }
 
     /// Bytes the launch touches (its regions, summed).

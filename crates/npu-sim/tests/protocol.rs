@@ -423,6 +423,72 @@ fn repeatable_executor_rebinds_addresses_across_runs() {
 
 #[test]
 #[serial]
+fn a_repeatable_executor_never_runs_a_kept_launch_on_freed_memory() {
+    leak_checked(|| {
+        let s = Stream::new();
+        let (xb, x, ob, o) = xy(4, 3, &[2, 3]);
+        let p = slice_plan(&x, 0, 1, 4, 2, &o).unwrap();
+        // SAFETY: a fresh executor.
+        assert_eq!(
+            unsafe { (api().aclSetAclOpExecutorRepeatable.unwrap())(p.ex) },
+            0
+        );
+        // Built, then run again as kept.
+        for _ in 0..3 {
+            assert_eq!(launch(slice_op().run, &p, s.0), 0);
+            assert_eq!(s.sync(), 0, "{}", last_error());
+        }
+        assert_eq!(ob.read(), f32s(&[3.0, 4.0, 5.0, 9.0, 10.0, 11.0]));
+        // The input freed while work queued on another stream still holds
+        // it: the run finds no live allocation, as a build would (the kept
+        // launch's allocation is alive, but freed).
+        let other = Stream::new();
+        let hold = npu_sim::hold_stream(other.0).unwrap();
+        let (_b2, o2) = {
+            let b = Buf::new(24);
+            let t = dense(F32, &[2, 3], &b);
+            (b, t)
+        };
+        let q = slice_plan(&x, 0, 1, 4, 2, &o2).unwrap();
+        assert_eq!(launch(slice_op().run, &q, other.0), 0);
+        let freed = xb.ptr;
+        drop(xb);
+        assert_eq!(launch(slice_op().run, &p, s.0), 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        assert!(
+            last_error().contains("no live allocation"),
+            "{}",
+            last_error()
+        );
+        hold.release();
+        assert_eq!(other.sync(), ACL_ERROR_RT_DEVICE_MEM_ERROR);
+        // Again: the fault is not a kept outcome.
+        assert_eq!(launch(slice_op().run, &p, s.0), 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW);
+        // Rebound to new memory: built anew, reads it.
+        let nb = Buf::from(&f32s(
+            &(0..12).map(|i| (i + 100) as f32).collect::<Vec<_>>(),
+        ));
+        assert_ne!(nb.ptr, freed);
+        // SAFETY: live executor and tensor, a device address.
+        assert_eq!(
+            unsafe { (api().aclSetInputTensorAddr.unwrap())(p.ex, 0, x.0, nb.ptr) },
+            0
+        );
+        assert_eq!(launch(slice_op().run, &p, s.0), 0);
+        assert_eq!(s.sync(), 0, "{}", last_error());
+        assert_eq!(ob.read(), f32s(&[103.0, 104.0, 105.0, 109.0, 110.0, 111.0]));
+        // The output freed while a kept launch is armed for it: faults.
+        drop(ob);
+        assert_eq!(launch(slice_op().run, &p, s.0), 0);
+        assert_eq!(s.sync(), ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW);
+        // SAFETY: the explicit destroy of a repeatable executor.
+        assert_eq!(unsafe { (api().aclDestroyAclOpExecutor.unwrap())(p.ex) }, 0);
+    });
+}
+
+#[test]
+#[serial]
 fn constant_pad_refuses_repeatable_and_runs_one_shot() {
     leak_checked(|| {
         let s = Stream::new();
