@@ -409,50 +409,48 @@ pub fn run(
     if matches!(ex.plan, Plan::Empty) {
         return ACLNN_SUCCESS;
     }
+    if !ex.repeatable {
+        let mut launch = build(&rt, &ex, workspace as u64);
+        drop(ex);
+        recycle(cell);
+        return submit(&s, &mut launch, &rt);
+    }
     // A repeatable executor runs the launch its last run built when that
     // is still what a build would make (`Reuse::arm`): building a 4 KiB
     // slice's launch (its views, their allocations, the copy) is about
     // 800 instructions.
-    let repeatable = ex.repeatable;
-    let mut kept: Option<Box<Reuse>> = None;
-    let mut built: Option<Launch> = None;
-    if repeatable {
-        let mut reuse = ex.reuse.take();
-        if let Some(r) = &mut reuse {
-            if r.arm(rt.serial, &ex, workspace as u64) {
-                kept = reuse;
+    let mut kept = ex
+        .reuse
+        .take()
+        .and_then(|mut r| r.arm(rt.serial, &ex, workspace as u64).then_some(r));
+    if kept.is_none() {
+        let addrs = Reuse::addrs(&ex, workspace as u64);
+        match Reuse::keep(rt.serial, addrs, build(&rt, &ex, workspace as u64)) {
+            Ok(r) => kept = Some(r),
+            Err(mut l) => {
+                drop(ex);
+                return submit(&s, &mut l, &rt);
             }
         }
-        if kept.is_none() {
-            let addrs = Reuse::addrs(&ex, workspace as u64);
-            match Reuse::keep(rt.serial, addrs, build(&rt, &ex, workspace as u64)) {
-                Ok(r) => kept = Some(r),
-                Err(l) => built = Some(*l),
-            }
-        }
-    } else {
-        built = Some(build(&rt, &ex, workspace as u64));
     }
     drop(ex);
-    let launch = match (&mut kept, &mut built) {
-        (Some(r), _) => &mut r.launch,
-        (None, Some(l)) => l,
-        (None, None) => unreachable!("a launch is kept or built"),
-    };
+    let mut r = kept.expect("kept or built above");
+    let status = submit(&s, &mut r.launch, &rt);
+    // Run in place: kept for the next run (a queued launch was moved out,
+    // leaving none to keep).
+    if !r.launch.steps.is_empty() {
+        cell.lock().unwrap_or_else(|e| e.into_inner()).reuse = Some(r);
+    }
+    status
+}
+
+/// Hands `launch` to stream `s` (run in place on an idle stream, else
+/// moved into its queue).
+fn submit(s: &crate::stream::Stream, launch: &mut Launch, rt: &Runtime) -> aclnnStatus {
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
     // A queued task holds the kernel pool, not the runtime: queued work
     // never keeps a finalised runtime (and its streams) alive on a worker.
-    let submitted = s.submit_launch(launch, &rt.pool);
-    match kept {
-        // Run in place: kept for the next run (a queued launch was moved
-        // out, leaving none to keep).
-        Some(r) if !r.launch.steps.is_empty() => {
-            cell.lock().unwrap_or_else(|e| e.into_inner()).reuse = Some(r);
-        }
-        _ if !repeatable => recycle(cell),
-        _ => {}
-    }
-    match submitted {
+    match s.submit_launch(launch, &rt.pool) {
         Ok(()) => ACLNN_SUCCESS,
         Err(f) => fail(
             ACLNN_ERR_RUNTIME_ERROR,
