@@ -419,22 +419,24 @@ pub fn run(
     // is still what a build would make (`Reuse::arm`): building a 4 KiB
     // slice's launch (its views, their allocations, the copy) is about
     // 800 instructions.
-    let mut kept = ex
+    let kept = ex
         .reuse
         .take()
         .and_then(|mut r| r.arm(rt.serial, &ex, workspace as u64).then_some(r));
-    if kept.is_none() {
-        let addrs = Reuse::addrs(&ex, workspace as u64);
-        match Reuse::keep(rt.serial, addrs, build(&rt, &ex, workspace as u64)) {
-            Ok(r) => kept = Some(r),
-            Err(mut l) => {
-                drop(ex);
-                return submit(&s, &mut l, &rt);
+    let mut r = match kept {
+        Some(r) => r,
+        None => {
+            let addrs = Reuse::addrs(&ex, workspace as u64);
+            match Reuse::keep(rt.serial, addrs, build(&rt, &ex, workspace as u64)) {
+                Ok(r) => r,
+                Err(mut l) => {
+                    drop(ex);
+                    return submit(&s, &mut l, &rt);
+                }
             }
         }
-    }
+    };
     drop(ex);
-    let mut r = kept.expect("kept or built above");
     let status = submit(&s, &mut r.launch, &rt);
     // Run in place: kept for the next run (a queued launch was moved out,
     // leaving none to keep).

@@ -115,6 +115,13 @@ unsafe impl Send for Allocation {}
 unsafe impl Sync for Allocation {}
 
 impl Allocation {
+    /// The allocation `w` points to, if it is still held and not freed:
+    /// the live allocation a lookup of its addresses would find (live
+    /// allocations never overlap).
+    pub fn upgrade_live(w: &std::sync::Weak<Allocation>) -> Option<Arc<Allocation>> {
+        w.upgrade().filter(|a| !a.freed.load(Ordering::Acquire))
+    }
+
     /// Host pointer to the byte at device address `addr` (inside this
     /// allocation, as checked by the caller).
     pub fn host_ptr(&self, addr: u64) -> *mut u8 {

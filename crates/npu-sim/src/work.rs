@@ -150,8 +150,9 @@ impl Reuse {
     }
 
     /// Makes the kept launch ready to run again if it is the one a build
-    /// for `ex` with workspace `ws` ([`Reuse::addrs`]) in runtime `serial` would make now: same runtime, same
-    /// addresses, and every allocation it found still live. Building
+    /// for `ex` with workspace `ws` ([`Reuse::addrs`]) in runtime `serial`
+    /// would make now: same runtime, same addresses, and every allocation
+    /// it found still live ([`Allocation::upgrade_live`]). Building
     /// depends on nothing else (the executor's plan and views are fixed
     /// but for their addresses), and live allocations never overlap, so
     /// the live allocation that held an address still holds it: the lookup
@@ -171,7 +172,7 @@ impl Reuse {
             return false;
         }
         for (r, w) in self.launch.regions.iter_mut().zip(&self.allocs) {
-            r.alloc = w.upgrade().filter(|a| !a.freed.load(Ordering::Acquire));
+            r.alloc = Allocation::upgrade_live(w);
         }
         if self.launch.regions.iter().all(|r| r.alloc.is_some()) {
             return true;

@@ -195,8 +195,7 @@ fn cached_alloc(rt: &Runtime, addr: u64) -> Option<Arc<Allocation>> {
             c.0.iter().flatten().find(|(serial, base, end, _)| {
                 *serial == rt.serial && addr >= *base && addr < *end
             })?;
-        w.upgrade()
-            .filter(|a| !a.freed.load(std::sync::atomic::Ordering::Acquire))
+        Allocation::upgrade_live(w)
     })
 }
 
