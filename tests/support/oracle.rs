@@ -1050,10 +1050,12 @@ fn gen_split(src: &mut impl Source, shape: &[usize]) -> Call {
         };
         return Call::Split(Some(sections), Vec::new(), dim, into);
     }
+    // Sizes that sum to `n`, now and then one past what is left (a bad
+    // sum); `n` may be a huge extent beside a zero, so saturate.
     let mut sizes = Vec::new();
     let mut left = n;
     while left > 0 && sizes.len() < 4 {
-        let k = src.range(0, left + 1);
+        let k = src.range(0, left.saturating_add(1));
         sizes.push(k);
         left -= k;
     }
