@@ -797,3 +797,32 @@ fn masked_select_every_dtype_form_and_rule() {
         "out",
     );
 }
+
+/// Fuzz finding (`fuzz/corpus/ops/regress-sum-overflow`): the broadcast
+/// element count of stride-0 views of huge extents. A zero extent makes it
+/// 0 whatever the others (no overflow on the way); without one, a count
+/// past `i64::MAX` is refused naming `mask`. It was an unchecked product:
+/// a panic in debug builds, and in release a count wrapped to 0, an empty
+/// `Ok` for a call the simulator refuses.
+#[test]
+fn masked_select_broadcast_counts_never_wrap() {
+    let s = stream();
+    let one = Tensor::from_slice(&s, &[1], &[7f32]).unwrap();
+    // [2^62, 1, 0] against a mask of [1, 8, 1]: broadcast to [2^62, 8,
+    // 0], empty, although 2^62 * 8 overflows.
+    let x = one.view(&[1 << 62, 1, 0], &[0, 0, 0], 0).unwrap();
+    let m = Tensor::from_slice(&s, &[1, 8, 1], &[true; 8]).unwrap();
+    let y = s.masked_select(&x, &m).unwrap();
+    assert_eq!(y.shape(), &[0]);
+    let out = Tensor::zeros(&s, DType::F32, &[0]).unwrap();
+    assert_eq!(s.masked_select_into(&x, &m, &out).unwrap(), 0);
+    assert_eq!(
+        cpu_ref::masked_select_shape(&[1 << 62, 1, 0], &[1, 8, 1]).unwrap(),
+        [1 << 62, 8, 0]
+    );
+    // [2^60, 1] against a mask of [1, 16]: 2^64 elements, refused.
+    let x = one.view(&[1 << 60, 1], &[0, 0], 0).unwrap();
+    let m = Tensor::from_slice(&s, &[1, 16], &[true; 16]).unwrap();
+    invalid_ms(s.masked_select(&x, &m).unwrap_err(), "mask");
+    invalid_ms(s.masked_select_into(&x, &m, &out).unwrap_err(), "mask");
+}

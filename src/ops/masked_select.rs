@@ -14,6 +14,17 @@ use crate::tensor::Tensor;
 
 const OP: &str = "masked_select";
 
+/// The element count of the broadcast shape: 0 when an extent is 0 (even
+/// beside extents whose product overflows), else an invalid `mask` when it
+/// passes `i64::MAX` (`self` and `mask` may be stride-0 views of huge
+/// extents).
+fn broadcast_count(shape: &[usize]) -> Result<usize> {
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    crate::layout::numel(OP, "mask", shape)
+}
+
 impl Stream {
     /// The rules before `out`'s, in the contract's order; returns the
     /// broadcast shape.
@@ -76,7 +87,7 @@ impl Stream {
         // of times (the broadcast count over the mask's own count), so the
         // true elements are counted once over the mask's own bytes (one
         // byte each: BOOL or UINT8), not over the broadcast shape.
-        let total: usize = shape.iter().product();
+        let total = broadcast_count(&shape)?;
         let own = mask.numel();
         if total == 0 || own == 0 {
             return Ok(0);
@@ -133,7 +144,7 @@ impl Stream {
     /// ```
     pub fn masked_select(&self, x: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let shape = self.masked_select_check(x, mask)?;
-        let total: usize = shape.iter().product();
+        let total = broadcast_count(&shape)?;
         let n = if total == 0 {
             0
         } else {
@@ -162,7 +173,7 @@ impl Stream {
     /// ```
     pub fn masked_select_into(&self, x: &Tensor, mask: &Tensor, out: &Tensor) -> Result<usize> {
         let shape = self.masked_select_check(x, mask)?;
-        let total: usize = shape.iter().product();
+        let total = broadcast_count(&shape)?;
         check_device(self, OP, "out", out)?;
         check_out(OP, out, x.dtype(), &[total])?;
         if total == 0 {

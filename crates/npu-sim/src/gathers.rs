@@ -1080,8 +1080,13 @@ pub unsafe extern "C" fn aclnnMaskedSelectGetWorkspaceSize(
             }
             shape.push(if a == 1 { b } else { a });
         }
-        let n = crate::executor::numel_checked(&shape)
-            .ok_or_else(|| invalid(op, "the broadcast shape overflows 64 bits"))?;
+        // A zero extent makes no elements, whatever the others multiply to.
+        let n = if shape.contains(&0) {
+            Some(0)
+        } else {
+            crate::executor::numel_checked(&shape)
+        }
+        .ok_or_else(|| invalid(op, "the broadcast shape overflows 64 bits"))?;
         if o.view.len() != 1 || o.view[0] != n {
             return Err(invalid(
                 op,

@@ -986,6 +986,41 @@ fn masked_select_first_phase_errors_and_products() {
             launch(api().masked_select().unwrap().run, &p, st.0),
             ACL_SUCCESS
         );
+        // Huge extents (stride-0 views): a zero extent makes the broadcast
+        // count 0 although 2^62 * 8 overflows; without one it is refused.
+        let buf = Buf::new(64);
+        let huge = view(
+            aclDataType::ACL_FLOAT,
+            &[1 << 62, 1, 0],
+            &[0, 0, 0],
+            0,
+            buf.ptr,
+            1,
+        );
+        let p = msfirst(
+            &huge,
+            &f(aclDataType::ACL_BOOL, &[1, 8, 1]),
+            &f(aclDataType::ACL_FLOAT, &[0]),
+        )
+        .unwrap();
+        assert_eq!(p.ws, 0);
+        assert_eq!(
+            launch(api().masked_select().unwrap().run, &p, st.0),
+            ACL_SUCCESS
+        );
+        let huge = view(
+            aclDataType::ACL_FLOAT,
+            &[1 << 62, 1],
+            &[0, 0],
+            0,
+            buf.ptr,
+            1,
+        );
+        let e = msfirst(&huge, &f(aclDataType::ACL_BOOL, &[1, 8]), &o).unwrap_err();
+        assert_eq!(e.0, ACLNN_ERR_PARAM_INVALID);
+        assert!(e.1.contains("overflows"), "{}", e.1);
+        drop(huge);
+        drop(buf);
     });
     reinit("Ascend310B1");
     let buf = Buf::new(64);
