@@ -23,6 +23,10 @@
 //!   holds its storage until the launch has run (the stream's bookkeeping,
 //!   or a graph's), so evicting an entry, or dropping the stream, never
 //!   frees memory that queued work still reads.
+//! - **Constants.** Small `int64` arrays an operator reads from the device
+//!   (ViewCopy's window metadata) are kept the same way, keyed by their
+//!   tag and values ([`Stream::cached_i64`]): a repeated call uploads
+//!   nothing.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -52,9 +56,16 @@ pub(crate) struct Index {
     pub(crate) unit: usize,
 }
 
+/// What an entry keeps; its key's tag says which.
+#[derive(Clone)]
+enum Kept {
+    Index(Index),
+    Constant(Tensor),
+}
+
 struct Entry {
     key: Box<[u64]>,
-    index: Index,
+    kept: Kept,
     bytes: usize,
     used: u64,
 }
@@ -71,16 +82,16 @@ struct Entries {
 pub(crate) struct IndexCache(Mutex<Entries>);
 
 impl IndexCache {
-    fn get(&self, key: &[u64]) -> Option<Index> {
+    fn get(&self, key: &[u64]) -> Option<Kept> {
         let mut e = self.0.lock().unwrap_or_else(|e| e.into_inner());
         e.clock += 1;
         let now = e.clock;
         let hit = e.v.iter_mut().find(|x| &*x.key == key)?;
         hit.used = now;
-        Some(hit.index.clone())
+        Some(hit.kept.clone())
     }
 
-    fn put(&self, key: &[u64], index: &Index, bytes: usize) {
+    fn put(&self, key: &[u64], kept: &Kept, bytes: usize) {
         let mut e = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if e.v.iter().any(|x| &*x.key == key) {
             return; // another thread built it meanwhile
@@ -100,7 +111,7 @@ impl IndexCache {
         e.bytes += bytes;
         e.v.push(Entry {
             key: key.into(),
-            index: index.clone(),
+            kept: kept.clone(),
             bytes,
             used,
         });
@@ -206,14 +217,51 @@ impl Stream {
         units: impl FnOnce() -> I,
     ) -> Result<Index> {
         let cache = &self.0.indices;
-        if let Some(hit) = cache.get(key) {
+        if let Some(Kept::Index(hit)) = cache.get(key) {
             return Ok(hit);
         }
         let (index, bytes) = build(self, op, n, coarsen, units())?;
         if bytes <= MAX_ENTRY_BYTES {
-            cache.put(key, &index, bytes);
+            cache.put(key, &Kept::Index(index.clone()), bytes);
         }
         Ok(index)
+    }
+
+    /// `values` as a contiguous `int64` tensor on this stream's device,
+    /// kept under `tag` (a `KEY_*` of `crate::ops`) and the values: a
+    /// repeated call returns the kept tensor, with no upload. Launches
+    /// only read it. An allocation the device refuses names `op` and
+    /// `param`.
+    pub(crate) fn cached_i64(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        tag: u64,
+        values: &[i64],
+    ) -> Result<Tensor> {
+        let mut key = Vec::with_capacity(values.len() + 2);
+        key.extend([tag, values.len() as u64]);
+        key.extend(values.iter().map(|&v| v as u64));
+        let cache = &self.0.indices;
+        if let Some(Kept::Constant(hit)) = cache.get(&key) {
+            return Ok(hit);
+        }
+        let tensor = Tensor::empty_for(self, op, param, DType::I64, &[values.len()])?;
+        // SAFETY: `tensor` is a new contiguous storage of `values.len()`
+        // i64s (exactly `values`' bytes) on this stream's device, that no
+        // work uses yet.
+        unsafe {
+            crate::ffi::upload(
+                self.api(),
+                tensor.storage.ptr,
+                crate::dtype::as_bytes(values),
+            )
+        }?;
+        let bytes = std::mem::size_of_val(values);
+        if bytes <= MAX_ENTRY_BYTES {
+            cache.put(&key, &Kept::Constant(tensor.clone()), bytes);
+        }
+        Ok(tensor)
     }
 
     /// The stream's kept indices (for tests).
@@ -274,6 +322,40 @@ mod tests {
             .map(|&v| v as f32)
             .collect();
         assert_eq!(y.to_vec::<f32>().unwrap(), want);
+        assert_eq!(s.index_cache_usage().0, 2);
+    }
+
+    #[test]
+    fn view_copy_windows_are_uploaded_once_per_window() {
+        use crate::{DType, Window};
+        let rt = Runtime::new(Backend::Simulator).unwrap();
+        let s = rt.stream().unwrap();
+        let xs: Vec<i32> = (0..48).collect();
+        let x = Tensor::from_slice(&s, &[12, 4], &xs).unwrap();
+        let dst = x.narrow(0, 0, 8).unwrap();
+        let src = x.narrow(0, 8, 4).unwrap();
+        let out = Tensor::empty(&s, DType::I32, &[8, 4]).unwrap();
+        let want = |off: usize| -> Vec<i32> {
+            let mut v = xs[..32].to_vec();
+            v[off..off + 8].copy_from_slice(&xs[32..40]);
+            v
+        };
+        let run = |off: i64| {
+            let w = Window::new(&[2, 4], &[4, 1], off);
+            s.view_copy_into(&dst, w, &src, Window::new(&[2, 4], &[4, 1], 0), &out)
+                .unwrap();
+            out.to_vec::<i32>().unwrap()
+        };
+        assert_eq!(run(4), want(4));
+        assert_eq!(s.index_cache_usage(), (1, 10 * 8));
+        // The same windows again: the kept metadata, no new entry.
+        for _ in 0..3 {
+            assert_eq!(run(4), want(4));
+        }
+        assert_eq!(s.index_cache_usage().0, 1);
+        // Another offset is other metadata: its own entry, its own result.
+        assert_eq!(run(16), want(16));
+        assert_eq!(run(4), want(4));
         assert_eq!(s.index_cache_usage().0, 2);
     }
 

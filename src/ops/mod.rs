@@ -161,11 +161,12 @@ pub(crate) fn acl<'a>(s: &'a Stream, t: &'a Tensor) -> Result<AclTensor<'a>> {
 
 /// Cache key tags (`index_cache`): rows of an overlapping view, its
 /// elements, elements of a view of a non-contiguous AsStrided input, a
-/// sampled slice.
+/// sampled slice; ViewCopy's window metadata (a constant).
 pub(crate) const KEY_ROWS: u64 = 1;
 pub(crate) const KEY_ELEMS: u64 = 2;
 pub(crate) const KEY_STRIDED: u64 = 3;
 pub(crate) const KEY_SAMPLED: u64 = 4;
+pub(crate) const KEY_WINDOWS: u64 = 5;
 
 /// A cache key: `tag`, then each list's length and values.
 pub(crate) fn index_key(tag: u64, lists: &[&[usize]]) -> Vec<u64> {

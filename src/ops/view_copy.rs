@@ -2,7 +2,7 @@
 //! tensor written over a strided window of another, positions counted over
 //! each tensor's elements in logical order.
 
-use super::{acl, aliases, check_device, check_out, check_product, window_reach};
+use super::{acl, aliases, check_device, check_out, check_product, window_reach, KEY_WINDOWS};
 use crate::error::{Error, Result};
 use crate::ffi::First;
 use crate::layout::MAX_RANK;
@@ -293,9 +293,10 @@ impl Stream {
         Ok(t)
     }
 
-    /// The aclnn call: the six metadata arrays in one device tensor (a
-    /// synchronous upload: the first phase reads them with `aclrtMemcpy`),
-    /// inputs that overlap themselves materialised first.
+    /// The aclnn call: the six metadata arrays in one device tensor (the
+    /// first phase reads them with `aclrtMemcpy`), uploaded synchronously
+    /// once and kept per stream for these windows (`index_cache`); inputs
+    /// that overlap themselves materialised first.
     fn view_copy_launch(
         &self,
         dst: &Tensor,
@@ -323,7 +324,7 @@ impl Stream {
         meta.extend_from_slice(sw.size);
         meta.extend_from_slice(sw.stride);
         meta.push(sw.offset);
-        let m = Tensor::from_slice(self, &[meta.len()], &meta)?;
+        let m = self.cached_i64(OP, "dst_size", KEY_WINDOWS, &meta)?;
         let part = |start: usize, len: usize| m.narrow(0, start, len);
         let parts = [
             part(0, r)?,
