@@ -87,7 +87,7 @@ impl Stream {
         // of times (the broadcast count over the mask's own count), so the
         // true elements are counted once over the mask's own bytes (one
         // byte each: BOOL or UINT8), not over the broadcast shape.
-        let total = broadcast_count(&shape)?;
+        let total = broadcast_count(shape)?;
         let own = mask.numel();
         if total == 0 || own == 0 {
             return Ok(0);
