@@ -798,7 +798,7 @@ fn masked_select_every_dtype_form_and_rule() {
     );
 }
 
-/// Fuzz finding (`fuzz/corpus/ops/regress-sum-overflow`): the broadcast
+/// Fuzz finding (`fuzz/corpus/ops/regress-masked-select-count`): the broadcast
 /// element count of stride-0 views of huge extents. A zero extent makes it
 /// 0 whatever the others (no overflow on the way); without one, a count
 /// past `i64::MAX` is refused naming `mask`. It was an unchecked product:
