@@ -160,11 +160,7 @@ impl Stream {
         if out.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise(OP, x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(OP, x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let api = self.api();
         let (z, st, off) = (

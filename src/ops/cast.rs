@@ -98,11 +98,7 @@ impl Stream {
         if x.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise("cast", x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped("cast", x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         // SAFETY: the descriptors are `xs`'s (the read) and `out`'s (the
         // write).

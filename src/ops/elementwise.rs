@@ -12,6 +12,7 @@ use crate::stream::Stream;
 use crate::tensor::Tensor;
 use crate::Scalar;
 use cann_sys::aclDataType;
+use std::borrow::Cow;
 
 /// The promoted dtype of two dtypes (CANN's "deduction relationship"
 /// table, ops.md §8), or `None` for a pair that does not promote.
@@ -289,12 +290,17 @@ fn writes_once(op: &'static str, param: &'static str, t: &Tensor) -> Result<()> 
 }
 
 impl Stream {
-    /// An input as the device takes it: a view that overlaps itself is
-    /// handed over with its stride-0 dims as extent-1 dims (the operator
-    /// broadcasts them back), or materialised when it still overlaps.
-    pub(crate) fn elementwise_operand(&self, op: &'static str, t: &Tensor) -> Result<Tensor> {
+    /// An input as the device takes it: `t` itself (borrowed: it keeps
+    /// its descriptor), or, for a view that overlaps itself, its stride-0
+    /// dims as extent-1 dims (the operator broadcasts them back),
+    /// materialised when it still overlaps.
+    pub(crate) fn elementwise_operand<'a>(
+        &self,
+        op: &'static str,
+        t: &'a Tensor,
+    ) -> Result<Cow<'a, Tensor>> {
         if !t.layout().may_overlap() {
-            return Ok(t.clone());
+            return Ok(Cow::Borrowed(t));
         }
         let shape: Vec<usize> = t
             .shape()
@@ -304,19 +310,19 @@ impl Stream {
             .collect();
         let reduced = t.view_as(op, &shape, t.strides(), t.offset())?;
         if reduced.layout().may_overlap() {
-            return self.materialise(op, &reduced);
+            return Ok(Cow::Owned(self.materialise(op, &reduced)?));
         }
-        Ok(reduced)
+        Ok(Cow::Owned(reduced))
     }
 
     /// The inputs as the device takes them, broadcasting to `shape`.
-    fn elementwise_operands(
+    fn elementwise_operands<'a>(
         &self,
         op: &'static str,
-        x: &Tensor,
-        y: &Tensor,
+        x: &'a Tensor,
+        y: &'a Tensor,
         shape: &[usize],
-    ) -> Result<(Tensor, Tensor)> {
+    ) -> Result<(Cow<'a, Tensor>, Cow<'a, Tensor>)> {
         let (a, b) = (
             self.elementwise_operand(op, x)?,
             self.elementwise_operand(op, y)?,
@@ -325,7 +331,10 @@ impl Stream {
             return Ok((a, b));
         }
         // Both broadcast one dim by stride 0: materialise them whole.
-        Ok((self.materialise(op, x)?, self.materialise(op, y)?))
+        Ok((
+            Cow::Owned(self.materialise(op, x)?),
+            Cow::Owned(self.materialise(op, y)?),
+        ))
     }
 
     /// The launch of a checked Add or Mul into `out` (which shares no
@@ -342,7 +351,7 @@ impl Stream {
     ) -> Result<()> {
         let op = kind.op().name();
         let (xa, ya) = if inplace {
-            (x.clone(), self.elementwise_operand(op, y)?)
+            (Cow::Borrowed(x), self.elementwise_operand(op, y)?)
         } else {
             self.elementwise_operands(op, x, y, &c.shape)?
         };

@@ -79,16 +79,8 @@ impl Stream {
             }
             return Ok(());
         }
-        let w = if weight.layout().may_overlap() {
-            self.materialise(OP, weight)?
-        } else {
-            weight.clone()
-        };
-        let i = if indices.layout().may_overlap() {
-            self.materialise(OP, indices)?
-        } else {
-            indices.clone()
-        };
+        let w = self.unoverlapped(OP, weight)?;
+        let i = self.unoverlapped(OP, indices)?;
         let (aw, ai, ao) = (acl(self, &w)?, acl(self, &i)?, acl(self, out)?);
         // SAFETY: the descriptors are of `w` and `i` (reads) and `out` (the
         // write).

@@ -11,6 +11,7 @@ use crate::product::OpKind;
 use crate::stream::Stream;
 use crate::tensor::Tensor;
 use crate::Scalar;
+use std::borrow::Cow;
 
 /// The value's aclScalar (dtype and bytes), checked against `self`'s
 /// dtype (spec section 13, "The value").
@@ -44,7 +45,7 @@ fn value_scalar(value: Scalar, dtype: DType) -> Result<(cann_sys::aclDataType, V
 /// `self`'s rules after the product, the device and the value: the rank,
 /// and no element written twice once its stride-0 dims are taken at
 /// extent 1. Returns the view to hand to aclnn (`None`: nothing to do).
-fn target(op: OpKind, x: &Tensor) -> Result<Option<Tensor>> {
+fn target(op: OpKind, x: &Tensor) -> Result<Option<Cow<'_, Tensor>>> {
     let name = op.name();
     check_rank(name, "self", x, 0)?;
     let shape: Vec<usize> = x
@@ -68,10 +69,11 @@ fn target(op: OpKind, x: &Tensor) -> Result<Option<Tensor>> {
     if x.numel() == 0 {
         return Ok(None);
     }
+    // Borrowed when unchanged: `x` keeps its descriptor.
     Ok(Some(if shape.as_slice() == x.shape() {
-        x.clone()
+        Cow::Borrowed(x)
     } else {
-        x.with_layout(layout)
+        Cow::Owned(x.with_layout(layout))
     }))
 }
 

@@ -92,11 +92,7 @@ impl Stream {
         if x.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise(OP, x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(OP, x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let arr = AclIntArray::new(self.api(), dims)?;
         // SAFETY: the descriptors are `xs`'s (the read) and `out`'s (the

@@ -234,11 +234,7 @@ impl Stream {
             }
             return Ok(());
         }
-        let x = if x.layout().may_overlap() {
-            self.materialise(OP, x)?
-        } else {
-            x.clone()
-        };
+        let x = self.unoverlapped(OP, x)?;
         let refs: Vec<&Tensor> = indices.iter().collect();
         let (members, list) = self.acl_list(OP, &refs)?;
         let (ax, ao) = (acl(self, &x)?, acl(self, out)?);

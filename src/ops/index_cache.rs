@@ -25,14 +25,15 @@
 //!   frees memory that queued work still reads.
 //! - **Constants.** Small `int64` arrays an operator reads from the device
 //!   (ViewCopy's window metadata) are kept the same way, keyed by their
-//!   tag and values ([`Stream::cached_i64`]): a repeated call uploads
-//!   nothing.
+//!   tag and values, as views of one upload ([`Stream::cached_i64`]): a
+//!   repeated call uploads nothing, and the views keep their descriptors
+//!   (no `aclCreateTensor` either).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 use crate::tensor::Tensor;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The largest index kept (bytes on the device).
 pub(crate) const MAX_ENTRY_BYTES: usize = 4 * super::ONE_LAUNCH_ELEMS;
@@ -60,7 +61,7 @@ pub(crate) struct Index {
 #[derive(Clone)]
 enum Kept {
     Index(Index),
-    Constant(Tensor),
+    Constant(Arc<[Tensor]>),
 }
 
 struct Entry {
@@ -228,17 +229,19 @@ impl Stream {
     }
 
     /// `values` as a contiguous `int64` tensor on this stream's device,
-    /// kept under `tag` (a `KEY_*` of `crate::ops`) and the values: a
-    /// repeated call returns the kept tensor, with no upload. Launches
-    /// only read it. An allocation the device refuses names `op` and
-    /// `param`.
+    /// returned as its `parts` (`(start, len)` views of it), kept under
+    /// `tag` (a `KEY_*` of `crate::ops`, which fixes the parts for a
+    /// length) and the values: a repeated call returns the same views (no
+    /// upload; their descriptors made once). Launches only read them. An
+    /// allocation the device refuses names `op` and `param`.
     pub(crate) fn cached_i64(
         &self,
         op: &'static str,
         param: &'static str,
         tag: u64,
         values: &[i64],
-    ) -> Result<Tensor> {
+        parts: &[(usize, usize)],
+    ) -> Result<Arc<[Tensor]>> {
         let mut key = Vec::with_capacity(values.len() + 2);
         key.extend([tag, values.len() as u64]);
         key.extend(values.iter().map(|&v| v as u64));
@@ -257,11 +260,15 @@ impl Stream {
                 crate::dtype::as_bytes(values),
             )
         }?;
+        let views: Arc<[Tensor]> = parts
+            .iter()
+            .map(|&(start, len)| tensor.narrow(0, start, len))
+            .collect::<Result<_>>()?;
         let bytes = std::mem::size_of_val(values);
         if bytes <= MAX_ENTRY_BYTES {
-            cache.put(&key, &Kept::Constant(tensor.clone()), bytes);
+            cache.put(&key, &Kept::Constant(views.clone()), bytes);
         }
-        Ok(tensor)
+        Ok(views)
     }
 
     /// The stream's kept indices (for tests).

@@ -9,6 +9,7 @@ use crate::layout::MAX_RANK;
 use crate::product::OpKind;
 use crate::stream::Stream;
 use crate::tensor::Tensor;
+use std::borrow::Cow;
 
 const OP: &str = "index_copy";
 
@@ -104,13 +105,15 @@ impl Stream {
         Ok(())
     }
 
-    /// An input as aclnn gets it: materialised when it overlaps itself.
-    fn index_copy_input(&self, t: &Tensor) -> Result<Tensor> {
-        if t.layout().may_overlap() {
-            self.materialise(OP, t)
-        } else {
-            Ok(t.clone())
+    /// An input of the in-place form as aclnn gets it: `t` itself, or a
+    /// copy when it meets `x` (the write) or overlaps itself.
+    fn index_copy_fresh<'t>(&self, x: &Tensor, t: &'t Tensor) -> Result<Cow<'t, Tensor>> {
+        if aliases(t, x) {
+            let copy = Tensor::empty_for(self, OP, "source", t.dtype(), t.shape())?;
+            self.copy_into(OP, &copy, t)?;
+            return Ok(Cow::Owned(copy));
         }
+        self.unoverlapped(OP, t)
     }
 
     /// The out-of-place aclnn call into `out` (of `x`'s shape).
@@ -126,9 +129,9 @@ impl Stream {
             return Ok(());
         }
         let (x, i, s) = (
-            self.index_copy_input(x)?,
-            self.index_copy_input(index)?,
-            self.index_copy_input(source)?,
+            self.unoverlapped(OP, x)?,
+            self.unoverlapped(OP, index)?,
+            self.unoverlapped(OP, source)?,
         );
         let (ax, ai, asrc, ao) = (
             acl(self, &x)?,
@@ -258,16 +261,10 @@ impl Stream {
             return Ok(());
         }
         // Inputs that overlap themselves or meet `x` are copied first.
-        let fresh = |t: &Tensor| -> Result<Tensor> {
-            if aliases(t, x) {
-                let copy = Tensor::empty_for(self, OP, "source", t.dtype(), t.shape())?;
-                self.copy_into(OP, &copy, t)?;
-                Ok(copy)
-            } else {
-                self.index_copy_input(t)
-            }
-        };
-        let (i, s) = (fresh(index)?, fresh(source)?);
+        let (i, s) = (
+            self.index_copy_fresh(x, index)?,
+            self.index_copy_fresh(x, source)?,
+        );
         let (ax, ai, asrc) = (acl(self, x)?, acl(self, &i)?, acl(self, &s)?);
         // SAFETY: the descriptors are `x`'s (read and written) and those of
         // `i` and `s` (reads).

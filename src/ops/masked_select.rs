@@ -107,16 +107,8 @@ impl Stream {
         if out.numel() == 0 {
             return Ok(());
         }
-        let x = if x.layout().may_overlap() {
-            self.materialise(OP, x)?
-        } else {
-            x.clone()
-        };
-        let m = if mask.layout().may_overlap() {
-            self.materialise(OP, mask)?
-        } else {
-            mask.clone()
-        };
+        let x = self.unoverlapped(OP, x)?;
+        let m = self.unoverlapped(OP, mask)?;
         let (ax, am, ao) = (acl(self, &x)?, acl(self, &m)?, acl(self, out)?);
         // SAFETY: the descriptors are of `x` and `m` (reads) and `out` (the
         // write).

@@ -511,6 +511,22 @@ impl Stream {
         Ok((members, list))
     }
 
+    /// `x` itself, or a contiguous copy of it when it overlaps itself (an
+    /// aclnn input must not). Borrowed, not cloned: a tensor keeps its
+    /// descriptor for its launches, where a clone would make and destroy
+    /// a new one per call.
+    pub(crate) fn unoverlapped<'a>(
+        &self,
+        op: &'static str,
+        x: &'a Tensor,
+    ) -> Result<std::borrow::Cow<'a, Tensor>> {
+        Ok(if x.layout().may_overlap() {
+            std::borrow::Cow::Owned(self.materialise(op, x)?)
+        } else {
+            std::borrow::Cow::Borrowed(x)
+        })
+    }
+
     /// [`Stream::contiguous`] for operator `op` (its errors name `op`).
     pub(crate) fn materialise(&self, op: &'static str, x: &Tensor) -> Result<Tensor> {
         if x.is_contiguous() {

@@ -226,11 +226,7 @@ impl Stream {
         if out.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise(op.name(), x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(op.name(), x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let arr = AclIntArray::new(self.api(), padding)?;
         // SAFETY: the descriptors are `xs`'s (the read) and `out`'s (the

@@ -110,11 +110,7 @@ impl Stream {
         if x.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise(OP, x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(OP, x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let sa = AclIntArray::new(self.api(), shifts)?;
         let da = AclIntArray::new(self.api(), dims)?;

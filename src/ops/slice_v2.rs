@@ -206,11 +206,7 @@ impl Stream {
         if x.numel() == 0 || out.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise(OP, x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(OP, x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let api = self.api();
         let [st, en, axs, sp] = [
@@ -286,11 +282,7 @@ impl Stream {
         if x.numel() == 0 || out.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise(OP_V3, x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(OP_V3, x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let (b, z) = (
             AclIntArray::new(self.api(), begin)?,

@@ -220,11 +220,7 @@ impl Stream {
             return Ok(());
         }
         let op = sizes.kind().name();
-        let xs = if x.layout().may_overlap() {
-            self.materialise(op, x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(op, x)?;
         let api = self.api();
         let ax = acl(self, &xs)?;
         let members = outs

@@ -172,9 +172,9 @@ impl Stream {
         let vs = if value.layout().may_overlap() || aliases(value, var) {
             let tmp = Tensor::empty_for(self, OP, "value", value.dtype(), value.shape())?;
             self.copy_into(OP, &tmp, value)?;
-            tmp
+            std::borrow::Cow::Owned(tmp)
         } else {
-            value.clone()
+            std::borrow::Cow::Borrowed(value)
         };
         let (av, avar) = (acl(self, &vs)?, acl(self, var)?);
         let api = self.api();

@@ -56,16 +56,8 @@ impl Stream {
         if index.numel() == 0 {
             return Ok(());
         }
-        let x = if x.layout().may_overlap() {
-            self.materialise(OP, x)?
-        } else {
-            x.clone()
-        };
-        let i = if index.layout().may_overlap() {
-            self.materialise(OP, index)?
-        } else {
-            index.clone()
-        };
+        let x = self.unoverlapped(OP, x)?;
+        let i = self.unoverlapped(OP, index)?;
         let (ax, ai, ao) = (acl(self, &x)?, acl(self, &i)?, acl(self, out)?);
         // SAFETY: the descriptors are of `x` and `i` (reads) and `out` (the
         // write).

@@ -85,11 +85,7 @@ impl Stream {
         if x.numel() == 0 {
             return Ok(());
         }
-        let xs = if x.layout().may_overlap() {
-            self.materialise(kind(lower).name(), x)?
-        } else {
-            x.clone()
-        };
+        let xs = self.unoverlapped(kind(lower).name(), x)?;
         let (ax, ao) = (acl(self, &xs)?, acl(self, out)?);
         let first = if lower {
             First::Tril(&ax, diagonal, &ao)

@@ -9,6 +9,7 @@ use crate::layout::MAX_RANK;
 use crate::product::OpKind;
 use crate::stream::Stream;
 use crate::tensor::Tensor;
+use std::borrow::Cow;
 
 const OP: &str = "view_copy";
 
@@ -306,16 +307,14 @@ impl Stream {
         out: &Tensor,
         in_place: bool,
     ) -> Result<()> {
+        // Borrowed, not cloned: a tensor keeps its descriptor, a clone
+        // would make a new one.
         let dst = if !in_place && dst.layout().may_overlap() {
-            self.materialise(OP, dst)?
+            Cow::Owned(self.materialise(OP, dst)?)
         } else {
-            dst.clone()
+            Cow::Borrowed(dst)
         };
-        let src = if src.layout().may_overlap() {
-            self.materialise(OP, src)?
-        } else {
-            src.clone()
-        };
+        let src = self.unoverlapped(OP, src)?;
         let r = dw.size.len();
         let mut meta = Vec::with_capacity(4 * r + 2);
         meta.extend_from_slice(dw.size);
@@ -324,16 +323,15 @@ impl Stream {
         meta.extend_from_slice(sw.size);
         meta.extend_from_slice(sw.stride);
         meta.push(sw.offset);
-        let m = self.cached_i64(OP, "dst_size", KEY_WINDOWS, &meta)?;
-        let part = |start: usize, len: usize| m.narrow(0, start, len);
-        let parts = [
-            part(0, r)?,
-            part(r, r)?,
-            part(2 * r, 1)?,
-            part(2 * r + 1, r)?,
-            part(3 * r + 1, r)?,
-            part(4 * r + 1, 1)?,
+        let spans = [
+            (0, r),
+            (r, r),
+            (2 * r, 1),
+            (2 * r + 1, r),
+            (3 * r + 1, r),
+            (4 * r + 1, 1),
         ];
+        let parts = self.cached_i64(OP, "dst_size", KEY_WINDOWS, &meta, &spans)?;
         let a: Vec<_> = parts.iter().map(|t| acl(self, t)).collect::<Result<_>>()?;
         let (ad, asrc, ao) = (acl(self, &dst)?, acl(self, &src)?, acl(self, out)?);
         let ad_out = if in_place { &ad } else { &ao };

@@ -180,6 +180,41 @@ fn launch_figures_allocs_and_c_calls() {
         let sum: u64 = by_fn.values().map(|v| v.as_u64().unwrap()).sum();
         assert_eq!(sum, calls[op].as_u64().unwrap(), "{op}");
     }
+    // A repeated launch on the same tensors reuses their descriptors (and
+    // ViewCopy its kept window metadata): no aclCreateTensor, where each
+    // input cloned per call once made and destroyed one. The others make
+    // views per call, or lists (which own their members' descriptors).
+    for op in [
+        "add_oneshot",
+        "mul_oneshot",
+        "cast",
+        "tril_lower",
+        "zero",
+        "fill_scalar",
+        "expand_rows",
+        "embedding_rows",
+        "gather_v2_rows",
+        "gather_elements",
+        "gather_nd_rows",
+        "take",
+        "index_copy_rows",
+        "masked_select",
+        "permute_transpose",
+        "flip_rows",
+        "roll_2d",
+        "repeat_rows",
+        "reflection_pad2d",
+        "slice_v2_rows",
+        "slice_v3_rows",
+        "strided_slice_assign_rows",
+        "as_strided_windows",
+        "sampled_slice_wrap",
+        "view_copy_box",
+    ] {
+        let by_fn = j["c_calls_by_function"][op].as_object().unwrap();
+        assert!(!by_fn.contains_key("aclCreateTensor"), "{op}: {by_fn:?}");
+    }
+    assert_eq!(calls["view_copy_box"], 2, "{calls:?}");
 }
 
 #[test]
