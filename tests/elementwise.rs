@@ -622,3 +622,43 @@ fn prepared_forms_refuse_bad_inputs() {
     p.run(&f, &f, &out).unwrap();
     assert_eq!(out.to_vec::<f32>().unwrap(), [0f32; 6]);
 }
+
+/// One tensor value as both inputs: since inputs keep their descriptors
+/// (no clone per argument), `self` and `other` are then one `aclTensor`,
+/// as in `x * x`; repeated, and with the tensor's other view beside it.
+#[test]
+fn one_tensor_as_both_inputs() {
+    let s = stream();
+    let soc = soc();
+    for d in [R::Float32, R::Int32, R::Float16] {
+        let x = ref_tensor(d, &[4, 6], None, 21);
+        let gx = upload(&s, &x);
+        for _ in 0..3 {
+            check(
+                s.mul(&gx, &gx),
+                cpu_ref::mul(&soc, &x, &x),
+                &format!("mul {d}"),
+            );
+            check(
+                s.add(&gx, &gx, Scalar::Int(3)),
+                cpu_ref::add(&soc, &x, &x, cpu_ref::Scalar::Int(3)),
+                &format!("add {d}"),
+            );
+        }
+        let out = Tensor::empty(&s, dtype(d), &[4, 6]).unwrap();
+        s.mul_into(&gx, &gx, &out).unwrap();
+        let want = cpu_ref::mul(&soc, &x, &x).unwrap();
+        assert_eq!(
+            out.to_bytes().unwrap(),
+            want.contiguous_bytes(),
+            "mul_into {d}"
+        );
+        // In place: x = x * x, the same descriptor read and written.
+        s.mul_inplace(&gx, &gx).unwrap();
+        assert_eq!(
+            gx.to_bytes().unwrap(),
+            want.contiguous_bytes(),
+            "mul_inplace {d}"
+        );
+    }
+}
