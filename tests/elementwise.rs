@@ -653,7 +653,8 @@ fn one_tensor_as_both_inputs() {
             want.contiguous_bytes(),
             "mul_into {d}"
         );
-        // In place: x = x * x, the same descriptor read and written.
+        // In place, x = x * x: other meets the write, so it is read
+        // through a temporary first (never one handle read and written).
         s.mul_inplace(&gx, &gx).unwrap();
         assert_eq!(
             gx.to_bytes().unwrap(),

@@ -798,12 +798,13 @@ fn masked_select_every_dtype_form_and_rule() {
     );
 }
 
-/// Fuzz finding (`fuzz/corpus/ops/regress-masked-select-count`): the broadcast
-/// element count of stride-0 views of huge extents. A zero extent makes it
-/// 0 whatever the others (no overflow on the way); without one, a count
-/// past `i64::MAX` is refused naming `mask`. It was an unchecked product:
-/// a panic in debug builds, and in release a count wrapped to 0, an empty
-/// `Ok` for a call the simulator refuses.
+/// Fuzz finding (`fuzz/regressions/ops/masked-select-broadcast-count-wrapped`):
+/// the broadcast element count of stride-0 views of huge extents. A zero
+/// extent makes it 0 whatever the others (no overflow on the way);
+/// without one, a count past `i64::MAX` is refused naming `mask`, by
+/// cpu-ref too. It was an unchecked product: a panic in debug builds, and
+/// in release a count wrapped to 0, an empty `Ok` for a call the
+/// simulator refuses.
 #[test]
 fn masked_select_broadcast_counts_never_wrap() {
     let s = stream();
@@ -825,4 +826,10 @@ fn masked_select_broadcast_counts_never_wrap() {
     let m = Tensor::from_slice(&s, &[1, 16], &[true; 16]).unwrap();
     invalid_ms(s.masked_select(&x, &m).unwrap_err(), "mask");
     invalid_ms(s.masked_select_into(&x, &m, &out).unwrap_err(), "mask");
+    let e = cpu_ref::masked_select_shape(&[1 << 60, 1], &[1, 16]).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.param()),
+        ("invalid_argument", Some("mask")),
+        "{e}"
+    );
 }

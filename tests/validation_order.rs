@@ -330,40 +330,6 @@ fn the_oracle_agrees_with_cpu_ref_on_every_family() {
     }
 }
 
-/// The fuzz target's regression inputs (`fuzz/corpus/ops/regress-*`, each
-/// a finding of `ci/fuzz-smoke.sh`) replayed through the same oracle, so a
-/// plain test run sees them too.
-#[test]
-fn the_fuzz_findings_stay_fixed() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/ops");
-    let mut found: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("regress-")
-        })
-        .collect();
-    found.sort();
-    assert!(
-        !found.is_empty(),
-        "no regression inputs in {}",
-        dir.display()
-    );
-    on_soc("Ascend910B3", |_, s| {
-        for path in &found {
-            let data = std::fs::read(path).unwrap();
-            if let oracle::Verdict::Mismatch(m) =
-                oracle::run_case(&mut oracle::Bytes(&data), s, true)
-            {
-                panic!("{}: {m}", path.display());
-            }
-        }
-    });
-}
-
 /// Issue 17 class 10: `x_i = y_i * stride_i + start_i` is computed exactly
 /// (no 64-bit wrap) in every mode: start near `i64::MAX` with a large
 /// stride reads what cpu-ref reads, bit for bit.

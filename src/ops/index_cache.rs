@@ -44,7 +44,6 @@ pub(crate) const MAX_ENTRIES: usize = 64;
 
 /// An index on the device: `n` unit numbers in `[0, span)`, relative to
 /// the lowest unit read.
-#[derive(Clone)]
 pub(crate) struct Index {
     pub(crate) tensor: Tensor,
     /// The lowest unit read, relative to the offset-free layout.
@@ -59,8 +58,10 @@ pub(crate) struct Index {
 
 /// What an entry keeps; its key's tag says which.
 #[derive(Clone)]
+/// Shared, never cloned: a clone of a `Tensor` would start without the
+/// descriptor the kept one makes at its first launch.
 enum Kept {
-    Index(Index),
+    Index(Arc<Index>),
     Constant(Arc<[Tensor]>),
 }
 
@@ -216,12 +217,13 @@ impl Stream {
         n: usize,
         coarsen: bool,
         units: impl FnOnce() -> I,
-    ) -> Result<Index> {
+    ) -> Result<Arc<Index>> {
         let cache = &self.0.indices;
         if let Some(Kept::Index(hit)) = cache.get(key) {
             return Ok(hit);
         }
         let (index, bytes) = build(self, op, n, coarsen, units())?;
+        let index = Arc::new(index);
         if bytes <= MAX_ENTRY_BYTES {
             cache.put(key, &Kept::Index(index.clone()), bytes);
         }
@@ -247,6 +249,11 @@ impl Stream {
         key.extend(values.iter().map(|&v| v as u64));
         let cache = &self.0.indices;
         if let Some(Kept::Constant(hit)) = cache.get(&key) {
+            // One span layout per tag and length (the caller's contract).
+            debug_assert!(hit
+                .iter()
+                .zip(parts)
+                .all(|(t, &(start, len))| t.shape() == [len] && t.offset() == start));
             return Ok(hit);
         }
         let tensor = Tensor::empty_for(self, op, param, DType::I64, &[values.len()])?;

@@ -337,7 +337,8 @@ impl Stream {
         let ad_out = if in_place { &ad } else { &ao };
         // SAFETY: the descriptors are dst's and src's (read), out's (written;
         // dst's own when in place) and the metadata's (read by the first
-        // phase, synchronously uploaded above); all live for the call.
+        // phase; uploaded synchronously when first kept by `cached_i64`,
+        // never written since); all live for the call.
         unsafe {
             self.launch(
                 First::ViewCopy(

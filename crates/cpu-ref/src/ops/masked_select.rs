@@ -11,7 +11,8 @@ use crate::tensor::{row_major, Tensor, MAX_RANK};
 const OP: &str = "masked_select";
 
 /// The broadcast shape of `self` and `mask` (`mask` of rank at most 8; an
-/// extent pair that does not broadcast is invalid, param `mask`).
+/// extent pair that does not broadcast, or a broadcast element count past
+/// `i64::MAX`, is invalid, param `mask`).
 pub fn masked_select_shape(
     self_shape: &[usize],
     mask_shape: &[usize],
@@ -24,13 +25,27 @@ pub fn masked_select_shape(
             format!("rank must be at most {MAX_RANK}, got {}", mask_shape.len()),
         ));
     }
-    broadcast_shape(self_shape, mask_shape).ok_or_else(|| {
+    let shape = broadcast_shape(self_shape, mask_shape).ok_or_else(|| {
         RefError::invalid(
             OP,
             "mask",
             format!("shape {mask_shape:?} does not broadcast with self's {self_shape:?}"),
         )
-    })
+    })?;
+    // 0 when an extent is 0, whatever the others multiply to.
+    let fits = shape.contains(&0)
+        || shape
+            .iter()
+            .try_fold(1u64, |n, &e| n.checked_mul(e as u64))
+            .is_some_and(|n| n <= i64::MAX as u64);
+    if !fits {
+        return Err(RefError::invalid(
+            OP,
+            "mask",
+            format!("the broadcast shape {shape:?} has more than i64::MAX elements"),
+        ));
+    }
+    Ok(shape)
 }
 
 /// The elements of `x` where `mask` (BOOL or UINT8; any non-zero byte is
