@@ -56,10 +56,10 @@ pub(crate) struct Index {
     pub(crate) unit: usize,
 }
 
-/// What an entry keeps; its key's tag says which.
+/// What an entry keeps (its key's tag says which), behind an `Arc`: a
+/// hit shares the kept tensors, for a clone of a `Tensor` would start
+/// without the descriptor the kept one makes at its first launch.
 #[derive(Clone)]
-/// Shared, never cloned: a clone of a `Tensor` would start without the
-/// descriptor the kept one makes at its first launch.
 enum Kept {
     Index(Arc<Index>),
     Constant(Arc<[Tensor]>),
