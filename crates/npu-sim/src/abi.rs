@@ -186,12 +186,6 @@ pub fn set_error(code: i32, msg: impl Into<String>) {
     set_raw(message(code, Reason::Text(&msg.into())));
 }
 
-/// Drops this thread's last failure message (a thread about to exit:
-/// nothing heap-owning is left in its locals).
-pub fn forget_last_error() {
-    let _ = LAST_ERROR.try_with(|e| e.borrow_mut().take());
-}
-
 /// The message of this thread's last failure (valid until the next call
 /// that fails on this thread), or NULL.
 pub fn last_error_ptr() -> *const std::ffi::c_char {

@@ -36,12 +36,6 @@ pub fn cell(fill: impl FnOnce() -> Executor) -> Arc<Mutex<Executor>> {
     Arc::new(Mutex::new(fill()))
 }
 
-/// Drops this thread's spare cell (a thread about to exit: nothing
-/// heap-owning is left in its locals).
-pub fn forget_spare() {
-    let _ = SPARE.try_with(|s| s.take());
-}
-
 /// Empties a consumed executor's cell and keeps it as this thread's spare
 /// when nothing else holds it.
 pub fn recycle(mut e: Arc<Mutex<Executor>>) {

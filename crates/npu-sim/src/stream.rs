@@ -304,14 +304,7 @@ impl Stream {
             .name(format!("npu-sim-stream-{n}"))
             .spawn(move || {
                 let _ = started.send(());
-                worker_loop(&s2);
-                drop(s2);
-                // A worker that stopped itself exits while the next caller
-                // runs on: what its locals own would be reachable from
-                // nothing during its exit (see `EXITING`), so they own
-                // nothing by then.
-                crate::executor::forget_spare();
-                crate::abi::forget_last_error();
+                worker_loop(&s2)
             })
             .map_err(|e| format!("cannot start a stream worker: {e}"))?;
         // The stream exists once its worker runs (not merely was spawned).
@@ -801,9 +794,9 @@ impl Stream {
 /// The handles of workers that stopped themselves (their own last task
 /// dropped their stream), joined by the next [`Stream::new`]. Held, not
 /// detached: a detached thread's bookkeeping (its `Thread` and result
-/// slot), like anything its thread-locals own, is reachable from nothing
-/// while it exits, which LeakSanitizer reports as a leak when it checks at
-/// that moment (the fuzz targets check after every input).
+/// slot) is reachable from nothing while it exits, which LeakSanitizer
+/// reports as a leak when it checks at that moment (the fuzz targets check
+/// after every input).
 static EXITING: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
 
 /// Joins the self-stopped workers that have finished their work (never
