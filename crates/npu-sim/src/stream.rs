@@ -275,7 +275,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Stream {
     /// Starts a stream on `device`.
     pub fn new(device: u32) -> Result<Stream, String> {
-        join_exited();
         let shared = Arc::new(Shared {
             device,
             q: Mutex::new(Queue {
@@ -780,42 +779,11 @@ impl Stream {
         self.shared.work.notify_all();
         if let Some(h) = lock(&self.worker).take() {
             // Never join from the worker itself (its last task dropping
-            // the stream): it exits on its own once the queue is drained,
-            // and its handle is kept until a later stream joins it.
+            // the stream): it exits on its own once the queue is drained.
             if h.thread().id() != std::thread::current().id() {
                 let _ = h.join();
-            } else {
-                lock(&EXITING).push(h);
             }
         }
-    }
-}
-
-/// The handles of workers that stopped themselves (their own last task
-/// dropped their stream), joined by the next [`Stream::new`]. Held, not
-/// detached: a detached thread's bookkeeping (its `Thread` and result
-/// slot) is reachable from nothing while it exits, which LeakSanitizer
-/// reports as a leak when it checks at that moment (the fuzz targets check
-/// after every input).
-static EXITING: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
-
-/// Joins the self-stopped workers that have finished their work (never
-/// this thread: a task may create a stream).
-fn join_exited() {
-    let done: Vec<JoinHandle<()>> = {
-        let mut v = lock(&EXITING);
-        if v.is_empty() {
-            return;
-        }
-        let me = std::thread::current().id();
-        let (done, rest) = v
-            .drain(..)
-            .partition(|h| h.is_finished() && h.thread().id() != me);
-        *v = rest;
-        done
-    };
-    for h in done {
-        let _ = h.join();
     }
 }
 
